@@ -1,0 +1,154 @@
+/* ktune: a kernel autotuner.
+ *
+ * A kernel author annotates a CUDA C, OpenCL C or plain C kernel with the
+ * compile-time constants worth trying (see README.md and docs/DESIGN.md).
+ * This header is the whole public interface: the command line uses nothing
+ * else. Handles are opaque; every create has a destroy, and destroy(NULL) is a
+ * no-op. Functions return KT_OK (0) or a negative kt_err; the long message of
+ * the last error (file:line:col, compiler log...) is kt_errmsg(ctx). */
+#ifndef KTUNE_H
+#define KTUNE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KTUNE_VERSION_MAJOR 0
+#define KTUNE_VERSION_MINOR 1
+#define KTUNE_VERSION_PATCH 0
+#define KTUNE_VERSION_NUMBER (KTUNE_VERSION_MAJOR * 10000 + KTUNE_VERSION_MINOR * 100 + KTUNE_VERSION_PATCH)
+#define KTUNE_VERSION_STRING "0.1.0"
+
+/* The library's own version, to compare with KTUNE_VERSION_NUMBER. */
+int kt_version_number(void);
+const char *kt_version(void);
+
+/* Error codes: one table makes the enum, kt_err_name and kt_strerror. */
+#define KT_ERRNO_MAP(XX)                                                     \
+  XX(INVALID, -1, "bad input")                                               \
+  XX(NOVALID, -2, "no valid configuration")                                  \
+  XX(NOBACKEND, -3, "backend or device unavailable")                         \
+  XX(NOMEM, -4, "out of memory")                                             \
+  XX(IO, -5, "input/output error")                                           \
+  XX(INTERRUPTED, -6, "interrupted")                                         \
+  XX(NOTFOUND, -7, "not found")                                              \
+  XX(STORE, -8, "results database error")                                    \
+  XX(INTERNAL, -9, "internal error")
+
+typedef enum kt_err {
+  KT_OK = 0,
+#define KT_ERR_ENUM_(name, code, text) KT_##name = code,
+  KT_ERRNO_MAP(KT_ERR_ENUM_)
+#undef KT_ERR_ENUM_
+} kt_err;
+
+const char *kt_err_name(int err);
+const char *kt_strerror(int err);
+
+/* The exit status the command line uses for an error: 2 for bad input
+ * (KT_INVALID, KT_NOTFOUND, KT_NOBACKEND), 1 for KT_NOVALID, else 1. */
+int kt_exit_status(int err);
+
+typedef struct kt_context kt_context;
+typedef struct kt_kernel kt_kernel;
+typedef struct kt_result kt_result;
+
+typedef enum kt_backend_kind {
+  KT_BACKEND_AUTO = 0, /* from the file extension: .cu CUDA, .cl OpenCL, .c CPU */
+  KT_BACKEND_CPU,
+  KT_BACKEND_OPENCL,
+  KT_BACKEND_CUDA
+} kt_backend_kind;
+
+/* What to do when kt_launch meets a key with no stored winner. */
+typedef enum kt_miss_policy {
+  KT_MISS_TUNE = 0, /* tune now, on the caller's buffers */
+  KT_MISS_NEAREST,  /* the stored winner of the nearest size, else default */
+  KT_MISS_DEFAULT   /* the default configuration (first choices) */
+} kt_miss_policy;
+
+/* Context options. Zero-initialise, then set what you need: every zero field
+ * means "the documented default". */
+typedef struct kt_options {
+  kt_backend_kind backend;
+  int device;               /* index among the backend's devices */
+  const char *db_path;      /* NULL: $KTUNE_DB, else $XDG_CACHE_HOME/ktune/results.db */
+  int no_db;                /* 1: keep nothing on disk */
+  int jobs;                 /* compile processes/threads; 0: all cores */
+  double compile_timeout_s; /* 0: 60 s */
+  double run_timeout_s;     /* 0: 10 s per trial (one verification or one timing) */
+  int quiet;                /* 1: no progress output on stderr */
+  kt_miss_policy miss_policy;
+} kt_options;
+
+int kt_context_create(const kt_options *opts, kt_context **out);
+void kt_context_destroy(kt_context *ctx);
+/* The detail of the last error on this context ("" when none). */
+const char *kt_errmsg(const kt_context *ctx);
+
+/* Loads and checks the annotated kernel NAME from a file (NULL name: the only
+ * kernel in the file; an error lists them when there are several). */
+int kt_kernel_load_file(kt_context *ctx, const char *path, const char *name, kt_kernel **out);
+/* The same from a string; LANG is "c", "cl" or "cu"; LABEL names it in messages. */
+int kt_kernel_load_string(kt_context *ctx, const char *label, const char *source,
+                          const char *lang, const char *name, kt_kernel **out);
+void kt_kernel_destroy(kt_kernel *k);
+const char *kt_kernel_name(const kt_kernel *k);
+
+/* Runtime sizes (undeclared symbolic dims such as M, N, K), in the order
+ * kt_launch takes them. */
+int kt_kernel_num_sizes(const kt_kernel *k);
+const char *kt_kernel_size_name(const kt_kernel *k, int i);
+/* Sets a runtime size for tuning/benchmarking ("N=4096" style values from the
+ * command line); an unknown name is KT_INVALID. */
+int kt_kernel_set_size(kt_kernel *k, const char *name, int64_t value);
+/* Parses and applies one "NAME=VALUE" (VALUE an integer expression). */
+int kt_kernel_set_size_arg(kt_kernel *k, const char *arg);
+/* Pins tuned names: "NAME=VALUE NAME=VALUE ...". An undeclared name is
+ * KT_INVALID with the declared names in kt_errmsg. */
+int kt_kernel_pin(kt_kernel *k, const char *spec);
+
+/* Writes the expanded space (names, choices, sizes before/after @where, the
+ * default, as -D flags) as text or as one JSON document. */
+int kt_space_print(kt_kernel *k, FILE *out, int json);
+
+/* Lists backends and devices as text or JSON. */
+int kt_devices_print(kt_context *ctx, FILE *out, int json);
+
+typedef struct kt_tune_options {
+  const char *strategy; /* NULL: exhaustive when it fits the budget, else the best one */
+  long budget_configs;  /* 0: no limit on configurations */
+  double budget_s;      /* 0: no time limit */
+  uint64_t seed;        /* 0: a fixed default seed */
+  int no_cache;         /* 1: measure again what the database already holds */
+  int finalists;        /* configurations re-timed in interleaved rounds; 0: 5 */
+  int rounds;           /* interleaved rounds; 0: 7 */
+} kt_tune_options;
+
+/* Tunes the kernel for its current sizes and pins. KT_NOVALID when no
+ * configuration survived; the result is still returned for reporting. */
+int kt_tune(kt_kernel *k, const kt_tune_options *opts, kt_result **out);
+void kt_result_destroy(kt_result *r);
+
+int kt_result_print_table(const kt_result *r, FILE *out);
+int kt_result_print_json(const kt_result *r, FILE *out);
+/* The winner's value of a tuned name, or KT_NOTFOUND. */
+int kt_result_winner_value(const kt_result *r, const char *name, int64_t *value);
+/* The winner's median time in seconds (negative when there is no winner). */
+double kt_result_winner_seconds(const kt_result *r);
+
+/* Launches the kernel with the stored winner for these sizes (in
+ * kt_kernel_size_name order) on the caller's ARGS: device pointers for
+ * tensors (host pointers on the CPU backend), pointers to values for scalars,
+ * in @kernel order. STREAM is a CUstream / cl_command_queue / NULL. On a miss
+ * the context's kt_miss_policy applies. */
+int kt_launch(kt_kernel *k, const int64_t *sizes, void *const *args, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

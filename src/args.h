@@ -1,0 +1,43 @@
+/* The kernel's arguments on the host side: tensors allocated per @kernel and
+ * the runtime sizes, filled with seeded data. Initial contents and reference
+ * outputs live in shared memory (MAP_SHARED) so that every forked worker,
+ * restarted ones included, sees the same inputs and the same reference. */
+#ifndef KT_ARGS_H
+#define KT_ARGS_H
+
+#include "lang/decl.h"
+
+typedef struct kt__host_tensor {
+  int param;          /* index into decl->params */
+  kt__dtype type;
+  kt__mode mode;
+  uint64_t count;     /* elements */
+  size_t bytes;
+  void *initial;      /* shared: content before every run (inputs, inout, initialised outs) */
+  void *reference;    /* shared: the reference configuration's result (out/inout) */
+} kt__host_tensor;
+
+typedef struct kt__argset {
+  kt__host_tensor *tensors;
+  int ntensors;
+  int *tensor_of_param; /* param index -> tensor index, -1 for scalars */
+  size_t total_bytes;
+} kt__argset;
+
+/* Allocates and fills the tensors of DECL for runtime sizes SIZES (tensor
+ * dims may use runtime sizes only). Refuses (KT_INVALID) negative or absurd
+ * shapes, and totals beyond MAX_BYTES, before allocating anything. */
+int kt__argset_create(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t seed,
+                      uint64_t max_bytes, kt__argset **out, kt__errbuf *eb);
+void kt__argset_free(kt__argset *a);
+
+/* Launch geometry of one configuration: ENV binds tuned names and sizes.
+ * Missing @grid/@block give 1. */
+int kt__launch_geometry(const kt__kernel_decl *decl, const kt__env *env, uint64_t grid[3],
+                        uint64_t block[3], uint64_t *shared_bytes, kt__errbuf *eb);
+
+/* Value of scalar parameter P (its bound expression, else the name itself). */
+int kt__scalar_value(const kt__kernel_decl *decl, int p, const kt__env *env, unsigned char out[8],
+                     size_t *size, kt__errbuf *eb);
+
+#endif

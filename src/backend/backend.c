@@ -1,0 +1,95 @@
+/* Backend registry and the wrappers through which the core calls backends. */
+#include "backend.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const kt__backend *const registry[] = {&kt__backend_cpu, &kt__backend_opencl, &kt__backend_cuda};
+
+const kt__backend *kt__backend_find(const char *name) {
+  for (size_t i = 0; i < sizeof registry / sizeof registry[0]; i++)
+    if (strcmp(registry[i]->name, name) == 0) return registry[i];
+  return NULL;
+}
+
+const kt__backend *kt__backend_for_lang(kt__lang lang) {
+  switch (lang) {
+  case KT__LANG_CUDA: return &kt__backend_cuda;
+  case KT__LANG_OPENCL: return &kt__backend_opencl;
+  default: return &kt__backend_cpu;
+  }
+}
+
+void kt__artifact_free(kt__artifact *a) {
+  if (!a) return;
+  free(a->path);
+  free(a->log);
+  a->path = a->log = NULL;
+}
+
+int kt__be_list_devices(const kt__backend *be, kt__device_info *out, int max, int *count, kt__errbuf *eb) {
+  *count = 0;
+  return be->list_devices(out, max, count, eb);
+}
+
+kt__status kt__be_compile(const kt__backend *be, const kt__build *b, kt__artifact *a, kt__errbuf *eb) {
+  memset(a, 0, sizeof *a);
+  if (!be->compile) return KT__ST_OK; /* compiled at load time */
+  return be->compile(b, a, eb);
+}
+
+int kt__be_open(const kt__backend *be, int index, void **state, kt__device_info *info, kt__errbuf *eb) {
+  memset(info, 0, sizeof *info);
+  strncpy(info->backend, be->name, sizeof info->backend - 1);
+  info->index = index;
+  return be->open(index, state, info, eb);
+}
+
+void kt__be_close(const kt__backend *be, void *state) {
+  if (state) be->close(state);
+}
+
+kt__status kt__be_load(const kt__backend *be, void *state, const kt__build *b, const kt__artifact *a, void **fn,
+                       kt__errbuf *eb) {
+  *fn = NULL;
+  return be->load(state, b, a, fn, eb);
+}
+
+void kt__be_unload(const kt__backend *be, void *state, void *fn) {
+  if (fn) be->unload(state, fn);
+}
+
+kt__status kt__be_check(const kt__backend *be, void *state, void *fn, const kt__launch *l, kt__errbuf *eb) {
+  return be->check ? be->check(state, fn, l, eb) : KT__ST_OK;
+}
+
+int kt__be_alloc(const kt__backend *be, void *state, size_t bytes, void **buf, kt__errbuf *eb) {
+  *buf = NULL;
+  return be->alloc(state, bytes, buf, eb);
+}
+
+void kt__be_release(const kt__backend *be, void *state, void *buf) {
+  if (buf) be->release(state, buf);
+}
+
+int kt__be_upload(const kt__backend *be, void *state, void *buf, const void *host, size_t bytes, kt__errbuf *eb) {
+  return be->upload(state, buf, host, bytes, eb);
+}
+
+int kt__be_download(const kt__backend *be, void *state, void *host, void *buf, size_t bytes, kt__errbuf *eb) {
+  return be->download(state, host, buf, bytes, eb);
+}
+
+kt__status kt__be_run(const kt__backend *be, void *state, void *fn, const kt__launch *l, kt__errbuf *eb) {
+  return be->run(state, fn, l, eb);
+}
+
+kt__status kt__be_time(const kt__backend *be, void *state, void *fn, const kt__launch *l, int n, double *seconds,
+                       kt__errbuf *eb) {
+  *seconds = 0;
+  return be->time(state, fn, l, n, seconds, eb);
+}
+
+void kt__be_flush_cache(const kt__backend *be, void *state) {
+  if (be->flush_cache) be->flush_cache(state);
+}

@@ -1,0 +1,124 @@
+/* The backend interface: one const vtable per backend (cpu, opencl, cuda),
+ * registered by name. The core calls backends only through the kt__be_*
+ * wrappers in backend.c, never through the table directly.
+ *
+ * Process rule: the tuner process never initialises a GPU driver (a forked
+ * worker could not use it). Everything marked WORKER below runs inside the
+ * device worker process (src/worker.c); `compile` runs in the tuner process,
+ * in several threads at once, and must be thread-safe. */
+#ifndef KT_BACKEND_H
+#define KT_BACKEND_H
+
+#include "../lang/decl.h"
+
+typedef struct kt__device_info {
+  char backend[16];          /* "cpu", "opencl", "cuda" */
+  int index;                 /* among this backend's devices */
+  char name[256];            /* "NVIDIA H200", "pthread-haswell", ... */
+  char vendor[128];
+  char arch[64];             /* "sm_90", "x86_64-znver3", OpenCL device version */
+  uint64_t memory_bytes;
+  char driver_version[64];   /* driver / OpenCL platform version */
+  char toolchain_version[128]; /* NVRTC, cc --version, OpenCL C version */
+  int max_threads_per_block; /* 0: no limit (CPU) */
+  uint64_t max_shared_bytes; /* per block, opt-in maximum; 0: n/a */
+  int compute_units;
+  uint64_t l2_bytes;         /* last-level cache to flush between timed runs */
+  double peak_gflops;        /* fp32 peak; 0 when unknown */
+  double peak_gbps;          /* memory bandwidth peak; 0 when unknown */
+} kt__device_info;
+
+/* One configuration to build. */
+typedef struct kt__build {
+  const kt__file *file;
+  const kt__kernel_decl *decl;
+  const char *const *names; /* -DNAME=VALUE for each (tuned and cluster names) */
+  const int64_t *values;
+  int n;
+  const kt__device_info *device;
+  const char *workdir;      /* private directory (mode 0700) for outputs */
+  const char *tag;          /* unique file stem inside workdir for this build */
+  double timeout_s;
+} kt__build;
+
+/* What compile produced: a file in workdir (shared object, cubin, ...). */
+typedef struct kt__artifact {
+  char *path;    /* NULL when the backend compiles at load time */
+  char *log;     /* compiler output (first lines kept on failure); may be NULL */
+  double seconds;
+} kt__artifact;
+void kt__artifact_free(kt__artifact *a);
+
+/* One kernel argument on the device. */
+typedef struct kt__arg {
+  void *buf;            /* device buffer handle for tensors; NULL for scalars */
+  unsigned char scalar[8];
+  size_t size;          /* scalar size in bytes (tensors: the buffer size) */
+  bool is_tensor;
+} kt__arg;
+
+typedef struct kt__launch {
+  const kt__arg *args;
+  int nargs;
+  uint64_t grid[3], block[3]; /* 1 where not given */
+  uint64_t cluster[3];        /* 0 0 0: no cluster launch */
+  uint64_t shared_bytes;      /* dynamic shared memory per block */
+} kt__launch;
+
+typedef struct kt__backend {
+  const char *name;
+  /* WORKER: lists devices (at most MAX) into OUT. */
+  int (*list_devices)(kt__device_info *out, int max, int *count, kt__errbuf *eb);
+  /* TUNER (threads): compile one configuration; NULL when load compiles.
+   * Returns a kt__status: OK, or COMPILE with the log in a->log. */
+  kt__status (*compile)(const kt__build *b, kt__artifact *a, kt__errbuf *eb);
+  /* WORKER: open device INDEX; fills INFO. KT_OK or a kt_err. */
+  int (*open)(int index, void **state, kt__device_info *info, kt__errbuf *eb);
+  void (*close)(void *state);
+  /* WORKER: loads (or builds) the configuration; *fn is the launchable.
+   * Returns OK, COMPILE (build failed, log in eb) or RUNTIME. */
+  kt__status (*load)(void *state, const kt__build *b, const kt__artifact *a, void **fn, kt__errbuf *eb);
+  void (*unload)(void *state, void *fn);
+  /* WORKER: resource checks before launch (threads per block, registers,
+   * shared memory). OK or CONSTRAINT with the reason; may be NULL. */
+  kt__status (*check)(void *state, void *fn, const kt__launch *l, kt__errbuf *eb);
+  /* WORKER: device memory. */
+  int (*alloc)(void *state, size_t bytes, void **buf, kt__errbuf *eb);
+  void (*release)(void *state, void *buf);
+  int (*upload)(void *state, void *buf, const void *host, size_t bytes, kt__errbuf *eb);
+  int (*download)(void *state, void *host, void *buf, size_t bytes, kt__errbuf *eb);
+  /* WORKER: one launch, completed before return. OK, RUNTIME (error name
+   * in eb) or CONSTRAINT (launch refused for resources). */
+  kt__status (*run)(void *state, void *fn, const kt__launch *l, kt__errbuf *eb);
+  /* WORKER: N back-to-back launches; *seconds is their total device time. */
+  kt__status (*time)(void *state, void *fn, const kt__launch *l, int n, double *seconds, kt__errbuf *eb);
+  /* WORKER: evicts the device's caches (may be NULL). Not timed. */
+  void (*flush_cache)(void *state);
+} kt__backend;
+
+extern const kt__backend kt__backend_cpu;
+extern const kt__backend kt__backend_opencl;
+extern const kt__backend kt__backend_cuda;
+
+/* Registry: "cpu", "opencl", "cuda"; NULL when unknown. */
+const kt__backend *kt__backend_find(const char *name);
+/* The backend a file's language implies. */
+const kt__backend *kt__backend_for_lang(kt__lang lang);
+
+/* Wrappers the core uses. */
+int kt__be_list_devices(const kt__backend *be, kt__device_info *out, int max, int *count, kt__errbuf *eb);
+kt__status kt__be_compile(const kt__backend *be, const kt__build *b, kt__artifact *a, kt__errbuf *eb);
+int kt__be_open(const kt__backend *be, int index, void **state, kt__device_info *info, kt__errbuf *eb);
+void kt__be_close(const kt__backend *be, void *state);
+kt__status kt__be_load(const kt__backend *be, void *state, const kt__build *b, const kt__artifact *a, void **fn, kt__errbuf *eb);
+void kt__be_unload(const kt__backend *be, void *state, void *fn);
+kt__status kt__be_check(const kt__backend *be, void *state, void *fn, const kt__launch *l, kt__errbuf *eb);
+int kt__be_alloc(const kt__backend *be, void *state, size_t bytes, void **buf, kt__errbuf *eb);
+void kt__be_release(const kt__backend *be, void *state, void *buf);
+int kt__be_upload(const kt__backend *be, void *state, void *buf, const void *host, size_t bytes, kt__errbuf *eb);
+int kt__be_download(const kt__backend *be, void *state, void *host, void *buf, size_t bytes, kt__errbuf *eb);
+kt__status kt__be_run(const kt__backend *be, void *state, void *fn, const kt__launch *l, kt__errbuf *eb);
+kt__status kt__be_time(const kt__backend *be, void *state, void *fn, const kt__launch *l, int n, double *seconds, kt__errbuf *eb);
+void kt__be_flush_cache(const kt__backend *be, void *state);
+
+#endif

@@ -1,0 +1,163 @@
+#include "common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+int kt__err(kt__errbuf *eb, int code, const char *fmt, ...) {
+  if (eb) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(eb->msg, sizeof eb->msg, fmt, ap);
+    va_end(ap);
+  }
+  return code;
+}
+
+static const char *const status_names[] = {
+#define KT__ST_NAME_(name, text) text,
+    KT__STATUS_MAP(KT__ST_NAME_)
+#undef KT__ST_NAME_
+};
+
+const char *kt__status_name(kt__status st) {
+  return (unsigned)st < KT__ST_COUNT ? status_names[st] : "unknown";
+}
+
+int kt__status_from_name(const char *name) {
+  for (int i = 0; i < KT__ST_COUNT; i++)
+    if (strcmp(status_names[i], name) == 0) return i;
+  return -1;
+}
+
+static const struct {
+  const char *name;
+  size_t size;
+} dtypes[] = {
+#define KT__DT_INFO_(name, text, size) {text, size},
+    KT__DTYPE_MAP(KT__DT_INFO_)
+#undef KT__DT_INFO_
+};
+
+const char *kt__dtype_name(kt__dtype t) {
+  return (unsigned)t < KT__DT_COUNT ? dtypes[t].name : "?";
+}
+size_t kt__dtype_size(kt__dtype t) { return (unsigned)t < KT__DT_COUNT ? dtypes[t].size : 0; }
+int kt__dtype_from_name(const char *name) {
+  for (int i = 0; i < KT__DT_COUNT; i++)
+    if (strcmp(dtypes[i].name, name) == 0) return i;
+  return -1;
+}
+bool kt__dtype_is_float(kt__dtype t) {
+  return t == KT__DT_F16 || t == KT__DT_BF16 || t == KT__DT_F32 || t == KT__DT_F64;
+}
+
+static void out_of_memory(size_t n) {
+  fprintf(stderr, "ktune: out of memory (asked for %zu bytes)\n", n);
+  abort();
+}
+
+void *kt__xmalloc(size_t n) {
+  void *p = malloc(n ? n : 1);
+  if (!p) out_of_memory(n);
+  return p;
+}
+void *kt__xcalloc(size_t count, size_t size) {
+  void *p = calloc(count ? count : 1, size ? size : 1);
+  if (!p) out_of_memory(count * size);
+  return p;
+}
+void *kt__xrealloc(void *p, size_t n) {
+  void *q = realloc(p, n ? n : 1);
+  if (!q) out_of_memory(n);
+  return q;
+}
+void *kt__xreallocarray(void *p, size_t count, size_t size) {
+  uint64_t total;
+  if (!kt__mul_u64(count, size, &total) || total > SIZE_MAX) out_of_memory(SIZE_MAX);
+  return kt__xrealloc(p, (size_t)total);
+}
+char *kt__xstrdup(const char *s) { return kt__xstrndup(s, strlen(s)); }
+char *kt__xstrndup(const char *s, size_t n) {
+  char *p = kt__xmalloc(n + 1);
+  memcpy(p, s, n);
+  p[n] = 0;
+  return p;
+}
+bool kt__mul_u64(uint64_t a, uint64_t b, uint64_t *out) { return !__builtin_mul_overflow(a, b, out); }
+bool kt__add_u64(uint64_t a, uint64_t b, uint64_t *out) { return !__builtin_add_overflow(a, b, out); }
+
+void kt__sbuf_append(kt__sbuf *b, const char *s, size_t n) {
+  if (b->len + n + 1 > b->cap) {
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < b->len + n + 1) cap *= 2;
+    b->s = kt__xrealloc(b->s, cap);
+    b->cap = cap;
+  }
+  memcpy(b->s + b->len, s, n);
+  b->len += n;
+  b->s[b->len] = 0;
+}
+
+void kt__sbuf_vprintf(kt__sbuf *b, const char *fmt, va_list ap) {
+  va_list ap2;
+  va_copy(ap2, ap);
+  char small[256];
+  int n = vsnprintf(small, sizeof small, fmt, ap);
+  if (n < 0) {
+    va_end(ap2);
+    return;
+  }
+  if ((size_t)n < sizeof small) {
+    kt__sbuf_append(b, small, (size_t)n);
+  } else {
+    char *big = kt__xmalloc((size_t)n + 1);
+    vsnprintf(big, (size_t)n + 1, fmt, ap2);
+    kt__sbuf_append(b, big, (size_t)n);
+    free(big);
+  }
+  va_end(ap2);
+}
+
+void kt__sbuf_printf(kt__sbuf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  kt__sbuf_vprintf(b, fmt, ap);
+  va_end(ap);
+}
+
+void kt__sbuf_json_string(kt__sbuf *b, const char *s) {
+  kt__sbuf_append(b, "\"", 1);
+  for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
+    switch (*p) {
+    case '"': kt__sbuf_append(b, "\\\"", 2); break;
+    case '\\': kt__sbuf_append(b, "\\\\", 2); break;
+    case '\n': kt__sbuf_append(b, "\\n", 2); break;
+    case '\t': kt__sbuf_append(b, "\\t", 2); break;
+    case '\r': kt__sbuf_append(b, "\\r", 2); break;
+    default:
+      if (*p < 0x20) kt__sbuf_printf(b, "\\u%04x", *p);
+      else kt__sbuf_append(b, (const char *)p, 1);
+    }
+  }
+  kt__sbuf_append(b, "\"", 1);
+}
+
+void kt__sbuf_free(kt__sbuf *b) {
+  free(b->s);
+  b->s = NULL;
+  b->len = b->cap = 0;
+}
+
+double kt__now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int kt__ncores(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (int)n : 1;
+}

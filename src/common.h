@@ -1,0 +1,97 @@
+/* Shared internal vocabulary: error buffers, trial statuses, element types,
+ * checked allocation and a growable string. Internal names use the kt__
+ * prefix; public ones (ktune.h) use kt_. */
+#ifndef KT_COMMON_H
+#define KT_COMMON_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ktune.h"
+
+/* Long error detail travels in one of these, next to a kt_err code. */
+typedef struct kt__errbuf {
+  char msg[8192];
+} kt__errbuf;
+
+/* Sets the message (printf-style) and returns CODE, so that
+ * `return kt__err(eb, KT_INVALID, "...")` reads as one step. eb may be NULL. */
+int kt__err(kt__errbuf *eb, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#define KT__RETURN_IF(cond, eb, code, ...)                                   \
+  do { if (cond) return kt__err((eb), (code), __VA_ARGS__); } while (0)
+#define KT__FORWARD(expr)                                                    \
+  do { int kt__rc_ = (expr); if (kt__rc_ != KT_OK) return kt__rc_; } while (0)
+
+/* What happened to one configuration. The names are those of the JSON output. */
+#define KT__STATUS_MAP(XX)                                                   \
+  XX(PENDING, "pending")                                                     \
+  XX(OK, "ok")                                                               \
+  XX(COMPILE, "compile")                                                     \
+  XX(RUNTIME, "runtime")                                                     \
+  XX(TIMEOUT, "timeout")                                                     \
+  XX(CORRECTNESS, "correctness")                                             \
+  XX(CONSTRAINT, "constraint")
+typedef enum kt__status {
+#define KT__ST_ENUM_(name, text) KT__ST_##name,
+  KT__STATUS_MAP(KT__ST_ENUM_)
+#undef KT__ST_ENUM_
+  KT__ST_COUNT
+} kt__status;
+const char *kt__status_name(kt__status st);
+int kt__status_from_name(const char *name); /* -1 when unknown */
+
+/* Element types of @kernel parameters. */
+#define KT__DTYPE_MAP(XX)                                                    \
+  XX(F16, "f16", 2)                                                          \
+  XX(BF16, "bf16", 2)                                                        \
+  XX(F32, "f32", 4)                                                          \
+  XX(F64, "f64", 8)                                                          \
+  XX(I8, "i8", 1)                                                            \
+  XX(U8, "u8", 1)                                                            \
+  XX(I32, "i32", 4)                                                          \
+  XX(U32, "u32", 4)                                                          \
+  XX(I64, "i64", 8)                                                          \
+  XX(U64, "u64", 8)
+typedef enum kt__dtype {
+#define KT__DT_ENUM_(name, text, size) KT__DT_##name,
+  KT__DTYPE_MAP(KT__DT_ENUM_)
+#undef KT__DT_ENUM_
+  KT__DT_COUNT
+} kt__dtype;
+const char *kt__dtype_name(kt__dtype t);
+size_t kt__dtype_size(kt__dtype t);
+int kt__dtype_from_name(const char *name); /* -1 when unknown */
+bool kt__dtype_is_float(kt__dtype t);
+
+/* Checked allocation: abort with a message on exhaustion (the tuner cannot
+ * continue sensibly), and refuse multiplications that overflow. */
+void *kt__xmalloc(size_t n);
+void *kt__xcalloc(size_t count, size_t size);
+void *kt__xrealloc(void *p, size_t n);
+void *kt__xreallocarray(void *p, size_t count, size_t size);
+char *kt__xstrdup(const char *s);
+char *kt__xstrndup(const char *s, size_t n);
+/* a*b and a+b for sizes; false on overflow. */
+bool kt__mul_u64(uint64_t a, uint64_t b, uint64_t *out);
+bool kt__add_u64(uint64_t a, uint64_t b, uint64_t *out);
+
+/* A growable, always NUL-terminated string. */
+typedef struct kt__sbuf {
+  char *s;
+  size_t len, cap;
+} kt__sbuf;
+void kt__sbuf_printf(kt__sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void kt__sbuf_vprintf(kt__sbuf *b, const char *fmt, va_list ap);
+void kt__sbuf_append(kt__sbuf *b, const char *s, size_t n);
+void kt__sbuf_json_string(kt__sbuf *b, const char *s); /* quoted, escaped */
+void kt__sbuf_free(kt__sbuf *b);
+
+/* Monotonic seconds. */
+double kt__now(void);
+/* Number of online CPU cores (at least 1). */
+int kt__ncores(void);
+
+#endif

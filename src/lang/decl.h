@@ -1,0 +1,104 @@
+/* What the annotations above one kernel declare: the model the parser
+ * builds and the rest of ktune reads. Strings and arrays are owned by the
+ * enclosing kt__file. */
+#ifndef KT_LANG_DECL_H
+#define KT_LANG_DECL_H
+
+#include "expr.h"
+
+typedef enum kt__lang { KT__LANG_C, KT__LANG_OPENCL, KT__LANG_CUDA } kt__lang;
+
+typedef enum kt__mode {
+  KT__MODE_UNSET, /* resolved from the C signature: const pointer -> IN, else INOUT */
+  KT__MODE_IN,
+  KT__MODE_OUT,
+  KT__MODE_INOUT
+} kt__mode;
+
+typedef enum kt__init {
+  KT__INIT_RANDOM, /* the default */
+  KT__INIT_ZEROS,
+  KT__INIT_ONES,
+  KT__INIT_IOTA
+} kt__init;
+
+typedef struct kt__param {
+  char *name;
+  kt__loc loc;
+  bool is_tensor;
+  kt__dtype type;
+  kt__mode mode;      /* tensors only; never UNSET after parsing */
+  kt__init init;      /* tensors only */
+  bool init_given;    /* "= zeros" etc. was written: restored before every run */
+  kt__expr **dims;    /* tensors: the shape, outermost first */
+  int ndims;
+  kt__expr *value;    /* scalars: the bound expression, or NULL (then the value
+                         of the tuned name or runtime size called NAME) */
+} kt__param;
+
+/* One name of @autotune or @cluster with its expanded choices. */
+typedef struct kt__tunedim {
+  char *name;
+  kt__loc loc;
+  int64_t *values; /* expanded per the choice rules; values[0] is the default */
+  int count;
+} kt__tunedim;
+
+/* NAME = expr, as in @dims(N = 1 << 24) or @key(N = pow2). */
+typedef struct kt__binding {
+  char *name;
+  kt__loc loc;
+  kt__expr *value; /* NULL in @key when no bucketing is asked */
+  char *bucket;    /* @key only: "pow2" style bucketing name, or NULL */
+} kt__binding;
+
+/* An attribute ktune does not know: kept and reported as a note. */
+typedef struct kt__unknown_attr {
+  char *name;
+  kt__loc loc;
+} kt__unknown_attr;
+
+typedef struct kt__kernel_decl {
+  char *name;
+  kt__loc loc; /* of @kernel */
+  kt__param *params;
+  int nparams;
+  kt__tunedim *tune; /* @autotune */
+  int ntune;
+  kt__tunedim *cluster; /* @cluster */
+  int ncluster;
+  kt__expr **where;
+  int nwhere;
+  kt__expr *grid[3], *block[3];
+  int ngrid, nblock; /* 0 when absent */
+  kt__binding *dims; /* @dims defaults */
+  int ndims;
+  kt__binding *key; /* @key; has_key false: every runtime size is in the key */
+  int nkey;
+  bool has_key;
+  double atol, rtol; /* @verify; has_verify false: per-type defaults */
+  bool has_verify;
+  kt__expr *shared, *flops, *bytes; /* NULL when absent */
+  kt__unknown_attr *unknown;
+  int nunknown;
+  /* Symbolic names used in tensor dims, scalar bindings, @grid, @block,
+   * @where, @shared, @flops, @bytes that are not tuned names: the runtime
+   * sizes, in order of first appearance. */
+  char **sizes;
+  int nsizes;
+  /* The C function that follows the annotations. */
+  int sig_line;
+  int sig_nparams;
+  char **sig_names;     /* parameter names as written in C */
+  bool *sig_is_pointer;
+  bool *sig_is_const;   /* const-qualified pointee */
+} kt__kernel_decl;
+
+typedef struct kt__file {
+  kt__source src;
+  kt__lang lang;
+  kt__kernel_decl *kernels;
+  int nkernels;
+} kt__file;
+
+#endif

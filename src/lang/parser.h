@@ -1,0 +1,27 @@
+/* The annotation parser: finds the comment blocks above kernels in a C,
+ * OpenCL C or CUDA C file and builds their kt__kernel_decl. */
+#ifndef KT_LANG_PARSER_H
+#define KT_LANG_PARSER_H
+
+#include "decl.h"
+
+/* Expands a choice list per BRIEF.md: two values 0 < a < b double from a
+ * while below b, then b; otherwise the list as written. Writes the result to
+ * *out (malloc'ed). -1 with MSG when the expansion is empty or too large. */
+int kt__expand_choices(const int64_t *written, int n, int64_t **out, int *count, char msg[256]);
+
+/* Parses the file at PATH (language from its extension unless LANG >= 0).
+ * On error returns NULL and D holds "file:line:col: error:" messages. */
+kt__file *kt__parse_file(const char *path, int lang, kt__diag *d, kt__errbuf *eb);
+/* The same from a string (the source is copied). */
+kt__file *kt__parse_string(const char *label, const char *text, kt__lang lang, kt__diag *d);
+void kt__file_free(kt__file *f);
+
+/* NAME NULL: the only kernel, else an error listing them. */
+const kt__kernel_decl *kt__file_kernel(const kt__file *f, const char *name, kt__errbuf *eb);
+
+/* Index of a tuned (@autotune) name, or -1. */
+int kt__decl_tune_index(const kt__kernel_decl *k, const char *name);
+int kt__decl_size_index(const kt__kernel_decl *k, const char *name);
+
+#endif

@@ -1,0 +1,63 @@
+/* The search space: the cartesian product of the choices of each tuned name,
+ * enumerated lazily by a mixed-radix index (never materialised), filtered by
+ * the @where constraints, with names optionally pinned. */
+#ifndef KT_SPACE_H
+#define KT_SPACE_H
+
+#include "../lang/decl.h"
+
+typedef struct kt__space kt__space;
+
+/* A space over DIMS (the kernel's @autotune or @cluster names). WHERE are the
+ * constraints (may be NULL/0); SIZES binds runtime sizes they mention.
+ * The space keeps pointers to DIMS, WHERE and SIZES: they must outlive it.
+ * Fails (KT_INVALID) when the product overflows 64 bits. */
+int kt__space_create(const kt__tunedim *dims, int ndims, kt__expr *const *where, int nwhere,
+                     const kt__env *sizes, kt__space **out, kt__errbuf *eb);
+void kt__space_free(kt__space *s);
+
+int kt__space_ndims(const kt__space *s);
+const char *kt__space_name(const kt__space *s, int d);
+const char *const *kt__space_names(const kt__space *s);
+/* The choices of dim d, after pinning. */
+int kt__space_nchoices(const kt__space *s, int d);
+int64_t kt__space_choice(const kt__space *s, int d, int c);
+/* Product of the choice counts (after pinning), before @where. */
+uint64_t kt__space_size(const kt__space *s);
+/* Counts the points that satisfy @where by visiting all (stops at LIMIT
+ * visits and returns UINT64_MAX when the space is bigger than LIMIT). */
+uint64_t kt__space_count_valid(const kt__space *s, uint64_t limit);
+
+/* Mixed radix: dim 0 varies slowest. CHOICE holds per-dim choice indices. */
+void kt__space_decode(const kt__space *s, uint64_t index, int *choice);
+uint64_t kt__space_encode(const kt__space *s, const int *choice);
+/* Values of the configuration at INDEX (ndims entries). */
+void kt__space_values(const kt__space *s, uint64_t index, int64_t *values);
+/* 1 valid, 0 excluded by @where, -1 evaluation error (ERR filled: treated as
+ * excluded by callers, reported once). */
+int kt__space_check(const kt__space *s, const int64_t *values, kt__eval_error *err);
+int kt__space_valid_index(const kt__space *s, uint64_t index);
+
+/* The default configuration: each name's first declared choice (before
+ * pinning), as values. Not necessarily inside the pinned space. */
+void kt__space_default_values(const kt__space *s, int64_t *values);
+
+/* Pins names from "NAME=VALUE NAME=VALUE ..." (VALUE an integer). An
+ * undeclared name is KT_INVALID listing the declared names; a value outside
+ * the declared choices is accepted and a warning is appended to WARN. */
+int kt__space_pin(kt__space *s, const char *spec, kt__sbuf *warn, kt__errbuf *eb);
+bool kt__space_is_pinned(const kt__space *s, int d);
+
+/* Neighbours of INDEX: configurations that differ in one name by one step in
+ * its choice list. Writes up to MAX indices, returns how many. */
+int kt__space_neighbours(const kt__space *s, uint64_t index, uint64_t *out, int max);
+
+/* Index of the configuration with these values, or UINT64_MAX when some value
+ * is not among the (pinned) choices. */
+uint64_t kt__space_index_of(const kt__space *s, const int64_t *values);
+
+/* "NAME=VALUE NAME=VALUE" and "-DNAME=VALUE ..." renderings. */
+void kt__space_format(const kt__space *s, const int64_t *values, kt__sbuf *out);
+void kt__space_format_defines(const kt__space *s, const int64_t *values, kt__sbuf *out);
+
+#endif

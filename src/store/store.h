@@ -1,0 +1,51 @@
+/* The results database (SQLite): every measured configuration, per key. The
+ * key is (kernel source hash, kernel name, device identity, toolchain and
+ * driver versions, measurement-method version, key sizes); a result is never
+ * reused across any of them. */
+#ifndef KT_STORE_H
+#define KT_STORE_H
+
+#include "../backend/backend.h"
+#include "../measure/measure.h"
+
+typedef struct kt__store kt__store;
+
+/* Bump when the way ktune measures changes: old results are then not reused. */
+#define KT__METHOD_VERSION "1"
+
+typedef struct kt__store_key {
+  const char *source_hash;  /* hex digest of the kernel source text */
+  const char *kernel;
+  const kt__device_info *device;
+  const char *sizes;        /* canonical "M=1024 N=2048" of the key sizes */
+} kt__store_key;
+
+typedef struct kt__record {
+  const char *config;       /* canonical "NAME=VALUE NAME=VALUE" */
+  kt__status status;
+  kt__stats stats;
+  double compile_s;
+  const char *message;      /* reason for a failure, or NULL */
+} kt__record;
+
+/* PATH NULL: $KTUNE_DB, else $XDG_CACHE_HOME/ktune/results.db, else
+ * ~/.cache/ktune/results.db. Creates directories and migrates the schema. */
+int kt__store_open(const char *path, kt__store **out, kt__errbuf *eb);
+void kt__store_close(kt__store *s);
+const char *kt__store_path(const kt__store *s);
+
+/* Keeps one measured configuration (replaces an earlier one of the same
+ * config under the same key). Durable when it returns. */
+int kt__store_put(kt__store *s, const kt__store_key *k, const kt__record *r, kt__errbuf *eb);
+/* Calls FN for every record under K. */
+int kt__store_each(kt__store *s, const kt__store_key *k,
+                   void (*fn)(void *ud, const kt__record *r), void *ud, kt__errbuf *eb);
+/* Records the winner of a finished tuning under K. */
+int kt__store_set_winner(kt__store *s, const kt__store_key *k, const char *config, double seconds, kt__errbuf *eb);
+/* The winner under K: KT_OK with *config malloc'ed, or KT_NOTFOUND. */
+int kt__store_winner(kt__store *s, const kt__store_key *k, char **config, double *seconds, kt__errbuf *eb);
+
+/* Hex SHA-256-class digest of a text (for source hashes). */
+void kt__hash_text(const char *text, size_t len, char out[65]);
+
+#endif

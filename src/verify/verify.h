@@ -1,0 +1,29 @@
+/* Inputs and output checking: seeded fills, poisoning of outputs so that an
+ * unwritten element fails, and comparison with tolerances per element type. */
+#ifndef KT_VERIFY_H
+#define KT_VERIFY_H
+
+#include "../lang/decl.h"
+
+/* Fills COUNT elements per INIT; RANDOM is uniform in [-1, 1) for floats and
+ * small integers for integer types, reproducible from SEED. */
+void kt__fill(kt__dtype t, void *buf, uint64_t count, kt__init init, uint64_t seed);
+/* NaN for float types, a 0xA5 byte pattern for integers. */
+void kt__poison(kt__dtype t, void *buf, uint64_t count);
+void kt__default_tolerance(kt__dtype t, double *atol, double *rtol);
+
+typedef struct kt__mismatch {
+  uint64_t count;    /* elements outside tolerance */
+  uint64_t first;    /* index of the first */
+  double got, want;  /* at the first */
+} kt__mismatch;
+
+/* |got - want| <= atol + rtol * |want| elementwise; NaN never matches except
+ * NaN where the reference is NaN too. Returns the mismatch count. */
+uint64_t kt__compare(kt__dtype t, const void *got, const void *want, uint64_t count, double atol,
+                     double rtol, kt__mismatch *m);
+
+/* Element I of a buffer as a double (for reports and comparison). */
+double kt__element(kt__dtype t, const void *buf, uint64_t i);
+
+#endif

@@ -1,0 +1,64 @@
+/* The device worker: a forked process that owns the backend's device state,
+ * loads configurations, verifies and times them. A configuration that
+ * crashes or hangs kills only the worker; the parent records why and starts
+ * a new one on the next request. Requests and replies travel over pipes. */
+#ifndef KT_WORKER_H
+#define KT_WORKER_H
+
+#include "args.h"
+#include "backend/backend.h"
+#include "measure/measure.h"
+
+/* Everything a worker needs; must stay alive as long as the worker. */
+typedef struct kt__worker_setup {
+  const kt__backend *backend;
+  int device;
+  const kt__file *file;
+  const kt__kernel_decl *decl;
+  const kt__env *sizes;   /* runtime sizes */
+  kt__argset *args;       /* shared host tensors */
+  double atol, rtol;      /* < 0: per-type defaults */
+  const char *workdir;
+} kt__worker_setup;
+
+typedef enum kt__req_kind {
+  KT__REQ_REFERENCE, /* run once; store outputs as the reference */
+  KT__REQ_EVAL,      /* run once and verify against the reference, then measure */
+  KT__REQ_VERIFY,    /* run once and verify only */
+  KT__REQ_SAMPLE     /* one timed sample of REPS launches (finalist rounds) */
+} kt__req_kind;
+
+enum { KT__MAX_NAMES = 64 };
+
+typedef struct kt__request {
+  kt__req_kind kind;
+  uint64_t id;                     /* caller's id of the configuration */
+  int nvalues;                     /* decl->ntune + decl->ncluster */
+  int64_t values[KT__MAX_NAMES];   /* tuned values, then cluster values */
+  char artifact[4096];             /* compiled file, "" when load compiles */
+  kt__measure_opts measure;
+  int reps;                        /* SAMPLE only */
+} kt__request;
+
+typedef struct kt__reply {
+  kt__status status;
+  char msg[2048];                  /* reason for a failure */
+  kt__stats stats;                 /* EVAL */
+  double sample_s;                 /* SAMPLE: per-launch seconds */
+} kt__reply;
+
+typedef struct kt__worker kt__worker;
+
+/* Forks the worker and waits for its device to open; INFO describes it. */
+int kt__worker_start(const kt__worker_setup *setup, kt__device_info *info, kt__worker **out, kt__errbuf *eb);
+/* Sends REQ and waits at most TIMEOUT_S. A crash gives RUNTIME ("worker
+ * crashed: SIGSEGV"), a hang TIMEOUT; the worker is then restarted lazily. */
+void kt__worker_request(kt__worker *w, const kt__request *req, kt__reply *rep, double timeout_s);
+/* Number of times a worker had to be replaced. */
+int kt__worker_restarts(const kt__worker *w);
+void kt__worker_stop(kt__worker *w);
+
+/* Lists the devices of BE from a short-lived child process. */
+int kt__worker_list_devices(const kt__backend *be, kt__device_info *out, int max, int *count, kt__errbuf *eb);
+
+#endif
