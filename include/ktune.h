@@ -127,6 +127,8 @@ typedef struct kt_tune_options {
   int no_cache;         /* 1: measure again what the database already holds */
   int finalists;        /* configurations re-timed in interleaved rounds; 0: 5 */
   int rounds;           /* interleaved rounds; 0: 7 */
+  int bench_only;       /* 1: time only the pinned configuration (unpinned names
+                           at their defaults) beside the default; no search */
 } kt_tune_options;
 
 /* Tunes the kernel for its current sizes and pins. KT_NOVALID when no
@@ -141,12 +143,58 @@ int kt_result_winner_value(const kt_result *r, const char *name, int64_t *value)
 /* The winner's median time in seconds (negative when there is no winner). */
 double kt_result_winner_seconds(const kt_result *r);
 
+/* Asks a tuning in progress to stop soon, keeping what it measured.
+ * Async-signal-safe: meant for SIGINT/SIGTERM handlers. */
+void kt_interrupt(void);
+
 /* Launches the kernel with the stored winner for these sizes (in
  * kt_kernel_size_name order) on the caller's ARGS: device pointers for
  * tensors (host pointers on the CPU backend), pointers to values for scalars,
  * in @kernel order. STREAM is a CUstream / cl_command_queue / NULL. On a miss
  * the context's kt_miss_policy applies. */
 int kt_launch(kt_kernel *k, const int64_t *sizes, void *const *args, void *stream);
+
+/* ---- The results database, for `ktune cache ...` ----
+ * DB_PATH NULL means the default ($KTUNE_DB, else
+ * $XDG_CACHE_HOME/ktune/results.db, else ~/.cache/ktune/results.db). On
+ * error these return KT_INVALID (bad argument or input file), KT_NOTFOUND
+ * (nothing matched where something must) or KT_STORE (the database), with a
+ * one-paragraph message in ERR (may be NULL). Reading commands never create
+ * a database: a missing file reads as an empty one. */
+
+/* Which stored tunings a command applies to; zero-initialise (or pass NULL)
+ * for all. */
+typedef struct kt_cache_filter {
+  const char *kernel; /* exact kernel name */
+  const char *device; /* case-insensitive part of the device name, or a backend name */
+  const char *sizes;  /* "N=4096 M=512": each must be among the key's sizes */
+} kt_cache_filter;
+
+/* The path the database has (DB_PATH, else the default) into BUF. */
+int kt_cache_path(const char *db_path, char *buf, size_t len, char *err, size_t errlen);
+/* One line (or one JSON object) per stored key: kernel, device, sizes,
+ * results measured and valid, the winner and its time. */
+int kt_cache_list(const char *db_path, const kt_cache_filter *f, int json, FILE *out,
+                  char *err, size_t errlen);
+/* FORMAT "table" (NULL): every result of each matching key, fastest first.
+ * "defines": the winner as a C header of #define lines; "dflags": the winner
+ * as -DNAME=VALUE flags on one line; both need exactly one matching key with
+ * a winner (else KT_NOTFOUND or KT_INVALID listing the candidates).
+ * "json": as kt_cache_export's json. */
+int kt_cache_show(const char *db_path, const kt_cache_filter *f, const char *format, FILE *out,
+                  char *err, size_t errlen);
+/* FORMAT "json" (NULL): ktune's own document, read back by kt_cache_import.
+ * "t4": the FAIR benchmark hub's T4 results format (schema 1.0.0) for one
+ * key (KT_INVALID when the filter matches several). */
+int kt_cache_export(const char *db_path, const kt_cache_filter *f, const char *format, FILE *out,
+                    char *err, size_t errlen);
+/* Merges a kt_cache_export json file (PATH "-": stdin) into the database; of
+ * two records of the same configuration the newer is kept. A summary line
+ * goes to OUT (may be NULL). */
+int kt_cache_import(const char *db_path, const char *path, FILE *out, char *err, size_t errlen);
+/* Deletes the matching keys with their results and winners; a summary line
+ * goes to OUT (may be NULL). */
+int kt_cache_clear(const char *db_path, const kt_cache_filter *f, FILE *out, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

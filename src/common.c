@@ -6,6 +6,9 @@
 #include <time.h>
 #include <unistd.h>
 
+volatile int kt__interrupted;
+void kt_interrupt(void) { kt__interrupted = 1; }
+
 int kt__err(kt__errbuf *eb, int code, const char *fmt, ...) {
   if (eb) {
     va_list ap;

@@ -89,6 +89,9 @@ void kt__sbuf_append(kt__sbuf *b, const char *s, size_t n);
 void kt__sbuf_json_string(kt__sbuf *b, const char *s); /* quoted, escaped */
 void kt__sbuf_free(kt__sbuf *b);
 
+/* Set by kt_interrupt() (signal handlers); long loops poll it. */
+extern volatile int kt__interrupted;
+
 /* Monotonic seconds. */
 double kt__now(void);
 /* Number of online CPU cores (at least 1). */

@@ -1,0 +1,295 @@
+/* kt_context and kt_kernel: loading kernels, sizes, pins, errors. */
+#include "context.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lang/expr.h"
+
+int kt_version_number(void) { return KTUNE_VERSION_NUMBER; }
+const char *kt_version(void) { return KTUNE_VERSION_STRING; }
+
+static const struct {
+  int code;
+  const char *name, *text;
+} errors[] = {
+    {KT_OK, "KT_OK", "success"},
+#define KT_ERR_INFO_(name, code, text) {code, "KT_" #name, text},
+    KT_ERRNO_MAP(KT_ERR_INFO_)
+#undef KT_ERR_INFO_
+};
+
+const char *kt_err_name(int err) {
+  for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++)
+    if (errors[i].code == err) return errors[i].name;
+  return "KT_UNKNOWN";
+}
+
+const char *kt_strerror(int err) {
+  for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++)
+    if (errors[i].code == err) return errors[i].text;
+  return "unknown error";
+}
+
+int kt_exit_status(int err) {
+  switch (err) {
+  case KT_OK: return 0;
+  case KT_INVALID:
+  case KT_NOTFOUND:
+  case KT_NOBACKEND:
+  case KT_STORE: return 2;
+  case KT_INTERRUPTED: return 130;
+  default: return 1;
+  }
+}
+
+int kt_context_create(const kt_options *opts, kt_context **out) {
+  kt_context *ctx = kt__xcalloc(1, sizeof *ctx);
+  if (opts) ctx->opts = *opts;
+  *out = ctx;
+  return KT_OK;
+}
+
+void kt_context_destroy(kt_context *ctx) {
+  if (!ctx) return;
+  kt__store_close(ctx->store);
+  free(ctx);
+}
+
+const char *kt_errmsg(const kt_context *ctx) { return ctx ? ctx->err.msg : ""; }
+
+kt__store *kt__context_store(kt_context *ctx) {
+  if (ctx->opts.no_db || ctx->store_failed) return NULL;
+  if (!ctx->store && kt__store_open(ctx->opts.db_path, &ctx->store, &ctx->err) != KT_OK) {
+    ctx->store_failed = true;
+    return NULL;
+  }
+  return ctx->store;
+}
+
+/* The backend: from the file's language unless the user named one, which
+ * must then match the language (a .c file cannot run on CUDA). */
+static int backend_for(kt_context *ctx, const kt__file *f, const kt__backend **out) {
+  static const char *const kinds[] = {NULL, "cpu", "opencl", "cuda"};
+  const kt__backend *implied = kt__backend_for_lang(f->lang);
+  *out = ctx->opts.backend == KT_BACKEND_AUTO ? implied : kt__backend_find(kinds[ctx->opts.backend]);
+  if (*out != implied)
+    return kt__err(&ctx->err, KT_INVALID,
+                   "%s: error: the %s backend cannot run this file's language (it needs the %s backend); "
+                   "drop --backend or use a %s file",
+                   f->src.path, (*out)->name, implied->name,
+                   *out == &kt__backend_cpu ? ".c" : *out == &kt__backend_opencl ? ".cl" : ".cu");
+  return KT_OK;
+}
+
+static int kernel_from_file(kt_context *ctx, kt__file *f, const char *name, kt_kernel **out) {
+  const kt__kernel_decl *decl = kt__file_kernel(f, name, &ctx->err);
+  const kt__backend *be = NULL;
+  if (!decl || backend_for(ctx, f, &be) != KT_OK) {
+    kt__file_free(f);
+    return decl ? KT_INVALID : KT_NOTFOUND;
+  }
+  kt_kernel *k = kt__xcalloc(1, sizeof *k);
+  k->ctx = ctx;
+  k->file = f;
+  k->decl = decl;
+  k->backend = be;
+  k->sizes = kt__xcalloc((size_t)decl->nsizes + 1, sizeof *k->sizes);
+  k->size_given = kt__xcalloc((size_t)decl->nsizes + 1, sizeof *k->size_given);
+  kt__hash_text(f->src.text, f->src.len, k->source_hash);
+  *out = k;
+  return KT_OK;
+}
+
+/* Notes (unknown attributes) and warnings go to stderr unless quiet. */
+static void report_diag(kt_context *ctx, kt__diag *d) {
+  if (d->notes.len && !ctx->opts.quiet) fputs(d->notes.s, stderr);
+}
+
+int kt_kernel_load_file(kt_context *ctx, const char *path, const char *name, kt_kernel **out) {
+  *out = NULL;
+  kt__diag d;
+  kt__diag_init(&d, NULL);
+  kt__file *f = kt__parse_file(path, -1, &d, &ctx->err);
+  report_diag(ctx, &d);
+  if (!f) {
+    if (d.nerrors) kt__err(&ctx->err, KT_INVALID, "%s", d.errors.s);
+    kt__diag_free(&d);
+    return KT_INVALID;
+  }
+  kt__diag_free(&d);
+  return kernel_from_file(ctx, f, name, out);
+}
+
+int kt_kernel_load_string(kt_context *ctx, const char *label, const char *source, const char *lang, const char *name,
+                          kt_kernel **out) {
+  *out = NULL;
+  kt__lang l = KT__LANG_C;
+  if (lang && strcmp(lang, "cl") == 0) l = KT__LANG_OPENCL;
+  else if (lang && strcmp(lang, "cu") == 0) l = KT__LANG_CUDA;
+  else if (lang && strcmp(lang, "c") != 0)
+    return kt__err(&ctx->err, KT_INVALID, "unknown kernel language \"%s\": use \"c\", \"cl\" or \"cu\"", lang);
+  kt__diag d;
+  kt__diag_init(&d, NULL);
+  kt__file *f = kt__parse_string(label ? label : "<string>", source, l, &d);
+  report_diag(ctx, &d);
+  if (!f) {
+    kt__err(&ctx->err, KT_INVALID, "%s", d.errors.s ? d.errors.s : "parse error");
+    kt__diag_free(&d);
+    return KT_INVALID;
+  }
+  kt__diag_free(&d);
+  return kernel_from_file(ctx, f, name, out);
+}
+
+void kt__runtime_free(kt__runtime_table *t);
+
+void kt_kernel_destroy(kt_kernel *k) {
+  if (!k) return;
+  kt__runtime_free(k->runtime);
+  kt__file_free(k->file);
+  free(k->sizes);
+  free(k->size_given);
+  free(k->pin);
+  free(k);
+}
+
+const char *kt_kernel_name(const kt_kernel *k) { return k->decl->name; }
+int kt_kernel_num_sizes(const kt_kernel *k) { return k->decl->nsizes; }
+const char *kt_kernel_size_name(const kt_kernel *k, int i) {
+  return i >= 0 && i < k->decl->nsizes ? k->decl->sizes[i] : NULL;
+}
+
+static void list_sizes(const kt__kernel_decl *d, kt__sbuf *b) {
+  for (int i = 0; i < d->nsizes; i++) kt__sbuf_printf(b, "%s%s", i ? ", " : "", d->sizes[i]);
+  if (d->nsizes == 0) kt__sbuf_printf(b, "(none)");
+}
+
+int kt_kernel_set_size(kt_kernel *k, const char *name, int64_t value) {
+  int i = kt__decl_size_index(k->decl, name);
+  if (i < 0) {
+    kt__sbuf b = {0};
+    list_sizes(k->decl, &b);
+    kt__err(&k->ctx->err, KT_INVALID, "--dim %s: kernel %s has no runtime size %s; its sizes are: %s", name,
+            k->decl->name, name, b.s);
+    kt__sbuf_free(&b);
+    return KT_INVALID;
+  }
+  if (value <= 0)
+    return kt__err(&k->ctx->err, KT_INVALID, "--dim %s=%lld: sizes must be positive", name, (long long)value);
+  k->sizes[i] = value;
+  k->size_given[i] = true;
+  return KT_OK;
+}
+
+int kt_kernel_set_size_arg(kt_kernel *k, const char *arg) {
+  const char *eq = strchr(arg, '=');
+  if (!eq || eq == arg || !eq[1])
+    return kt__err(&k->ctx->err, KT_INVALID, "--dim \"%s\": expected NAME=VALUE, e.g. --dim N=4096", arg);
+  char *name = kt__xstrndup(arg, (size_t)(eq - arg));
+  kt__diag d;
+  kt__source src;
+  kt__source_from_string("--dim", eq + 1, &src);
+  kt__diag_init(&d, &src);
+  kt__expr *e = kt__expr_parse_text(eq + 1, (kt__loc){1, 1}, &d);
+  int64_t v = 0;
+  kt__eval_error ee;
+  int rc = KT_OK;
+  if (!e) rc = kt__err(&k->ctx->err, KT_INVALID, "--dim %s: bad value\n%s", arg, d.errors.s ? d.errors.s : "");
+  else if (kt__expr_eval(e, &(kt__env){0}, &v, &ee) != 0)
+    rc = kt__err(&k->ctx->err, KT_INVALID, "--dim %s: %s", arg, ee.msg);
+  else rc = kt_kernel_set_size(k, name, v);
+  kt__expr_free(e);
+  kt__diag_free(&d);
+  kt__source_free(&src);
+  free(name);
+  return rc;
+}
+
+int kt_kernel_pin(kt_kernel *k, const char *spec) {
+  free(k->pin);
+  k->pin = spec && *spec ? kt__xstrdup(spec) : NULL;
+  return KT_OK;
+}
+
+int kt__kernel_resolve_sizes(kt_kernel *k, int64_t *values, kt__errbuf *eb) {
+  const kt__kernel_decl *d = k->decl;
+  for (int i = 0; i < d->nsizes; i++) {
+    if (k->size_given[i]) {
+      values[i] = k->sizes[i];
+      continue;
+    }
+    const kt__binding *def = NULL;
+    for (int j = 0; j < d->ndims; j++)
+      if (strcmp(d->dims[j].name, d->sizes[i]) == 0) def = &d->dims[j];
+    if (!def)
+      return kt__err(eb, KT_INVALID,
+                     "%s: error: runtime size %s of kernel %s has no value: pass --dim %s=VALUE or declare @dims(%s = ...)",
+                     k->file->src.path, d->sizes[i], d->name, d->sizes[i], d->sizes[i]);
+    kt__env env = {(const char *const *)d->sizes, values, i, NULL};
+    kt__eval_error ee;
+    if (kt__expr_eval(def->value, &env, &values[i], &ee) != 0)
+      return kt__err(eb, KT_INVALID, "%s:%d:%d: error: @dims(%s): %s", k->file->src.path, ee.loc.line, ee.loc.col,
+                     def->name, ee.msg);
+    if (values[i] <= 0)
+      return kt__err(eb, KT_INVALID, "%s:%d:%d: error: @dims(%s) is %lld; sizes must be positive", k->file->src.path,
+                     def->loc.line, def->loc.col, def->name, (long long)values[i]);
+  }
+  return KT_OK;
+}
+
+void kt__kernel_key_sizes(const kt_kernel *k, const int64_t *sizes, kt__sbuf *out) {
+  const kt__kernel_decl *d = k->decl;
+  for (int i = 0; i < d->nsizes; i++) {
+    bool in_key = !d->has_key;
+    for (int j = 0; j < d->nkey && !in_key; j++) in_key = strcmp(d->key[j].name, d->sizes[i]) == 0;
+    if (in_key) kt__sbuf_printf(out, "%s%s=%lld", out->len ? " " : "", d->sizes[i], (long long)sizes[i]);
+  }
+  if (!out->s) kt__sbuf_append(out, "", 0);
+}
+
+/* The private working directory: created once per process, mode 0700,
+ * removed at exit with everything in it. */
+static char workdir[PATH_MAX];
+static pthread_once_t workdir_once = PTHREAD_ONCE_INIT;
+static pid_t workdir_owner;
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+  (void)st, (void)flag, (void)ftw;
+  return remove(path);
+}
+
+static void remove_workdir(void) {
+  if (workdir[0] && getpid() == workdir_owner) nftw(workdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void make_workdir(void) {
+  const char *tmp = getenv("TMPDIR");
+  snprintf(workdir, sizeof workdir, "%s/ktune-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  if (!mkdtemp(workdir)) {
+    workdir[0] = 0;
+    return;
+  }
+  workdir_owner = getpid();
+  atexit(remove_workdir);
+}
+
+const char *kt__workdir(kt__errbuf *eb) {
+  pthread_once(&workdir_once, make_workdir);
+  if (!workdir[0]) {
+    kt__err(eb, KT_IO, "cannot create a private temporary directory: %s (set TMPDIR to a writable place)",
+            strerror(errno));
+    return NULL;
+  }
+  return workdir;
+}
+
+/* Removes the working directory now (signal paths call this before exit). */
+void kt__workdir_cleanup(void) { remove_workdir(); }

@@ -1,0 +1,279 @@
+/* The result object and its two renderings: the closing table and JSON. */
+#include "result.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+kt_result *kt__result_create(const char *kernel, const char *file, const char *const *names, int nnames, int ntune) {
+  kt_result *r = kt__xcalloc(1, sizeof *r);
+  r->kernel = kt__xstrdup(kernel);
+  r->file = kt__xstrdup(file);
+  r->names = names;
+  r->nnames = nnames;
+  r->ntune = ntune;
+  r->winner = -1;
+  r->default_trial = -1;
+  r->valid_size = UINT64_MAX;
+  return r;
+}
+
+kt__trial *kt__result_add(kt_result *r, const int64_t *values, int stage) {
+  if (r->ntrials == r->cap) {
+    r->cap = r->cap ? 2 * r->cap : 64;
+    r->trials = kt__xreallocarray(r->trials, (size_t)r->cap, sizeof *r->trials);
+  }
+  kt__trial *t = &r->trials[r->ntrials];
+  memset(t, 0, sizeof *t);
+  t->id = (uint64_t)r->ntrials++;
+  memcpy(t->values, values, (size_t)r->nnames * sizeof *values);
+  t->stage = stage;
+  t->status = KT__ST_PENDING;
+  return t;
+}
+
+void kt_result_destroy(kt_result *r) {
+  if (!r) return;
+  for (int i = 0; i < r->ntrials; i++) {
+    free(r->trials[i].message);
+    free(r->trials[i].artifact);
+  }
+  free(r->trials);
+  free(r->kernel);
+  free(r->file);
+  free(r->sizes);
+  free(r->strategy);
+  free(r->strategy_reason);
+  free(r->db_path);
+  free(r);
+}
+
+void kt__result_config_string(const kt_result *r, const kt__trial *t, kt__sbuf *out) {
+  for (int i = 0; i < r->nnames; i++)
+    kt__sbuf_printf(out, "%s%s=%lld", i ? " " : "", r->names[i], (long long)t->values[i]);
+  if (!out->s) kt__sbuf_append(out, "", 0);
+}
+
+double kt__trial_seconds(const kt__trial *t) { return t->final_s > 0 ? t->final_s : t->stats.median; }
+
+static const kt_result *rank_subject;
+static int by_time(const void *a, const void *b) {
+  double ta = kt__trial_seconds(&rank_subject->trials[*(const int *)a]);
+  double tb = kt__trial_seconds(&rank_subject->trials[*(const int *)b]);
+  return (ta > tb) - (ta < tb);
+}
+
+int kt__result_ranked(const kt_result *r, int *order, int max) {
+  int n = 0;
+  int *all = kt__xcalloc((size_t)r->ntrials + 1, sizeof *all);
+  for (int i = 0; i < r->ntrials; i++)
+    if (r->trials[i].status == KT__ST_OK) all[n++] = i;
+  rank_subject = r; /* qsort has no user pointer; results are ranked on one thread */
+  qsort(all, (size_t)n, sizeof *all, by_time);
+  if (n > max) n = max;
+  memcpy(order, all, (size_t)n * sizeof *order);
+  free(all);
+  return n;
+}
+
+int kt_result_winner_value(const kt_result *r, const char *name, int64_t *value) {
+  if (!r || r->winner < 0) return KT_NOTFOUND;
+  for (int i = 0; i < r->nnames; i++)
+    if (strcmp(r->names[i], name) == 0) {
+      *value = r->trials[r->winner].values[i];
+      return KT_OK;
+    }
+  return KT_NOTFOUND;
+}
+
+double kt_result_winner_seconds(const kt_result *r) {
+  return r && r->winner >= 0 ? kt__trial_seconds(&r->trials[r->winner]) : -1.0;
+}
+
+/* "1.234 ms" style, three significant digits. */
+static void format_time(double s, char *buf, size_t n) {
+  if (!(s > 0)) snprintf(buf, n, "-");
+  else if (s < 1e-6) snprintf(buf, n, "%.3g ns", s * 1e9);
+  else if (s < 1e-3) snprintf(buf, n, "%.3g us", s * 1e6);
+  else if (s < 1) snprintf(buf, n, "%.3g ms", s * 1e3);
+  else snprintf(buf, n, "%.3g s", s);
+}
+
+static void throughput(const kt_result *r, double s, kt__sbuf *b) {
+  if (!(s > 0)) return;
+  if (r->flops > 0) {
+    double tf = r->flops / s / 1e12;
+    kt__sbuf_printf(b, "  %.3g TFLOP/s", tf);
+    if (r->device.peak_gflops > 0) kt__sbuf_printf(b, " (%.0f%% of peak)", 100 * tf * 1e3 / r->device.peak_gflops);
+  }
+  if (r->bytes > 0) {
+    double gb = r->bytes / s / 1e9;
+    kt__sbuf_printf(b, "  %.4g GB/s", gb);
+    if (r->device.peak_gbps > 0) kt__sbuf_printf(b, " (%.0f%% of peak)", 100 * gb / r->device.peak_gbps);
+  }
+}
+
+static void table_row(const kt_result *r, const char *label, const kt__trial *t, FILE *out) {
+  kt__sbuf cfg = {0}, tp = {0};
+  char med[32], mn[32];
+  kt__result_config_string(r, t, &cfg);
+  format_time(kt__trial_seconds(t), med, sizeof med);
+  format_time(t->stats.min, mn, sizeof mn);
+  throughput(r, kt__trial_seconds(t), &tp);
+  double spread = t->stats.median > 0 ? 100 * t->stats.stddev / t->stats.median : 0;
+  fprintf(out, "  %-8s %10s  min %10s  +-%4.1f%%  %s%s\n", label, med, mn, spread, cfg.s, tp.s ? tp.s : "");
+  kt__sbuf_free(&cfg);
+  kt__sbuf_free(&tp);
+}
+
+static void count_statuses(const kt_result *r, int counts[KT__ST_COUNT]) {
+  memset(counts, 0, sizeof(int) * KT__ST_COUNT);
+  for (int i = 0; i < r->ntrials; i++) counts[r->trials[i].status]++;
+}
+
+int kt_result_print_table(const kt_result *r, FILE *out) {
+  int counts[KT__ST_COUNT];
+  count_statuses(r, counts);
+  fprintf(out, "\n%s on %s (%s)  sizes: %s\n", r->kernel, r->device.name, r->device.backend,
+          r->sizes && *r->sizes ? r->sizes : "-");
+  fprintf(out, "space %llu configurations", (unsigned long long)r->space_size);
+  if (r->valid_size != UINT64_MAX) fprintf(out, ", %llu valid", (unsigned long long)r->valid_size);
+  fprintf(out, "; strategy %s (%s)\n", r->strategy ? r->strategy : "-", r->strategy_reason ? r->strategy_reason : "");
+  fprintf(out, "tried %d:", r->ntrials);
+  for (int s = KT__ST_OK; s < KT__ST_COUNT; s++)
+    if (counts[s]) fprintf(out, " %d %s", counts[s], kt__status_name((kt__status)s));
+  if (r->reused) fprintf(out, " (%d from the results database)", r->reused);
+  fprintf(out, "\n");
+  int order[5];
+  int n = kt__result_ranked(r, order, 5);
+  for (int i = 0; i < n; i++) {
+    char label[16];
+    snprintf(label, sizeof label, "#%d", i + 1);
+    table_row(r, label, &r->trials[order[i]], out);
+  }
+  if (r->default_trial >= 0) table_row(r, "default", &r->trials[r->default_trial], out);
+  if (r->winner >= 0 && r->default_trial >= 0 && r->trials[r->default_trial].status == KT__ST_OK) {
+    double w = kt__trial_seconds(&r->trials[r->winner]), d = kt__trial_seconds(&r->trials[r->default_trial]);
+    fprintf(out, "winner is %.2fx the speed of the default\n", d / w);
+  }
+  if (r->winner < 0) fprintf(out, "no configuration was valid\n");
+  fprintf(out, "time %.2f s: compile busy %.2f s on %d threads, device busy %.2f s\n", r->wall_s, r->compile_busy_s,
+          r->compile_threads, r->device_busy_s);
+  if (r->interrupted) fprintf(out, "interrupted: results so far are kept\n");
+  return KT_OK;
+}
+
+static void json_num(kt__sbuf *b, const char *key, double v) {
+  if (isfinite(v)) kt__sbuf_printf(b, "\"%s\": %.9g", key, v);
+  else kt__sbuf_printf(b, "\"%s\": null", key);
+}
+
+static void json_config(const kt_result *r, const kt__trial *t, kt__sbuf *b) {
+  kt__sbuf_printf(b, "{");
+  for (int i = 0; i < r->nnames; i++) {
+    kt__sbuf_printf(b, "%s", i ? ", " : "");
+    kt__sbuf_json_string(b, r->names[i]);
+    kt__sbuf_printf(b, ": %lld", (long long)t->values[i]);
+  }
+  kt__sbuf_printf(b, "}");
+}
+
+static void json_trial(const kt_result *r, const kt__trial *t, kt__sbuf *b) {
+  kt__sbuf_printf(b, "{\"config\": ");
+  json_config(r, t, b);
+  kt__sbuf_printf(b, ", \"status\": \"%s\"", kt__status_name(t->status));
+  if (t->status == KT__ST_OK) {
+    kt__sbuf_printf(b, ", ");
+    json_num(b, "median_s", t->stats.median);
+    kt__sbuf_printf(b, ", ");
+    json_num(b, "min_s", t->stats.min);
+    kt__sbuf_printf(b, ", ");
+    json_num(b, "mean_s", t->stats.mean);
+    kt__sbuf_printf(b, ", ");
+    json_num(b, "stddev_s", t->stats.stddev);
+    kt__sbuf_printf(b, ", \"samples\": %d, \"reps\": %d", t->stats.nsamples, t->stats.reps);
+    if (t->final_s > 0) {
+      kt__sbuf_printf(b, ", ");
+      json_num(b, "final_median_s", t->final_s);
+    }
+    if (t->stats.stopped_early) kt__sbuf_printf(b, ", \"stopped_early\": true");
+  }
+  kt__sbuf_printf(b, ", ");
+  json_num(b, "compile_s", t->compile_s);
+  if (t->is_default) kt__sbuf_printf(b, ", \"default\": true");
+  if (t->reused) kt__sbuf_printf(b, ", \"reused\": true");
+  if (t->message) {
+    kt__sbuf_printf(b, ", \"message\": ");
+    kt__sbuf_json_string(b, t->message);
+  }
+  kt__sbuf_printf(b, "}");
+}
+
+static void json_device(const kt_result *r, kt__sbuf *b) {
+  const kt__device_info *d = &r->device;
+  kt__sbuf_printf(b, "{\"backend\": ");
+  kt__sbuf_json_string(b, d->backend);
+  kt__sbuf_printf(b, ", \"index\": %d, \"name\": ", d->index);
+  kt__sbuf_json_string(b, d->name);
+  kt__sbuf_printf(b, ", \"arch\": ");
+  kt__sbuf_json_string(b, d->arch);
+  kt__sbuf_printf(b, ", \"memory_bytes\": %llu, \"driver\": ", (unsigned long long)d->memory_bytes);
+  kt__sbuf_json_string(b, d->driver_version);
+  kt__sbuf_printf(b, ", \"toolchain\": ");
+  kt__sbuf_json_string(b, d->toolchain_version);
+  kt__sbuf_printf(b, "}");
+}
+
+static void json_summary(const kt_result *r, const kt__trial *t, const char *key, kt__sbuf *b) {
+  kt__sbuf_printf(b, ",\n  \"%s\": ", key);
+  if (!t) {
+    kt__sbuf_printf(b, "null");
+    return;
+  }
+  json_trial(r, t, b);
+  double s = kt__trial_seconds(t);
+  if (t->status == KT__ST_OK && r->flops > 0) kt__sbuf_printf(b, ",\n  \"%s_tflops\": %.6g", key, r->flops / s / 1e12);
+  if (t->status == KT__ST_OK && r->bytes > 0) kt__sbuf_printf(b, ",\n  \"%s_gbps\": %.6g", key, r->bytes / s / 1e9);
+}
+
+int kt_result_print_json(const kt_result *r, FILE *out) {
+  kt__sbuf b = {0};
+  kt__sbuf_printf(&b, "{\n  \"kernel\": ");
+  kt__sbuf_json_string(&b, r->kernel);
+  kt__sbuf_printf(&b, ",\n  \"file\": ");
+  kt__sbuf_json_string(&b, r->file);
+  kt__sbuf_printf(&b, ",\n  \"sizes\": ");
+  kt__sbuf_json_string(&b, r->sizes ? r->sizes : "");
+  kt__sbuf_printf(&b, ",\n  \"device\": ");
+  json_device(r, &b);
+  kt__sbuf_printf(&b, ",\n  \"space_size\": %llu", (unsigned long long)r->space_size);
+  if (r->valid_size != UINT64_MAX) kt__sbuf_printf(&b, ",\n  \"valid_size\": %llu", (unsigned long long)r->valid_size);
+  kt__sbuf_printf(&b, ",\n  \"strategy\": ");
+  kt__sbuf_json_string(&b, r->strategy ? r->strategy : "");
+  kt__sbuf_printf(&b, ",\n  \"strategy_reason\": ");
+  kt__sbuf_json_string(&b, r->strategy_reason ? r->strategy_reason : "");
+  kt__sbuf_printf(&b, ",\n  \"budget\": %ld,\n  \"configurations\": [", r->budget);
+  for (int i = 0; i < r->ntrials; i++) {
+    kt__sbuf_printf(&b, "%s\n    ", i ? "," : "");
+    json_trial(r, &r->trials[i], &b);
+  }
+  kt__sbuf_printf(&b, "\n  ]");
+  json_summary(r, r->winner >= 0 ? &r->trials[r->winner] : NULL, "winner", &b);
+  json_summary(r, r->default_trial >= 0 ? &r->trials[r->default_trial] : NULL, "default", &b);
+  if (r->winner >= 0 && r->default_trial >= 0 && r->trials[r->default_trial].status == KT__ST_OK)
+    kt__sbuf_printf(&b, ",\n  \"speedup_over_default\": %.6g",
+                    kt__trial_seconds(&r->trials[r->default_trial]) / kt__trial_seconds(&r->trials[r->winner]));
+  kt__sbuf_printf(&b, ",\n  \"timeline\": {");
+  json_num(&b, "wall_s", r->wall_s);
+  kt__sbuf_printf(&b, ", ");
+  json_num(&b, "compile_busy_s", r->compile_busy_s);
+  kt__sbuf_printf(&b, ", \"compile_threads\": %d, ", r->compile_threads);
+  json_num(&b, "device_busy_s", r->device_busy_s);
+  kt__sbuf_printf(&b, ", ");
+  json_num(&b, "device_idle_s", r->wall_s - r->device_busy_s);
+  kt__sbuf_printf(&b, "},\n  \"reused\": %d,\n  \"worker_restarts\": %d,\n  \"interrupted\": %s\n}\n", r->reused,
+                  r->restarts, r->interrupted ? "true" : "false");
+  fputs(b.s, out);
+  kt__sbuf_free(&b);
+  return KT_OK;
+}

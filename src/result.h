@@ -1,0 +1,56 @@
+/* The outcome of one tuning: every configuration tried, the winner, the
+ * timeline; printed as a closing table or as one JSON document. */
+#ifndef KT_RESULT_H
+#define KT_RESULT_H
+
+#include "backend/backend.h"
+#include "measure/measure.h"
+#include "worker.h"
+
+typedef struct kt__trial {
+  uint64_t id;                   /* index in kt_result.trials; the worker's cache key */
+  int64_t values[KT__MAX_NAMES]; /* tuned names, then cluster names */
+  kt__status status;
+  kt__stats stats;
+  double compile_s;
+  char *message;                 /* why it failed (first lines of a log) */
+  char *artifact;                /* compiled file kept for finalist rounds */
+  bool is_default;
+  bool reused;                   /* taken from the results database */
+  int stage;                     /* 0 @autotune, 1 @cluster */
+  uint64_t space_index;          /* index in its stage's space (UINT64_MAX: outside it) */
+  double final_s;                /* median over finalist rounds; 0 if not a finalist */
+} kt__trial;
+
+struct kt_result {
+  char *kernel;
+  char *file;
+  char *sizes;                   /* "M=1024 N=1024" */
+  kt__device_info device;
+  const char *const *names;      /* tuned names, then cluster names */
+  int nnames, ntune;
+  uint64_t space_size, valid_size; /* valid_size UINT64_MAX: not counted */
+  char *strategy, *strategy_reason;
+  long budget;
+  kt__trial *trials;
+  int ntrials, cap;
+  int winner;                    /* trial index or -1 */
+  int default_trial;
+  int reused, restarts;
+  bool interrupted;
+  double flops, bytes;           /* per launch; 0 when not declared */
+  double wall_s, compile_busy_s, device_busy_s;
+  int compile_threads;
+  char *db_path;
+};
+
+kt_result *kt__result_create(const char *kernel, const char *file, const char *const *names, int nnames, int ntune);
+kt__trial *kt__result_add(kt_result *r, const int64_t *values, int stage);
+/* The configuration as "NAME=VALUE NAME=VALUE". */
+void kt__result_config_string(const kt_result *r, const kt__trial *t, kt__sbuf *out);
+/* Trials with status OK, ordered by median (fastest first); returns count. */
+int kt__result_ranked(const kt_result *r, int *order, int max);
+/* The time a trial is judged by: its finalist-round median if it has one. */
+double kt__trial_seconds(const kt__trial *t);
+
+#endif
