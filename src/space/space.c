@@ -1,0 +1,303 @@
+/* The lazy search space. A configuration is a mixed-radix number: digit d is
+ * the index of dim d's choice, dim 0 the most significant. Nothing is
+ * materialised; the only per-point work is decoding an index and evaluating
+ * the @where constraints on its values. */
+#include "space.h"
+
+#include <assert.h>
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct kt__space {
+  const kt__tunedim *dims;
+  int ndims;
+  kt__expr *const *where;
+  int nwhere;
+  const kt__env *sizes;
+  const char **names;   /* ndims entries, plus a NULL terminator */
+  bool *pinned;
+  int64_t *pinval;      /* the pinned value of dim d, when pinned[d] */
+  uint64_t *stride;     /* index weight of dim d's digit */
+  uint64_t size;
+};
+
+/* Product of the choice counts under the current pins; false on overflow. */
+static bool product(const kt__space *s, uint64_t *out) {
+  uint64_t n = 1;
+  for (int d = s->ndims - 1; d >= 0; d--) {
+    s->stride[d] = n;
+    if (!kt__mul_u64(n, (uint64_t)kt__space_nchoices(s, d), &n)) return false;
+  }
+  *out = n;
+  return true;
+}
+
+static int overflow_error(const kt__space *s, kt__errbuf *eb) {
+  kt__sbuf b = {0};
+  for (int d = 0; d < s->ndims; d++)
+    kt__sbuf_printf(&b, "%s%s (%d)", d ? " x " : "", s->dims[d].name, s->dims[d].count);
+  int rc = kt__err(eb, KT_INVALID,
+                   "the search space is too large: %s choices overflow 64 bits", b.s ? b.s : "");
+  kt__sbuf_free(&b);
+  return rc;
+}
+
+int kt__space_create(const kt__tunedim *dims, int ndims, kt__expr *const *where, int nwhere,
+                     const kt__env *sizes, kt__space **out, kt__errbuf *eb) {
+  *out = NULL;
+  KT__RETURN_IF(ndims < 0 || (ndims > 0 && !dims), eb, KT_INVALID, "bad space dimensions");
+  for (int d = 0; d < ndims; d++)
+    KT__RETURN_IF(dims[d].count < 1, eb, KT_INVALID, "%s has no choices", dims[d].name);
+  kt__space *s = kt__xcalloc(1, sizeof *s);
+  s->dims = dims;
+  s->ndims = ndims;
+  s->where = where;
+  s->nwhere = where ? nwhere : 0;
+  s->sizes = sizes;
+  s->names = kt__xcalloc((size_t)ndims + 1, sizeof *s->names);
+  s->pinned = kt__xcalloc((size_t)ndims + 1, sizeof *s->pinned);
+  s->pinval = kt__xcalloc((size_t)ndims + 1, sizeof *s->pinval);
+  s->stride = kt__xcalloc((size_t)ndims + 1, sizeof *s->stride);
+  for (int d = 0; d < ndims; d++) s->names[d] = dims[d].name;
+  if (!product(s, &s->size)) {
+    int rc = overflow_error(s, eb);
+    kt__space_free(s);
+    return rc;
+  }
+  *out = s;
+  return KT_OK;
+}
+
+void kt__space_free(kt__space *s) {
+  if (!s) return;
+  free(s->names);
+  free(s->pinned);
+  free(s->pinval);
+  free(s->stride);
+  free(s);
+}
+
+int kt__space_ndims(const kt__space *s) { return s->ndims; }
+const char *kt__space_name(const kt__space *s, int d) { return s->names[d]; }
+const char *const *kt__space_names(const kt__space *s) { return s->names; }
+
+int kt__space_nchoices(const kt__space *s, int d) {
+  assert(d >= 0 && d < s->ndims);
+  return s->pinned[d] ? 1 : s->dims[d].count;
+}
+
+int64_t kt__space_choice(const kt__space *s, int d, int c) {
+  assert(c >= 0 && c < kt__space_nchoices(s, d));
+  return s->pinned[d] ? s->pinval[d] : s->dims[d].values[c];
+}
+
+uint64_t kt__space_size(const kt__space *s) { return s->size; }
+
+void kt__space_decode(const kt__space *s, uint64_t index, int *choice) {
+  assert(index < s->size);
+  for (int d = 0; d < s->ndims; d++) {
+    choice[d] = (int)(index / s->stride[d]);
+    index %= s->stride[d];
+  }
+}
+
+uint64_t kt__space_encode(const kt__space *s, const int *choice) {
+  uint64_t index = 0;
+  for (int d = 0; d < s->ndims; d++) {
+    assert(choice[d] >= 0 && choice[d] < kt__space_nchoices(s, d));
+    index += (uint64_t)choice[d] * s->stride[d];
+  }
+  return index;
+}
+
+void kt__space_values(const kt__space *s, uint64_t index, int64_t *values) {
+  assert(index < s->size);
+  for (int d = 0; d < s->ndims; d++) {
+    int c = (int)(index / s->stride[d]);
+    index %= s->stride[d];
+    values[d] = kt__space_choice(s, d, c);
+  }
+}
+
+int kt__space_check(const kt__space *s, const int64_t *values, kt__eval_error *err) {
+  kt__env env = {.names = s->names, .values = values, .n = s->ndims, .parent = s->sizes};
+  for (int i = 0; i < s->nwhere; i++) {
+    int64_t v = 0;
+    kt__eval_error local;
+    if (kt__expr_eval(s->where[i], &env, &v, err ? err : &local) != 0) return -1;
+    if (v == 0) return 0;
+  }
+  return 1;
+}
+
+/* Values of up to this many dims live on the stack; more is unusual. */
+enum { SMALL_DIMS = 32 };
+
+int kt__space_valid_index(const kt__space *s, uint64_t index) {
+  if (index >= s->size) return 0;
+  if (s->nwhere == 0) return 1;
+  int64_t small[SMALL_DIMS];
+  int64_t *values = s->ndims <= SMALL_DIMS ? small : kt__xmalloc((size_t)s->ndims * sizeof *values);
+  kt__space_values(s, index, values);
+  int ok = kt__space_check(s, values, NULL) == 1;
+  if (values != small) free(values);
+  return ok;
+}
+
+uint64_t kt__space_count_valid(const kt__space *s, uint64_t limit) {
+  if (s->size > limit) return UINT64_MAX;
+  if (s->nwhere == 0) return s->size;
+  uint64_t n = 0;
+  for (uint64_t i = 0; i < s->size; i++) n += (uint64_t)kt__space_valid_index(s, i);
+  return n;
+}
+
+void kt__space_default_values(const kt__space *s, int64_t *values) {
+  for (int d = 0; d < s->ndims; d++) values[d] = s->dims[d].values[0];
+}
+
+/* ---- pinning: "NAME=VALUE NAME=VALUE ..." ---- */
+
+typedef struct pin_item {
+  int dim;
+  int64_t value;
+} pin_item;
+
+static int dim_by_name(const kt__space *s, const char *name, size_t len) {
+  for (int d = 0; d < s->ndims; d++)
+    if (strlen(s->names[d]) == len && memcmp(s->names[d], name, len) == 0) return d;
+  return -1;
+}
+
+static int unknown_name(const kt__space *s, const char *name, size_t len, kt__errbuf *eb) {
+  kt__sbuf b = {0};
+  for (int d = 0; d < s->ndims; d++) kt__sbuf_printf(&b, "%s%s", d ? ", " : "", s->names[d]);
+  int rc = kt__err(eb, KT_INVALID, "unknown name %.*s in --autotune; the kernel declares: %s",
+                   (int)len, name, s->ndims ? b.s : "(no tuned names)");
+  kt__sbuf_free(&b);
+  return rc;
+}
+
+static int bad_pin_syntax(const char *item, size_t len, kt__errbuf *eb) {
+  return kt__err(eb, KT_INVALID,
+                 "bad --autotune item '%.*s': expected NAME=VALUE pairs separated by spaces, "
+                 "with VALUE an integer, as in \"BLOCK=256 VEC=4\"",
+                 (int)len, item);
+}
+
+static bool is_ident_start(int c) { return isalpha(c) || c == '_'; }
+static bool is_ident_char(int c) { return isalnum(c) || c == '_'; }
+static bool is_sep(int c) { return isspace(c) || c == ','; }
+
+/* item -> ident "=" int ; parsed from *P, which advances past the item. */
+static int parse_pin_item(const kt__space *s, const char **p, pin_item *item, kt__errbuf *eb) {
+  const char *start = *p, *q = *p;
+  size_t itemlen = 0;
+  while (start[itemlen] && !is_sep((unsigned char)start[itemlen])) itemlen++;
+  *p = start + itemlen;
+  if (!is_ident_start((unsigned char)*q)) return bad_pin_syntax(start, itemlen, eb);
+  while (is_ident_char((unsigned char)*q)) q++;
+  size_t namelen = (size_t)(q - start);
+  if (*q != '=') return bad_pin_syntax(start, itemlen, eb);
+  const char *num = q + 1;
+  char *end = NULL;
+  errno = 0;
+  long long v = strtoll(num, &end, 0);
+  if (end == num || end != start + itemlen || errno == ERANGE) return bad_pin_syntax(start, itemlen, eb);
+  item->dim = dim_by_name(s, start, namelen);
+  if (item->dim < 0) return unknown_name(s, start, namelen, eb);
+  item->value = (int64_t)v;
+  return KT_OK;
+}
+
+static bool declared_choice(const kt__tunedim *dim, int64_t v) {
+  for (int c = 0; c < dim->count; c++)
+    if (dim->values[c] == v) return true;
+  return false;
+}
+
+static void warn_undeclared(const kt__tunedim *dim, int64_t v, kt__sbuf *warn) {
+  if (!warn) return;
+  kt__sbuf_printf(warn, "warning: %s=%" PRId64 " is not among its declared choices (", dim->name, v);
+  for (int c = 0; c < dim->count; c++)
+    kt__sbuf_printf(warn, "%s%" PRId64, c ? ", " : "", dim->values[c]);
+  kt__sbuf_printf(warn, "); using it anyway\n");
+}
+
+/* Parses every item before applying any, so that a bad spec changes nothing. */
+int kt__space_pin(kt__space *s, const char *spec, kt__sbuf *warn, kt__errbuf *eb) {
+  KT__RETURN_IF(!spec, eb, KT_INVALID, "empty --autotune value");
+  size_t cap = strlen(spec) / 2 + 1;
+  pin_item *items = kt__xcalloc(cap, sizeof *items);
+  int n = 0, rc = KT_OK;
+  for (const char *p = spec;;) {
+    while (is_sep((unsigned char)*p)) p++;
+    if (!*p) break;
+    assert((size_t)n < cap);
+    rc = parse_pin_item(s, &p, &items[n], eb);
+    if (rc != KT_OK) break;
+    for (int i = 0; i < n && rc == KT_OK; i++)
+      if (items[i].dim == items[n].dim)
+        rc = kt__err(eb, KT_INVALID, "%s is pinned twice in --autotune", s->names[items[n].dim]);
+    if (rc != KT_OK) break;
+    n++;
+  }
+  for (int i = 0; rc == KT_OK && i < n; i++) {
+    const kt__tunedim *dim = &s->dims[items[i].dim];
+    if (!declared_choice(dim, items[i].value)) warn_undeclared(dim, items[i].value, warn);
+    s->pinned[items[i].dim] = true;
+    s->pinval[items[i].dim] = items[i].value;
+  }
+  free(items);
+  if (rc == KT_OK) {
+    bool fits = product(s, &s->size);
+    assert(fits); /* pinning only shrinks a space that already fit */
+    (void)fits;
+  }
+  return rc;
+}
+
+bool kt__space_is_pinned(const kt__space *s, int d) {
+  assert(d >= 0 && d < s->ndims);
+  return s->pinned[d];
+}
+
+/* ---- neighbourhood and lookup ---- */
+
+int kt__space_neighbours(const kt__space *s, uint64_t index, uint64_t *out, int max) {
+  assert(index < s->size);
+  int n = 0;
+  for (int d = 0; d < s->ndims && n < max; d++) {
+    uint64_t c = (index / s->stride[d]) % (uint64_t)kt__space_nchoices(s, d);
+    if (c > 0 && n < max) out[n++] = index - s->stride[d];
+    if (c + 1 < (uint64_t)kt__space_nchoices(s, d) && n < max) out[n++] = index + s->stride[d];
+  }
+  return n;
+}
+
+uint64_t kt__space_index_of(const kt__space *s, const int64_t *values) {
+  uint64_t index = 0;
+  for (int d = 0; d < s->ndims; d++) {
+    int found = -1;
+    for (int c = 0; c < kt__space_nchoices(s, d) && found < 0; c++)
+      if (kt__space_choice(s, d, c) == values[d]) found = c;
+    if (found < 0) return UINT64_MAX;
+    index += (uint64_t)found * s->stride[d];
+  }
+  return index;
+}
+
+void kt__space_format(const kt__space *s, const int64_t *values, kt__sbuf *out) {
+  for (int d = 0; d < s->ndims; d++)
+    kt__sbuf_printf(out, "%s%s=%" PRId64, d ? " " : "", s->names[d], values[d]);
+  if (!out->s) kt__sbuf_append(out, "", 0);
+}
+
+void kt__space_format_defines(const kt__space *s, const int64_t *values, kt__sbuf *out) {
+  for (int d = 0; d < s->ndims; d++)
+    kt__sbuf_printf(out, "%s-D%s=%" PRId64, d ? " " : "", s->names[d], values[d]);
+  if (!out->s) kt__sbuf_append(out, "", 0);
+}
