@@ -26,4 +26,11 @@ uint64_t kt__compare(kt__dtype t, const void *got, const void *want, uint64_t co
 /* Element I of a buffer as a double (for reports and comparison). */
 double kt__element(kt__dtype t, const void *buf, uint64_t i);
 
+/* IEEE binary16 and bfloat16 as raw bits: to and from float, rounding to
+ * nearest even; NaN stays NaN, overflow becomes infinity. */
+float kt__f16_to_f32(uint16_t h);
+uint16_t kt__f32_to_f16(float f);
+float kt__bf16_to_f32(uint16_t h);
+uint16_t kt__f32_to_bf16(float f);
+
 #endif

@@ -1,0 +1,187 @@
+/* The self-scaling timing loop. One measurement has three phases:
+ *   warm-up  - a couple of launches whose times are thrown away (first-touch
+ *              page faults, cold instruction caches, lazy driver work);
+ *   scaling  - the number of launches per sample grows until one sample lasts
+ *              min_sample_s, so that timer resolution and launch overhead are
+ *              small against what is measured (short samples are discarded);
+ *   sampling - samples until the median is known well enough, or the sample
+ *              count or the time budget is spent, abandoning early a
+ *              configuration clearly slower than the best one so far. */
+#include "measure.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+
+enum { WARMUP_RUNS = 2 };
+/* Relative standard error of the median that counts as stable. */
+static const double STABLE_REL_ERR = 0.01;
+/* After EARLY_SAMPLES samples a minimum this much above the best median is
+ * clearly slower: noise only ever adds time, so the minimum is an optimistic
+ * estimate and a 50% gap cannot be closed by more samples. Once min_samples
+ * are in, a smaller gap is enough. */
+enum { EARLY_SAMPLES = 3 };
+static const double EARLY_FACTOR = 1.5, LATE_FACTOR = 1.1;
+
+typedef struct run {
+  kt__measure_opts o;
+  kt__timer_fn timer;
+  void *ud;
+  kt__errbuf *eb;
+  double start;
+  double timed; /* seconds the timer reported, warm-up included */
+} run;
+
+static void apply_defaults(kt__measure_opts *o) {
+  if (o->min_sample_s <= 0) o->min_sample_s = 1e-3;
+  if (o->min_samples <= 0) o->min_samples = 5;
+  if (o->max_samples <= 0) o->max_samples = 50;
+  if (o->max_samples < o->min_samples) o->max_samples = o->min_samples;
+  if (o->max_total_s <= 0) o->max_total_s = 1.0;
+}
+
+/* The budget covers wall time (cache flushes and restores between samples
+ * included) and, for timers that report more than passes (simulated ones),
+ * the time they report. */
+static bool out_of_time(const run *r) {
+  return r->timed >= r->o.max_total_s || kt__now() - r->start >= r->o.max_total_s;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median_sorted(const double *v, int n) {
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void kt__stats_compute(double *samples, int n, int reps, kt__stats *out) {
+  *out = (kt__stats){.nsamples = n, .reps = reps};
+  if (n <= 0) return;
+  qsort(samples, (size_t)n, sizeof *samples, cmp_double);
+  double sum = 0;
+  for (int i = 0; i < n; i++) sum += samples[i];
+  double mean = sum / n, ss = 0;
+  for (int i = 0; i < n; i++) ss += (samples[i] - mean) * (samples[i] - mean);
+  out->median = median_sorted(samples, n);
+  out->min = samples[0];
+  out->max = samples[n - 1];
+  out->mean = mean;
+  out->stddev = n > 1 ? sqrt(ss / (n - 1)) : 0;
+}
+
+/* Quantile Q of N sorted values, interpolating between neighbours. */
+static double quantile_sorted(const double *v, int n, double q) {
+  double pos = q * (n - 1);
+  int i = (int)pos;
+  return i + 1 < n ? v[i] + (pos - i) * (v[i + 1] - v[i]) : v[n - 1];
+}
+
+/* Standard error of the median, relative to it, with the spread taken from
+ * the interquartile range: robust against the odd sample disturbed by another
+ * process, yet not fooled by two clusters of times (where the median absolute
+ * deviation can be zero while the median jumps between the clusters).
+ * SORTED holds N per-launch times in order. */
+static double median_rel_error(const double *sorted, int n) {
+  double med = median_sorted(sorted, n);
+  if (med <= 0) return 0;
+  double sigma = (quantile_sorted(sorted, n, 0.75) - quantile_sorted(sorted, n, 0.25)) / 1.349;
+  return 1.2533 * sigma / sqrt((double)n) / med;
+}
+
+static kt__status time_reps(run *r, int reps, double *seconds) {
+  kt__status st = r->timer(r->ud, reps, seconds, r->eb);
+  if (st == KT__ST_OK && !(*seconds >= 0)) *seconds = 0; /* NaN or negative: a broken clock */
+  if (st == KT__ST_OK) r->timed += *seconds;
+  return st;
+}
+
+static kt__status warm_up(run *r) {
+  for (int i = 0; i < WARMUP_RUNS; i++) {
+    double s;
+    kt__status st = time_reps(r, 1, &s);
+    if (st != KT__ST_OK) return st;
+  }
+  return KT__ST_OK;
+}
+
+/* The next launch count after a sample of REPS that lasted S seconds: at
+ * least double, and straight to the count that should reach the target when
+ * the last sample says how far off it is (with 20% headroom). */
+static int next_reps(int reps, double s, double target) {
+  double want = reps * 2.0;
+  if (s > 0) want = fmax(want, ceil(reps * target / s * 1.2));
+  want = fmin(want, reps * 1024.0);
+  return want >= INT_MAX / 2 ? INT_MAX / 2 : (int)want;
+}
+
+/* Finds the launch count per sample; the sample that reached the target is
+ * kept as the first one (*FIRST_S), since it is as good as any later one. */
+static kt__status scale_reps(run *r, int *reps_out, double *first_s) {
+  int reps = 1;
+  for (;;) {
+    double s;
+    kt__status st = time_reps(r, reps, &s);
+    if (st != KT__ST_OK) return st;
+    /* Out of time or launches: take what there is rather than nothing. */
+    if (s >= r->o.min_sample_s || out_of_time(r) || reps >= INT_MAX / 2) {
+      *reps_out = reps;
+      *first_s = s / reps;
+      return KT__ST_OK;
+    }
+    reps = next_reps(reps, s, r->o.min_sample_s);
+  }
+}
+
+static bool clearly_slower(const run *r, const double *samples, int n) {
+  if (r->o.best_s <= 0) return false;
+  double lo = samples[0];
+  for (int i = 1; i < n; i++) lo = fmin(lo, samples[i]);
+  int early = r->o.min_samples < EARLY_SAMPLES ? r->o.min_samples : EARLY_SAMPLES;
+  if (n >= early && lo > EARLY_FACTOR * r->o.best_s) return true;
+  return n >= r->o.min_samples && lo > LATE_FACTOR * r->o.best_s;
+}
+
+static bool stable(const double *samples, int n) {
+  double *sorted = kt__xmalloc((size_t)n * sizeof *sorted);
+  for (int i = 0; i < n; i++) sorted[i] = samples[i];
+  qsort(sorted, (size_t)n, sizeof *sorted, cmp_double);
+  bool ok = median_rel_error(sorted, n) <= STABLE_REL_ERR;
+  free(sorted);
+  return ok;
+}
+
+static kt__status take_samples(run *r, int reps, double *samples, int *n, bool *stopped) {
+  while (*n < r->o.max_samples) {
+    if (clearly_slower(r, samples, *n)) {
+      *stopped = true;
+      break;
+    }
+    if (*n >= r->o.min_samples && stable(samples, *n)) break;
+    if (out_of_time(r)) break;
+    double s;
+    kt__status st = time_reps(r, reps, &s);
+    if (st != KT__ST_OK) return st;
+    samples[(*n)++] = s / reps;
+  }
+  return KT__ST_OK;
+}
+
+kt__status kt__measure(const kt__measure_opts *o, kt__timer_fn timer, void *ud, kt__stats *out, kt__errbuf *eb) {
+  run r = {.o = *o, .timer = timer, .ud = ud, .eb = eb, .start = kt__now()};
+  apply_defaults(&r.o);
+  *out = (kt__stats){0};
+  kt__status st = warm_up(&r);
+  int reps = 1, n = 0;
+  double *samples = kt__xmalloc((size_t)r.o.max_samples * sizeof *samples);
+  if (st == KT__ST_OK) st = scale_reps(&r, &reps, &samples[n++]);
+  bool stopped = false;
+  if (st == KT__ST_OK) st = take_samples(&r, reps, samples, &n, &stopped);
+  if (st == KT__ST_OK) {
+    kt__stats_compute(samples, n, reps, out);
+    out->stopped_early = stopped;
+  }
+  free(samples);
+  return st;
+}

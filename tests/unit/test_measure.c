@@ -1,0 +1,140 @@
+/* The timing loop, driven by deterministic fake timers. */
+#include <math.h>
+
+#include "harness.h"
+#include "measure/measure.h"
+
+/* A fake device: each launch takes PER_LAUNCH seconds scaled by the next
+ * factor of NOISE (cycled), and the timer can be told to fail. */
+typedef struct fake {
+  double per_launch;
+  const double *noise;
+  int nnoise;
+  int calls, launches, fail_at;
+  int first_reps[2];
+} fake;
+
+static kt__status fake_timer(void *ud, int reps, double *seconds, kt__errbuf *eb) {
+  fake *f = ud;
+  if (f->calls < 2) f->first_reps[f->calls] = reps;
+  if (++f->calls == f->fail_at) return (kt__status)kt__err(eb, KT__ST_RUNTIME, "device fault at call %d", f->calls);
+  double factor = f->nnoise ? f->noise[(f->calls - 1) % f->nnoise] : 1.0;
+  f->launches += reps;
+  *seconds = reps * f->per_launch * factor;
+  return KT__ST_OK;
+}
+
+TEST(steady_timer_scales_reps_and_stops_when_stable) {
+  fake f = {.per_launch = 1e-5};
+  kt__measure_opts o = {0};
+  kt__stats s;
+  ASSERT_EQ(kt__measure(&o, fake_timer, &f, &s, NULL), KT__ST_OK);
+  ASSERT_EQ(f.first_reps[0], 1); /* warm-up launches one at a time */
+  ASSERT_EQ(f.first_reps[1], 1);
+  ASSERT_GE(s.reps * 1e-5, 1e-3 - 1e-12); /* a sample lasts at least 1 ms */
+  ASSERT_TRUE(s.reps * 1e-5 < 4e-3);       /* and not far beyond */
+  ASSERT_EQ(s.nsamples, 5);                /* no spread: min_samples suffice */
+  ASSERT_NEAR(s.median, 1e-5, 1e-15);
+  ASSERT_NEAR(s.min, s.max, 1e-15);
+  ASSERT_EQ(s.stddev, 0);
+  ASSERT_FALSE(s.stopped_early);
+}
+
+TEST(slow_kernel_runs_once_per_sample) {
+  fake f = {.per_launch = 5e-3};
+  kt__measure_opts o = {.max_total_s = 100};
+  kt__stats s;
+  ASSERT_EQ(kt__measure(&o, fake_timer, &f, &s, NULL), KT__ST_OK);
+  ASSERT_EQ(s.reps, 1);
+  ASSERT_EQ(f.launches, 2 + s.nsamples); /* warm-up + samples, the first scaling sample kept */
+}
+
+TEST(noisy_timer_takes_more_samples_and_keeps_median) {
+  static const double noise[] = {1.0, 1.3, 0.9, 1.6, 1.05, 0.95, 1.2, 1.0, 0.8, 1.1};
+  fake f = {.per_launch = 2e-3, .noise = noise, .nnoise = 10};
+  kt__measure_opts o = {.max_samples = 30, .max_total_s = 1000};
+  kt__stats s;
+  ASSERT_EQ(kt__measure(&o, fake_timer, &f, &s, NULL), KT__ST_OK);
+  ASSERT_TRUE(s.nsamples > 5);
+  ASSERT_TRUE(s.nsamples <= 30);
+  ASSERT_NEAR(s.median, 2e-3 * 1.05, 2e-3 * 0.1);
+  ASSERT_NEAR(s.min, 2e-3 * 0.8, 1e-12);
+  ASSERT_NEAR(s.max, 2e-3 * 1.6, 1e-12);
+  ASSERT_TRUE(s.stddev > 0);
+}
+
+TEST(max_samples_caps_a_never_stable_timer) {
+  static const double noise[] = {1.0, 3.0};
+  fake f = {.per_launch = 2e-3, .noise = noise, .nnoise = 2};
+  kt__measure_opts o = {.max_samples = 12, .max_total_s = 1000};
+  kt__stats s;
+  ASSERT_EQ(kt__measure(&o, fake_timer, &f, &s, NULL), KT__ST_OK);
+  ASSERT_EQ(s.nsamples, 12);
+}
+
+TEST(budget_limits_time_spent) {
+  static const double noise[] = {1.0, 3.0};
+  fake f = {.per_launch = 0.1, .noise = noise, .nnoise = 2};
+  kt__measure_opts o = {.max_total_s = 0.75};
+  kt__stats s;
+  ASSERT_EQ(kt__measure(&o, fake_timer, &f, &s, NULL), KT__ST_OK);
+  /* Warm-up 0.1 + 0.3, then samples until 0.75 s are spent. */
+  ASSERT_TRUE(s.nsamples >= 1 && s.nsamples <= 2);
+}
+
+TEST(clearly_slower_stops_early) {
+  fake f = {.per_launch = 1e-4};
+  kt__measure_opts o = {.best_s = 0.5e-4};
+  kt__stats s;
+  ASSERT_EQ(kt__measure(&o, fake_timer, &f, &s, NULL), KT__ST_OK);
+  ASSERT_TRUE(s.stopped_early);
+  ASSERT_EQ(s.nsamples, 3);
+  ASSERT_NEAR(s.median, 1e-4, 1e-15);
+}
+
+TEST(close_to_best_is_measured_fully) {
+  static const double noise[] = {1.0, 1.3, 0.9, 1.6, 1.05, 0.95, 1.2, 1.0, 0.8, 1.1};
+  fake f = {.per_launch = 1e-4, .noise = noise, .nnoise = 10};
+  kt__measure_opts o = {.best_s = 1e-4, .max_total_s = 1000};
+  kt__stats s;
+  ASSERT_EQ(kt__measure(&o, fake_timer, &f, &s, NULL), KT__ST_OK);
+  ASSERT_FALSE(s.stopped_early);
+  ASSERT_TRUE(s.nsamples > 5);
+}
+
+TEST(slower_by_a_little_stops_after_min_samples) {
+  fake f = {.per_launch = 1.2e-4};
+  kt__measure_opts o = {.best_s = 1e-4, .min_samples = 7};
+  kt__stats s;
+  ASSERT_EQ(kt__measure(&o, fake_timer, &f, &s, NULL), KT__ST_OK);
+  ASSERT_EQ(s.nsamples, 7);
+  ASSERT_TRUE(s.stopped_early);
+}
+
+TEST(timer_failure_is_returned) {
+  fake f = {.per_launch = 1e-4, .fail_at = 6};
+  kt__measure_opts o = {0};
+  kt__stats s;
+  kt__errbuf eb = {{0}};
+  ASSERT_EQ(kt__measure(&o, fake_timer, &f, &s, &eb), KT__ST_RUNTIME);
+  ASSERT_CONTAINS(eb.msg, "device fault at call 6");
+  ASSERT_EQ(f.calls, 6);
+}
+
+TEST(stats_compute) {
+  double v[] = {4, 1, 3, 2};
+  kt__stats s;
+  kt__stats_compute(v, 4, 10, &s);
+  ASSERT_NEAR(s.median, 2.5, 0);
+  ASSERT_NEAR(s.min, 1, 0);
+  ASSERT_NEAR(s.max, 4, 0);
+  ASSERT_NEAR(s.mean, 2.5, 1e-15);
+  ASSERT_NEAR(s.stddev, sqrt(5.0 / 3.0), 1e-12);
+  ASSERT_EQ(s.nsamples, 4);
+  ASSERT_EQ(s.reps, 10);
+  ASSERT_EQ(v[0], 1); /* sorted in place */
+  double one[] = {7};
+  kt__stats_compute(one, 1, 1, &s);
+  ASSERT_NEAR(s.median, 7, 0);
+  ASSERT_EQ(s.stddev, 0);
+}
