@@ -1,0 +1,640 @@
+/* The OpenCL backend: any OpenCL 1.2+ platform found through the ICD loader
+ * (PoCL's CPU device in CI, a GPU vendor's platform elsewhere).
+ *
+ * Devices of all platforms are flattened into one list; its index is the
+ * --device number. Programs are built at load time inside the worker (the
+ * context is the worker's), from the kernel file's whole source with the
+ * configuration as -DNAME=VALUE options, and cached per source and option
+ * string. Dynamic local memory (@shared) is passed to a kernel that declares
+ * one more parameter than @kernel lists: a trailing `__local` pointer, sized
+ * to the @shared bytes. Timing uses profiling events. */
+#include "backend.h"
+#include "opencl_api.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if KTUNE_HAVE_CL_H
+
+enum {
+  MAX_DEVICES = 256,
+  CACHE_SLOTS = 32,          /* built programs kept per worker */
+  LOG_LINES = 40,            /* build log lines kept in a COMPILE message */
+  FLUSH_MIN = 8u << 20,      /* bytes written to evict caches, at least */
+  FLUSH_MAX = 512u << 20
+};
+
+typedef struct cl_entry {
+  uint64_t source_hash;
+  char *options;
+  cl_program program; /* NULL when the build failed */
+  char *log;          /* the failure message when it did */
+} cl_entry;
+
+typedef struct cl_state {
+  const kt__cl_api *cl;
+  cl_device_id device;
+  cl_context context;
+  cl_command_queue queue;
+  size_t max_item[3];
+  size_t max_group;
+  cl_ulong local_mem;
+  cl_ulong cache_bytes;
+  cl_entry cache[CACHE_SLOTS];
+  int next_slot;             /* FIFO eviction */
+  cl_mem flush_buf;          /* lazily created by flush_cache */
+  size_t flush_bytes;
+  bool flush_failed;
+} cl_state;
+
+typedef struct cl_fn {
+  cl_kernel kernel;
+  cl_uint nparams;           /* as the compiled kernel declares them */
+  size_t group_limit;        /* CL_KERNEL_WORK_GROUP_SIZE */
+  cl_ulong static_local;     /* CL_KERNEL_LOCAL_MEM_SIZE */
+} cl_fn;
+
+static kt__status fail(kt__errbuf *eb, kt__status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static kt__status fail(kt__errbuf *eb, kt__status st, const char *fmt, ...) {
+  if (eb) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(eb->msg, sizeof eb->msg, fmt, ap);
+    va_end(ap);
+  }
+  return st;
+}
+
+#define CL_CHECK(call, eb, what)                                                              \
+  do {                                                                                       \
+    cl_int rc_ = (call);                                                                     \
+    if (rc_ != CL_SUCCESS)                                                                   \
+      return kt__err((eb), KT_NOBACKEND, "OpenCL: %s failed: %s (%d)", (what),               \
+                     kt__cl_error_name(rc_), (int)rc_);                                      \
+  } while (0)
+
+/* ---- devices ---------------------------------------------------------- */
+
+typedef struct cl_pair {
+  cl_platform_id platform;
+  cl_device_id device;
+} cl_pair;
+
+/* Appends PLATFORM's devices to PAIRS. A platform without devices is
+ * skipped (CL_DEVICE_NOT_FOUND is how the loader says so). */
+static int add_platform_devices(const kt__cl_api *cl, cl_platform_id platform, cl_pair *pairs, int max,
+                                int *count, kt__errbuf *eb) {
+  cl_uint n = 0;
+  cl_int rc = cl->clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, NULL, &n);
+  if (rc == CL_DEVICE_NOT_FOUND || n == 0) return KT_OK;
+  CL_CHECK(rc, eb, "clGetDeviceIDs");
+  cl_device_id *ids = kt__xcalloc(n, sizeof *ids);
+  rc = cl->clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, n, ids, NULL);
+  for (cl_uint i = 0; rc == CL_SUCCESS && i < n && *count < max; i++)
+    pairs[(*count)++] = (cl_pair){platform, ids[i]};
+  free(ids);
+  CL_CHECK(rc, eb, "clGetDeviceIDs");
+  return KT_OK;
+}
+
+/* Every device of every platform, in platform order: the global index. */
+static int enumerate(const kt__cl_api *cl, cl_pair *pairs, int max, int *count, kt__errbuf *eb) {
+  *count = 0;
+  cl_uint np = 0;
+  cl_int rc = cl->clGetPlatformIDs(0, NULL, &np);
+  if (rc == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */ || (rc == CL_SUCCESS && np == 0))
+    return kt__err(eb, KT_NOBACKEND,
+                   "OpenCL: the ICD loader found no platform (no driver registered under "
+                   "/etc/OpenCL/vendors or $OCL_ICD_VENDORS)");
+  CL_CHECK(rc, eb, "clGetPlatformIDs");
+  cl_platform_id *plats = kt__xcalloc(np, sizeof *plats);
+  rc = cl->clGetPlatformIDs(np, plats, NULL);
+  int status = rc == CL_SUCCESS ? KT_OK
+                                : kt__err(eb, KT_NOBACKEND, "OpenCL: clGetPlatformIDs failed: %s",
+                                          kt__cl_error_name(rc));
+  for (cl_uint p = 0; status == KT_OK && p < np; p++)
+    status = add_platform_devices(cl, plats[p], pairs, max, count, eb);
+  free(plats);
+  if (status == KT_OK && *count == 0)
+    status = kt__err(eb, KT_NOBACKEND, "OpenCL: %u platform(s) found, but no device", (unsigned)np);
+  return status;
+}
+
+/* A string property, truncated to CAP - 1 bytes (clGet*Info refuses a buffer
+ * shorter than the value, so the size is asked first). */
+static void device_string(const kt__cl_api *cl, cl_device_id d, cl_platform_id p, cl_uint param, char *out,
+                          size_t cap) {
+  size_t need = 0;
+  cl_int rc = d ? cl->clGetDeviceInfo(d, param, 0, NULL, &need) : cl->clGetPlatformInfo(p, param, 0, NULL, &need);
+  out[0] = '\0';
+  if (rc != CL_SUCCESS || need == 0) return;
+  char *tmp = kt__xmalloc(need + 1);
+  rc = d ? cl->clGetDeviceInfo(d, param, need, tmp, NULL) : cl->clGetPlatformInfo(p, param, need, tmp, NULL);
+  if (rc == CL_SUCCESS) {
+    tmp[need] = '\0';
+    snprintf(out, cap, "%s", tmp);
+  }
+  free(tmp);
+}
+
+static int device_value(const kt__cl_api *cl, cl_device_id d, cl_uint param, void *out, size_t size,
+                        kt__errbuf *eb) {
+  CL_CHECK(cl->clGetDeviceInfo(d, param, size, out, NULL), eb, "clGetDeviceInfo");
+  return KT_OK;
+}
+
+static int fill_info(const kt__cl_api *cl, cl_pair pr, int index, kt__device_info *info, kt__errbuf *eb) {
+  snprintf(info->backend, sizeof info->backend, "opencl");
+  info->index = index;
+  device_string(cl, pr.device, NULL, CL_DEVICE_NAME, info->name, sizeof info->name);
+  device_string(cl, pr.device, NULL, CL_DEVICE_VENDOR, info->vendor, sizeof info->vendor);
+  device_string(cl, pr.device, NULL, CL_DEVICE_VERSION, info->arch, sizeof info->arch);
+  device_string(cl, pr.device, NULL, CL_DEVICE_OPENCL_C_VERSION, info->toolchain_version,
+                sizeof info->toolchain_version);
+  /* The driver version first: the platform version alone ("OpenCL 3.0 CUDA
+   * 12.4") does not change with every driver, and results must not outlive
+   * a driver change. */
+  char driver[64], platform[128];
+  device_string(cl, pr.device, NULL, CL_DRIVER_VERSION, driver, sizeof driver);
+  device_string(cl, NULL, pr.platform, CL_PLATFORM_VERSION, platform, sizeof platform);
+  kt__sbuf both = {0};
+  kt__sbuf_printf(&both, "%s; %s", driver, platform);
+  snprintf(info->driver_version, sizeof info->driver_version, "%.*s", (int)sizeof info->driver_version - 1, both.s);
+  kt__sbuf_free(&both);
+
+  cl_ulong mem = 0, local = 0, cache = 0;
+  size_t group = 0;
+  cl_uint units = 0;
+  KT__FORWARD(device_value(cl, pr.device, CL_DEVICE_GLOBAL_MEM_SIZE, &mem, sizeof mem, eb));
+  KT__FORWARD(device_value(cl, pr.device, CL_DEVICE_LOCAL_MEM_SIZE, &local, sizeof local, eb));
+  KT__FORWARD(device_value(cl, pr.device, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, &cache, sizeof cache, eb));
+  KT__FORWARD(device_value(cl, pr.device, CL_DEVICE_MAX_WORK_GROUP_SIZE, &group, sizeof group, eb));
+  KT__FORWARD(device_value(cl, pr.device, CL_DEVICE_MAX_COMPUTE_UNITS, &units, sizeof units, eb));
+  info->memory_bytes = mem;
+  info->max_shared_bytes = local;
+  info->l2_bytes = cache;
+  info->max_threads_per_block = group > INT32_MAX ? INT32_MAX : (int)group;
+  info->compute_units = (int)units;
+  return KT_OK;
+}
+
+static int cl_list_devices(kt__device_info *out, int max, int *count, kt__errbuf *eb) {
+  const kt__cl_api *cl = kt__cl_load(eb);
+  if (!cl) return KT_NOBACKEND;
+  cl_pair pairs[MAX_DEVICES];
+  int n = 0;
+  KT__FORWARD(enumerate(cl, pairs, MAX_DEVICES, &n, eb));
+  *count = 0;
+  for (int i = 0; i < n && i < max; i++) {
+    memset(&out[i], 0, sizeof out[i]);
+    KT__FORWARD(fill_info(cl, pairs[i], i, &out[i], eb));
+    *count = i + 1;
+  }
+  return KT_OK;
+}
+
+/* ---- open / close ----------------------------------------------------- */
+
+static int query_limits(cl_state *s, kt__errbuf *eb) {
+  const kt__cl_api *cl = s->cl;
+  cl_uint dims = 0;
+  KT__FORWARD(device_value(cl, s->device, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, &dims, sizeof dims, eb));
+  KT__RETURN_IF(dims < 1 || dims > 64, eb, KT_NOBACKEND, "OpenCL: device reports %u work-item dimensions",
+                (unsigned)dims);
+  size_t sizes[64];
+  KT__FORWARD(device_value(cl, s->device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizes, dims * sizeof sizes[0], eb));
+  for (int i = 0; i < 3; i++) s->max_item[i] = i < (int)dims ? sizes[i] : 1;
+  KT__FORWARD(device_value(cl, s->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, &s->max_group, sizeof s->max_group, eb));
+  KT__FORWARD(device_value(cl, s->device, CL_DEVICE_LOCAL_MEM_SIZE, &s->local_mem, sizeof s->local_mem, eb));
+  KT__FORWARD(device_value(cl, s->device, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, &s->cache_bytes,
+                           sizeof s->cache_bytes, eb));
+  return KT_OK;
+}
+
+static int create_context(cl_state *s, kt__errbuf *eb) {
+  cl_int rc = CL_SUCCESS;
+  s->context = s->cl->clCreateContext(NULL, 1, &s->device, NULL, NULL, &rc);
+  CL_CHECK(rc, eb, "clCreateContext");
+  s->queue = s->cl->clCreateCommandQueue(s->context, s->device, CL_QUEUE_PROFILING_ENABLE, &rc);
+  CL_CHECK(rc, eb, "clCreateCommandQueue (with profiling)");
+  return KT_OK;
+}
+
+static void cl_close(void *state);
+
+static int cl_open(int index, void **state, kt__device_info *info, kt__errbuf *eb) {
+  *state = NULL;
+  const kt__cl_api *cl = kt__cl_load(eb);
+  if (!cl) return KT_NOBACKEND;
+  cl_pair pairs[MAX_DEVICES];
+  int n = 0;
+  KT__FORWARD(enumerate(cl, pairs, MAX_DEVICES, &n, eb));
+  KT__RETURN_IF(index < 0 || index >= n, eb, KT_NOTFOUND,
+                "OpenCL: there is no device %d (%d found: 0..%d; see `ktune devices`)", index, n, n - 1);
+  KT__FORWARD(fill_info(cl, pairs[index], index, info, eb));
+  cl_state *s = kt__xcalloc(1, sizeof *s);
+  s->cl = cl;
+  s->device = pairs[index].device;
+  int rc = query_limits(s, eb);
+  if (rc == KT_OK) rc = create_context(s, eb);
+  if (rc != KT_OK) {
+    cl_close(s);
+    return rc;
+  }
+  *state = s;
+  return KT_OK;
+}
+
+static void entry_clear(const kt__cl_api *cl, cl_entry *e) {
+  if (e->program) (void)cl->clReleaseProgram(e->program);
+  free(e->options);
+  free(e->log);
+  memset(e, 0, sizeof *e);
+}
+
+static void cl_close(void *state) {
+  cl_state *s = state;
+  const kt__cl_api *cl = s->cl;
+  for (int i = 0; i < CACHE_SLOTS; i++) entry_clear(cl, &s->cache[i]);
+  if (s->flush_buf) (void)cl->clReleaseMemObject(s->flush_buf);
+  /* Release errors at teardown have no one to report to: the worker is
+   * leaving, and the driver reclaims everything with the process. */
+  if (s->queue) (void)cl->clReleaseCommandQueue(s->queue);
+  if (s->context) (void)cl->clReleaseContext(s->context);
+  free(s);
+}
+
+/* ---- building --------------------------------------------------------- */
+
+static uint64_t fnv1a(const char *s, size_t n) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+  return h;
+}
+
+static char *build_options(const kt__build *b) {
+  kt__sbuf o = {0};
+  for (int i = 0; i < b->n; i++) kt__sbuf_printf(&o, "%s-D%s=%" PRId64, i ? " " : "", b->names[i], b->values[i]);
+  return o.s ? o.s : kt__xstrdup("");
+}
+
+/* The first LOG_LINES lines of the build log, for the COMPILE message. */
+static char *build_log(const kt__cl_api *cl, cl_program prog, cl_device_id dev) {
+  size_t n = 0;
+  if (cl->clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) != CL_SUCCESS || n == 0)
+    return kt__xstrdup("(no build log)");
+  char *log = kt__xmalloc(n + 1);
+  if (cl->clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, n, log, NULL) != CL_SUCCESS) n = 0;
+  log[n] = '\0';
+  int lines = 0;
+  for (char *p = log; *p; p++)
+    if (*p == '\n' && ++lines == LOG_LINES) {
+      p[1] = '\0';
+      break;
+    }
+  return log;
+}
+
+/* Builds SOURCE with OPTIONS into E (program on success, log on failure). */
+static void build_entry(cl_state *s, const char *source, size_t len, cl_entry *e) {
+  const kt__cl_api *cl = s->cl;
+  cl_int rc = CL_SUCCESS;
+  kt__sbuf msg = {0};
+  cl_program prog = cl->clCreateProgramWithSource(s->context, 1, &source, &len, &rc);
+  if (rc != CL_SUCCESS) {
+    kt__sbuf_printf(&msg, "clCreateProgramWithSource: %s", kt__cl_error_name(rc));
+  } else if ((rc = cl->clBuildProgram(prog, 1, &s->device, e->options, NULL, NULL)) != CL_SUCCESS) {
+    char *log = build_log(cl, prog, s->device);
+    kt__sbuf_printf(&msg, "clBuildProgram: %s (options \"%s\")\n%s", kt__cl_error_name(rc), e->options, log);
+    free(log);
+    (void)cl->clReleaseProgram(prog);
+    prog = NULL;
+  }
+  e->program = prog;
+  e->log = msg.s;
+}
+
+/* The cached entry for (SOURCE, OPTIONS), building it on a miss. */
+static cl_entry *lookup_program(cl_state *s, const kt__source *src, char *options) {
+  uint64_t h = fnv1a(src->text, src->len);
+  for (int i = 0; i < CACHE_SLOTS; i++) {
+    cl_entry *e = &s->cache[i];
+    if (e->options && e->source_hash == h && strcmp(e->options, options) == 0) {
+      free(options);
+      return e;
+    }
+  }
+  cl_entry *e = &s->cache[s->next_slot];
+  s->next_slot = (s->next_slot + 1) % CACHE_SLOTS;
+  entry_clear(s->cl, e); /* kernels made from an evicted program keep it alive */
+  e->source_hash = h;
+  e->options = options;
+  build_entry(s, src->text, src->len, e);
+  return e;
+}
+
+static kt__status kernel_query(cl_state *s, cl_fn *f, kt__errbuf *eb) {
+  const kt__cl_api *cl = s->cl;
+  cl_int rc = cl->clGetKernelInfo(f->kernel, CL_KERNEL_NUM_ARGS, sizeof f->nparams, &f->nparams, NULL);
+  if (rc == CL_SUCCESS)
+    rc = cl->clGetKernelWorkGroupInfo(f->kernel, s->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof f->group_limit,
+                                      &f->group_limit, NULL);
+  if (rc == CL_SUCCESS)
+    rc = cl->clGetKernelWorkGroupInfo(f->kernel, s->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof f->static_local,
+                                      &f->static_local, NULL);
+  if (rc != CL_SUCCESS) return fail(eb, KT__ST_RUNTIME, "OpenCL: kernel query failed: %s", kt__cl_error_name(rc));
+  return KT__ST_OK;
+}
+
+static kt__status cl_load(void *state, const kt__build *b, const kt__artifact *a, void **fn, kt__errbuf *eb) {
+  cl_state *s = state;
+  cl_entry *e = lookup_program(s, &b->file->src, build_options(b));
+  if (!e->program) return fail(eb, KT__ST_COMPILE, "%s", e->log ? e->log : "build failed");
+  cl_int rc = CL_SUCCESS;
+  cl_fn *f = kt__xcalloc(1, sizeof *f);
+  f->kernel = s->cl->clCreateKernel(e->program, b->decl->name, &rc);
+  if (rc != CL_SUCCESS) {
+    free(f);
+    return fail(eb, rc == CL_INVALID_KERNEL_NAME ? KT__ST_COMPILE : KT__ST_RUNTIME,
+                "clCreateKernel(\"%s\"): %s%s", b->decl->name, kt__cl_error_name(rc),
+                rc == CL_INVALID_KERNEL_NAME ? ": the program has no __kernel of that name" : "");
+  }
+  kt__status st = kernel_query(s, f, eb);
+  if (st != KT__ST_OK) {
+    (void)s->cl->clReleaseKernel(f->kernel);
+    free(f);
+    return st;
+  }
+  *fn = f;
+  return KT__ST_OK;
+}
+
+static void cl_unload(void *state, void *fn) {
+  cl_state *s = state;
+  cl_fn *f = fn;
+  (void)s->cl->clReleaseKernel(f->kernel);
+  free(f);
+}
+
+/* ---- launching -------------------------------------------------------- */
+
+static kt__status cl_check(void *state, void *fn, const kt__launch *l, kt__errbuf *eb) {
+  cl_state *s = state;
+  cl_fn *f = fn;
+  uint64_t group = 1;
+  for (int i = 0; i < 3; i++) {
+    if (l->block[i] > s->max_item[i])
+      return fail(eb, KT__ST_CONSTRAINT, "block dimension %d is %" PRIu64 " work-items; the device allows %zu", i,
+                  l->block[i], s->max_item[i]);
+    group *= l->block[i]; /* each factor is at most a size_t limit: no overflow in 3 */
+  }
+  if (group > f->group_limit)
+    return fail(eb, KT__ST_CONSTRAINT,
+                "work-group of %" PRIu64 " work-items exceeds this kernel's limit of %zu on the device "
+                "(CL_KERNEL_WORK_GROUP_SIZE)",
+                group, f->group_limit);
+  uint64_t local = (uint64_t)f->static_local + l->shared_bytes;
+  if (local > s->local_mem)
+    return fail(eb, KT__ST_CONSTRAINT,
+                "local memory of %" PRIu64 " bytes (%" PRIu64 " static + %" PRIu64
+                " @shared) exceeds the device's %" PRIu64,
+                local, (uint64_t)f->static_local, l->shared_bytes, (uint64_t)s->local_mem);
+  return KT__ST_OK;
+}
+
+/* Binds L's arguments, plus the trailing __local one for @shared. */
+static kt__status set_args(cl_state *s, cl_fn *f, const kt__launch *l, kt__errbuf *eb) {
+  cl_uint want = (cl_uint)l->nargs + (l->shared_bytes ? 1u : 0u);
+  if (f->nparams != want)
+    return fail(eb, KT__ST_RUNTIME, "the kernel takes %u parameters; @kernel declares %d%s", (unsigned)f->nparams,
+                l->nargs, l->shared_bytes ? ", plus one trailing __local pointer for @shared" : "");
+  for (int i = 0; i < l->nargs; i++) {
+    const kt__arg *a = &l->args[i];
+    cl_mem mem = a->buf;
+    cl_int rc = a->is_tensor ? s->cl->clSetKernelArg(f->kernel, (cl_uint)i, sizeof mem, &mem)
+                             : s->cl->clSetKernelArg(f->kernel, (cl_uint)i, a->size, a->scalar);
+    if (rc != CL_SUCCESS)
+      return fail(eb, KT__ST_RUNTIME, "clSetKernelArg(%d): %s", i, kt__cl_error_name(rc));
+  }
+  if (l->shared_bytes) {
+    cl_int rc = s->cl->clSetKernelArg(f->kernel, (cl_uint)l->nargs, (size_t)l->shared_bytes, NULL);
+    if (rc != CL_SUCCESS)
+      return fail(eb, KT__ST_RUNTIME, "clSetKernelArg(%d, %" PRIu64 " bytes of __local): %s", l->nargs,
+                  l->shared_bytes, kt__cl_error_name(rc));
+  }
+  return KT__ST_OK;
+}
+
+typedef struct cl_range {
+  cl_uint dims;
+  size_t global[3], local[3];
+} cl_range;
+
+/* Global size = grid * block per dimension; trailing 1s are dropped. */
+static kt__status make_range(const kt__launch *l, cl_range *r, kt__errbuf *eb) {
+  r->dims = 1;
+  for (int i = 0; i < 3; i++) {
+    uint64_t g;
+    if (!kt__mul_u64(l->grid[i], l->block[i], &g) || g > SIZE_MAX)
+      return fail(eb, KT__ST_CONSTRAINT, "global size grid*block overflows in dimension %d", i);
+    if (g == 0) return fail(eb, KT__ST_CONSTRAINT, "empty launch: grid or block is 0 in dimension %d", i);
+    r->global[i] = (size_t)g;
+    r->local[i] = (size_t)l->block[i];
+    if (g > 1) r->dims = (cl_uint)i + 1;
+  }
+  return KT__ST_OK;
+}
+
+/* Errors that mean "this configuration does not fit", not "it is broken". */
+static bool is_resource_error(cl_int rc) {
+  return rc == CL_INVALID_WORK_GROUP_SIZE || rc == CL_INVALID_WORK_ITEM_SIZE || rc == CL_OUT_OF_RESOURCES ||
+         rc == CL_MEM_OBJECT_ALLOCATION_FAILURE || rc == CL_INVALID_GLOBAL_WORK_SIZE;
+}
+
+static kt__status enqueue(cl_state *s, cl_fn *f, const cl_range *r, cl_event *ev, kt__errbuf *eb) {
+  cl_int rc = s->cl->clEnqueueNDRangeKernel(s->queue, f->kernel, r->dims, NULL, r->global, r->local, 0, NULL, ev);
+  if (rc == CL_SUCCESS) return KT__ST_OK;
+  return fail(eb, is_resource_error(rc) ? KT__ST_CONSTRAINT : KT__ST_RUNTIME,
+              "clEnqueueNDRangeKernel (global %zux%zux%zu, local %zux%zux%zu): %s", r->global[0], r->global[1],
+              r->global[2], r->local[0], r->local[1], r->local[2], kt__cl_error_name(rc));
+}
+
+/* Waits for the queue; an error here is the kernel's execution failing. */
+static kt__status finish(cl_state *s, kt__errbuf *eb) {
+  cl_int rc = s->cl->clFinish(s->queue);
+  if (rc == CL_SUCCESS) return KT__ST_OK;
+  return fail(eb, KT__ST_RUNTIME, "kernel execution failed: clFinish: %s", kt__cl_error_name(rc));
+}
+
+static kt__status prepare(cl_state *s, cl_fn *f, const kt__launch *l, cl_range *r, kt__errbuf *eb) {
+  kt__status st = make_range(l, r, eb);
+  return st == KT__ST_OK ? set_args(s, f, l, eb) : st;
+}
+
+static kt__status cl_run(void *state, void *fn, const kt__launch *l, kt__errbuf *eb) {
+  cl_range r;
+  kt__status st = prepare(state, fn, l, &r, eb);
+  if (st == KT__ST_OK) st = enqueue(state, fn, &r, NULL, eb);
+  if (st == KT__ST_OK) st = finish(state, eb);
+  return st;
+}
+
+static kt__status event_time(cl_state *s, cl_event ev, cl_profiling_info what, cl_ulong *ns, kt__errbuf *eb) {
+  cl_int rc = s->cl->clGetEventProfilingInfo(ev, what, sizeof *ns, ns, NULL);
+  if (rc != CL_SUCCESS) return fail(eb, KT__ST_RUNTIME, "clGetEventProfilingInfo: %s", kt__cl_error_name(rc));
+  return KT__ST_OK;
+}
+
+/* Enqueues N launches, keeping the events of the first and the last. */
+static kt__status enqueue_n(cl_state *s, cl_fn *f, const cl_range *r, int n, cl_event *first, cl_event *last,
+                            kt__errbuf *eb) {
+  kt__status st = enqueue(s, f, r, first, eb);
+  for (int i = 1; st == KT__ST_OK && i < n; i++) st = enqueue(s, f, r, i == n - 1 ? last : NULL, eb);
+  return st;
+}
+
+static kt__status cl_time(void *state, void *fn, const kt__launch *l, int n, double *seconds, kt__errbuf *eb) {
+  cl_state *s = state;
+  cl_range r;
+  cl_event first = NULL, last = NULL;
+  cl_ulong start = 0, end = 0;
+  if (n < 1) return fail(eb, KT__ST_RUNTIME, "timing needs at least one launch (asked %d)", n);
+  kt__status st = prepare(s, fn, l, &r, eb);
+  if (st == KT__ST_OK) st = enqueue_n(s, fn, &r, n, &first, &last, eb);
+  if (st == KT__ST_OK) st = finish(s, eb);
+  if (st == KT__ST_OK) st = event_time(s, first, CL_PROFILING_COMMAND_START, &start, eb);
+  if (st == KT__ST_OK) st = event_time(s, last ? last : first, CL_PROFILING_COMMAND_END, &end, eb);
+  if (st == KT__ST_OK && end < start)
+    st = fail(eb, KT__ST_RUNTIME, "profiling events out of order (start %llu, end %llu)",
+              (unsigned long long)start, (unsigned long long)end);
+  if (first) (void)s->cl->clReleaseEvent(first);
+  if (last) (void)s->cl->clReleaseEvent(last);
+  if (st == KT__ST_OK) *seconds = (double)(end - start) * 1e-9;
+  return st;
+}
+
+/* ---- memory ----------------------------------------------------------- */
+
+static int cl_alloc(void *state, size_t bytes, void **buf, kt__errbuf *eb) {
+  cl_state *s = state;
+  cl_int rc = CL_SUCCESS;
+  /* OpenCL refuses empty buffers; an empty tensor still needs a handle. */
+  cl_mem m = s->cl->clCreateBuffer(s->context, CL_MEM_READ_WRITE, bytes ? bytes : 1, NULL, &rc);
+  KT__RETURN_IF(rc != CL_SUCCESS, eb, KT_NOMEM, "OpenCL: clCreateBuffer(%zu bytes): %s", bytes,
+                kt__cl_error_name(rc));
+  *buf = m;
+  return KT_OK;
+}
+
+static void cl_release(void *state, void *buf) {
+  cl_state *s = state;
+  (void)s->cl->clReleaseMemObject((cl_mem)buf);
+}
+
+static int cl_upload(void *state, void *buf, const void *host, size_t bytes, kt__errbuf *eb) {
+  cl_state *s = state;
+  if (bytes == 0) return KT_OK;
+  cl_int rc = s->cl->clEnqueueWriteBuffer(s->queue, (cl_mem)buf, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
+  KT__RETURN_IF(rc != CL_SUCCESS, eb, KT_IO, "OpenCL: clEnqueueWriteBuffer(%zu bytes): %s", bytes,
+                kt__cl_error_name(rc));
+  return KT_OK;
+}
+
+static int cl_download(void *state, void *host, void *buf, size_t bytes, kt__errbuf *eb) {
+  cl_state *s = state;
+  if (bytes == 0) return KT_OK;
+  cl_int rc = s->cl->clEnqueueReadBuffer(s->queue, (cl_mem)buf, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
+  KT__RETURN_IF(rc != CL_SUCCESS, eb, KT_IO, "OpenCL: clEnqueueReadBuffer(%zu bytes): %s", bytes,
+                kt__cl_error_name(rc));
+  return KT_OK;
+}
+
+/* Overwrites a buffer twice the device's global memory cache, so the next
+ * timed launch starts cold. Gives up quietly (untimed, best effort) if the
+ * device cannot spare the buffer. */
+static void cl_flush_cache(void *state) {
+  cl_state *s = state;
+  if (s->flush_failed) return;
+  cl_int rc = CL_SUCCESS;
+  if (!s->flush_buf) {
+    uint64_t want = s->cache_bytes * 2;
+    s->flush_bytes = (size_t)(want < FLUSH_MIN ? FLUSH_MIN : want > FLUSH_MAX ? FLUSH_MAX : want);
+    s->flush_buf = s->cl->clCreateBuffer(s->context, CL_MEM_READ_WRITE, s->flush_bytes, NULL, &rc);
+    if (rc != CL_SUCCESS) s->flush_buf = NULL;
+  }
+  static const cl_uint pattern = 0x5a5a5a5au;
+  if (rc == CL_SUCCESS)
+    rc = s->cl->clEnqueueFillBuffer(s->queue, s->flush_buf, &pattern, sizeof pattern, 0, s->flush_bytes, 0, NULL,
+                                    NULL);
+  if (rc == CL_SUCCESS) rc = s->cl->clFinish(s->queue);
+  if (rc != CL_SUCCESS) s->flush_failed = true;
+}
+
+const kt__backend kt__backend_opencl = {
+    .name = "opencl",
+    .list_devices = cl_list_devices,
+    .compile = NULL, /* built at load time, in the worker that owns the context */
+    .open = cl_open,
+    .close = cl_close,
+    .load = cl_load,
+    .unload = cl_unload,
+    .check = cl_check,
+    .alloc = cl_alloc,
+    .release = cl_release,
+    .upload = cl_upload,
+    .download = cl_download,
+    .run = cl_run,
+    .time = cl_time,
+    .flush_cache = cl_flush_cache,
+};
+
+#else /* !KTUNE_HAVE_CL_H */
+
+/* Built without CL/cl.h: the backend exists, and says why it cannot run.
+ * open fails, so the other entries are never reached with a state. */
+static int no_cl(kt__errbuf *eb) {
+  return kt__err(eb, KT_NOBACKEND, "OpenCL: ktune was built without the OpenCL headers (CL/cl.h); "
+                                   "install opencl-headers and rebuild");
+}
+static int nocl_list(kt__device_info *out, int max, int *count, kt__errbuf *eb) { return no_cl(eb); }
+static int nocl_open(int index, void **state, kt__device_info *info, kt__errbuf *eb) {
+  *state = NULL;
+  return no_cl(eb);
+}
+static void nocl_close(void *state) {}
+static kt__status nocl_load(void *state, const kt__build *b, const kt__artifact *a, void **fn, kt__errbuf *eb) {
+  no_cl(eb);
+  return KT__ST_RUNTIME;
+}
+static void nocl_unload(void *state, void *fn) {}
+static int nocl_alloc(void *state, size_t bytes, void **buf, kt__errbuf *eb) { return no_cl(eb); }
+static void nocl_release(void *state, void *buf) {}
+static int nocl_upload(void *state, void *buf, const void *host, size_t bytes, kt__errbuf *eb) { return no_cl(eb); }
+static int nocl_download(void *state, void *host, void *buf, size_t bytes, kt__errbuf *eb) { return no_cl(eb); }
+static kt__status nocl_run(void *state, void *fn, const kt__launch *l, kt__errbuf *eb) {
+  no_cl(eb);
+  return KT__ST_RUNTIME;
+}
+static kt__status nocl_time(void *state, void *fn, const kt__launch *l, int n, double *seconds, kt__errbuf *eb) {
+  no_cl(eb);
+  return KT__ST_RUNTIME;
+}
+
+const kt__backend kt__backend_opencl = {
+    .name = "opencl",
+    .list_devices = nocl_list,
+    .open = nocl_open,
+    .close = nocl_close,
+    .load = nocl_load,
+    .unload = nocl_unload,
+    .alloc = nocl_alloc,
+    .release = nocl_release,
+    .upload = nocl_upload,
+    .download = nocl_download,
+    .run = nocl_run,
+    .time = nocl_time,
+};
+
+#endif
