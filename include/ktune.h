@@ -196,6 +196,25 @@ int kt_cache_import(const char *db_path, const char *path, FILE *out, char *err,
  * goes to OUT (may be NULL). */
 int kt_cache_clear(const char *db_path, const kt_cache_filter *f, FILE *out, char *err, size_t errlen);
 
+/* Search strategies (docs/SEARCH.md): their names, NULL-terminated, and a
+ * one-line summary of each (NULL for an unknown name). */
+const char *const *kt_strategy_names(void);
+const char *kt_strategy_summary(const char *name);
+/* The strategy kt_tune uses when none is named: "exhaustive" when the valid
+ * space (VALID_SPACE_SIZE; UINT64_MAX when not counted) fits the budget of
+ * BUDGET configurations (0: unlimited), else the strategy that did best in
+ * the replay evaluation of docs/SEARCH.md. */
+const char *kt_default_strategy(uint64_t valid_space_size, long budget);
+/* Replays search on an exhaustively measured space: PATH is a T4 results
+ * file (gzip or plain JSON). REPEATS simulated tunings of at most BUDGET
+ * configurations each (0: no limit), seeds derived from SEED, with STRATEGY
+ * (NULL: kt_default_strategy's choice for this space and budget). Writes the
+ * mean and spread of t_opt / t_best_found as text, or as one JSON object
+ * (key "fraction_of_optimum") when JSON is 1. Errors: KT_IO, KT_INVALID
+ * (bad file, unknown strategy), with the detail in ERR. */
+int kt_replay(const char *path, const char *strategy, long budget, int repeats, uint64_t seed,
+              int json, FILE *out, char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

@@ -56,3 +56,20 @@ void kt__strategy_free(kt__strategy *s) {
   s->ops->destroy(s->state);
   free(s);
 }
+
+/* ---- public: names, summaries and the default ---- */
+
+const char *const *kt_strategy_names(void) { return kt__strategy_names(); }
+
+const char *kt_strategy_summary(const char *name) {
+  const kt__strategy_ops *ops = kt__strategy_find(name);
+  return ops ? ops->summary : NULL;
+}
+
+/* The best strategy in the replay evaluation (docs/SEARCH.md). */
+#define KT__BEST_STRATEGY "random"
+
+const char *kt_default_strategy(uint64_t valid_space_size, long budget) {
+  if (budget <= 0 || valid_space_size <= (uint64_t)budget) return "exhaustive";
+  return KT__BEST_STRATEGY;
+}

@@ -22,6 +22,8 @@ struct kt__space {
   int64_t *pinval;      /* the pinned value of dim d, when pinned[d] */
   uint64_t *stride;     /* index weight of dim d's digit */
   uint64_t size;
+  kt__space_filter_fn filter; /* optional extra validity test */
+  void *filter_ud;
 };
 
 /* Product of the choice counts under the current pins; false on overflow. */
@@ -124,6 +126,7 @@ void kt__space_values(const kt__space *s, uint64_t index, int64_t *values) {
 
 int kt__space_check(const kt__space *s, const int64_t *values, kt__eval_error *err) {
   kt__env env = {.names = s->names, .values = values, .n = s->ndims, .parent = s->sizes};
+  if (s->filter && !s->filter(s->filter_ud, values)) return 0;
   for (int i = 0; i < s->nwhere; i++) {
     int64_t v = 0;
     kt__eval_error local;
@@ -138,7 +141,7 @@ enum { SMALL_DIMS = 32 };
 
 int kt__space_valid_index(const kt__space *s, uint64_t index) {
   if (index >= s->size) return 0;
-  if (s->nwhere == 0) return 1;
+  if (s->nwhere == 0 && !s->filter) return 1;
   int64_t small[SMALL_DIMS];
   int64_t *values = s->ndims <= SMALL_DIMS ? small : kt__xmalloc((size_t)s->ndims * sizeof *values);
   kt__space_values(s, index, values);
@@ -149,7 +152,7 @@ int kt__space_valid_index(const kt__space *s, uint64_t index) {
 
 uint64_t kt__space_count_valid(const kt__space *s, uint64_t limit) {
   if (s->size > limit) return UINT64_MAX;
-  if (s->nwhere == 0) return s->size;
+  if (s->nwhere == 0 && !s->filter) return s->size;
   uint64_t n = 0;
   for (uint64_t i = 0; i < s->size; i++) n += (uint64_t)kt__space_valid_index(s, i);
   return n;
@@ -300,4 +303,9 @@ void kt__space_format_defines(const kt__space *s, const int64_t *values, kt__sbu
   for (int d = 0; d < s->ndims; d++)
     kt__sbuf_printf(out, "%s-D%s=%" PRId64, d ? " " : "", s->names[d], values[d]);
   if (!out->s) kt__sbuf_append(out, "", 0);
+}
+
+void kt__space_set_filter(kt__space *s, kt__space_filter_fn fn, void *ud) {
+  s->filter = fn;
+  s->filter_ud = ud;
 }

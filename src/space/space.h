@@ -60,4 +60,10 @@ uint64_t kt__space_index_of(const kt__space *s, const int64_t *values);
 void kt__space_format(const kt__space *s, const int64_t *values, kt__sbuf *out);
 void kt__space_format_defines(const kt__space *s, const int64_t *values, kt__sbuf *out);
 
+/* An extra validity test beside @where (NULL removes it): FN returns 1 when
+ * the configuration with these values is valid, 0 when it is not. Replay
+ * uses it to exclude configurations a recorded space does not hold. */
+typedef int (*kt__space_filter_fn)(void *ud, const int64_t *values);
+void kt__space_set_filter(kt__space *s, kt__space_filter_fn fn, void *ud);
+
 #endif

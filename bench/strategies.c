@@ -1,0 +1,115 @@
+/* Replay evaluation of every search strategy on recorded spaces:
+ *   strategies [-r REPEATS] [-s SEED] [-b 25,50,...] [-S name,name] FILE...
+ * prints a Markdown table (mean fraction of optimum per file and overall)
+ * and, with -v, one line per run on stderr. Built and run by strategies.sh. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "search/replay.h"
+
+enum { MAX_FILES = 64, MAX_BUDGETS = 16, MAX_STRATS = 32 };
+
+typedef struct bench {
+  int repeats, nfiles, nbudgets, nstrats, verbose;
+  uint64_t seed;
+  long budgets[MAX_BUDGETS];
+  const char *strats[MAX_STRATS];
+  const char *files[MAX_FILES];
+  kt__recorded *rec[MAX_FILES];
+} bench;
+
+static void parse_list(char *arg, const char **out, int *n, int max) {
+  for (char *tok = strtok(arg, ","); tok && *n < max; tok = strtok(NULL, ",")) out[(*n)++] = tok;
+}
+
+static int parse_args(bench *b, int argc, char **argv) {
+  *b = (bench){.repeats = 100, .seed = 1};
+  const char *budgets[MAX_BUDGETS];
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "-r") && i + 1 < argc) b->repeats = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "-s") && i + 1 < argc) b->seed = strtoull(argv[++i], NULL, 0);
+    else if (!strcmp(argv[i], "-b") && i + 1 < argc) parse_list(argv[++i], budgets, &b->nbudgets, MAX_BUDGETS);
+    else if (!strcmp(argv[i], "-S") && i + 1 < argc) parse_list(argv[++i], b->strats, &b->nstrats, MAX_STRATS);
+    else if (!strcmp(argv[i], "-v")) b->verbose = 1;
+    else if (argv[i][0] == '-') return -1;
+    else if (b->nfiles < MAX_FILES) b->files[b->nfiles++] = argv[i];
+  }
+  for (int i = 0; i < b->nbudgets; i++) b->budgets[i] = atol(budgets[i]);
+  if (!b->nbudgets) {
+    static const long dflt[] = {25, 50, 100, 200, 400};
+    b->nbudgets = 5;
+    memcpy(b->budgets, dflt, sizeof dflt);
+  }
+  for (const char *const *n = kt__strategy_names(); !b->nstrats && *n; n++) {
+    if (strcmp(*n, "exhaustive") == 0) continue; /* index order says nothing */
+    b->strats[b->nstrats++] = *n;
+  }
+  return b->nfiles ? 0 : -1;
+}
+
+static const char *short_name(const char *path) {
+  const char *s = strrchr(path, '/');
+  return s ? s + 1 : path;
+}
+
+static void header(const bench *b) {
+  printf("| strategy | budget |");
+  for (int f = 0; f < b->nfiles; f++) {
+    char name[128];
+    snprintf(name, sizeof name, "%s", short_name(b->files[f]));
+    char *dot = strstr(name, ".json");
+    if (dot) *dot = 0;
+    printf(" %s |", name);
+  }
+  printf(" mean |\n|---|---:|");
+  for (int f = 0; f <= b->nfiles; f++) printf("---:|");
+  printf("\n");
+}
+
+static int row(const bench *b, const char *strat, long budget) {
+  const kt__strategy_ops *ops = kt__strategy_find(strat);
+  if (!ops) {
+    fprintf(stderr, "unknown strategy %s\n", strat);
+    return 1;
+  }
+  double sum = 0;
+  printf("| %s | %ld |", strat, budget);
+  for (int f = 0; f < b->nfiles; f++) {
+    kt__replay_stats st;
+    kt__errbuf eb = {{0}};
+    if (kt__replay_run(b->rec[f], ops, budget, b->repeats, b->seed, &st, &eb) != KT_OK) {
+      fprintf(stderr, "%s: %s\n", b->files[f], eb.msg);
+      return 1;
+    }
+    if (b->verbose)
+      fprintf(stderr, "%s %s %ld: mean %.4f std %.4f min %.4f\n", short_name(b->files[f]), strat, budget,
+              st.mean, st.std, st.min);
+    printf(" %.3f |", st.mean);
+    sum += st.mean;
+  }
+  printf(" **%.3f** |\n", sum / b->nfiles);
+  fflush(stdout);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  bench b;
+  if (parse_args(&b, argc, argv) != 0) {
+    fprintf(stderr, "usage: strategies [-r REPEATS] [-s SEED] [-b 25,50] [-S a,b] [-v] FILE...\n");
+    return 2;
+  }
+  for (int f = 0; f < b.nfiles; f++) {
+    kt__errbuf eb = {{0}};
+    if (kt__recorded_load(b.files[f], &b.rec[f], &eb) != KT_OK) {
+      fprintf(stderr, "%s\n", eb.msg);
+      return 2;
+    }
+  }
+  header(&b);
+  int rc = 0;
+  for (int s = 0; s < b.nstrats && !rc; s++)
+    for (int i = 0; i < b.nbudgets && !rc; i++) rc = row(&b, b.strats[s], b.budgets[i]);
+  for (int f = 0; f < b.nfiles; f++) kt__recorded_free(b.rec[f]);
+  return rc;
+}

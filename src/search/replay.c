@@ -1,0 +1,372 @@
+/* Replay over T4 results files (the FAIR benchmark hub's format): a
+ * "results" array whose entries hold a "configuration" object (parameter ->
+ * value), an "invalidity" string ("correct", "compile", "runtime", ...) and
+ * "measurements" (objective name -> value; the objective is the first of
+ * "objectives", "time" by default). */
+#include "replay.h"
+
+#include <json-c/json.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "rng.h"
+#include "u64map.h"
+
+/* Spaces bigger than this are not replayed: the table is dense. */
+#define KT__REPLAY_MAX_POINTS ((uint64_t)1 << 26)
+enum { MAX_PARAMS = 64, MAX_VALUES = 4096 };
+
+/* One parameter of the file with its distinct values. */
+typedef struct rparam {
+  char *name;
+  char **keys;     /* distinct values as JSON text, in order of appearance */
+  int64_t *values; /* the integer each key stands for */
+  int n;
+  bool numeric;    /* every value an integer: VALUES are those integers */
+} rparam;
+
+struct kt__recorded {
+  rparam *params;
+  int nparams;
+  kt__tunedim *dims; /* sorted values of each parameter, for the space */
+  kt__space *space;
+  unsigned char *state; /* per index: KT__ST_* of the record, CONSTRAINT when absent */
+  float *time;          /* per index, when OK */
+  uint64_t count, ok;
+  double optimum;
+};
+
+/* ---- reading ---- */
+
+/* The whole file, inflated when gzip'ed (gzread passes plain files through). */
+static int read_file(const char *path, char **out, size_t *len, kt__errbuf *eb) {
+  gzFile f = gzopen(path, "rb");
+  KT__RETURN_IF(!f, eb, KT_IO, "%s: cannot open", path);
+  size_t cap = 1 << 20, n = 0;
+  char *buf = kt__xmalloc(cap);
+  for (;;) {
+    if (cap - n < (1 << 16)) buf = kt__xrealloc(buf, cap *= 2);
+    int got = gzread(f, buf + n, (unsigned)(cap - n - 1));
+    if (got < 0) {
+      int zerr = 0;
+      const char *msg = gzerror(f, &zerr);
+      int rc = kt__err(eb, KT_IO, "%s: %s", path, msg);
+      gzclose(f);
+      free(buf);
+      return rc;
+    }
+    if (got == 0) break;
+    n += (size_t)got;
+  }
+  gzclose(f);
+  buf[n] = 0;
+  *out = buf;
+  *len = n;
+  return KT_OK;
+}
+
+static json_object *member(json_object *o, const char *key) {
+  json_object *v = NULL;
+  return json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+static bool json_integer(json_object *v, int64_t *out) {
+  if (json_object_is_type(v, json_type_int)) {
+    *out = json_object_get_int64(v);
+    return true;
+  }
+  if (json_object_is_type(v, json_type_double)) {
+    double d = json_object_get_double(v);
+    if (d == floor(d) && fabs(d) < 9e15) {
+      *out = (int64_t)d;
+      return true;
+    }
+  }
+  return false;
+}
+
+/* The position of V among P's distinct values, adding it when new. */
+static int param_key(rparam *p, json_object *v, bool add) {
+  const char *text = json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN);
+  for (int k = 0; k < p->n; k++)
+    if (strcmp(p->keys[k], text) == 0) return k;
+  if (!add || p->n == MAX_VALUES) return -1;
+  p->keys = kt__xreallocarray(p->keys, (size_t)p->n + 1, sizeof *p->keys);
+  p->values = kt__xreallocarray(p->values, (size_t)p->n + 1, sizeof *p->values);
+  p->keys[p->n] = kt__xstrdup(text);
+  int64_t iv = 0;
+  if (!json_integer(v, &iv)) p->numeric = false;
+  p->values[p->n] = iv;
+  return p->n++;
+}
+
+/* The parameters are those of the first configuration, in its order. */
+static int collect_params(kt__recorded *r, json_object *results, const char *path, kt__errbuf *eb) {
+  json_object *cfg0 = member(json_object_array_get_idx(results, 0), "configuration");
+  KT__RETURN_IF(!cfg0 || !json_object_is_type(cfg0, json_type_object), eb, KT_INVALID,
+                "%s: results[0] has no \"configuration\" object", path);
+  int n = json_object_object_length(cfg0);
+  KT__RETURN_IF(n < 1 || n > MAX_PARAMS, eb, KT_INVALID, "%s: %d parameters (1 to %d expected)", path,
+                n, MAX_PARAMS);
+  r->params = kt__xcalloc((size_t)n, sizeof *r->params);
+  json_object_object_foreach(cfg0, key, val) {
+    (void)val;
+    r->params[r->nparams].name = kt__xstrdup(key);
+    r->params[r->nparams].numeric = true;
+    r->nparams++;
+  }
+  size_t len = json_object_array_length(results);
+  for (size_t i = 0; i < len; i++) {
+    json_object *cfg = member(json_object_array_get_idx(results, i), "configuration");
+    KT__RETURN_IF(!cfg || json_object_object_length(cfg) != r->nparams, eb, KT_INVALID,
+                  "%s: results[%zu] does not set the %d parameters of results[0]", path, i, r->nparams);
+    for (int p = 0; p < r->nparams; p++) {
+      json_object *v = member(cfg, r->params[p].name);
+      KT__RETURN_IF(!v, eb, KT_INVALID, "%s: results[%zu] has no %s", path, i, r->params[p].name);
+      KT__RETURN_IF(param_key(&r->params[p], v, true) < 0, eb, KT_INVALID,
+                    "%s: %s takes more than %d values", path, r->params[p].name, MAX_VALUES);
+    }
+  }
+  return KT_OK;
+}
+
+/* A non-integer parameter (a string, a fraction) becomes its rank among
+ * the values in order of appearance. */
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+static void build_dims(kt__recorded *r) {
+  r->dims = kt__xcalloc((size_t)r->nparams, sizeof *r->dims);
+  for (int p = 0; p < r->nparams; p++) {
+    rparam *rp = &r->params[p];
+    if (!rp->numeric)
+      for (int k = 0; k < rp->n; k++) rp->values[k] = k;
+    kt__tunedim *d = &r->dims[p];
+    d->name = rp->name;
+    d->count = rp->n;
+    d->values = kt__xmalloc((size_t)rp->n * sizeof *d->values);
+    memcpy(d->values, rp->values, (size_t)rp->n * sizeof *d->values);
+    qsort(d->values, (size_t)rp->n, sizeof *d->values, cmp_i64);
+  }
+}
+
+static kt__status status_of(const char *invalidity) {
+  if (!invalidity || strcmp(invalidity, "correct") == 0) return KT__ST_OK;
+  if (strcmp(invalidity, "compile") == 0) return KT__ST_COMPILE;
+  if (strcmp(invalidity, "timeout") == 0) return KT__ST_TIMEOUT;
+  if (strcmp(invalidity, "correctness") == 0) return KT__ST_CORRECTNESS;
+  if (strncmp(invalidity, "constraint", 10) == 0) return KT__ST_CONSTRAINT;
+  return KT__ST_RUNTIME;
+}
+
+static double objective_value(json_object *res) {
+  const char *objective = "time";
+  json_object *objs = member(res, "objectives");
+  if (objs && json_object_array_length(objs) > 0)
+    objective = json_object_get_string(json_object_array_get_idx(objs, 0));
+  json_object *ms = member(res, "measurements");
+  size_t n = ms ? json_object_array_length(ms) : 0;
+  for (size_t i = 0; i < n; i++) {
+    json_object *m = json_object_array_get_idx(ms, i);
+    json_object *name = member(m, "name"), *value = member(m, "value");
+    if (!name || !value || strcmp(json_object_get_string(name), objective) != 0) continue;
+    if (json_object_is_type(value, json_type_double) || json_object_is_type(value, json_type_int))
+      return json_object_get_double(value);
+  }
+  return NAN;
+}
+
+/* Values of one result's configuration, in parameter order. */
+static void result_values(kt__recorded *r, json_object *cfg, int64_t *values) {
+  for (int p = 0; p < r->nparams; p++) {
+    int k = param_key(&r->params[p], member(cfg, r->params[p].name), false);
+    values[p] = r->params[p].values[k];
+  }
+}
+
+static void record_one(kt__recorded *r, json_object *res) {
+  int64_t values[MAX_PARAMS];
+  result_values(r, member(res, "configuration"), values);
+  uint64_t index = kt__space_index_of(r->space, values);
+  if (r->state[index] != KT__ST_CONSTRAINT) return; /* a duplicate: the first stands */
+  json_object *inv = member(res, "invalidity");
+  kt__status st = status_of(inv ? json_object_get_string(inv) : NULL);
+  double t = objective_value(res);
+  if (st == KT__ST_OK && !(t > 0 && isfinite(t))) st = KT__ST_RUNTIME;
+  r->state[index] = (unsigned char)st;
+  if (st == KT__ST_CONSTRAINT) return;
+  r->count++;
+  if (st != KT__ST_OK) return;
+  r->time[index] = (float)t;
+  r->ok++;
+  if (t < r->optimum) r->optimum = t;
+}
+
+static int recorded_filter(void *ud, const int64_t *values) {
+  const kt__recorded *r = ud;
+  uint64_t index = kt__space_index_of(r->space, values);
+  return index != UINT64_MAX && r->state[index] != KT__ST_CONSTRAINT;
+}
+
+static int build_table(kt__recorded *r, json_object *results, const char *path, kt__errbuf *eb) {
+  build_dims(r);
+  KT__FORWARD(kt__space_create(r->dims, r->nparams, NULL, 0, NULL, &r->space, eb));
+  uint64_t size = kt__space_size(r->space);
+  KT__RETURN_IF(size > KT__REPLAY_MAX_POINTS, eb, KT_INVALID,
+                "%s: the space of %llu points is too large to replay", path, (unsigned long long)size);
+  r->state = kt__xmalloc(size);
+  memset(r->state, KT__ST_CONSTRAINT, size);
+  r->time = kt__xcalloc(size, sizeof *r->time);
+  r->optimum = INFINITY;
+  size_t len = json_object_array_length(results);
+  for (size_t i = 0; i < len; i++) record_one(r, json_object_array_get_idx(results, i));
+  KT__RETURN_IF(r->ok == 0, eb, KT_INVALID, "%s: no configuration ran correctly", path);
+  kt__space_set_filter(r->space, recorded_filter, r);
+  return KT_OK;
+}
+
+static int parse_doc(kt__recorded *r, const char *text, size_t len, const char *path, kt__errbuf *eb) {
+  json_tokener *tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH);
+  json_object *doc = json_tokener_parse_ex(tok, text, (int)len);
+  enum json_tokener_error jerr = json_tokener_get_error(tok);
+  json_tokener_free(tok);
+  if (!doc || jerr != json_tokener_success) {
+    json_object_put(doc);
+    return kt__err(eb, KT_INVALID, "%s: not JSON (%s)", path, json_tokener_error_desc(jerr));
+  }
+  json_object *results = member(doc, "results");
+  int rc = KT_OK;
+  if (!results || !json_object_is_type(results, json_type_array) || json_object_array_length(results) == 0)
+    rc = kt__err(eb, KT_INVALID, "%s: no \"results\" array: not a T4 results file", path);
+  if (rc == KT_OK) rc = collect_params(r, results, path, eb);
+  if (rc == KT_OK) rc = build_table(r, results, path, eb);
+  json_object_put(doc);
+  return rc;
+}
+
+int kt__recorded_load(const char *path, kt__recorded **out, kt__errbuf *eb) {
+  *out = NULL;
+  char *text = NULL;
+  size_t len = 0;
+  KT__FORWARD(read_file(path, &text, &len, eb));
+  KT__RETURN_IF(len > INT32_MAX, eb, KT_INVALID, "%s: too large", path);
+  kt__recorded *r = kt__xcalloc(1, sizeof *r);
+  int rc = parse_doc(r, text, len, path, eb);
+  free(text);
+  if (rc != KT_OK) {
+    kt__recorded_free(r);
+    return rc;
+  }
+  *out = r;
+  return KT_OK;
+}
+
+void kt__recorded_free(kt__recorded *r) {
+  if (!r) return;
+  kt__space_free(r->space);
+  for (int p = 0; p < r->nparams; p++) {
+    for (int k = 0; k < r->params[p].n; k++) free(r->params[p].keys[k]);
+    free(r->params[p].keys);
+    free(r->params[p].values);
+    free(r->params[p].name);
+    if (r->dims) free(r->dims[p].values);
+  }
+  free(r->params);
+  free(r->dims);
+  free(r->state);
+  free(r->time);
+  free(r);
+}
+
+const kt__space *kt__recorded_space(const kt__recorded *r) { return r->space; }
+uint64_t kt__recorded_count(const kt__recorded *r) { return r->count; }
+uint64_t kt__recorded_ok(const kt__recorded *r) { return r->ok; }
+double kt__recorded_optimum(const kt__recorded *r) { return r->optimum; }
+
+kt__status kt__recorded_lookup(const kt__recorded *r, uint64_t index, double *time) {
+  *time = INFINITY;
+  if (index >= kt__space_size(r->space)) return KT__ST_CONSTRAINT;
+  kt__status st = (kt__status)r->state[index];
+  if (st == KT__ST_OK) *time = r->time[index];
+  return st;
+}
+
+/* ---- simulation ---- */
+
+uint64_t kt__replay_seed(uint64_t seed, int i) {
+  uint64_t x = seed ^ ((uint64_t)(unsigned)i * 0xd1b54a32d192ed03u);
+  return kt__splitmix64(&x);
+}
+
+typedef struct one_run {
+  double best;
+  long evals, failed;
+} one_run;
+
+/* Asks one configuration at a time, as a tuner with one device would. */
+static int replay_once(const kt__recorded *r, const kt__strategy_ops *ops, long budget, uint64_t seed,
+                       one_run *run, kt__errbuf *eb) {
+  *run = (one_run){.best = INFINITY};
+  kt__strategy *st = kt__strategy_create(ops, r->space, seed, budget);
+  KT__RETURN_IF(!st, eb, KT_INTERNAL, "strategy %s could not start", ops->name);
+  kt__u64map seen = {0};
+  int rc = KT_OK;
+  uint64_t index;
+  while ((budget == 0 || run->evals < budget) && kt__strategy_ask(st, &index, 1) == 1) {
+    bool fresh = kt__u64map_put(&seen, index, 0);
+    if (!fresh || !kt__space_valid_index(r->space, index)) {
+      rc = kt__err(eb, KT_INTERNAL, "strategy %s proposed %s configuration %llu", ops->name,
+                   fresh ? "an invalid" : "an already evaluated", (unsigned long long)index);
+      break;
+    }
+    double t;
+    kt__status status = kt__recorded_lookup(r, index, &t);
+    run->evals++;
+    run->failed += status != KT__ST_OK;
+    if (t < run->best) run->best = t;
+    kt__strategy_tell(st, index, status, t);
+  }
+  kt__u64map_free(&seen);
+  kt__strategy_free(st);
+  return rc;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static void summarise(double *frac, int n, kt__replay_stats *st) {
+  double sum = 0, sq = 0;
+  for (int i = 0; i < n; i++) sum += frac[i];
+  st->mean = sum / n;
+  for (int i = 0; i < n; i++) sq += (frac[i] - st->mean) * (frac[i] - st->mean);
+  st->std = sqrt(sq / n);
+  qsort(frac, (size_t)n, sizeof *frac, cmp_double);
+  st->min = frac[0];
+  st->max = frac[n - 1];
+  st->median = n % 2 ? frac[n / 2] : 0.5 * (frac[n / 2 - 1] + frac[n / 2]);
+}
+
+int kt__replay_run(const kt__recorded *r, const kt__strategy_ops *ops, long budget, int repeats,
+                   uint64_t seed, kt__replay_stats *st, kt__errbuf *eb) {
+  KT__RETURN_IF(repeats < 1, eb, KT_INVALID, "--repeats must be at least 1");
+  KT__RETURN_IF(budget < 0, eb, KT_INVALID, "--budget must not be negative");
+  *st = (kt__replay_stats){.repeats = repeats};
+  double *frac = kt__xmalloc((size_t)repeats * sizeof *frac);
+  int rc = KT_OK;
+  for (int i = 0; i < repeats && rc == KT_OK; i++) {
+    one_run run;
+    rc = replay_once(r, ops, budget, kt__replay_seed(seed, i), &run, eb);
+    frac[i] = isfinite(run.best) ? r->optimum / run.best : 0.0;
+    st->evals_mean += (double)run.evals / repeats;
+    st->failed_mean += (double)run.failed / repeats;
+  }
+  if (rc == KT_OK) summarise(frac, repeats, st);
+  free(frac);
+  return rc;
+}

@@ -1,0 +1,46 @@
+/* Replay: search strategies run against an exhaustively measured space (a
+ * T4 results file) instead of a device. The recorded space is rebuilt from
+ * the file: its parameters, each with the distinct values it takes, sorted;
+ * configurations the file does not hold (or marks as breaking constraints)
+ * are invalid, failed ones fail with their recorded status, and the others
+ * "run" in their recorded time. */
+#ifndef KT_SEARCH_REPLAY_H
+#define KT_SEARCH_REPLAY_H
+
+#include "strategy.h"
+
+typedef struct kt__recorded kt__recorded;
+
+/* Reads a T4 results file, gzip-compressed or plain JSON. */
+int kt__recorded_load(const char *path, kt__recorded **out, kt__errbuf *eb);
+void kt__recorded_free(kt__recorded *r);
+
+const kt__space *kt__recorded_space(const kt__recorded *r);
+/* Recorded configurations: all of them, and those that ran correctly. */
+uint64_t kt__recorded_count(const kt__recorded *r);
+uint64_t kt__recorded_ok(const kt__recorded *r);
+/* Fastest recorded time, in the file's unit. */
+double kt__recorded_optimum(const kt__recorded *r);
+/* What evaluating INDEX gives: its status and time (INFINITY unless OK).
+ * KT__ST_CONSTRAINT for a configuration outside the recorded space. */
+kt__status kt__recorded_lookup(const kt__recorded *r, uint64_t index, double *time);
+
+typedef struct kt__replay_stats {
+  int repeats;
+  double mean, std, min, max, median; /* of t_opt / t_best_found per repeat */
+  double evals_mean;                  /* configurations evaluated per repeat */
+  double failed_mean;                 /* of which failed */
+} kt__replay_stats;
+
+/* Runs OPS REPEATS times with BUDGET evaluations each (0: until the
+ * strategy stops), seeds derived from SEED. A repeat that finds nothing
+ * scores 0. KT_INTERNAL when a strategy breaks its contract (a repeat, an
+ * invalid configuration): replay doubles as a checker. */
+int kt__replay_run(const kt__recorded *r, const kt__strategy_ops *ops, long budget, int repeats,
+                   uint64_t seed, kt__replay_stats *st, kt__errbuf *eb);
+
+/* Seed of repeat I of a replay with seed SEED (so that tests and the bench
+ * reproduce single repeats). */
+uint64_t kt__replay_seed(uint64_t seed, int i);
+
+#endif
