@@ -1,0 +1,314 @@
+/* The OpenCL backend, called in-process through the kt__be_* wrappers on the
+ * first OpenCL device (PoCL's CPU device in CI). These need a working OpenCL
+ * platform: without one they fail, they do not skip. */
+#include "backend/backend.h"
+#include "backend/opencl_api.h"
+#include "harness.h"
+#include "lang/diag.h"
+
+static const kt__backend *be = &kt__backend_opencl;
+
+/* An open device and a one-kernel "file" built from a string. */
+typedef struct fixture {
+  void *state;
+  kt__device_info info;
+  kt__file file;
+  kt__kernel_decl decl;
+  kt__errbuf eb;
+} fixture;
+
+static void fx_open(fixture *f) {
+  memset(f, 0, sizeof *f);
+  int rc = kt__be_open(be, 0, &f->state, &f->info, &f->eb);
+  if (rc != KT_OK) kt_test_fail(__FILE__, __LINE__, "open: %s", f->eb.msg);
+}
+
+static void fx_close(fixture *f) {
+  kt__be_close(be, f->state);
+  kt__source_free(&f->file.src);
+}
+
+/* Loads kernel NAME of SOURCE with -DNAMES[i]=VALUES[i]. */
+static kt__status fx_load(fixture *f, const char *source, const char *name, const char *const *names,
+                          const int64_t *values, int n, void **fn) {
+  kt__source_free(&f->file.src);
+  kt__source_from_string("test.cl", source, &f->file.src);
+  f->file.lang = KT__LANG_OPENCL;
+  f->decl.name = (char *)name;
+  kt__build b = {.file = &f->file, .decl = &f->decl, .names = names, .values = values, .n = n,
+                 .device = &f->info, .timeout_s = 60};
+  kt__artifact a;
+  ASSERT_EQ(kt__be_compile(be, &b, &a, &f->eb), KT__ST_OK); /* compile happens at load */
+  ASSERT_TRUE(a.path == NULL);
+  return kt__be_load(be, f->state, &b, &a, fn, &f->eb);
+}
+
+static void *fx_buffer(fixture *f, const float *host, size_t count) {
+  void *buf = NULL;
+  ASSERT_EQ(kt__be_alloc(be, f->state, count * sizeof(float), &buf, &f->eb), KT_OK);
+  if (host) ASSERT_EQ(kt__be_upload(be, f->state, buf, host, count * sizeof(float), &f->eb), KT_OK);
+  return buf;
+}
+
+static kt__arg tensor_arg(void *buf, size_t bytes) { return (kt__arg){.buf = buf, .size = bytes, .is_tensor = true}; }
+
+static kt__arg int_arg(int32_t v) {
+  kt__arg a = {.size = sizeof v};
+  memcpy(a.scalar, &v, sizeof v);
+  return a;
+}
+
+static kt__launch launch_1d(const kt__arg *args, int nargs, uint64_t grid, uint64_t block) {
+  return (kt__launch){.args = args, .nargs = nargs, .grid = {grid, 1, 1}, .block = {block, 1, 1}};
+}
+
+static const char scale_src[] =
+    "__kernel void scale(__global const float *x, __global float *y, int n) {\n"
+    "  int i = get_global_id(0);\n"
+    "  if (i < n) y[i] = x[i] * FACTOR;\n"
+    "}\n";
+
+TEST(error_names) {
+  ASSERT_STREQ(kt__cl_error_name(0), "CL_SUCCESS");
+  ASSERT_STREQ(kt__cl_error_name(-5), "CL_OUT_OF_RESOURCES");
+  ASSERT_STREQ(kt__cl_error_name(-54), "CL_INVALID_WORK_GROUP_SIZE");
+  ASSERT_STREQ(kt__cl_error_name(-1001), "CL_PLATFORM_NOT_FOUND_KHR");
+  ASSERT_STREQ(kt__cl_error_name(-999), "CL_UNKNOWN_ERROR");
+#if KTUNE_HAVE_CL_H
+  ASSERT_EQ(CL_INVALID_WORK_GROUP_SIZE, -54);
+  ASSERT_EQ(CL_INVALID_GLOBAL_WORK_SIZE, -63);
+  ASSERT_EQ(CL_INVALID_COMPILER_OPTIONS, -66);
+#endif
+}
+
+TEST(list_devices) {
+  kt__device_info devs[16];
+  int count = 0;
+  kt__errbuf eb = {{0}};
+  ASSERT_EQ(kt__be_list_devices(be, devs, 16, &count, &eb), KT_OK);
+  ASSERT_GE(count, 1);
+  for (int i = 0; i < count; i++) {
+    ASSERT_STREQ(devs[i].backend, "opencl");
+    ASSERT_EQ(devs[i].index, i);
+    ASSERT_TRUE(devs[i].name[0] != '\0');
+    ASSERT_CONTAINS(devs[i].toolchain_version, "OpenCL C");
+    ASSERT_CONTAINS(devs[i].driver_version, "OpenCL");
+    ASSERT_GE(devs[i].max_threads_per_block, 1);
+    ASSERT_GE(devs[i].compute_units, 1);
+    ASSERT_GE((double)devs[i].memory_bytes, 1 << 20);
+    ASSERT_GE((double)devs[i].max_shared_bytes, 1024);
+  }
+  ASSERT_EQ(kt__be_list_devices(be, devs, 0, &count, &eb), KT_OK); /* max 0: nothing written */
+  ASSERT_EQ(count, 0);
+}
+
+TEST(open_bad_index) {
+  void *state = NULL;
+  kt__device_info info;
+  kt__errbuf eb = {{0}};
+  ASSERT_EQ(kt__be_open(be, 999, &state, &info, &eb), KT_NOTFOUND);
+  ASSERT_TRUE(state == NULL);
+  ASSERT_CONTAINS(eb.msg, "no device 999");
+}
+
+TEST(open_fills_info) {
+  fixture f;
+  fx_open(&f);
+  ASSERT_STREQ(f.info.backend, "opencl");
+  ASSERT_EQ(f.info.index, 0);
+  ASSERT_TRUE(f.info.name[0] != '\0');
+  ASSERT_CONTAINS(f.info.arch, "OpenCL");
+  fx_close(&f);
+}
+
+TEST(memory_round_trip) {
+  fixture f;
+  fx_open(&f);
+  float in[1000], out[1000];
+  for (int i = 0; i < 1000; i++) in[i] = (float)i * 0.5f - 7.0f, out[i] = -1;
+  void *buf = fx_buffer(&f, in, 1000);
+  ASSERT_EQ(kt__be_download(be, f.state, out, buf, sizeof out, &f.eb), KT_OK);
+  ASSERT_EQ(memcmp(in, out, sizeof in), 0);
+  kt__be_release(be, f.state, buf);
+  void *empty = NULL;
+  ASSERT_EQ(kt__be_alloc(be, f.state, 0, &empty, &f.eb), KT_OK); /* empty tensors still get a handle */
+  ASSERT_TRUE(empty != NULL);
+  kt__be_release(be, f.state, empty);
+  fx_close(&f);
+}
+
+/* Runs scale with FACTOR=factor over n elements, block BLOCK; checks y. */
+static void check_scale(fixture *f, int64_t factor, int n, uint64_t block) {
+  static const char *const names[] = {"FACTOR"};
+  void *fn = NULL;
+  ASSERT_EQ(fx_load(f, scale_src, "scale", names, &factor, 1, &fn), KT__ST_OK);
+  float *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)n * sizeof *y);
+  for (int i = 0; i < n; i++) x[i] = (float)(i % 17) - 3.0f;
+  void *bx = fx_buffer(f, x, (size_t)n), *by = fx_buffer(f, NULL, (size_t)n);
+  kt__arg args[] = {tensor_arg(bx, (size_t)n * 4), tensor_arg(by, (size_t)n * 4), int_arg(n)};
+  kt__launch l = launch_1d(args, 3, ((uint64_t)n + block - 1) / block, block);
+  ASSERT_EQ(kt__be_check(be, f->state, fn, &l, &f->eb), KT__ST_OK);
+  kt__status st = kt__be_run(be, f->state, fn, &l, &f->eb);
+  if (st != KT__ST_OK) kt_test_fail(__FILE__, __LINE__, "run: %s", f->eb.msg);
+  ASSERT_EQ(kt__be_download(be, f->state, y, by, (size_t)n * 4, &f->eb), KT_OK);
+  for (int i = 0; i < n; i++) ASSERT_NEAR(y[i], x[i] * (float)factor, 0);
+  kt__be_release(be, f->state, bx);
+  kt__be_release(be, f->state, by);
+  kt__be_unload(be, f->state, fn);
+  free(x);
+  free(y);
+}
+
+TEST(load_and_run) {
+  fixture f;
+  fx_open(&f);
+  check_scale(&f, 3, 1000, 64);
+  check_scale(&f, -2, 4096, 128); /* a second option string: a second program */
+  check_scale(&f, 3, 77, 32);     /* the first one again, from the cache */
+  fx_close(&f);
+}
+
+TEST(launch_2d_global_is_grid_times_block) {
+  static const char src[] =
+      "__kernel void coords(__global int *out, int w) {\n"
+      "  int x = get_global_id(0), y = get_global_id(1);\n"
+      "  out[y * w + x] = (int)(get_group_id(0) * 1000 + get_local_id(1));\n"
+      "}\n";
+  fixture f;
+  fx_open(&f);
+  void *fn = NULL;
+  ASSERT_EQ(fx_load(&f, src, "coords", NULL, NULL, 0, &fn), KT__ST_OK);
+  enum { W = 32, H = 12 };
+  void *buf = fx_buffer(&f, NULL, W * H);
+  kt__arg args[] = {tensor_arg(buf, W * H * 4), int_arg(W)};
+  kt__launch l = {.args = args, .nargs = 2, .grid = {4, 3, 1}, .block = {8, 4, 1}};
+  ASSERT_EQ(kt__be_run(be, f.state, fn, &l, &f.eb), KT__ST_OK);
+  int out[W * H];
+  ASSERT_EQ(kt__be_download(be, f.state, out, buf, sizeof out, &f.eb), KT_OK);
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) ASSERT_EQ(out[y * W + x], (x / 8) * 1000 + y % 4);
+  kt__be_release(be, f.state, buf);
+  kt__be_unload(be, f.state, fn);
+  fx_close(&f);
+}
+
+TEST(build_failure_is_compile_with_log) {
+  fixture f;
+  fx_open(&f);
+  void *fn = NULL;
+  /* FACTOR undefined: the log names it. */
+  kt__status st = fx_load(&f, scale_src, "scale", NULL, NULL, 0, &fn);
+  ASSERT_EQ(st, KT__ST_COMPILE);
+  ASSERT_TRUE(fn == NULL);
+  ASSERT_CONTAINS(f.eb.msg, "CL_BUILD_PROGRAM_FAILURE");
+  ASSERT_CONTAINS(f.eb.msg, "FACTOR");
+  /* The failure is cached and reported again, identically. */
+  char first[sizeof f.eb.msg];
+  memcpy(first, f.eb.msg, sizeof first);
+  ASSERT_EQ(fx_load(&f, scale_src, "scale", NULL, NULL, 0, &fn), KT__ST_COMPILE);
+  ASSERT_STREQ(f.eb.msg, first);
+  fx_close(&f);
+}
+
+TEST(missing_kernel_is_compile) {
+  static const char *const names[] = {"FACTOR"};
+  static const int64_t one = 1;
+  fixture f;
+  fx_open(&f);
+  void *fn = NULL;
+  ASSERT_EQ(fx_load(&f, scale_src, "nosuch", names, &one, 1, &fn), KT__ST_COMPILE);
+  ASSERT_CONTAINS(f.eb.msg, "CL_INVALID_KERNEL_NAME");
+  fx_close(&f);
+}
+
+TEST(block_beyond_limit_is_constraint) {
+  static const char *const names[] = {"FACTOR"};
+  static const int64_t one = 1;
+  fixture f;
+  fx_open(&f);
+  void *fn = NULL;
+  ASSERT_EQ(fx_load(&f, scale_src, "scale", names, &one, 1, &fn), KT__ST_OK);
+  void *bx = fx_buffer(&f, NULL, 1), *by = fx_buffer(&f, NULL, 1);
+  kt__arg args[] = {tensor_arg(bx, 4), tensor_arg(by, 4), int_arg(0)};
+  uint64_t big = (uint64_t)f.info.max_threads_per_block * 2;
+  kt__launch l = launch_1d(args, 3, 1, big);
+  ASSERT_EQ(kt__be_check(be, f.state, fn, &l, &f.eb), KT__ST_CONSTRAINT);
+  ASSERT_TRUE(strstr(f.eb.msg, "work-group") || strstr(f.eb.msg, "block dimension"));
+  /* Launched anyway: a status from the driver, never an abort. */
+  ASSERT_EQ(kt__be_run(be, f.state, fn, &l, &f.eb), KT__ST_CONSTRAINT);
+  ASSERT_CONTAINS(f.eb.msg, "CL_INVALID_WORK");
+  /* Within the per-dimension limit but over the group limit in total. */
+  kt__launch l2 = {.args = args, .nargs = 3, .grid = {1, 1, 1}, .block = {64, 64, 64}};
+  ASSERT_EQ(kt__be_check(be, f.state, fn, &l2, &f.eb), KT__ST_CONSTRAINT);
+  kt__be_release(be, f.state, bx);
+  kt__be_release(be, f.state, by);
+  kt__be_unload(be, f.state, fn);
+  fx_close(&f);
+}
+
+/* Reverses each work-group's slice through dynamic local memory. */
+static const char reverse_src[] =
+    "__kernel void rev(__global const float *x, __global float *y, __local float *tmp) {\n"
+    "  size_t l = get_local_id(0), n = get_local_size(0), g = get_group_id(0) * n;\n"
+    "  tmp[l] = x[g + l];\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  y[g + l] = tmp[n - 1 - l];\n"
+    "}\n";
+
+TEST(shared_bytes_go_to_trailing_local_parameter) {
+  fixture f;
+  fx_open(&f);
+  void *fn = NULL;
+  ASSERT_EQ(fx_load(&f, reverse_src, "rev", NULL, NULL, 0, &fn), KT__ST_OK);
+  enum { N = 256, B = 64 };
+  float x[N], y[N];
+  for (int i = 0; i < N; i++) x[i] = (float)i;
+  void *bx = fx_buffer(&f, x, N), *by = fx_buffer(&f, NULL, N);
+  kt__arg args[] = {tensor_arg(bx, sizeof x), tensor_arg(by, sizeof y)};
+  kt__launch l = launch_1d(args, 2, N / B, B);
+  l.shared_bytes = B * sizeof(float);
+  ASSERT_EQ(kt__be_check(be, f.state, fn, &l, &f.eb), KT__ST_OK);
+  ASSERT_EQ(kt__be_run(be, f.state, fn, &l, &f.eb), KT__ST_OK);
+  ASSERT_EQ(kt__be_download(be, f.state, y, by, sizeof y, &f.eb), KT_OK);
+  for (int i = 0; i < N; i++) ASSERT_EQ(y[i], (i / B) * B + (B - 1 - i % B));
+  /* More local memory than the device has: refused before launch. */
+  l.shared_bytes = f.info.max_shared_bytes + 4;
+  ASSERT_EQ(kt__be_check(be, f.state, fn, &l, &f.eb), KT__ST_CONSTRAINT);
+  ASSERT_CONTAINS(f.eb.msg, "local memory");
+  /* No @shared: the parameter count no longer matches @kernel. */
+  l.shared_bytes = 0;
+  ASSERT_EQ(kt__be_run(be, f.state, fn, &l, &f.eb), KT__ST_RUNTIME);
+  ASSERT_CONTAINS(f.eb.msg, "3 parameters");
+  kt__be_release(be, f.state, bx);
+  kt__be_release(be, f.state, by);
+  kt__be_unload(be, f.state, fn);
+  fx_close(&f);
+}
+
+TEST(timing_is_positive_and_grows_with_launches) {
+  static const char src[] =
+      "__kernel void spin(__global float *y, int iters) {\n"
+      "  float v = y[get_global_id(0)];\n"
+      "  for (int i = 0; i < iters; i++) v = v * 0.999f + 0.5f;\n"
+      "  y[get_global_id(0)] = v;\n"
+      "}\n";
+  fixture f;
+  fx_open(&f);
+  void *fn = NULL;
+  ASSERT_EQ(fx_load(&f, src, "spin", NULL, NULL, 0, &fn), KT__ST_OK);
+  void *buf = fx_buffer(&f, NULL, 4096);
+  kt__arg args[] = {tensor_arg(buf, 4096 * 4), int_arg(2000)};
+  kt__launch l = launch_1d(args, 2, 64, 64);
+  double one = 0, many = 0;
+  ASSERT_EQ(kt__be_time(be, f.state, fn, &l, 1, &one, &f.eb), KT__ST_OK);
+  ASSERT_EQ(kt__be_time(be, f.state, fn, &l, 8, &many, &f.eb), KT__ST_OK);
+  ASSERT_TRUE(one > 0);
+  ASSERT_TRUE(many > one * 2); /* eight launches take clearly longer than one */
+  ASSERT_TRUE(many < 60);
+  ASSERT_EQ(kt__be_time(be, f.state, fn, &l, 0, &one, &f.eb), KT__ST_RUNTIME);
+  kt__be_flush_cache(be, f.state); /* must not disturb the next run */
+  ASSERT_EQ(kt__be_run(be, f.state, fn, &l, &f.eb), KT__ST_OK);
+  kt__be_release(be, f.state, buf);
+  kt__be_unload(be, f.state, fn);
+  fx_close(&f);
+}
