@@ -1,0 +1,658 @@
+/* The CUDA backend: NVRTC compiles in the tuner's threads (nvrtc.c), the
+ * driver API (libcuda.so.1, loaded at run time) runs in the device worker.
+ * Limits and launch shapes are decided in cuda_limits.c, which needs no GPU.
+ *
+ * Kernels are looked up by their @kernel name; a kernel that is not
+ * extern "C" is found through the mangled name NVRTC reports at compile time
+ * (written beside the cubin as <tag>.cubin.sym). */
+#include "backend.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_limits.h"
+#include "dl.h"
+#include "nvrtc.h"
+
+#ifdef KTUNE_HAVE_CUDA_H
+#include <pthread.h>
+
+#include <cuda.h>
+
+/* Every driver function ktune calls: field, exported symbol (the versioned
+ * one cuda.h would map the plain name to), return type, parameters. */
+#define KT__CU_FUNCS(XX)                                                                                     \
+  XX(Init, "cuInit", (unsigned))                                                                             \
+  XX(DriverGetVersion, "cuDriverGetVersion", (int *))                                                        \
+  XX(GetErrorName, "cuGetErrorName", (CUresult, const char **))                                              \
+  XX(DeviceGetCount, "cuDeviceGetCount", (int *))                                                            \
+  XX(DeviceGet, "cuDeviceGet", (CUdevice *, int))                                                            \
+  XX(DeviceGetName, "cuDeviceGetName", (char *, int, CUdevice))                                              \
+  XX(DeviceGetAttribute, "cuDeviceGetAttribute", (int *, CUdevice_attribute, CUdevice))                      \
+  XX(DeviceTotalMem, "cuDeviceTotalMem_v2", (size_t *, CUdevice))                                            \
+  XX(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", (CUcontext *, CUdevice))                            \
+  XX(DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", (CUdevice))                                    \
+  XX(CtxSetCurrent, "cuCtxSetCurrent", (CUcontext))                                                          \
+  XX(CtxSynchronize, "cuCtxSynchronize", (void))                                                             \
+  XX(ModuleLoadData, "cuModuleLoadData", (CUmodule *, const void *))                                         \
+  XX(ModuleUnload, "cuModuleUnload", (CUmodule))                                                             \
+  XX(ModuleGetFunction, "cuModuleGetFunction", (CUfunction *, CUmodule, const char *))                       \
+  XX(FuncGetAttribute, "cuFuncGetAttribute", (int *, CUfunction_attribute, CUfunction))                      \
+  XX(FuncSetAttribute, "cuFuncSetAttribute", (CUfunction, CUfunction_attribute, int))                        \
+  XX(MemAlloc, "cuMemAlloc_v2", (CUdeviceptr *, size_t))                                                     \
+  XX(MemFree, "cuMemFree_v2", (CUdeviceptr))                                                                 \
+  XX(MemcpyHtoD, "cuMemcpyHtoD_v2", (CUdeviceptr, const void *, size_t))                                     \
+  XX(MemcpyDtoH, "cuMemcpyDtoH_v2", (void *, CUdeviceptr, size_t))                                           \
+  XX(MemsetD8Async, "cuMemsetD8Async", (CUdeviceptr, unsigned char, size_t, CUstream))                       \
+  XX(StreamSynchronize, "cuStreamSynchronize", (CUstream))                                                   \
+  XX(EventCreate, "cuEventCreate", (CUevent *, unsigned))                                                    \
+  XX(EventDestroy, "cuEventDestroy_v2", (CUevent))                                                           \
+  XX(EventRecord, "cuEventRecord", (CUevent, CUstream))                                                      \
+  XX(EventSynchronize, "cuEventSynchronize", (CUevent))                                                      \
+  XX(LaunchKernel, "cuLaunchKernel",                                                                         \
+     (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream, void **,   \
+      void **))
+
+static struct {
+  pthread_once_t once;
+  int rc;
+  kt__errbuf eb;
+#define KT__CU_FIELD_(field, sym, params) CUresult (*field) params;
+  KT__CU_FUNCS(KT__CU_FIELD_)
+#undef KT__CU_FIELD_
+  /* Optional: absent from older drivers. */
+  CUresult (*LaunchKernelEx)(const CUlaunchConfig *, CUfunction, void **, void **);
+  CUresult (*EventElapsedTime)(float *, CUevent, CUevent);
+} cu = {.once = PTHREAD_ONCE_INIT};
+
+/* POSIX guarantees that dlsym's object pointers convert to functions. */
+static void set_fn(void *slot, void *addr) { memcpy(slot, &addr, sizeof addr); }
+
+/* Names of the errors worth explaining when cuGetErrorName itself fails
+ * (the toolkit's stub libcuda answers every call with STUB_LIBRARY). */
+static const char *fallback_name(CUresult r) {
+  switch (r) {
+  case CUDA_ERROR_STUB_LIBRARY: return "CUDA_ERROR_STUB_LIBRARY";
+  case CUDA_ERROR_NO_DEVICE: return "CUDA_ERROR_NO_DEVICE";
+  case CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER: return "CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER";
+  case CUDA_ERROR_DEVICE_UNAVAILABLE: return "CUDA_ERROR_DEVICE_UNAVAILABLE";
+  case CUDA_ERROR_NOT_INITIALIZED: return "CUDA_ERROR_NOT_INITIALIZED";
+  case CUDA_ERROR_SYSTEM_DRIVER_MISMATCH: return "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH";
+  default: return NULL;
+  }
+}
+
+static const char *err_name(CUresult r) {
+  static __thread char unknown[32];
+  const char *name = NULL;
+  if (cu.GetErrorName && cu.GetErrorName(r, &name) == CUDA_SUCCESS && name) return name;
+  if ((name = fallback_name(r))) return name;
+  snprintf(unknown, sizeof unknown, "CUDA error %d", (int)r);
+  return unknown;
+}
+
+/* A plain-words reason for why the driver cannot start. */
+static const char *init_hint(CUresult r) {
+  switch (r) {
+  case CUDA_ERROR_STUB_LIBRARY:
+    return "the libcuda found is the CUDA toolkit's stub: no NVIDIA driver is installed on this machine";
+  case CUDA_ERROR_NO_DEVICE: return "no CUDA-capable device is visible (check CUDA_VISIBLE_DEVICES)";
+  case CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER: return "the NVIDIA driver is too old";
+  case CUDA_ERROR_DEVICE_UNAVAILABLE: return "the device is busy or unavailable (exclusive compute mode?)";
+  case CUDA_ERROR_SYSTEM_DRIVER_MISMATCH: return "libcuda and the kernel driver are different versions";
+  default: return "the NVIDIA driver could not be initialised";
+  }
+}
+
+/* A symbol newer drivers have (NULL when absent). */
+static void *optional(void *lib, const char *name) {
+  void *addr = NULL;
+  return kt__dl_resolve(lib, "libcuda", &name, &addr, 1, NULL) == KT_OK ? addr : NULL;
+}
+
+static int resolve_driver(void *lib) {
+  static const char *const names[] = {
+#define KT__CU_NAME_(field, sym, params) sym,
+      KT__CU_FUNCS(KT__CU_NAME_)
+#undef KT__CU_NAME_
+  };
+  void *slots[] = {
+#define KT__CU_SLOT_(field, sym, params) (void *)&cu.field,
+      KT__CU_FUNCS(KT__CU_SLOT_)
+#undef KT__CU_SLOT_
+  };
+  enum { N = sizeof names / sizeof names[0] };
+  void *addrs[N];
+  KT__FORWARD(kt__dl_resolve(lib, "the CUDA driver (libcuda.so.1)", names, addrs, N, &cu.eb));
+  for (int i = 0; i < N; i++) set_fn(slots[i], addrs[i]);
+  set_fn(&cu.LaunchKernelEx, optional(lib, "cuLaunchKernelEx"));
+  void *elapsed = optional(lib, "cuEventElapsedTime_v2");
+  set_fn(&cu.EventElapsedTime, elapsed ? elapsed : optional(lib, "cuEventElapsedTime"));
+  if (!cu.EventElapsedTime)
+    return kt__err(&cu.eb, KT_NOBACKEND, "the CUDA driver (libcuda.so.1) lacks cuEventElapsedTime");
+  return KT_OK;
+}
+
+static void load_driver_once(void) {
+  const char *env = getenv("KTUNE_LIBCUDA");
+  const char *list[] = {env && *env ? env : "libcuda.so.1", NULL};
+  void *lib = kt__dl_open_any(list, "the CUDA driver (libcuda.so.1)", &cu.eb);
+  if (!lib) {
+    cu.rc = KT_NOBACKEND;
+    return;
+  }
+  cu.rc = resolve_driver(lib);
+  if (cu.rc != KT_OK) return;
+  CUresult r = cu.Init(0);
+  if (r != CUDA_SUCCESS)
+    cu.rc = kt__err(&cu.eb, KT_NOBACKEND, "CUDA is not available: cuInit failed with %s: %s", err_name(r),
+                    init_hint(r));
+}
+
+/* Loads libcuda and initialises it, once per (worker) process. */
+static int load_driver(kt__errbuf *eb) {
+  pthread_once(&cu.once, load_driver_once);
+  if (cu.rc != KT_OK && eb) *eb = cu.eb;
+  return cu.rc;
+}
+
+/* ---- device description ---- */
+
+static int attr(CUdevice dev, CUdevice_attribute a) {
+  int v = 0;
+  if (cu.DeviceGetAttribute(&v, a, dev) != CUDA_SUCCESS) return 0;
+  return v;
+}
+
+static void versions(kt__device_info *info) {
+  int v = 0;
+  if (cu.DriverGetVersion(&v) == CUDA_SUCCESS)
+    snprintf(info->driver_version, sizeof info->driver_version, "CUDA %d.%d", v / 1000, v % 1000 / 10);
+  if (kt__nvrtc_version_string(info->toolchain_version, sizeof info->toolchain_version, NULL) != KT_OK)
+    snprintf(info->toolchain_version, sizeof info->toolchain_version, "NVRTC missing");
+}
+
+static void describe(CUdevice dev, kt__device_info *info) {
+  cu.DeviceGetName(info->name, (int)sizeof info->name, dev);
+  snprintf(info->vendor, sizeof info->vendor, "NVIDIA");
+  int major = attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+  int minor = attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  snprintf(info->arch, sizeof info->arch, "sm_%d%d", major, minor);
+  size_t mem = 0;
+  if (cu.DeviceTotalMem(&mem, dev) == CUDA_SUCCESS) info->memory_bytes = mem;
+  versions(info);
+  info->max_threads_per_block = attr(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+  info->max_shared_bytes = (uint64_t)attr(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+  info->compute_units = attr(dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  info->l2_bytes = (uint64_t)attr(dev, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+  info->peak_gflops =
+      kt__cuda_peak_gflops(major, minor, info->compute_units, attr(dev, CU_DEVICE_ATTRIBUTE_CLOCK_RATE));
+  info->peak_gbps = kt__cuda_peak_gbps(attr(dev, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE),
+                                       attr(dev, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH));
+}
+
+static void read_limits(CUdevice dev, kt__cuda_device_limits *lim) {
+  lim->max_threads_per_block = attr(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+  lim->max_block[0] = attr(dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X);
+  lim->max_block[1] = attr(dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y);
+  lim->max_block[2] = attr(dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z);
+  lim->max_grid[0] = attr(dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X);
+  lim->max_grid[1] = attr(dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y);
+  lim->max_grid[2] = attr(dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z);
+  lim->regs_per_block = attr(dev, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK);
+  lim->shared_default = attr(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
+  lim->shared_optin = attr(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+  if (lim->shared_optin < lim->shared_default) lim->shared_optin = lim->shared_default;
+  lim->cc_major = attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+  lim->cc_minor = attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  /* 8 blocks is the portable cluster size; Hopper allows 16 on opt-in. */
+  lim->max_cluster = lim->cc_major >= 9 ? 16 : 0;
+}
+
+static int list_devices(kt__device_info *out, int max, int *count, kt__errbuf *eb) {
+  KT__FORWARD(load_driver(eb));
+  int n = 0;
+  CUresult r = cu.DeviceGetCount(&n);
+  KT__RETURN_IF(r != CUDA_SUCCESS, eb, KT_NOBACKEND, "CUDA: cuDeviceGetCount failed with %s", err_name(r));
+  for (int i = 0; i < n && *count < max; i++) {
+    CUdevice dev;
+    if (cu.DeviceGet(&dev, i) != CUDA_SUCCESS) continue;
+    kt__device_info *info = &out[(*count)++];
+    memset(info, 0, sizeof *info);
+    snprintf(info->backend, sizeof info->backend, "cuda");
+    info->index = i;
+    describe(dev, info);
+  }
+  return KT_OK;
+}
+
+/* ---- worker state ---- */
+
+typedef struct cuda_state {
+  CUdevice dev;
+  CUcontext ctx;
+  CUevent start, stop;
+  CUdeviceptr scratch; /* flush_cache's buffer, allocated on first use */
+  size_t scratch_bytes;
+  unsigned char flush_byte;
+  kt__cuda_device_limits lim;
+  kt__device_info info;
+  bool poisoned; /* a sticky fault happened: every later call fails */
+  char poison[128];
+} cuda_state;
+
+typedef struct cuda_fn {
+  CUmodule mod;
+  CUfunction f;
+  kt__cuda_func_attrs attrs;
+  unsigned shared_raised; /* dynamic shared limit already set (0: default) */
+  bool non_portable;      /* non-portable cluster sizes already allowed */
+} cuda_fn;
+
+/* Turns a failed driver call into a status: a sticky fault poisons the
+ * context (the tuner must replace the worker), a resource refusal is a
+ * constraint, anything else a runtime error. */
+static kt__status cu_status(cuda_state *s, CUresult r, const char *what, kt__errbuf *eb) {
+  if (kt__cuda_error_is_sticky((int)r)) {
+    s->poisoned = true;
+    snprintf(s->poison, sizeof s->poison, "%s", err_name(r));
+    kt__err(eb, KT_INTERNAL, "%s failed: %s (context poisoned: the worker must be replaced)", what, err_name(r));
+    return KT__ST_RUNTIME;
+  }
+  if (kt__cuda_error_is_resource((int)r)) {
+    kt__err(eb, KT_INTERNAL, "%s refused for resources: %s", what, err_name(r));
+    return KT__ST_CONSTRAINT;
+  }
+  kt__err(eb, KT_INTERNAL, "%s failed: %s", what, err_name(r));
+  return KT__ST_RUNTIME;
+}
+
+/* The same for calls that return a kt_err (memory, copies). */
+static int cu_error(cuda_state *s, CUresult r, const char *what, kt__errbuf *eb) {
+  cu_status(s, r, what, eb);
+  return r == CUDA_ERROR_OUT_OF_MEMORY ? KT_NOMEM : KT_INTERNAL;
+}
+
+static bool poisoned(const cuda_state *s, kt__errbuf *eb) {
+  if (s->poisoned)
+    kt__err(eb, KT_INTERNAL, "context poisoned by an earlier fault (%s): the worker must be replaced", s->poison);
+  return s->poisoned;
+}
+
+static int open_context(cuda_state *s, int index, kt__errbuf *eb) {
+  int n = 0;
+  CUresult r = cu.DeviceGetCount(&n);
+  KT__RETURN_IF(r != CUDA_SUCCESS, eb, KT_NOBACKEND, "CUDA: cuDeviceGetCount failed with %s", err_name(r));
+  KT__RETURN_IF(index < 0 || index >= n, eb, KT_NOBACKEND, "CUDA: there is no device %d (%d device%s found)", index,
+                n, n == 1 ? "" : "s");
+  r = cu.DeviceGet(&s->dev, index);
+  if (r == CUDA_SUCCESS) r = cu.DevicePrimaryCtxRetain(&s->ctx, s->dev);
+  KT__RETURN_IF(r != CUDA_SUCCESS, eb, KT_NOBACKEND, "CUDA: cannot open device %d: %s", index, err_name(r));
+  r = cu.CtxSetCurrent(s->ctx);
+  if (r == CUDA_SUCCESS) r = cu.EventCreate(&s->start, CU_EVENT_DEFAULT);
+  if (r == CUDA_SUCCESS) r = cu.EventCreate(&s->stop, CU_EVENT_DEFAULT);
+  KT__RETURN_IF(r != CUDA_SUCCESS, eb, KT_NOBACKEND, "CUDA: cannot set up device %d: %s", index, err_name(r));
+  return KT_OK;
+}
+
+static void cuda_close(void *state) {
+  cuda_state *s = state;
+  if (s->scratch) cu.MemFree(s->scratch);
+  if (s->start) cu.EventDestroy(s->start);
+  if (s->stop) cu.EventDestroy(s->stop);
+  if (s->ctx) cu.DevicePrimaryCtxRelease(s->dev);
+  free(s);
+}
+
+static int cuda_open(int index, void **state, kt__device_info *info, kt__errbuf *eb) {
+  KT__FORWARD(load_driver(eb));
+  /* Without NVRTC nothing could be built for the device. */
+  KT__FORWARD(kt__nvrtc_load(eb));
+  cuda_state *s = kt__xcalloc(1, sizeof *s);
+  int rc = open_context(s, index, eb);
+  if (rc != KT_OK) {
+    cuda_close(s);
+    return rc;
+  }
+  describe(s->dev, info);
+  read_limits(s->dev, &s->lim);
+  s->info = *info;
+  *state = s;
+  return KT_OK;
+}
+
+/* ---- modules ---- */
+
+static char *read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  kt__sbuf b = {0};
+  char chunk[65536];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) kt__sbuf_append(&b, chunk, n);
+  fclose(f);
+  if (len) *len = b.len;
+  return b.s ? b.s : kt__xstrdup("");
+}
+
+/* The symbol of the kernel: its mangled name when compile recorded one. */
+static char *kernel_symbol(const char *cubin_path, const char *name) {
+  kt__sbuf sym = {0};
+  kt__sbuf_printf(&sym, "%s.sym", cubin_path);
+  char *mangled = read_file(sym.s, NULL);
+  kt__sbuf_free(&sym);
+  return mangled && *mangled ? mangled : (free(mangled), kt__xstrdup(name));
+}
+
+static kt__status func_attrs(cuda_state *s, cuda_fn *fn, kt__errbuf *eb) {
+  int regs = 0, shared = 0, threads = 0;
+  CUresult r = cu.FuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, fn->f);
+  if (r == CUDA_SUCCESS) r = cu.FuncGetAttribute(&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn->f);
+  if (r == CUDA_SUCCESS) r = cu.FuncGetAttribute(&threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, fn->f);
+  if (r != CUDA_SUCCESS) return cu_status(s, r, "cuFuncGetAttribute", eb);
+  fn->attrs = (kt__cuda_func_attrs){.num_regs = regs, .static_shared = shared, .max_threads_per_block = threads};
+  return KT__ST_OK;
+}
+
+static kt__status load_module(cuda_state *s, const char *path, const char *name, cuda_fn *fn, kt__errbuf *eb) {
+  size_t len = 0;
+  char *image = read_file(path, &len);
+  if (!image) {
+    kt__err(eb, KT_IO, "cannot read the cubin %s", path);
+    return KT__ST_COMPILE;
+  }
+  CUresult r = cu.ModuleLoadData(&fn->mod, image);
+  free(image);
+  if (r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_INVALID_IMAGE || r == CUDA_ERROR_INVALID_PTX ||
+      r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION) {
+    kt__err(eb, KT_INVALID, "the cubin does not load on %s (%s): %s (built for another architecture? see "
+            "KTUNE_CUDA_ARCH)", s->info.name, s->info.arch, err_name(r));
+    return KT__ST_COMPILE;
+  }
+  if (r != CUDA_SUCCESS) return cu_status(s, r, "cuModuleLoadData", eb);
+  char *sym = kernel_symbol(path, name);
+  r = cu.ModuleGetFunction(&fn->f, fn->mod, sym);
+  free(sym);
+  if (r != CUDA_SUCCESS) {
+    kt__err(eb, KT_INVALID, "the module has no kernel named %s (%s)", name, err_name(r));
+    return KT__ST_COMPILE;
+  }
+  return func_attrs(s, fn, eb);
+}
+
+/* Compiles in the worker when the tuner sent no cubin. */
+static kt__status build_here(cuda_state *s, const kt__build *b, kt__artifact *own, kt__errbuf *eb) {
+  kt__build local = *b;
+  local.device = &s->info;
+  return kt__nvrtc_build(&local, own, eb);
+}
+
+static kt__status cuda_load(void *state, const kt__build *b, const kt__artifact *a, void **out, kt__errbuf *eb) {
+  cuda_state *s = state;
+  if (poisoned(s, eb)) return KT__ST_RUNTIME;
+  kt__artifact own = {0};
+  kt__status st = KT__ST_OK;
+  if (!a || !a->path) {
+    st = build_here(s, b, &own, eb);
+    a = &own;
+  }
+  cuda_fn *fn = kt__xcalloc(1, sizeof *fn);
+  if (st == KT__ST_OK) st = load_module(s, a->path, b->decl->name, fn, eb);
+  kt__artifact_free(&own);
+  if (st != KT__ST_OK) {
+    if (fn->mod) cu.ModuleUnload(fn->mod);
+    free(fn);
+    return st;
+  }
+  *out = fn;
+  return KT__ST_OK;
+}
+
+static void cuda_unload(void *state, void *f) {
+  cuda_fn *fn = f;
+  cuda_state *s = state;
+  if (!s->poisoned) cu.ModuleUnload(fn->mod);
+  free(fn);
+}
+
+/* ---- launches ---- */
+
+static kt__status cuda_check_dims(cuda_state *s, cuda_fn *fn, const kt__launch *l, kt__cuda_launch_dims *d,
+                                  kt__errbuf *eb) {
+  char why[512];
+  kt__status st = kt__cuda_check_limits(&s->lim, &fn->attrs, l, d, why, sizeof why);
+  if (st != KT__ST_OK) kt__err(eb, KT_INVALID, "%s", why);
+  if (st == KT__ST_OK && d->use_cluster && !cu.LaunchKernelEx) {
+    kt__err(eb, KT_INVALID, "a cluster launch needs cuLaunchKernelEx, which this driver lacks");
+    st = KT__ST_CONSTRAINT;
+  }
+  return st;
+}
+
+static kt__status cuda_check(void *state, void *f, const kt__launch *l, kt__errbuf *eb) {
+  kt__cuda_launch_dims d;
+  return cuda_check_dims(state, f, l, &d, eb);
+}
+
+/* Function attributes a launch needs set first (once per function). */
+static kt__status opt_in(cuda_state *s, cuda_fn *fn, const kt__cuda_launch_dims *d, kt__errbuf *eb) {
+  CUresult r = CUDA_SUCCESS;
+  if (d->raise_shared && d->shared_bytes > fn->shared_raised) {
+    r = cu.FuncSetAttribute(fn->f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)d->shared_bytes);
+    if (r != CUDA_SUCCESS) return cu_status(s, r, "raising the dynamic shared memory limit", eb);
+    fn->shared_raised = d->shared_bytes;
+  }
+  if (d->non_portable_cluster && !fn->non_portable) {
+    r = cu.FuncSetAttribute(fn->f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
+    if (r != CUDA_SUCCESS) return cu_status(s, r, "allowing a non-portable cluster size", eb);
+    fn->non_portable = true;
+  }
+  return KT__ST_OK;
+}
+
+/* kernelParams: a pointer to each argument's value. For a tensor the value
+ * is its CUdeviceptr (stored in PTRS), for a scalar its bytes. */
+typedef struct params {
+  CUdeviceptr *ptrs;
+  void **values;
+} params;
+
+static void params_build(const kt__launch *l, params *p) {
+  p->ptrs = kt__xcalloc((size_t)l->nargs + 1, sizeof *p->ptrs);
+  p->values = kt__xcalloc((size_t)l->nargs + 1, sizeof *p->values);
+  for (int i = 0; i < l->nargs; i++) {
+    if (l->args[i].is_tensor) {
+      p->ptrs[i] = (CUdeviceptr)(uintptr_t)l->args[i].buf;
+      p->values[i] = &p->ptrs[i];
+    } else {
+      p->values[i] = (void *)l->args[i].scalar;
+    }
+  }
+}
+
+static void params_free(params *p) {
+  free(p->ptrs);
+  free(p->values);
+}
+
+static CUresult launch(cuda_fn *fn, const kt__cuda_launch_dims *d, void **values) {
+  if (!d->use_cluster)
+    return cu.LaunchKernel(fn->f, d->grid[0], d->grid[1], d->grid[2], d->block[0], d->block[1], d->block[2],
+                           d->shared_bytes, NULL, values, NULL);
+  CUlaunchConfig cfg;
+  CUlaunchAttribute cluster;
+  kt__cuda_fill_launch_config(d, NULL, &cfg, &cluster);
+  return cu.LaunchKernelEx(&cfg, fn->f, values, NULL);
+}
+
+/* Checks, opts in and builds the parameters: everything before a launch. */
+static kt__status prepare(cuda_state *s, cuda_fn *fn, const kt__launch *l, kt__cuda_launch_dims *d, params *p,
+                          kt__errbuf *eb) {
+  if (poisoned(s, eb)) return KT__ST_RUNTIME;
+  kt__status st = cuda_check_dims(s, fn, l, d, eb);
+  if (st == KT__ST_OK) st = opt_in(s, fn, d, eb);
+  if (st == KT__ST_OK) params_build(l, p);
+  return st;
+}
+
+static kt__status cuda_run(void *state, void *f, const kt__launch *l, kt__errbuf *eb) {
+  cuda_state *s = state;
+  kt__cuda_launch_dims d;
+  params p;
+  kt__status st = prepare(s, f, l, &d, &p, eb);
+  if (st != KT__ST_OK) return st;
+  CUresult r = launch(f, &d, p.values);
+  params_free(&p);
+  if (r != CUDA_SUCCESS) return cu_status(s, r, "cuLaunchKernel", eb);
+  r = cu.CtxSynchronize();
+  return r == CUDA_SUCCESS ? KT__ST_OK : cu_status(s, r, "the kernel", eb);
+}
+
+static CUresult launch_n(cuda_state *s, cuda_fn *fn, const kt__cuda_launch_dims *d, void **values, int n) {
+  CUresult r = cu.EventRecord(s->start, NULL);
+  for (int i = 0; i < n && r == CUDA_SUCCESS; i++) r = launch(fn, d, values);
+  if (r == CUDA_SUCCESS) r = cu.EventRecord(s->stop, NULL);
+  return r;
+}
+
+static kt__status cuda_time(void *state, void *f, const kt__launch *l, int n, double *seconds, kt__errbuf *eb) {
+  cuda_state *s = state;
+  kt__cuda_launch_dims d;
+  params p;
+  kt__status st = prepare(s, f, l, &d, &p, eb);
+  if (st != KT__ST_OK) return st;
+  CUresult r = launch_n(s, f, &d, p.values, n > 0 ? n : 1);
+  params_free(&p);
+  if (r != CUDA_SUCCESS) return cu_status(s, r, "cuLaunchKernel", eb);
+  /* Faults of the kernels surface here, at the first synchronisation. */
+  r = cu.EventSynchronize(s->stop);
+  if (r != CUDA_SUCCESS) return cu_status(s, r, "the kernel", eb);
+  float ms = 0;
+  r = cu.EventElapsedTime(&ms, s->start, s->stop);
+  if (r != CUDA_SUCCESS) return cu_status(s, r, "cuEventElapsedTime", eb);
+  *seconds = ms * 1e-3;
+  return KT__ST_OK;
+}
+
+/* Overwrites a buffer twice the L2's size, so that the next timed run reads
+ * its inputs from memory; synchronised here so it is never timed. */
+static void cuda_flush_cache(void *state) {
+  cuda_state *s = state;
+  if (s->poisoned) return;
+  if (!s->scratch) {
+    size_t bytes = s->info.l2_bytes ? 2 * (size_t)s->info.l2_bytes : (size_t)256 << 20;
+    if (cu.MemAlloc(&s->scratch, bytes) != CUDA_SUCCESS) {
+      s->scratch = 0;
+      return;
+    }
+    s->scratch_bytes = bytes;
+  }
+  s->flush_byte++;
+  CUresult r = cu.MemsetD8Async(s->scratch, s->flush_byte, s->scratch_bytes, NULL);
+  if (r == CUDA_SUCCESS) r = cu.StreamSynchronize(NULL);
+  if (r != CUDA_SUCCESS) cu_status(s, r, "flushing the L2", NULL);
+}
+
+/* ---- memory ---- */
+
+static int cuda_alloc(void *state, size_t bytes, void **buf, kt__errbuf *eb) {
+  cuda_state *s = state;
+  if (poisoned(s, eb)) return KT_INTERNAL;
+  CUdeviceptr p = 0;
+  /* cuMemAlloc refuses 0 bytes; a 0-element tensor still needs an address. */
+  CUresult r = cu.MemAlloc(&p, bytes ? bytes : 1);
+  if (r != CUDA_SUCCESS) return cu_error(s, r, "cuMemAlloc", eb);
+  *buf = (void *)(uintptr_t)p;
+  return KT_OK;
+}
+
+static void cuda_release(void *state, void *buf) {
+  cuda_state *s = state;
+  if (!s->poisoned) cu.MemFree((CUdeviceptr)(uintptr_t)buf);
+}
+
+static int cuda_upload(void *state, void *buf, const void *host, size_t bytes, kt__errbuf *eb) {
+  cuda_state *s = state;
+  if (poisoned(s, eb)) return KT_INTERNAL;
+  CUresult r = cu.MemcpyHtoD((CUdeviceptr)(uintptr_t)buf, host, bytes);
+  return r == CUDA_SUCCESS ? KT_OK : cu_error(s, r, "cuMemcpyHtoD", eb);
+}
+
+static int cuda_download(void *state, void *host, void *buf, size_t bytes, kt__errbuf *eb) {
+  cuda_state *s = state;
+  if (poisoned(s, eb)) return KT_INTERNAL;
+  CUresult r = cu.MemcpyDtoH(host, (CUdeviceptr)(uintptr_t)buf, bytes);
+  return r == CUDA_SUCCESS ? KT_OK : cu_error(s, r, "cuMemcpyDtoH", eb);
+}
+
+const kt__backend kt__backend_cuda = {
+    .name = "cuda",
+    .list_devices = list_devices,
+    .compile = kt__nvrtc_build,
+    .open = cuda_open,
+    .close = cuda_close,
+    .load = cuda_load,
+    .unload = cuda_unload,
+    .check = cuda_check,
+    .alloc = cuda_alloc,
+    .release = cuda_release,
+    .upload = cuda_upload,
+    .download = cuda_download,
+    .run = cuda_run,
+    .time = cuda_time,
+    .flush_cache = cuda_flush_cache,
+};
+
+#else /* !KTUNE_HAVE_CUDA_H: the backend exists and says why it cannot work. */
+
+static const char no_header[] = "CUDA is not available: ktune was built without cuda.h "
+                                "(install the CUDA toolkit's headers and rebuild)";
+
+static int list_devices(kt__device_info *out, int max, int *count, kt__errbuf *eb) {
+  return kt__err(eb, KT_NOBACKEND, "%s", no_header);
+}
+static int cuda_open(int index, void **state, kt__device_info *info, kt__errbuf *eb) {
+  return kt__err(eb, KT_NOBACKEND, "%s", no_header);
+}
+static void cuda_close(void *state) {}
+static kt__status cuda_load(void *state, const kt__build *b, const kt__artifact *a, void **fn, kt__errbuf *eb) {
+  kt__err(eb, KT_NOBACKEND, "%s", no_header);
+  return KT__ST_RUNTIME;
+}
+static void cuda_unload(void *state, void *fn) {}
+static int cuda_alloc(void *state, size_t bytes, void **buf, kt__errbuf *eb) {
+  return kt__err(eb, KT_NOBACKEND, "%s", no_header);
+}
+static void cuda_release(void *state, void *buf) {}
+static int cuda_copy(void *state, void *a, void *b, size_t bytes, kt__errbuf *eb) {
+  return kt__err(eb, KT_NOBACKEND, "%s", no_header);
+}
+static int cuda_upload(void *state, void *buf, const void *host, size_t bytes, kt__errbuf *eb) {
+  return cuda_copy(state, buf, (void *)host, bytes, eb);
+}
+static kt__status cuda_run(void *state, void *fn, const kt__launch *l, kt__errbuf *eb) {
+  kt__err(eb, KT_NOBACKEND, "%s", no_header);
+  return KT__ST_RUNTIME;
+}
+static kt__status cuda_time(void *state, void *fn, const kt__launch *l, int n, double *seconds, kt__errbuf *eb) {
+  return cuda_run(state, fn, l, eb);
+}
+
+const kt__backend kt__backend_cuda = {
+    .name = "cuda",
+    .list_devices = list_devices,
+    .compile = kt__nvrtc_build,
+    .open = cuda_open,
+    .close = cuda_close,
+    .load = cuda_load,
+    .unload = cuda_unload,
+    .alloc = cuda_alloc,
+    .release = cuda_release,
+    .upload = cuda_upload,
+    .download = cuda_copy,
+    .run = cuda_run,
+    .time = cuda_time,
+};
+
+#endif
