@@ -9,7 +9,8 @@ kt_result *kt__result_create(const char *kernel, const char *file, const char *c
   kt_result *r = kt__xcalloc(1, sizeof *r);
   r->kernel = kt__xstrdup(kernel);
   r->file = kt__xstrdup(file);
-  r->names = names;
+  r->names = kt__xcalloc((size_t)nnames + 1, sizeof *r->names);
+  for (int i = 0; i < nnames; i++) r->names[i] = kt__xstrdup(names[i]);
   r->nnames = nnames;
   r->ntune = ntune;
   r->winner = -1;
@@ -39,6 +40,8 @@ void kt_result_destroy(kt_result *r) {
     free(r->trials[i].artifact);
   }
   free(r->trials);
+  for (int i = 0; i < r->nnames; i++) free(r->names[i]);
+  free(r->names);
   free(r->kernel);
   free(r->file);
   free(r->sizes);

@@ -27,7 +27,7 @@ struct kt_result {
   char *file;
   char *sizes;                   /* "M=1024 N=1024" */
   kt__device_info device;
-  const char *const *names;      /* tuned names, then cluster names */
+  char **names;                  /* tuned names, then cluster names (owned) */
   int nnames, ntune;
   uint64_t space_size, valid_size; /* valid_size UINT64_MAX: not counted */
   char *strategy, *strategy_reason;

@@ -1,0 +1,313 @@
+/* ktune: the command line. Uses only the public API in ktune.h.
+ *
+ *   ktune tune FILE [--kernel NAME] [--backend cpu|opencl|cuda] [--device N]
+ *                   [--dim NAME=VALUE]... [--autotune "NAME=VALUE ..."]
+ *                   [--strategy NAME] [--budget N|Ns] [--db PATH] [--json] [--quiet]
+ *   ktune bench FILE --autotune "NAME=VALUE ..."
+ *   ktune space FILE [--kernel NAME] [--json]
+ *   ktune devices [--json]
+ *   ktune cache list|show|export|import|clear ...
+ *   ktune replay RESULTS.json [--strategy NAME] --budget N [--repeats R]
+ *
+ * Exit status: 0 done, 1 no valid configuration, 2 bad input. */
+#include <ctype.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ktune.h"
+
+enum { EXIT_BAD_INPUT = 2, MAX_DIMS = 64 };
+
+typedef struct cli {
+  const char *command;
+  const char *file;
+  const char *kernel;
+  const char *backend;
+  int device;
+  const char *dims[MAX_DIMS];
+  int ndims;
+  const char *pin;
+  const char *strategy;
+  const char *budget;
+  const char *db;
+  const char *seed;
+  const char *timeout;
+  const char *jobs;
+  const char *repeats;
+  const char *format;
+  const char *device_filter;
+  const char *positional[4];
+  int npositional;
+  int json, quiet, no_cache, no_db;
+} cli;
+
+static void usage(FILE *out) {
+  fputs("usage:\n"
+        "  ktune tune FILE [--kernel NAME] [--backend cpu|opencl|cuda] [--device N]\n"
+        "                  [--dim NAME=VALUE]... [--autotune \"NAME=VALUE ...\"]\n"
+        "                  [--strategy NAME] [--budget N|Ns] [--seed S] [--db PATH] [--no-db]\n"
+        "                  [--no-cache] [--jobs N] [--timeout S] [--json] [--quiet]\n"
+        "  ktune bench FILE --autotune \"NAME=VALUE ...\" [same options as tune]\n"
+        "  ktune space FILE [--kernel NAME] [--dim NAME=VALUE]... [--autotune ...] [--json]\n"
+        "  ktune devices [--json]\n"
+        "  ktune cache list|show|export|import|clear [--kernel NAME] [--device NAME] [--db PATH]\n"
+        "                  [--format table|defines|dflags|json|t4] [FILE]\n"
+        "  ktune replay RESULTS.json[.gz] [--strategy NAME] --budget N [--repeats R] [--seed S] [--json]\n"
+        "  ktune --version\n",
+        out);
+}
+
+static int bad(const char *fmt, const char *arg) {
+  fprintf(stderr, "ktune: error: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\n(run `ktune --help` for usage)\n");
+  return EXIT_BAD_INPUT;
+}
+
+/* Options that take a value: their name and where the value goes. */
+static const char **value_slot(cli *c, const char *opt) {
+  static const char *dummy;
+  struct {
+    const char *name;
+    const char **slot;
+  } table[] = {
+      {"--kernel", &c->kernel},     {"--backend", &c->backend}, {"--autotune", &c->pin}, {"--strategy", &c->strategy},
+      {"--budget", &c->budget},     {"--db", &c->db},           {"--seed", &c->seed},    {"--timeout", &c->timeout},
+      {"--jobs", &c->jobs},         {"--repeats", &c->repeats}, {"--format", &c->format},
+  };
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+    if (strcmp(opt, table[i].name) == 0) return table[i].slot;
+  if (strcmp(opt, "--dim") == 0 || strcmp(opt, "--device") == 0) return &dummy;
+  return NULL;
+}
+
+static int parse_int(const char *s, long min, long max, long *out) {
+  char *end;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (errno || end == s || *end || v < min || v > max) return -1;
+  *out = v;
+  return 0;
+}
+
+static int parse_args(int argc, char **argv, cli *c) {
+  for (int i = 2; i < argc; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "--json") == 0) c->json = 1;
+    else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) c->quiet = 1;
+    else if (strcmp(a, "--no-cache") == 0) c->no_cache = 1;
+    else if (strcmp(a, "--no-db") == 0) c->no_db = 1;
+    else if (a[0] == '-' && a[1] == '-') {
+      const char **slot = value_slot(c, a);
+      if (!slot) return bad("unknown option %s", a);
+      if (i + 1 >= argc) return bad("option %s needs a value", a);
+      const char *v = argv[++i];
+      if (strcmp(a, "--dim") == 0) {
+        if (c->ndims == MAX_DIMS) return bad("too many --dim options (at most 64): %s", v);
+        c->dims[c->ndims++] = v;
+      } else if (strcmp(a, "--device") == 0) {
+        long n;
+        if (strcmp(c->command, "cache") == 0) c->device_filter = v;
+        else if (parse_int(v, 0, 1 << 20, &n) != 0) return bad("--device %s: expected a device index (see `ktune devices`)", v);
+        else c->device = (int)n;
+      } else {
+        *slot = v;
+      }
+    } else {
+      if (c->npositional == 4) return bad("unexpected argument %s", a);
+      c->positional[c->npositional++] = a;
+    }
+  }
+  return 0;
+}
+
+static int backend_kind(const char *name, kt_backend_kind *out) {
+  if (!name) *out = KT_BACKEND_AUTO;
+  else if (strcmp(name, "cpu") == 0) *out = KT_BACKEND_CPU;
+  else if (strcmp(name, "opencl") == 0) *out = KT_BACKEND_OPENCL;
+  else if (strcmp(name, "cuda") == 0) *out = KT_BACKEND_CUDA;
+  else return -1;
+  return 0;
+}
+
+/* --budget 100 (configurations) or --budget 30s (seconds). */
+static int parse_budget(const char *s, kt_tune_options *o) {
+  if (!s) return 0;
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || end == s || v <= 0) return -1;
+  if (strcmp(end, "s") == 0) o->budget_s = v;
+  else if (*end == 0 && v == (long)v) o->budget_configs = (long)v;
+  else return -1;
+  return 0;
+}
+
+static int fail(kt_context *ctx, int rc) {
+  const char *msg = kt_errmsg(ctx);
+  if (msg && *msg) {
+    fputs(msg, stderr);
+    if (msg[strlen(msg) - 1] != '\n') fputc('\n', stderr);
+  } else {
+    fprintf(stderr, "ktune: error: %s\n", kt_strerror(rc));
+  }
+  return kt_exit_status(rc);
+}
+
+static int make_context(const cli *c, kt_context **ctx) {
+  kt_options o = {0};
+  if (backend_kind(c->backend, &o.backend) != 0) return bad("--backend %s: expected cpu, opencl or cuda", c->backend);
+  o.device = c->device;
+  o.db_path = c->db;
+  o.no_db = c->no_db;
+  o.quiet = c->quiet;
+  long n;
+  if (c->jobs) {
+    if (parse_int(c->jobs, 1, 4096, &n) != 0) return bad("--jobs %s: expected a number of threads", c->jobs);
+    o.jobs = (int)n;
+  }
+  if (c->timeout) {
+    char *end;
+    o.run_timeout_s = strtod(c->timeout, &end);
+    if (end == c->timeout || *end || !(o.run_timeout_s > 0))
+      return bad("--timeout %s: expected seconds, e.g. --timeout 10", c->timeout);
+  }
+  kt_context_create(&o, ctx);
+  return 0;
+}
+
+static int load_kernel(const cli *c, kt_context *ctx, kt_kernel **k) {
+  if (!c->file) return bad("%s needs a kernel FILE", c->command);
+  int rc = kt_kernel_load_file(ctx, c->file, c->kernel, k);
+  for (int i = 0; rc == KT_OK && i < c->ndims; i++) rc = kt_kernel_set_size_arg(*k, c->dims[i]);
+  if (rc == KT_OK && c->pin) rc = kt_kernel_pin(*k, c->pin);
+  return rc;
+}
+
+static void on_signal(int sig) {
+  (void)sig;
+  kt_interrupt();
+}
+
+static void install_signals(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+}
+
+static int cmd_tune(const cli *c, int bench) {
+  if (bench && !c->pin) return bad("%s needs --autotune \"NAME=VALUE ...\" (the configuration to time)", "bench");
+  kt_tune_options o = {0};
+  o.bench_only = bench;
+  o.strategy = c->strategy;
+  o.no_cache = c->no_cache || bench;
+  if (parse_budget(c->budget, &o) != 0) return bad("--budget %s: expected a number of configurations or seconds (30s)", c->budget);
+  if (c->seed) {
+    long s;
+    if (parse_int(c->seed, 0, 0x7fffffffL, &s) != 0) return bad("--seed %s: expected a non-negative integer", c->seed);
+    o.seed = (uint64_t)s;
+  }
+  kt_context *ctx;
+  int rc = make_context(c, &ctx);
+  if (rc) return rc;
+  kt_kernel *k = NULL;
+  kt_result *r = NULL;
+  rc = load_kernel(c, ctx, &k);
+  if (rc == KT_OK) {
+    install_signals();
+    rc = kt_tune(k, &o, &r);
+  }
+  if (r) {
+    if (c->json) kt_result_print_json(r, stdout);
+    else kt_result_print_table(r, stdout);
+  }
+  int status = rc == KT_OK ? 0 : fail(ctx, rc);
+  kt_result_destroy(r);
+  kt_kernel_destroy(k);
+  kt_context_destroy(ctx);
+  return status;
+}
+
+static int cmd_space(const cli *c) {
+  kt_context *ctx;
+  int rc = make_context(c, &ctx);
+  if (rc) return rc;
+  kt_kernel *k = NULL;
+  rc = load_kernel(c, ctx, &k);
+  if (rc == KT_OK) rc = kt_space_print(k, stdout, c->json);
+  int status = rc == KT_OK ? 0 : fail(ctx, rc);
+  kt_kernel_destroy(k);
+  kt_context_destroy(ctx);
+  return status;
+}
+
+static int cmd_devices(const cli *c) {
+  kt_context *ctx;
+  int rc = make_context(c, &ctx);
+  if (rc) return rc;
+  rc = kt_devices_print(ctx, stdout, c->json);
+  int status = rc == KT_OK ? 0 : fail(ctx, rc);
+  kt_context_destroy(ctx);
+  return status;
+}
+
+static int cmd_cache(const cli *c) {
+  const char *verb = c->npositional > 0 ? c->positional[0] : NULL;
+  kt_cache_filter f = {c->kernel, c->device_filter, NULL};
+  char err[4096] = "";
+  int rc;
+  if (!verb) return bad("%s needs a verb: list, show, export, import or clear", "cache");
+  if (strcmp(verb, "list") == 0) rc = kt_cache_list(c->db, &f, c->json, stdout, err, sizeof err);
+  else if (strcmp(verb, "show") == 0) rc = kt_cache_show(c->db, &f, c->json ? "json" : c->format, stdout, err, sizeof err);
+  else if (strcmp(verb, "export") == 0) rc = kt_cache_export(c->db, &f, c->format, stdout, err, sizeof err);
+  else if (strcmp(verb, "import") == 0) {
+    if (c->npositional < 2) return bad("%s needs a FILE to import (- for stdin)", "cache import");
+    rc = kt_cache_import(c->db, c->positional[1], stdout, err, sizeof err);
+  } else if (strcmp(verb, "clear") == 0) rc = kt_cache_clear(c->db, &f, stdout, err, sizeof err);
+  else return bad("cache %s: unknown verb; use list, show, export, import or clear", verb);
+  if (rc != KT_OK) fprintf(stderr, "ktune: error: %s\n", *err ? err : kt_strerror(rc));
+  return kt_exit_status(rc);
+}
+
+static int cmd_replay(const cli *c) {
+  if (!c->file) return bad("%s needs a T4 results file (RESULTS.json or .json.gz)", "replay");
+  long budget = 0, repeats = 100, seed = 1;
+  if (c->budget && parse_int(c->budget, 1, 1L << 40, &budget) != 0)
+    return bad("--budget %s: expected a number of configurations", c->budget);
+  if (c->repeats && parse_int(c->repeats, 1, 1000000, &repeats) != 0)
+    return bad("--repeats %s: expected a positive number", c->repeats);
+  if (c->seed && parse_int(c->seed, 0, 0x7fffffffL, &seed) != 0)
+    return bad("--seed %s: expected a non-negative integer", c->seed);
+  char err[4096] = "";
+  int rc = kt_replay(c->file, c->strategy, budget, (int)repeats, (uint64_t)seed, c->json, stdout, err, sizeof err);
+  if (rc != KT_OK) fprintf(stderr, "ktune: error: %s\n", *err ? err : kt_strerror(rc));
+  return kt_exit_status(rc);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+    usage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? EXIT_BAD_INPUT : 0;
+  }
+  if (strcmp(argv[1], "--version") == 0) {
+    printf("ktune %s\n", kt_version());
+    return 0;
+  }
+  cli c = {.command = argv[1]};
+  int rc = parse_args(argc, argv, &c);
+  if (rc) return rc;
+  c.file = c.npositional > 0 ? c.positional[0] : NULL;
+  if (strcmp(c.command, "tune") == 0) return cmd_tune(&c, 0);
+  if (strcmp(c.command, "bench") == 0) return cmd_tune(&c, 1);
+  if (strcmp(c.command, "space") == 0) return cmd_space(&c);
+  if (strcmp(c.command, "devices") == 0) return cmd_devices(&c);
+  if (strcmp(c.command, "cache") == 0) return cmd_cache(&c);
+  if (strcmp(c.command, "replay") == 0) return cmd_replay(&c);
+  return bad("unknown command %s", c.command);
+}

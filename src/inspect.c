@@ -1,0 +1,171 @@
+/* Read-only views for the command line: the expanded space of a kernel
+ * (`ktune space`) and the backends and devices found (`ktune devices`). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "context.h"
+#include "space/space.h"
+#include "worker.h"
+
+enum { COUNT_LIMIT = 10000000 };
+
+static void text_dims(const kt__space *s, const char *title, FILE *out) {
+  if (kt__space_ndims(s) == 0) return;
+  fprintf(out, "%s:\n", title);
+  for (int d = 0; d < kt__space_ndims(s); d++) {
+    fprintf(out, "  %-12s", kt__space_name(s, d));
+    for (int c = 0; c < kt__space_nchoices(s, d); c++) fprintf(out, " %lld", (long long)kt__space_choice(s, d, c));
+    fprintf(out, "%s\n", kt__space_is_pinned(s, d) ? "   (pinned)" : "");
+  }
+}
+
+static void json_dims(const kt__space *s, kt__sbuf *b) {
+  kt__sbuf_printf(b, "[");
+  for (int d = 0; d < kt__space_ndims(s); d++) {
+    kt__sbuf_printf(b, "%s{\"name\": ", d ? ", " : "");
+    kt__sbuf_json_string(b, kt__space_name(s, d));
+    kt__sbuf_printf(b, ", \"choices\": [");
+    for (int c = 0; c < kt__space_nchoices(s, d); c++)
+      kt__sbuf_printf(b, "%s%lld", c ? ", " : "", (long long)kt__space_choice(s, d, c));
+    kt__sbuf_printf(b, "], \"pinned\": %s}", kt__space_is_pinned(s, d) ? "true" : "false");
+  }
+  kt__sbuf_printf(b, "]");
+}
+
+static void json_values(const kt__space *s, const int64_t *v, kt__sbuf *b) {
+  kt__sbuf_printf(b, "{");
+  for (int d = 0; d < kt__space_ndims(s); d++) {
+    kt__sbuf_printf(b, "%s", d ? ", " : "");
+    kt__sbuf_json_string(b, kt__space_name(s, d));
+    kt__sbuf_printf(b, ": %lld", (long long)v[d]);
+  }
+  kt__sbuf_printf(b, "}");
+}
+
+static void print_space_json(kt_kernel *k, const kt__space *s, const kt__space *cl, uint64_t valid, FILE *out) {
+  int64_t def[KT__MAX_NAMES];
+  kt__space_default_values(s, def);
+  kt__sbuf b = {0}, flags = {0};
+  kt__space_format_defines(s, def, &flags);
+  kt__sbuf_printf(&b, "{\n  \"kernel\": ");
+  kt__sbuf_json_string(&b, k->decl->name);
+  kt__sbuf_printf(&b, ",\n  \"dims\": ");
+  json_dims(s, &b);
+  kt__sbuf_printf(&b, ",\n  \"cluster_dims\": ");
+  json_dims(cl, &b);
+  kt__sbuf_printf(&b, ",\n  \"size\": %llu", (unsigned long long)kt__space_size(s));
+  if (valid != UINT64_MAX) kt__sbuf_printf(&b, ",\n  \"valid_size\": %llu", (unsigned long long)valid);
+  else kt__sbuf_printf(&b, ",\n  \"valid_size\": null");
+  kt__sbuf_printf(&b, ",\n  \"cluster_size\": %llu", (unsigned long long)kt__space_size(cl));
+  kt__sbuf_printf(&b, ",\n  \"default\": ");
+  json_values(s, def, &b);
+  kt__sbuf_printf(&b, ",\n  \"default_flags\": ");
+  kt__sbuf_json_string(&b, flags.s ? flags.s : "");
+  kt__sbuf_printf(&b, ",\n  \"runtime_sizes\": [");
+  for (int i = 0; i < k->decl->nsizes; i++) {
+    kt__sbuf_printf(&b, "%s", i ? ", " : "");
+    kt__sbuf_json_string(&b, k->decl->sizes[i]);
+  }
+  kt__sbuf_printf(&b, "]\n}\n");
+  fputs(b.s, out);
+  kt__sbuf_free(&b);
+  kt__sbuf_free(&flags);
+}
+
+static void print_space_text(kt_kernel *k, const kt__space *s, const kt__space *cl, uint64_t valid, FILE *out) {
+  int64_t def[KT__MAX_NAMES];
+  kt__space_default_values(s, def);
+  fprintf(out, "kernel %s (%s)\n", k->decl->name, k->file->src.path);
+  text_dims(s, "@autotune", out);
+  text_dims(cl, "@cluster", out);
+  fprintf(out, "size: %llu configurations", (unsigned long long)kt__space_size(s));
+  if (valid != UINT64_MAX) fprintf(out, ", %llu valid after @where", (unsigned long long)valid);
+  else fprintf(out, ", valid count skipped (over %d)", COUNT_LIMIT);
+  if (kt__space_ndims(cl)) fprintf(out, "; cluster space %llu", (unsigned long long)kt__space_size(cl));
+  kt__sbuf cfg = {0}, flags = {0};
+  kt__space_format(s, def, &cfg);
+  kt__space_format_defines(s, def, &flags);
+  fprintf(out, "\ndefault: %s\nas flags: %s\n", cfg.s ? cfg.s : "", flags.s ? flags.s : "");
+  kt__sbuf_free(&cfg);
+  kt__sbuf_free(&flags);
+}
+
+int kt_space_print(kt_kernel *k, FILE *out, int json) {
+  const kt__kernel_decl *d = k->decl;
+  kt__errbuf *eb = &k->ctx->err;
+  int64_t *sizes = kt__xcalloc((size_t)d->nsizes + 1, sizeof *sizes);
+  int rc = kt__kernel_resolve_sizes(k, sizes, eb);
+  kt__env env = {(const char *const *)d->sizes, sizes, d->nsizes, NULL};
+  kt__space *s = NULL, *cl = NULL;
+  if (rc == KT_OK) rc = kt__space_create(d->tune, d->ntune, d->where, d->nwhere, &env, &s, eb);
+  if (rc == KT_OK) rc = kt__space_create(d->cluster, d->ncluster, NULL, 0, &env, &cl, eb);
+  kt__sbuf warn = {0};
+  if (rc == KT_OK && k->pin) rc = kt__space_pin(s, k->pin, &warn, eb);
+  if (warn.len) fputs(warn.s, stderr);
+  if (rc == KT_OK) {
+    uint64_t valid = kt__space_count_valid(s, COUNT_LIMIT);
+    if (json) print_space_json(k, s, cl, valid, out);
+    else print_space_text(k, s, cl, valid, out);
+  }
+  kt__sbuf_free(&warn);
+  kt__space_free(s);
+  kt__space_free(cl);
+  free(sizes);
+  return rc;
+}
+
+static void device_json(const kt__device_info *d, kt__sbuf *b) {
+  kt__sbuf_printf(b, "{\"backend\": ");
+  kt__sbuf_json_string(b, d->backend);
+  kt__sbuf_printf(b, ", \"index\": %d, \"name\": ", d->index);
+  kt__sbuf_json_string(b, d->name);
+  kt__sbuf_printf(b, ", \"vendor\": ");
+  kt__sbuf_json_string(b, d->vendor);
+  kt__sbuf_printf(b, ", \"arch\": ");
+  kt__sbuf_json_string(b, d->arch);
+  kt__sbuf_printf(b, ", \"memory_bytes\": %llu, \"driver\": ", (unsigned long long)d->memory_bytes);
+  kt__sbuf_json_string(b, d->driver_version);
+  kt__sbuf_printf(b, ", \"toolchain\": ");
+  kt__sbuf_json_string(b, d->toolchain_version);
+  kt__sbuf_printf(b, ", \"compute_units\": %d}", d->compute_units);
+}
+
+int kt_devices_print(kt_context *ctx, FILE *out, int json) {
+  static const char *const names[] = {"cpu", "opencl", "cuda"};
+  kt__sbuf b = {0};
+  if (json) kt__sbuf_printf(&b, "{\"backends\": [");
+  for (int i = 0; i < 3; i++) {
+    const kt__backend *be = kt__backend_find(names[i]);
+    kt__device_info devs[32];
+    int n = 0;
+    kt__errbuf eb = {{0}};
+    int rc = kt__worker_list_devices(be, devs, 32, &n, &eb);
+    if (json) {
+      kt__sbuf_printf(&b, "%s\n  {\"backend\": \"%s\", \"available\": %s", i ? "," : "", names[i],
+                      rc == KT_OK && n > 0 ? "true" : "false");
+      if (rc != KT_OK) {
+        kt__sbuf_printf(&b, ", \"reason\": ");
+        kt__sbuf_json_string(&b, eb.msg);
+      }
+      kt__sbuf_printf(&b, ", \"devices\": [");
+      for (int j = 0; rc == KT_OK && j < n; j++) {
+        kt__sbuf_printf(&b, "%s", j ? ", " : "");
+        device_json(&devs[j], &b);
+      }
+      kt__sbuf_printf(&b, "]}");
+    } else if (rc != KT_OK) {
+      kt__sbuf_printf(&b, "%s: not available: %s\n", names[i], eb.msg);
+    } else {
+      kt__sbuf_printf(&b, "%s:\n", names[i]);
+      for (int j = 0; j < n; j++)
+        kt__sbuf_printf(&b, "  --device %d  %s  [%s]  %.1f GiB  %s\n", j, devs[j].name, devs[j].arch,
+                        (double)devs[j].memory_bytes / (1u << 30), devs[j].driver_version);
+    }
+  }
+  if (json) kt__sbuf_printf(&b, "\n]}\n");
+  fputs(b.s, out);
+  kt__sbuf_free(&b);
+  (void)ctx;
+  return KT_OK;
+}

@@ -1,0 +1,639 @@
+/* The tuner: compile pool -> device worker -> verify -> record.
+ *
+ * One tuning runs in stages. The default configuration (first choices) is
+ * compiled and run first; its outputs are the reference. The strategy then
+ * proposes configurations, which the compile pool builds on every core while
+ * the device worker verifies and times those already built. The fastest few
+ * are re-timed in interleaved rounds and the winner is picked from those
+ * rounds. Kernels with @cluster get a second stage over the cluster space,
+ * with the @autotune winner fixed. Every measurement goes to the results
+ * database as soon as it is made. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "context.h"
+#include "pool.h"
+#include "result.h"
+#include "search/strategy.h"
+#include "space/space.h"
+
+enum { DEFAULT_FINALISTS = 5, DEFAULT_ROUNDS = 7, MAX_VALID_COUNT = 1000000, AUTO_BUDGET = 400 };
+
+/* A configuration string -> stored record, for resuming. */
+typedef struct stored_entry {
+  char *config;
+  kt__record rec;
+} stored_entry;
+
+typedef struct tuning {
+  kt_kernel *k;
+  const kt__kernel_decl *d;
+  kt__errbuf *eb;
+  kt_tune_options o;
+  int64_t *sizes;
+  kt__env size_env;
+  const char **names; /* tuned names, then cluster names */
+  int nnames;
+  int64_t defaults[KT__MAX_NAMES];
+  kt__argset *args;
+  kt__worker *worker;
+  kt__pool *pool;
+  kt_result *r;
+  const char *workdir;
+  kt__store *store;
+  kt__store_key key;
+  kt__sbuf key_sizes;
+  stored_entry *stored;
+  int nstored;
+  double best_s;
+  double started;
+  int done, planned; /* for progress */
+  bool tty;
+} tuning;
+
+/* ---- helpers ---------------------------------------------------------- */
+
+static double run_timeout(const tuning *t) {
+  double s = t->k->ctx->opts.run_timeout_s > 0 ? t->k->ctx->opts.run_timeout_s : 10.0;
+  return s + 2.0; /* plus the measurement budget of one configuration */
+}
+
+static double compile_timeout(const tuning *t) {
+  return t->k->ctx->opts.compile_timeout_s > 0 ? t->k->ctx->opts.compile_timeout_s : 60.0;
+}
+
+static bool quiet(const tuning *t) { return t->k->ctx->opts.quiet; }
+
+static void set_message(kt__trial *tr, const char *msg) {
+  free(tr->message);
+  tr->message = msg && *msg ? kt__xstrdup(msg) : NULL;
+}
+
+static int find_trial(const tuning *t, const int64_t *values) {
+  for (int i = 0; i < t->r->ntrials; i++)
+    if (memcmp(t->r->trials[i].values, values, (size_t)t->nnames * sizeof *values) == 0) return i;
+  return -1;
+}
+
+static const stored_entry *find_stored(const tuning *t, const char *config) {
+  for (int i = 0; i < t->nstored; i++)
+    if (strcmp(t->stored[i].config, config) == 0) return &t->stored[i];
+  return NULL;
+}
+
+/* ---- progress --------------------------------------------------------- */
+
+static void progress(tuning *t, const kt__trial *tr) {
+  t->done++;
+  if (quiet(t)) return;
+  char best[32] = "-";
+  if (t->best_s > 0) snprintf(best, sizeof best, "%.4g ms", t->best_s * 1e3);
+  if (t->tty) {
+    int total = t->planned > t->done ? t->planned : t->done, width = 30;
+    int fill = total ? t->done * width / total : width;
+    fprintf(stderr, "\r  [%.*s%*s] %d/%d  best %s   ", fill, "##############################", width - fill, "",
+            t->done, total, best);
+    return;
+  }
+  kt__sbuf cfg = {0};
+  kt__result_config_string(t->r, tr, &cfg);
+  if (tr->status == KT__ST_OK)
+    fprintf(stderr, "  [%d] %s: ok %.4g ms%s\n", t->done, cfg.s, tr->stats.median * 1e3, tr->reused ? " (stored)" : "");
+  else
+    fprintf(stderr, "  [%d] %s: %s%s\n", t->done, cfg.s, kt__status_name(tr->status), tr->reused ? " (stored)" : "");
+  kt__sbuf_free(&cfg);
+}
+
+static void progress_end(const tuning *t) {
+  if (!quiet(t) && t->tty) fprintf(stderr, "\n");
+}
+
+/* ---- results database ------------------------------------------------- */
+
+static void load_stored(void *ud, const kt__record *rec) {
+  tuning *t = ud;
+  t->stored = kt__xreallocarray(t->stored, (size_t)t->nstored + 1, sizeof *t->stored);
+  stored_entry *e = &t->stored[t->nstored++];
+  e->config = kt__xstrdup(rec->config);
+  e->rec = *rec;
+  e->rec.config = e->config;
+  e->rec.message = rec->message ? kt__xstrdup(rec->message) : NULL;
+}
+
+static void open_store(tuning *t) {
+  t->store = kt__context_store(t->k->ctx);
+  if (!t->store) {
+    if (!t->k->ctx->opts.no_db && !quiet(t))
+      fprintf(stderr, "ktune: warning: results are not kept: %s\n", t->k->ctx->err.msg);
+    return;
+  }
+  t->r->db_path = kt__xstrdup(kt__store_path(t->store));
+  kt__kernel_key_sizes(t->k, t->sizes, &t->key_sizes);
+  t->key = (kt__store_key){t->k->source_hash, t->d->name, &t->r->device, t->key_sizes.s, NULL};
+  kt__errbuf eb;
+  if (!t->o.no_cache) kt__store_each(t->store, &t->key, load_stored, t, &eb);
+}
+
+static void store_trial(tuning *t, const kt__trial *tr) {
+  if (!t->store || tr->reused) return;
+  kt__sbuf cfg = {0};
+  kt__result_config_string(t->r, tr, &cfg);
+  kt__record rec = {cfg.s, tr->status, tr->stats, tr->compile_s, tr->message};
+  kt__errbuf eb;
+  if (kt__store_put(t->store, &t->key, &rec, &eb) != KT_OK && !quiet(t))
+    fprintf(stderr, "ktune: warning: could not store a result: %s\n", eb.msg);
+  kt__sbuf_free(&cfg);
+}
+
+/* Fills TR from the database when this configuration was measured before. */
+static bool reuse_stored(tuning *t, kt__trial *tr) {
+  if (!t->nstored) return false;
+  kt__sbuf cfg = {0};
+  kt__result_config_string(t->r, tr, &cfg);
+  const stored_entry *e = find_stored(t, cfg.s);
+  kt__sbuf_free(&cfg);
+  if (!e) return false;
+  tr->status = e->rec.status;
+  tr->stats = e->rec.stats;
+  tr->compile_s = e->rec.compile_s;
+  set_message(tr, e->rec.message);
+  tr->reused = true;
+  t->r->reused++;
+  return true;
+}
+
+/* ---- compile and evaluate --------------------------------------------- */
+
+static kt__compile_job *make_job(tuning *t, const kt__trial *tr) {
+  kt__compile_job *j = kt__xcalloc(1, sizeof *j);
+  j->id = tr->id;
+  memcpy(j->values, tr->values, (size_t)t->nnames * sizeof *tr->values);
+  snprintf(j->tag, sizeof j->tag, "c%llu", (unsigned long long)tr->id);
+  j->build = (kt__build){.file = t->k->file,
+                         .decl = t->d,
+                         .names = t->names,
+                         .values = j->values,
+                         .n = t->nnames,
+                         .device = &t->r->device,
+                         .workdir = t->workdir,
+                         .tag = j->tag,
+                         .timeout_s = compile_timeout(t)};
+  return j;
+}
+
+static void submit(tuning *t, const kt__trial *tr) { kt__pool_submit(t->pool, make_job(t, tr)); }
+
+static void request_for(const tuning *t, const kt__trial *tr, kt__req_kind kind, kt__request *req) {
+  memset(req, 0, sizeof *req);
+  req->kind = kind;
+  req->id = tr->id;
+  req->nvalues = t->nnames;
+  memcpy(req->values, tr->values, (size_t)t->nnames * sizeof *tr->values);
+  if (tr->artifact) snprintf(req->artifact, sizeof req->artifact, "%s", tr->artifact);
+  req->measure = (kt__measure_opts){.min_sample_s = 0.002, .min_samples = 5, .max_samples = 30,
+                                    .max_total_s = 0.5, .best_s = t->best_s};
+}
+
+static void ask_worker(tuning *t, const kt__request *req, kt__reply *rep) {
+  double t0 = kt__now();
+  kt__worker_request(t->worker, req, rep, run_timeout(t));
+  t->r->device_busy_s += kt__now() - t0;
+}
+
+/* Takes a finished compile job: records a compile failure, or keeps the
+ * artifact for the worker. Returns true when the trial can run. */
+static bool take_compiled(tuning *t, kt__compile_job *j, kt__trial *tr) {
+  tr->compile_s = j->finished - j->started;
+  bool ok = j->status == KT__ST_OK;
+  if (!ok) {
+    tr->status = j->status == KT__ST_PENDING ? KT__ST_PENDING : KT__ST_COMPILE;
+    set_message(tr, j->artifact.log ? j->artifact.log : j->err.msg);
+  } else if (j->artifact.path) {
+    free(tr->artifact);
+    tr->artifact = kt__xstrdup(j->artifact.path);
+  }
+  kt__artifact_free(&j->artifact);
+  free(j);
+  return ok;
+}
+
+static void evaluate(tuning *t, kt__trial *tr, kt__req_kind kind) {
+  kt__request req;
+  kt__reply rep;
+  request_for(t, tr, kind, &req);
+  ask_worker(t, &req, &rep);
+  tr->status = rep.status;
+  set_message(tr, rep.msg);
+  if (rep.status == KT__ST_OK) {
+    tr->stats = rep.stats;
+    if (t->best_s <= 0 || rep.stats.median < t->best_s) t->best_s = rep.stats.median;
+  }
+}
+
+/* ---- the reference (default configuration) ---------------------------- */
+
+static int run_reference(tuning *t) {
+  kt__trial *tr = kt__result_add(t->r, t->defaults, 0);
+  tr->is_default = true;
+  tr->space_index = UINT64_MAX;
+  t->r->default_trial = (int)tr->id;
+  submit(t, tr);
+  kt__compile_job *j = kt__pool_wait(t->pool);
+  tr = &t->r->trials[t->r->default_trial];
+  if (take_compiled(t, j, tr)) {
+    kt__request req;
+    kt__reply rep;
+    request_for(t, tr, KT__REQ_REFERENCE, &req);
+    ask_worker(t, &req, &rep);
+    tr->status = rep.status;
+    set_message(tr, rep.msg);
+    if (rep.status == KT__ST_OK) evaluate(t, tr, KT__REQ_EVAL);
+  }
+  progress(t, tr);
+  store_trial(t, tr);
+  if (tr->status != KT__ST_OK) {
+    kt__sbuf cfg = {0};
+    kt__result_config_string(t->r, tr, &cfg);
+    kt__err(t->eb, KT_NOVALID,
+            "%s: error: the default configuration (%s) failed with status %s; it is the reference every other "
+            "configuration is verified against, so it must work:\n%s",
+            t->k->file->src.path, cfg.s, kt__status_name(tr->status), tr->message ? tr->message : "");
+    kt__sbuf_free(&cfg);
+    return KT_NOVALID;
+  }
+  return KT_OK;
+}
+
+/* ---- one search stage ------------------------------------------------- */
+
+typedef struct stage {
+  kt__space *space;
+  kt__strategy *strategy;
+  int stage;            /* 0 @autotune, 1 @cluster */
+  int offset;           /* where this stage's names start in values */
+  int64_t base[KT__MAX_NAMES];
+  long budget;          /* 0: none */
+  long asked;
+  bool exhausted;
+  uint64_t *index_of_trial; /* trial id -> space index for tell */
+} stage;
+
+static kt__trial *trial_for_index(tuning *t, stage *s, uint64_t index) {
+  int64_t values[KT__MAX_NAMES];
+  memcpy(values, s->base, sizeof values);
+  kt__space_values(s->space, index, values + s->offset);
+  int existing = find_trial(t, values);
+  if (existing >= 0) return &t->r->trials[existing];
+  kt__trial *tr = kt__result_add(t->r, values, s->stage);
+  tr->space_index = index;
+  return tr;
+}
+
+static bool out_of_budget(const tuning *t, const stage *s) {
+  if (kt__interrupted) return true;
+  if (s->budget > 0 && s->asked >= s->budget) return true;
+  return t->o.budget_s > 0 && kt__now() - t->started > t->o.budget_s;
+}
+
+static void finish_trial(tuning *t, stage *s, kt__trial *tr) {
+  double secs = tr->status == KT__ST_OK ? tr->stats.median : INFINITY;
+  if (tr->space_index != UINT64_MAX) kt__strategy_tell(s->strategy, tr->space_index, tr->status, secs);
+  if (tr->status == KT__ST_OK && (t->best_s <= 0 || tr->stats.median < t->best_s)) t->best_s = tr->stats.median;
+  progress(t, tr);
+  store_trial(t, tr);
+}
+
+/* Asks the strategy for more work until the pool holds enough to keep all
+ * compile threads and the device busy. */
+static void refill(tuning *t, stage *s, int want) {
+  while (!s->exhausted && !out_of_budget(t, s) && kt__pool_pending(t->pool) < want) {
+    uint64_t idx;
+    if (kt__strategy_ask(s->strategy, &idx, 1) == 0) {
+      s->exhausted = true;
+      break;
+    }
+    s->asked++;
+    kt__trial *tr = trial_for_index(t, s, idx);
+    if (tr->status != KT__ST_PENDING) { /* the default, measured already */
+      kt__strategy_tell(s->strategy, idx, tr->status, tr->status == KT__ST_OK ? tr->stats.median : INFINITY);
+      continue;
+    }
+    tr->space_index = idx;
+    if (reuse_stored(t, tr)) {
+      finish_trial(t, s, tr);
+      continue;
+    }
+    submit(t, tr);
+  }
+}
+
+static void run_stage(tuning *t, stage *s) {
+  int want = 2 * t->r->compile_threads + 2;
+  refill(t, s, want);
+  kt__compile_job *j;
+  while ((j = kt__pool_wait(t->pool)) != NULL) {
+    kt__trial *tr = &t->r->trials[j->id];
+    if (take_compiled(t, j, tr) && !kt__interrupted) evaluate(t, tr, KT__REQ_EVAL);
+    if (tr->status == KT__ST_PENDING) continue; /* cancelled by an interrupt */
+    finish_trial(t, s, tr);
+    if (kt__interrupted) kt__pool_cancel_queued(t->pool);
+    else refill(t, s, want);
+  }
+}
+
+/* ---- strategy choice -------------------------------------------------- */
+
+static int choose_strategy(tuning *t, stage *s, const kt__strategy_ops **ops) {
+  uint64_t valid = kt__space_count_valid(s->space, MAX_VALID_COUNT);
+  if (s->stage == 0) t->r->valid_size = valid;
+  long budget = t->o.budget_configs;
+  kt__sbuf why = {0};
+  if (t->o.strategy && s->stage == 0) {
+    *ops = kt__strategy_find(t->o.strategy);
+    if (!*ops) {
+      kt__sbuf names = {0};
+      for (const char *const *n = kt__strategy_names(); *n; n++) kt__sbuf_printf(&names, "%s%s", names.len ? ", " : "", *n);
+      kt__err(t->eb, KT_INVALID, "--strategy %s: no such strategy; choose one of: %s", t->o.strategy, names.s);
+      kt__sbuf_free(&names);
+      return KT_INVALID;
+    }
+    kt__sbuf_printf(&why, "asked for");
+  } else if ((budget <= 0 && valid <= MAX_VALID_COUNT / 100) || (budget > 0 && valid <= (uint64_t)budget) ||
+             s->stage == 1) {
+    *ops = kt__strategy_find("exhaustive");
+    kt__sbuf_printf(&why, "the %llu valid configurations fit the budget", (unsigned long long)valid);
+  } else {
+    if (budget <= 0) budget = AUTO_BUDGET;
+    *ops = kt__strategy_find(kt_default_strategy(valid, budget));
+    kt__sbuf_printf(&why, "the valid space (%s%llu) exceeds the budget of %ld", valid == UINT64_MAX ? "over " : "",
+                    (unsigned long long)(valid == UINT64_MAX ? MAX_VALID_COUNT : valid), budget);
+  }
+  s->budget = budget;
+  if (s->stage == 0) {
+    t->r->strategy = kt__xstrdup((*ops)->name);
+    t->r->strategy_reason = why.s ? kt__xstrdup(why.s) : NULL;
+    t->r->budget = budget;
+    t->planned += (int)(budget > 0 && (uint64_t)budget < valid ? (uint64_t)budget : valid);
+  } else {
+    t->planned += (int)valid;
+  }
+  kt__sbuf_free(&why);
+  return KT_OK;
+}
+
+/* The env that binds the other stage's names while @where is evaluated. */
+typedef struct other_names {
+  const char *names[KT__MAX_NAMES];
+  int64_t values[KT__MAX_NAMES];
+  kt__env env;
+} other_names;
+
+static void bind_other(const tuning *t, int from, int count, const int64_t *values, other_names *o) {
+  for (int i = 0; i < count; i++) {
+    o->names[i] = t->names[from + i];
+    o->values[i] = values[from + i];
+  }
+  o->env = (kt__env){o->names, o->values, count, &t->size_env};
+}
+
+/* The part of --autotune "NAME=VALUE ..." that names this stage's names; a
+ * name neither stage declares is an error listing the declared ones. */
+static int pins_for_stage(const tuning *t, int which, kt__sbuf *out) {
+  const char *p = t->k->pin;
+  while (p && *p) {
+    while (*p == ' ' || *p == '\t' || *p == ',') p++;
+    size_t len = strcspn(p, " \t,");
+    if (!len) break;
+    size_t name_len = strcspn(p, "=");
+    if (name_len > len) name_len = len;
+    int found = -1;
+    for (int i = 0; i < t->nnames; i++)
+      if (strlen(t->names[i]) == name_len && strncmp(t->names[i], p, name_len) == 0) found = i;
+    if (found < 0) {
+      kt__sbuf names = {0};
+      for (int i = 0; i < t->nnames; i++) kt__sbuf_printf(&names, "%s%s", i ? ", " : "", t->names[i]);
+      kt__err(t->eb, KT_INVALID, "--autotune: unknown name %.*s; kernel %s declares: %s", (int)name_len, p,
+              t->d->name, names.s ? names.s : "(none)");
+      kt__sbuf_free(&names);
+      return KT_INVALID;
+    }
+    if ((found >= t->d->ntune) == (which == 1)) kt__sbuf_printf(out, "%s%.*s", out->len ? " " : "", (int)len, p);
+    p += len;
+  }
+  return KT_OK;
+}
+
+static int search(tuning *t, int which, const int64_t *base) {
+  const kt__kernel_decl *d = t->d;
+  stage s = {.stage = which, .offset = which ? d->ntune : 0};
+  memcpy(s.base, base, sizeof s.base);
+  other_names other;
+  if (which == 0) bind_other(t, d->ntune, d->ncluster, base, &other);
+  else bind_other(t, 0, d->ntune, base, &other);
+  const kt__tunedim *dims = which ? d->cluster : d->tune;
+  int ndims = which ? d->ncluster : d->ntune;
+  KT__FORWARD(kt__space_create(dims, ndims, d->where, d->nwhere, &other.env, &s.space, t->eb));
+  int rc = KT_OK;
+  kt__sbuf warn = {0};
+  kt__sbuf pins = {0};
+  rc = pins_for_stage(t, which, &pins);
+  if (rc == KT_OK && pins.len) rc = kt__space_pin(s.space, pins.s, &warn, t->eb);
+  kt__sbuf_free(&pins);
+  if (rc != KT_OK) goto done;
+  if (warn.len && !quiet(t) && which == 0) fputs(warn.s, stderr);
+  if (which == 0) t->r->space_size = kt__space_size(s.space);
+  const kt__strategy_ops *ops;
+  if ((rc = choose_strategy(t, &s, &ops)) != KT_OK) goto done;
+  if (t->o.bench_only) s.budget = 1;
+  s.strategy = kt__strategy_create(ops, s.space, t->o.seed ? t->o.seed : 42, s.budget);
+  run_stage(t, &s);
+  kt__strategy_free(s.strategy);
+done:
+  kt__sbuf_free(&warn);
+  kt__space_free(s.space);
+  return rc;
+}
+
+/* ---- finalists -------------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Reused trials have no compiled file yet: build them for the rounds. */
+static void compile_missing(tuning *t, const int *order, int n) {
+  for (int i = 0; i < n; i++)
+    if (!t->r->trials[order[i]].artifact && t->k->backend->compile) submit(t, &t->r->trials[order[i]]);
+  kt__compile_job *j;
+  while ((j = kt__pool_wait(t->pool)) != NULL) {
+    kt__trial *tr = &t->r->trials[j->id];
+    if (!take_compiled(t, j, tr)) tr->status = KT__ST_COMPILE;
+  }
+}
+
+static void finalist_rounds(tuning *t) {
+  int nf = t->o.finalists > 0 ? t->o.finalists : DEFAULT_FINALISTS;
+  int rounds = t->o.rounds > 0 ? t->o.rounds : DEFAULT_ROUNDS;
+  int order[64];
+  if (nf > 64) nf = 64;
+  int n = kt__result_ranked(t->r, order, nf);
+  if (n < 2) return;
+  compile_missing(t, order, n);
+  double *samples = kt__xcalloc((size_t)(n * rounds), sizeof *samples);
+  int *taken = kt__xcalloc((size_t)n, sizeof *taken);
+  for (int round = 0; round < rounds && !kt__interrupted; round++)
+    for (int k = 0; k < n; k++) {
+      int i = (k + round) % n; /* rotate so no finalist always runs first */
+      kt__trial *tr = &t->r->trials[order[i]];
+      if (tr->status != KT__ST_OK) continue;
+      kt__request req;
+      kt__reply rep;
+      request_for(t, tr, KT__REQ_SAMPLE, &req);
+      req.reps = tr->stats.reps > 0 ? tr->stats.reps : 1;
+      ask_worker(t, &req, &rep);
+      if (rep.status != KT__ST_OK) {
+        tr->status = rep.status; /* a finalist that fails now is not trusted */
+        set_message(tr, rep.msg);
+        continue;
+      }
+      samples[i * rounds + taken[i]++] = rep.sample_s;
+    }
+  for (int i = 0; i < n; i++)
+    if (taken[i] > 0) {
+      qsort(samples + i * rounds, (size_t)taken[i], sizeof *samples, cmp_double);
+      t->r->trials[order[i]].final_s = samples[i * rounds + taken[i] / 2];
+    }
+  free(samples);
+  free(taken);
+}
+
+static void pick_winner(tuning *t) {
+  int best;
+  t->r->winner = kt__result_ranked(t->r, &best, 1) ? best : -1;
+}
+
+/* ---- setup and teardown ----------------------------------------------- */
+
+static int setup_names(tuning *t) {
+  const kt__kernel_decl *d = t->d;
+  t->nnames = d->ntune + d->ncluster;
+  if (t->nnames > KT__MAX_NAMES)
+    return kt__err(t->eb, KT_INVALID, "%s: error: kernel %s declares %d tuned names; ktune handles at most %d",
+                   t->k->file->src.path, d->name, t->nnames, KT__MAX_NAMES);
+  t->names = kt__xcalloc((size_t)t->nnames + 1, sizeof *t->names);
+  for (int i = 0; i < d->ntune; i++) {
+    t->names[i] = d->tune[i].name;
+    t->defaults[i] = d->tune[i].values[0];
+  }
+  for (int i = 0; i < d->ncluster; i++) {
+    t->names[d->ntune + i] = d->cluster[i].name;
+    t->defaults[d->ntune + i] = d->cluster[i].values[0];
+  }
+  return KT_OK;
+}
+
+static double eval_work(const tuning *t, const kt__expr *e) {
+  if (!e) return 0;
+  kt__env env = {t->names, t->defaults, t->nnames, &t->size_env};
+  int64_t v;
+  kt__eval_error ee;
+  return kt__expr_eval(e, &env, &v, &ee) == 0 ? (double)v : 0;
+}
+
+static void describe_sizes(tuning *t) {
+  kt__sbuf b = {0};
+  for (int i = 0; i < t->d->nsizes; i++)
+    kt__sbuf_printf(&b, "%s%s=%lld", i ? " " : "", t->d->sizes[i], (long long)t->sizes[i]);
+  t->r->sizes = b.s ? b.s : kt__xstrdup("");
+}
+
+static int start(tuning *t) {
+  const kt__kernel_decl *d = t->d;
+  t->sizes = kt__xcalloc((size_t)d->nsizes + 1, sizeof *t->sizes);
+  KT__FORWARD(kt__kernel_resolve_sizes(t->k, t->sizes, t->eb));
+  t->size_env = (kt__env){(const char *const *)d->sizes, t->sizes, d->nsizes, NULL};
+  KT__FORWARD(setup_names(t));
+  t->r = kt__result_create(d->name, t->k->file->src.path, t->names, t->nnames, d->ntune);
+  describe_sizes(t);
+  t->r->flops = eval_work(t, d->flops);
+  t->r->bytes = eval_work(t, d->bytes);
+  if (!(t->workdir = kt__workdir(t->eb))) return KT_IO;
+  KT__FORWARD(kt__argset_create(d, &t->size_env, t->o.seed ? t->o.seed : 42, 0, &t->args, t->eb));
+  kt__worker_setup ws = {.backend = t->k->backend,
+                         .device = t->k->ctx->opts.device,
+                         .file = t->k->file,
+                         .decl = d,
+                         .sizes = &t->size_env,
+                         .args = t->args,
+                         .atol = d->has_verify ? d->atol : -1,
+                         .rtol = d->has_verify ? d->rtol : -1,
+                         .workdir = t->workdir};
+  KT__FORWARD(kt__worker_start(&ws, &t->r->device, &t->worker, t->eb));
+  int jobs = t->k->ctx->opts.jobs > 0 ? t->k->ctx->opts.jobs : kt__ncores();
+  t->r->compile_threads = jobs;
+  t->pool = kt__pool_create(t->k->backend, jobs);
+  open_store(t);
+  return KT_OK;
+}
+
+static void finish(tuning *t) {
+  if (t->pool) {
+    kt__pool_cancel_queued(t->pool);
+    while (kt__pool_wait(t->pool)) {
+    } /* drained jobs are freed by kt__pool_free */
+    t->r->compile_busy_s = kt__pool_busy_seconds(t->pool);
+  }
+  kt__pool_free(t->pool);
+  if (t->worker) t->r->restarts = kt__worker_restarts(t->worker);
+  kt__worker_stop(t->worker);
+  kt__argset_free(t->args);
+  for (int i = 0; i < t->nstored; i++) {
+    free(t->stored[i].config);
+    free((char *)t->stored[i].rec.message);
+  }
+  free(t->stored);
+  kt__sbuf_free(&t->key_sizes);
+  free(t->sizes);
+}
+
+static void store_winner(tuning *t) {
+  if (!t->store || t->r->winner < 0 || t->o.bench_only || t->r->interrupted) return;
+  kt__sbuf cfg = {0};
+  const kt__trial *w = &t->r->trials[t->r->winner];
+  kt__result_config_string(t->r, w, &cfg);
+  kt__errbuf eb;
+  if (kt__store_set_winner(t->store, &t->key, cfg.s, kt__trial_seconds(w), &eb) != KT_OK && !quiet(t))
+    fprintf(stderr, "ktune: warning: could not store the winner: %s\n", eb.msg);
+  kt__sbuf_free(&cfg);
+}
+
+int kt_tune(kt_kernel *k, const kt_tune_options *opts, kt_result **out) {
+  tuning t = {.k = k, .d = k->decl, .eb = &k->ctx->err, .started = kt__now(), .tty = isatty(2)};
+  if (opts) t.o = *opts;
+  *out = NULL;
+  kt__interrupted = 0;
+  int rc = start(&t);
+  if (rc == KT_OK) rc = run_reference(&t);
+  if (rc == KT_OK) rc = search(&t, 0, t.defaults);
+  pick_winner(&t);
+  if (rc == KT_OK && t.d->ncluster > 0 && t.r->winner >= 0 && !kt__interrupted)
+    rc = search(&t, 1, t.r->trials[t.r->winner].values);
+  if (rc == KT_OK && !kt__interrupted) finalist_rounds(&t);
+  if (t.r) {
+    pick_winner(&t);
+    t.r->interrupted = kt__interrupted;
+    store_winner(&t);
+  }
+  progress_end(&t);
+  finish(&t);
+  if (t.r) t.r->wall_s = kt__now() - t.started;
+  free(t.names);
+  *out = t.r;
+  if (rc == KT_OK && t.r->winner < 0) rc = kt__err(t.eb, KT_NOVALID, "no configuration of %s was valid", k->decl->name);
+  if (rc == KT_OK && kt__interrupted) rc = KT_INTERRUPTED;
+  return rc;
+}
