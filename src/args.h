@@ -15,6 +15,8 @@ typedef struct kt__host_tensor {
   size_t bytes;
   void *initial;      /* shared: content before every run (inputs, inout, initialised outs) */
   void *reference;    /* shared: the reference configuration's result (out/inout) */
+  uint64_t *shape;    /* the evaluated dims, outermost first (for messages) */
+  int ndims;
 } kt__host_tensor;
 
 typedef struct kt__argset {
@@ -26,7 +28,10 @@ typedef struct kt__argset {
 
 /* Allocates and fills the tensors of DECL for runtime sizes SIZES (tensor
  * dims may use runtime sizes only). Refuses (KT_INVALID) negative or absurd
- * shapes, and totals beyond MAX_BYTES, before allocating anything. */
+ * shapes, and totals beyond MAX_BYTES, before allocating anything.
+ * MAX_BYTES counts one copy of every tensor (what the device holds); 0 means
+ * half the machine's physical memory. Tensor I is filled from seed
+ * SEED + I, so adding a tensor does not change the others' contents. */
 int kt__argset_create(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t seed,
                       uint64_t max_bytes, kt__argset **out, kt__errbuf *eb);
 void kt__argset_free(kt__argset *a);
@@ -39,5 +44,11 @@ int kt__launch_geometry(const kt__kernel_decl *decl, const kt__env *env, uint64_
 /* Value of scalar parameter P (its bound expression, else the name itself). */
 int kt__scalar_value(const kt__kernel_decl *decl, int p, const kt__env *env, unsigned char out[8],
                      size_t *size, kt__errbuf *eb);
+
+/* Writes "name[i, j, k]" for flat element index I of tensor T (messages). */
+void kt__tensor_index_text(const kt__kernel_decl *decl, const kt__host_tensor *t, uint64_t i, char *buf,
+                           size_t size);
+/* Looks NAME up in ENV and its parents; false when unbound. */
+bool kt__env_lookup(const kt__env *env, const char *name, int64_t *out);
 
 #endif

@@ -1,0 +1,262 @@
+/* Host-side kernel arguments: shapes checked before anything is allocated,
+ * contents in shared anonymous mappings made before the first fork, so that
+ * every worker (restarted ones included) reads the same inputs and writes
+ * the reference where the tuner and later workers see it. */
+#include "args.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "verify/verify.h"
+
+/* No dimension of a real tensor comes near this; a bigger one is a typo or a
+ * runaway expression, reported before the product check hides which one. */
+static const uint64_t MAX_DIM = (uint64_t)1 << 48;
+
+bool kt__env_lookup(const kt__env *env, const char *name, int64_t *out) {
+  for (; env; env = env->parent)
+    for (int i = 0; i < env->n; i++)
+      if (strcmp(env->names[i], name) == 0) {
+        *out = env->values[i];
+        return true;
+      }
+  return false;
+}
+
+static int eval_or_fail(const kt__expr *e, const kt__env *env, const char *what, int64_t *out, kt__errbuf *eb) {
+  kt__eval_error ee = {{0, 0}, {0}};
+  if (kt__expr_eval(e, env, out, &ee) == 0) return KT_OK;
+  kt__sbuf text = {0};
+  kt__expr_print(e, &text);
+  kt__err(eb, KT_INVALID, "%d:%d: %s `%s`: %s", ee.loc.line, ee.loc.col, what, text.s ? text.s : "", ee.msg);
+  kt__sbuf_free(&text);
+  return KT_INVALID;
+}
+
+static uint64_t default_max_bytes(void) {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return (uint64_t)1 << 32;
+  return (uint64_t)pages * (uint64_t)page / 2;
+}
+
+/* Evaluates the shape of tensor parameter P into T (count, bytes, shape). */
+static int tensor_shape(const kt__param *p, const kt__env *sizes, kt__host_tensor *t, kt__errbuf *eb) {
+  t->shape = kt__xcalloc((size_t)(p->ndims ? p->ndims : 1), sizeof *t->shape);
+  t->ndims = p->ndims;
+  uint64_t count = 1;
+  for (int d = 0; d < p->ndims; d++) {
+    char what[300];
+    snprintf(what, sizeof what, "dimension %d of tensor %s", d + 1, p->name);
+    int64_t v;
+    KT__FORWARD(eval_or_fail(p->dims[d], sizes, what, &v, eb));
+    KT__RETURN_IF(v < 0, eb, KT_INVALID, "%d:%d: tensor %s: dimension %d is negative (%" PRId64 ")", p->loc.line,
+                  p->loc.col, p->name, d + 1, v);
+    KT__RETURN_IF((uint64_t)v > MAX_DIM, eb, KT_INVALID,
+                  "%d:%d: tensor %s: dimension %d is absurdly large (%" PRId64 ")", p->loc.line, p->loc.col, p->name,
+                  d + 1, v);
+    t->shape[d] = (uint64_t)v;
+    KT__RETURN_IF(!kt__mul_u64(count, (uint64_t)v, &count), eb, KT_INVALID,
+                  "%d:%d: tensor %s: the element count overflows 64 bits", p->loc.line, p->loc.col, p->name);
+  }
+  uint64_t bytes;
+  KT__RETURN_IF(!kt__mul_u64(count, kt__dtype_size(p->type), &bytes) || bytes > SIZE_MAX / 2, eb, KT_INVALID,
+                "%d:%d: tensor %s: %" PRIu64 " elements do not fit in memory", p->loc.line, p->loc.col, p->name,
+                count);
+  t->count = count;
+  t->bytes = (size_t)bytes;
+  return KT_OK;
+}
+
+static void *shared_map(size_t bytes) {
+  void *p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? NULL : p;
+}
+
+static bool writes(kt__mode m) { return m != KT__MODE_IN; }
+
+/* Describes every tensor and checks the total; allocates only the small
+ * bookkeeping, none of the tensor memory. */
+static int plan(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t max_bytes, kt__argset *a,
+                kt__errbuf *eb) {
+  a->tensor_of_param = kt__xcalloc((size_t)(decl->nparams ? decl->nparams : 1), sizeof *a->tensor_of_param);
+  a->tensors = kt__xcalloc((size_t)(decl->nparams ? decl->nparams : 1), sizeof *a->tensors);
+  uint64_t total = 0;
+  const kt__param *largest = NULL;
+  size_t largest_bytes = 0;
+  for (int i = 0; i < decl->nparams; i++) {
+    const kt__param *p = &decl->params[i];
+    a->tensor_of_param[i] = -1;
+    if (!p->is_tensor) continue;
+    kt__host_tensor *t = &a->tensors[a->ntensors];
+    *t = (kt__host_tensor){.param = i, .type = p->type, .mode = p->mode == KT__MODE_UNSET ? KT__MODE_INOUT : p->mode};
+    a->tensor_of_param[i] = a->ntensors++;
+    KT__FORWARD(tensor_shape(p, sizes, t, eb));
+    if (t->bytes >= largest_bytes) largest = p, largest_bytes = t->bytes;
+    KT__RETURN_IF(!kt__add_u64(total, t->bytes, &total), eb, KT_INVALID, "the tensors' total size overflows");
+  }
+  if (max_bytes == 0) max_bytes = default_max_bytes();
+  KT__RETURN_IF(total > max_bytes, eb, KT_INVALID,
+                "the tensors need %.3g GB, more than the %.3g GB allowed (the largest is %s, %.3g GB); "
+                "choose smaller sizes with --dim",
+                (double)total / 1e9, (double)max_bytes / 1e9, largest ? largest->name : "?",
+                (double)largest_bytes / 1e9);
+  a->total_bytes = (size_t)total;
+  return KT_OK;
+}
+
+static int allocate_and_fill(const kt__kernel_decl *decl, uint64_t seed, kt__argset *a, kt__errbuf *eb) {
+  for (int k = 0; k < a->ntensors; k++) {
+    kt__host_tensor *t = &a->tensors[k];
+    const kt__param *p = &decl->params[t->param];
+    t->initial = shared_map(t->bytes);
+    if (writes(t->mode)) t->reference = shared_map(t->bytes);
+    KT__RETURN_IF(!t->initial || (writes(t->mode) && !t->reference), eb, KT_NOMEM,
+                  "cannot map %zu bytes of shared memory for tensor %s", t->bytes, p->name);
+    kt__fill(t->type, t->initial, t->count, p->init, seed + (uint64_t)k);
+  }
+  return KT_OK;
+}
+
+int kt__argset_create(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t seed, uint64_t max_bytes,
+                      kt__argset **out, kt__errbuf *eb) {
+  *out = NULL;
+  kt__argset *a = kt__xcalloc(1, sizeof *a);
+  int rc = plan(decl, sizes, max_bytes, a, eb);
+  if (rc == KT_OK) rc = allocate_and_fill(decl, seed, a, eb);
+  if (rc != KT_OK) {
+    kt__argset_free(a);
+    return rc;
+  }
+  *out = a;
+  return KT_OK;
+}
+
+void kt__argset_free(kt__argset *a) {
+  if (!a) return;
+  for (int k = 0; k < a->ntensors; k++) {
+    kt__host_tensor *t = &a->tensors[k];
+    size_t len = t->bytes ? t->bytes : 1;
+    if (t->initial) munmap(t->initial, len);
+    if (t->reference) munmap(t->reference, len);
+    free(t->shape);
+  }
+  free(a->tensors);
+  free(a->tensor_of_param);
+  free(a);
+}
+
+/* Evaluates up to 3 extents; absent ones are 1; each must be at least 1. */
+static int extents(kt__expr *const *ex, int n, const kt__env *env, const char *what, uint64_t v[3],
+                   kt__errbuf *eb) {
+  static const char axis[] = "xyz";
+  for (int i = 0; i < 3; i++) {
+    v[i] = 1;
+    if (i >= n) continue;
+    char label[32];
+    snprintf(label, sizeof label, "%s %c", what, axis[i]);
+    int64_t x;
+    KT__FORWARD(eval_or_fail(ex[i], env, label, &x, eb));
+    KT__RETURN_IF(x < 1, eb, KT_INVALID, "%s %c is %" PRId64 ", not a positive count", what, axis[i], x);
+    v[i] = (uint64_t)x;
+  }
+  return KT_OK;
+}
+
+int kt__launch_geometry(const kt__kernel_decl *decl, const kt__env *env, uint64_t grid[3], uint64_t block[3],
+                        uint64_t *shared_bytes, kt__errbuf *eb) {
+  KT__FORWARD(extents(decl->grid, decl->ngrid, env, "@grid", grid, eb));
+  KT__FORWARD(extents(decl->block, decl->nblock, env, "@block", block, eb));
+  *shared_bytes = 0;
+  if (decl->shared) {
+    int64_t s;
+    KT__FORWARD(eval_or_fail(decl->shared, env, "@shared", &s, eb));
+    KT__RETURN_IF(s < 0, eb, KT_INVALID, "@shared is negative (%" PRId64 ")", s);
+    *shared_bytes = (uint64_t)s;
+  }
+  return KT_OK;
+}
+
+/* Stores V as type T in OUT, refusing values the type cannot hold. */
+static int store_scalar(kt__dtype t, int64_t v, unsigned char out[8], const char *name, kt__errbuf *eb) {
+  int64_t lo = INT64_MIN, hi = INT64_MAX;
+  switch (t) {
+  case KT__DT_I8: lo = INT8_MIN, hi = INT8_MAX; break;
+  case KT__DT_U8: lo = 0, hi = UINT8_MAX; break;
+  case KT__DT_I32: lo = INT32_MIN, hi = INT32_MAX; break;
+  case KT__DT_U32: lo = 0, hi = UINT32_MAX; break;
+  case KT__DT_U64: lo = 0; break;
+  default: break;
+  }
+  KT__RETURN_IF(v < lo || v > hi, eb, KT_INVALID, "scalar %s = %" PRId64 " does not fit in %s", name, v,
+                kt__dtype_name(t));
+  memset(out, 0, 8);
+  union {
+    int8_t i8;
+    uint8_t u8;
+    int32_t i32;
+    uint32_t u32;
+    int64_t i64;
+    uint64_t u64;
+    float f32;
+    double f64;
+    uint16_t half;
+  } u;
+  switch (t) {
+  case KT__DT_F16: u.half = kt__f32_to_f16((float)v); break;
+  case KT__DT_BF16: u.half = kt__f32_to_bf16((float)v); break;
+  case KT__DT_F32: u.f32 = (float)v; break;
+  case KT__DT_F64: u.f64 = (double)v; break;
+  case KT__DT_I8: u.i8 = (int8_t)v; break;
+  case KT__DT_U8: u.u8 = (uint8_t)v; break;
+  case KT__DT_I32: u.i32 = (int32_t)v; break;
+  case KT__DT_U32: u.u32 = (uint32_t)v; break;
+  case KT__DT_I64: u.i64 = v; break;
+  case KT__DT_U64: u.u64 = (uint64_t)v; break;
+  default: return kt__err(eb, KT_INTERNAL, "scalar %s has an unknown type", name);
+  }
+  memcpy(out, &u, kt__dtype_size(t));
+  return KT_OK;
+}
+
+int kt__scalar_value(const kt__kernel_decl *decl, int p, const kt__env *env, unsigned char out[8], size_t *size,
+                     kt__errbuf *eb) {
+  const kt__param *par = &decl->params[p];
+  KT__RETURN_IF(par->is_tensor, eb, KT_INTERNAL, "parameter %s is a tensor, not a scalar", par->name);
+  int64_t v;
+  if (par->value) {
+    char what[300];
+    snprintf(what, sizeof what, "scalar %s", par->name);
+    KT__FORWARD(eval_or_fail(par->value, env, what, &v, eb));
+  } else {
+    KT__RETURN_IF(!kt__env_lookup(env, par->name, &v), eb, KT_INVALID,
+                  "%d:%d: scalar %s has no value: bind it (%s: %s = EXPR) or give a size named %s", par->loc.line,
+                  par->loc.col, par->name, par->name, kt__dtype_name(par->type), par->name);
+  }
+  *size = kt__dtype_size(par->type);
+  return store_scalar(par->type, v, out, par->name, eb);
+}
+
+void kt__tensor_index_text(const kt__kernel_decl *decl, const kt__host_tensor *t, uint64_t i, char *buf,
+                           size_t size) {
+  kt__sbuf s = {0};
+  kt__sbuf_printf(&s, "%s[", decl->params[t->param].name);
+  if (t->ndims <= 1) {
+    kt__sbuf_printf(&s, "%" PRIu64, i);
+  } else {
+    uint64_t idx[64], rest = i;
+    int nd = t->ndims < 64 ? t->ndims : 64;
+    for (int d = nd - 1; d >= 0; d--) {
+      uint64_t ext = t->shape[d] ? t->shape[d] : 1;
+      idx[d] = rest % ext;
+      rest /= ext;
+    }
+    for (int d = 0; d < nd; d++) kt__sbuf_printf(&s, "%s%" PRIu64, d ? ", " : "", idx[d]);
+  }
+  kt__sbuf_append(&s, "]", 1);
+  snprintf(buf, size, "%s", s.s);
+  kt__sbuf_free(&s);
+}

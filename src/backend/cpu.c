@@ -1,0 +1,539 @@
+/* The plain-C backend. Each configuration is compiled by the system C
+ * compiler, spawned directly (never through a shell), into a shared object
+ * together with a small generated wrapper, `void kt__entry(void **args)`,
+ * that calls the kernel with typed arguments. The worker dlopens the object
+ * and calls kt__entry once per launch; @grid and @block are ignored. */
+#include "backend.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+enum {
+  LOG_LINES = 20,          /* compiler output kept on failure */
+  MAX_LOG = 1 << 20,       /* output read at most; the rest is drained */
+  MAX_CC_WORDS = 32,       /* words of $CC */
+  MAX_ARGS = 256,          /* kernel parameters */
+  FLUSH_CAP = 64 << 20,    /* flush buffer limit: VMs report a socket's whole L3 */
+  MAX_DEFS = 64   /* -D definitions */
+};
+static const double DEFAULT_COMPILE_TIMEOUT_S = 120;
+
+typedef struct cpu_state {
+  kt__device_info info;
+  unsigned char *flush;
+  size_t flush_bytes;
+  unsigned char flush_round;
+} cpu_state;
+
+typedef void (*entry_fn)(void **args);
+
+typedef struct cpu_fn {
+  void *lib;
+  entry_fn entry;
+} cpu_fn;
+
+/* --- spawning the compiler ---------------------------------------------- */
+
+/* Splits $CC (or "cc") into words; "ccache gcc" is two. Owns *STORAGE. */
+static int compiler_words(const char *argv[], int max, char **storage) {
+  const char *cc = getenv("CC");
+  *storage = kt__xstrdup(cc && *cc ? cc : "cc");
+  int n = 0;
+  char *save = NULL;
+  for (char *w = strtok_r(*storage, " \t", &save); w && n < max; w = strtok_r(NULL, " \t", &save)) argv[n++] = w;
+  if (n == 0) argv[n++] = "cc";
+  return n;
+}
+
+typedef struct spawned {
+  int status;      /* waitpid status */
+  bool timed_out;
+  kt__sbuf out;    /* stdout and stderr, interleaved as written */
+} spawned;
+
+/* Reads the child's output until EOF or DEADLINE; false on timeout. */
+static bool drain(int fd, double deadline, kt__sbuf *out) {
+  char buf[4096];
+  for (;;) {
+    double left = deadline - kt__now();
+    if (left <= 0) return false;
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    int r = poll(&p, 1, (int)(left * 1000) + 1);
+    if (r < 0 && errno == EINTR) continue;
+    if (r == 0) continue; /* the loop checks the deadline */
+    ssize_t k = read(fd, buf, sizeof buf);
+    if (k < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (k <= 0) return true;
+    if (out->len < MAX_LOG) kt__sbuf_append(out, buf, (size_t)k);
+  }
+}
+
+/* Runs ARGV with stdin from /dev/null and output captured, in its own process
+ * group so that a timeout kills the driver and the cc1/as/ld it started. */
+static int run_captured(const char *const argv[], double timeout_s, spawned *sp, kt__errbuf *eb) {
+  *sp = (spawned){0};
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return kt__err(eb, KT_IO, "pipe: %s", strerror(errno));
+  posix_spawn_file_actions_t fa;
+  posix_spawnattr_t at;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
+  posix_spawnattr_init(&at);
+  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&at, 0);
+  pid_t pid;
+  int rc = posix_spawnp(&pid, argv[0], &fa, &at, (char *const *)argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&at);
+  close(fds[1]);
+  if (rc != 0) {
+    close(fds[0]);
+    return kt__err(eb, KT_NOBACKEND, "cannot run the C compiler `%s`: %s (set CC to choose another)", argv[0],
+                   strerror(rc));
+  }
+  if (!drain(fds[0], kt__now() + timeout_s, &sp->out)) {
+    sp->timed_out = true;
+    kill(-pid, SIGKILL);
+  }
+  close(fds[0]);
+  while (waitpid(pid, &sp->status, 0) < 0 && errno == EINTR) {}
+  return KT_OK;
+}
+
+/* --- generated files ------------------------------------------------------ */
+
+static int write_file(const char *path, const char *text, size_t len, kt__errbuf *eb) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return kt__err(eb, KT_IO, "cannot write %s: %s", path, strerror(errno));
+  size_t done = 0;
+  while (done < len) {
+    ssize_t k = write(fd, text + done, len - done);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) {
+      int e = errno;
+      close(fd);
+      return kt__err(eb, KT_IO, "cannot write %s: %s", path, strerror(e));
+    }
+    done += (size_t)k;
+  }
+  return close(fd) == 0 ? KT_OK : kt__err(eb, KT_IO, "cannot write %s: %s", path, strerror(errno));
+}
+
+/* True when PATH is a file whose whole content is TEXT: then the compiler
+ * can read the user's file and its messages name it. */
+static bool file_holds(const char *path, const char *text, size_t len) {
+  FILE *f = path ? fopen(path, "rbe") : NULL;
+  if (!f) return false;
+  bool same = true;
+  char buf[4096];
+  size_t off = 0, k;
+  while (same && (k = fread(buf, 1, sizeof buf, f)) > 0) {
+    same = off + k <= len && memcmp(buf, text + off, k) == 0;
+    off += k;
+  }
+  fclose(f);
+  return same && off == len;
+}
+
+/* The kernel source to -include: the user's file when it still holds what
+ * was parsed, else a copy in the work directory (strings, edited files). */
+static int kernel_source(const kt__build *b, kt__sbuf *path, kt__errbuf *eb) {
+  const kt__source *src = &b->file->src;
+  char *real = src->path ? realpath(src->path, NULL) : NULL;
+  if (real && file_holds(real, src->text, src->len)) {
+    kt__sbuf_printf(path, "%s", real);
+    free(real);
+    return KT_OK;
+  }
+  free(real);
+  kt__sbuf_printf(path, "%s/%s.src.c", b->workdir, b->tag);
+  kt__sbuf text = {0};
+  kt__sbuf_printf(&text, "#line 1 ");
+  kt__sbuf_json_string(&text, src->path ? src->path : "kernel");
+  kt__sbuf_printf(&text, "\n%s\n", src->text);
+  int rc = write_file(path->s, text.s, text.len, eb);
+  kt__sbuf_free(&text);
+  return rc;
+}
+
+static const char *c_scalar_type(kt__dtype t) {
+  switch (t) {
+  case KT__DT_F16:
+  case KT__DT_BF16: return "uint16_t"; /* raw bits */
+  case KT__DT_F32: return "float";
+  case KT__DT_F64: return "double";
+  case KT__DT_I8: return "int8_t";
+  case KT__DT_U8: return "uint8_t";
+  case KT__DT_I32: return "int32_t";
+  case KT__DT_U32: return "uint32_t";
+  case KT__DT_I64: return "int64_t";
+  default: return "uint64_t";
+  }
+}
+
+/* kt__entry(args): tensors pass args[i] (void * converts to the kernel's
+ * pointer type), scalars are read through a pointer of their @kernel type. */
+static int write_wrapper(const kt__build *b, const char *path, kt__errbuf *eb) {
+  const kt__kernel_decl *d = b->decl;
+  kt__sbuf w = {0};
+  kt__sbuf_printf(&w, "/* Generated by ktune: calls %s with the tuner's argument array. */\n"
+                      "#include <stdint.h>\n"
+                      "void kt__entry(void **kt__args);\n"
+                      "void kt__entry(void **kt__args) {\n  %s(",
+                  d->name, d->name);
+  for (int i = 0; i < d->nparams; i++) {
+    const kt__param *p = &d->params[i];
+    if (i) kt__sbuf_append(&w, ", ", 2);
+    if (p->is_tensor) kt__sbuf_printf(&w, "kt__args[%d]", i);
+    else kt__sbuf_printf(&w, "*(const %s *)kt__args[%d]", c_scalar_type(p->type), i);
+  }
+  kt__sbuf_printf(&w, ");\n}\n");
+  int rc = write_file(path, w.s, w.len, eb);
+  kt__sbuf_free(&w);
+  return rc;
+}
+
+/* --- compile -------------------------------------------------------------- */
+
+/* The first LOG_LINES lines of OUT, with a note of how many were cut. */
+static char *first_lines(const char *out) {
+  kt__sbuf s = {0};
+  const char *p = out ? out : "";
+  int lines = 0;
+  while (*p && lines < LOG_LINES) {
+    const char *nl = strchr(p, '\n');
+    size_t len = nl ? (size_t)(nl - p + 1) : strlen(p);
+    kt__sbuf_append(&s, p, len);
+    p += len;
+    lines++;
+  }
+  int more = 0;
+  for (; *p; p++) more += *p == '\n';
+  if (more) kt__sbuf_printf(&s, "... (%d more lines)\n", more);
+  return s.s; /* NULL when there was no output */
+}
+
+typedef struct cc_command {
+  const char *argv[MAX_CC_WORDS + 16 + 2 * MAX_DEFS];
+  char *words;
+  char defs[MAX_DEFS][96];
+} cc_command;
+
+static void build_command(const kt__build *b, const char *so, const char *src, const char *wrapper, cc_command *c) {
+  int n = compiler_words(c->argv, MAX_CC_WORDS, &c->words);
+  static const char *const flags[] = {"-O3", "-march=native", "-fPIC", "-shared", "-std=gnu11"};
+  for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) c->argv[n++] = flags[i];
+  for (int i = 0; i < b->n && i < MAX_DEFS; i++) {
+    snprintf(c->defs[i], sizeof c->defs[i], "-D%s=%lld", b->names[i], (long long)b->values[i]);
+    c->argv[n++] = c->defs[i];
+  }
+  c->argv[n++] = "-o";
+  c->argv[n++] = so;
+  c->argv[n++] = "-include";
+  c->argv[n++] = src;
+  c->argv[n++] = wrapper;
+  c->argv[n++] = "-lm";
+  c->argv[n] = NULL;
+}
+
+static kt__status compile_failed(kt__artifact *a, kt__errbuf *eb, const char *why, const char *log) {
+  a->log = first_lines(log);
+  kt__err(eb, KT__ST_COMPILE, "%s%s%s", why, a->log ? ":\n" : "", a->log ? a->log : "");
+  return KT__ST_COMPILE;
+}
+
+static kt__status run_compiler(const kt__build *b, const char *so, const char *src, const char *wrapper,
+                               kt__artifact *a, kt__errbuf *eb) {
+  cc_command *c = kt__xcalloc(1, sizeof *c);
+  build_command(b, so, src, wrapper, c);
+  double timeout = b->timeout_s > 0 ? b->timeout_s : DEFAULT_COMPILE_TIMEOUT_S;
+  spawned sp;
+  kt__status st = KT__ST_OK;
+  char why[256];
+  if (run_captured(c->argv, timeout, &sp, eb) != KT_OK) {
+    st = KT__ST_COMPILE;
+  } else if (sp.timed_out) {
+    snprintf(why, sizeof why, "the C compiler ran past the %g s timeout", timeout);
+    st = compile_failed(a, eb, why, sp.out.s);
+  } else if (!WIFEXITED(sp.status) || WEXITSTATUS(sp.status) != 0) {
+    if (WIFEXITED(sp.status)) snprintf(why, sizeof why, "%s exited with status %d", c->argv[0], WEXITSTATUS(sp.status));
+    else snprintf(why, sizeof why, "%s was killed by signal %d", c->argv[0], WTERMSIG(sp.status));
+    st = compile_failed(a, eb, why, sp.out.s);
+  } else {
+    a->log = first_lines(sp.out.s); /* warnings, if any */
+  }
+  kt__sbuf_free(&sp.out);
+  free(c->words);
+  free(c);
+  return st;
+}
+
+static kt__status cpu_compile(const kt__build *b, kt__artifact *a, kt__errbuf *eb) {
+  double t0 = kt__now();
+  kt__sbuf so = {0}, src = {0}, wrapper = {0};
+  kt__sbuf_printf(&so, "%s/%s.so", b->workdir, b->tag);
+  kt__sbuf_printf(&wrapper, "%s/%s.entry.c", b->workdir, b->tag);
+  kt__status st = KT__ST_COMPILE;
+  if (b->n > MAX_DEFS) {
+    kt__err(eb, KT__ST_COMPILE, "too many tuned names (%d, at most %d)", b->n, MAX_DEFS);
+  } else if (kernel_source(b, &src, eb) == KT_OK && write_wrapper(b, wrapper.s, eb) == KT_OK) {
+    st = run_compiler(b, so.s, src.s, wrapper.s, a, eb);
+  }
+  if (st == KT__ST_OK) a->path = kt__xstrdup(so.s);
+  else if (!a->log) a->log = kt__xstrdup(eb ? eb->msg : "compilation failed");
+  a->seconds = kt__now() - t0;
+  kt__sbuf_free(&so);
+  kt__sbuf_free(&src);
+  kt__sbuf_free(&wrapper);
+  return st;
+}
+
+/* --- the device ------------------------------------------------------------ */
+
+/* Value of "KEY : value" in /proc/cpuinfo, or false. */
+static bool cpuinfo_field(const char *key, char *out, size_t len) {
+  FILE *f = fopen("/proc/cpuinfo", "re");
+  if (!f) return false;
+  char line[512];
+  bool found = false;
+  size_t klen = strlen(key);
+  while (!found && fgets(line, sizeof line, f)) {
+    if (strncmp(line, key, klen) != 0) continue;
+    char *colon = strchr(line, ':');
+    if (!colon) continue;
+    char *v = colon + 1 + strspn(colon + 1, " \t");
+    v[strcspn(v, "\n")] = 0;
+    snprintf(out, len, "%s", v);
+    found = true;
+  }
+  fclose(f);
+  return found;
+}
+
+/* Size of the last-level cache: sysconf, else the largest /sys cache index. */
+static uint64_t last_level_cache(void) {
+  long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  if (l3 > 0) return (uint64_t)l3;
+  uint64_t best = l2 > 0 ? (uint64_t)l2 : 0;
+  for (int i = 0; i < 8; i++) {
+    char path[96];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+    FILE *f = fopen(path, "re");
+    if (!f) continue;
+    unsigned long long v = 0;
+    char unit = 0;
+    if (fscanf(f, "%llu%c", &v, &unit) >= 1) {
+      if (unit == 'K') v <<= 10;
+      else if (unit == 'M') v <<= 20;
+      if (v > best) best = v;
+    }
+    fclose(f);
+  }
+  return best;
+}
+
+/* "cc (Debian 12.2.0-14) 12.2.0": the first line of `cc --version`. */
+static void toolchain_version(char *out, size_t len) {
+  const char *argv[MAX_CC_WORDS + 2];
+  char *words;
+  int n = compiler_words(argv, MAX_CC_WORDS, &words);
+  argv[n++] = "--version";
+  argv[n] = NULL;
+  spawned sp;
+  snprintf(out, len, "%s (version unknown)", argv[0]);
+  if (run_captured(argv, 10, &sp, NULL) == KT_OK && sp.out.s && WIFEXITED(sp.status) && WEXITSTATUS(sp.status) == 0)
+    snprintf(out, len, "%.*s", (int)strcspn(sp.out.s, "\n"), sp.out.s);
+  kt__sbuf_free(&sp.out);
+  free(words);
+}
+
+static void describe_cpu(kt__device_info *info) {
+  struct utsname u;
+  if (uname(&u) != 0) memset(&u, 0, sizeof u);
+  strncpy(info->backend, "cpu", sizeof info->backend - 1);
+  if (!cpuinfo_field("model name", info->name, sizeof info->name))
+    snprintf(info->name, sizeof info->name, "%.64s CPU", u.machine);
+  if (!cpuinfo_field("vendor_id", info->vendor, sizeof info->vendor))
+    snprintf(info->vendor, sizeof info->vendor, "unknown");
+  snprintf(info->arch, sizeof info->arch, "%.63s", u.machine);
+  snprintf(info->driver_version, sizeof info->driver_version, "%.15s %.47s", u.sysname, u.release);
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  info->memory_bytes = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+  info->compute_units = kt__ncores();
+  info->l2_bytes = last_level_cache();
+  toolchain_version(info->toolchain_version, sizeof info->toolchain_version);
+}
+
+static int cpu_list_devices(kt__device_info *out, int max, int *count, kt__errbuf *eb) {
+  *count = 0;
+  if (max < 1) return KT_OK;
+  memset(out, 0, sizeof *out);
+  describe_cpu(out);
+  *count = 1;
+  return KT_OK;
+}
+
+static int cpu_open(int index, void **state, kt__device_info *info, kt__errbuf *eb) {
+  KT__RETURN_IF(index != 0, eb, KT_NOBACKEND, "the cpu backend has one device (0), not %d", index);
+  cpu_state *s = kt__xcalloc(1, sizeof *s);
+  describe_cpu(&s->info);
+  *info = s->info;
+  *state = s;
+  return KT_OK;
+}
+
+static void cpu_close(void *state) {
+  cpu_state *s = state;
+  free(s->flush);
+  free(s);
+}
+
+/* --- configurations -------------------------------------------------------- */
+
+static kt__status load_object(const char *path, void **fn, kt__errbuf *eb) {
+  void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    const char *e = dlerror();
+    return (kt__status)kt__err(eb, KT__ST_RUNTIME, "cannot load %s: %s", path, e ? e : "unknown reason");
+  }
+  entry_fn entry;
+  void *sym = dlsym(lib, "kt__entry");
+  if (!sym) {
+    dlclose(lib);
+    return (kt__status)kt__err(eb, KT__ST_RUNTIME, "%s has no kt__entry", path);
+  }
+  memcpy(&entry, &sym, sizeof entry); /* object pointer -> function pointer */
+  cpu_fn *f = kt__xcalloc(1, sizeof *f);
+  f->lib = lib;
+  f->entry = entry;
+  *fn = f;
+  return KT__ST_OK;
+}
+
+/* Loads A's shared object; without an artifact, compiles here first. */
+static kt__status cpu_load(void *state, const kt__build *b, const kt__artifact *a, void **fn, kt__errbuf *eb) {
+  if (a && a->path) return load_object(a->path, fn, eb);
+  kt__artifact own = {0};
+  kt__status st = cpu_compile(b, &own, eb);
+  if (st == KT__ST_OK) st = load_object(own.path, fn, eb);
+  kt__artifact_free(&own);
+  return st;
+}
+
+static void cpu_unload(void *state, void *fn) {
+  cpu_fn *f = fn;
+  dlclose(f->lib);
+  free(f);
+}
+
+static int cpu_alloc(void *state, size_t bytes, void **buf, kt__errbuf *eb) {
+  /* Cache-line alignment (and more for vector loads) as malloc may not give. */
+  if (posix_memalign(buf, 64, bytes ? bytes : 1) != 0) {
+    *buf = NULL;
+    return kt__err(eb, KT_NOMEM, "cannot allocate %zu bytes", bytes);
+  }
+  return KT_OK;
+}
+
+static void cpu_release(void *state, void *buf) { free(buf); }
+
+static int cpu_upload(void *state, void *buf, const void *host, size_t bytes, kt__errbuf *eb) {
+  memcpy(buf, host, bytes);
+  return KT_OK;
+}
+
+static int cpu_download(void *state, void *host, void *buf, size_t bytes, kt__errbuf *eb) {
+  memcpy(host, buf, bytes);
+  return KT_OK;
+}
+
+/* The pointer array kt__entry takes: buffers for tensors, addresses of the
+ * scalars' bytes for scalars. */
+typedef struct call_args {
+  void *ptr[MAX_ARGS];
+  unsigned char scalar[MAX_ARGS][8];
+} call_args;
+
+static kt__status prepare(const kt__launch *l, call_args *c, kt__errbuf *eb) {
+  if (l->nargs > MAX_ARGS)
+    return (kt__status)kt__err(eb, KT__ST_RUNTIME, "too many arguments (%d, at most %d)", l->nargs, MAX_ARGS);
+  for (int i = 0; i < l->nargs; i++) {
+    if (l->args[i].is_tensor) {
+      c->ptr[i] = l->args[i].buf;
+    } else {
+      memcpy(c->scalar[i], l->args[i].scalar, sizeof c->scalar[i]);
+      c->ptr[i] = c->scalar[i];
+    }
+  }
+  return KT__ST_OK;
+}
+
+static kt__status cpu_run(void *state, void *fn, const kt__launch *l, kt__errbuf *eb) {
+  call_args c;
+  kt__status st = prepare(l, &c, eb);
+  if (st == KT__ST_OK) ((cpu_fn *)fn)->entry(c.ptr);
+  return st;
+}
+
+static kt__status cpu_time(void *state, void *fn, const kt__launch *l, int n, double *seconds, kt__errbuf *eb) {
+  call_args c;
+  kt__status st = prepare(l, &c, eb);
+  if (st != KT__ST_OK) return st;
+  entry_fn entry = ((cpu_fn *)fn)->entry;
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (int i = 0; i < n; i++) entry(c.ptr);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  *seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+  return KT__ST_OK;
+}
+
+/* Writes a buffer twice the last-level cache (capped), so that the next
+ * sample starts from memory as a kernel called in an application would. */
+static void cpu_flush_cache(void *state) {
+  cpu_state *s = state;
+  if (!s->flush) {
+    uint64_t want = s->info.l2_bytes ? 2 * s->info.l2_bytes : 8u << 20;
+    s->flush_bytes = (size_t)(want < FLUSH_CAP ? want : FLUSH_CAP);
+    s->flush = malloc(s->flush_bytes);
+    if (!s->flush) return;
+  }
+  memset(s->flush, ++s->flush_round, s->flush_bytes);
+  /* A read the compiler cannot drop keeps the stores from being elided. */
+  volatile unsigned char sink = s->flush[s->flush_bytes / 2];
+  (void)sink;
+}
+
+const kt__backend kt__backend_cpu = {
+    .name = "cpu",
+    .list_devices = cpu_list_devices,
+    .compile = cpu_compile,
+    .open = cpu_open,
+    .close = cpu_close,
+    .load = cpu_load,
+    .unload = cpu_unload,
+    .check = NULL,
+    .alloc = cpu_alloc,
+    .release = cpu_release,
+    .upload = cpu_upload,
+    .download = cpu_download,
+    .run = cpu_run,
+    .time = cpu_time,
+    .flush_cache = cpu_flush_cache,
+};

@@ -1,0 +1,572 @@
+/* The device worker. The parent (the tuner) forks a child that opens the
+ * backend's device, allocates the kernel's buffers once, and then serves
+ * fixed-size requests over a socket pair: load a configuration (cached by the
+ * caller's id), restore the inputs, run, compare with the reference, time.
+ * The parent waits for each reply with a deadline, so a configuration that
+ * crashes or hangs costs one child, which is replaced on the next request.
+ *
+ * A socket pair rather than two pipes: send(MSG_NOSIGNAL) to a dead worker
+ * fails with EPIPE instead of killing the tuner with SIGPIPE. */
+#include "worker.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "verify/verify.h"
+
+enum {
+  CACHE_SLOTS = 32,  /* loaded configurations kept per worker */
+  MAX_PARAMS = 256,
+  MAX_DEVICES = 64
+};
+static const double START_TIMEOUT_S = 120;   /* opening a GPU can take a while */
+static const double LIST_TIMEOUT_S = 60;
+static const double STOP_GRACE_S = 2;
+static const double LOAD_COMPILE_TIMEOUT_S = 120;
+
+struct kt__worker {
+  kt__worker_setup setup;
+  pid_t pid; /* 0: no live worker */
+  int fd;    /* the parent's end of the socket pair */
+  int restarts;
+  kt__device_info info;
+};
+
+/* The worker's first message: how opening the device went. */
+typedef struct hello {
+  int rc;
+  char msg[2048];
+  kt__device_info info;
+} hello;
+
+/* --- transport ------------------------------------------------------------ */
+
+static bool send_all(int fd, const void *buf, size_t n) {
+  const char *p = buf;
+  while (n > 0) {
+    ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return false;
+    p += k, n -= (size_t)k;
+  }
+  return true;
+}
+
+typedef enum { RECV_OK, RECV_EOF, RECV_TIMEOUT } recv_result;
+
+/* Reads exactly N bytes; DEADLINE <= 0 waits forever. */
+static recv_result recv_all(int fd, void *buf, size_t n, double deadline) {
+  char *p = buf;
+  while (n > 0) {
+    int ms = -1;
+    if (deadline > 0) {
+      double left = deadline - kt__now();
+      if (left <= 0) return RECV_TIMEOUT;
+      ms = (int)(left * 1000) + 1;
+    }
+    struct pollfd pf = {.fd = fd, .events = POLLIN};
+    int r = poll(&pf, 1, ms);
+    if (r < 0 && errno != EINTR) return RECV_EOF;
+    if (r <= 0) continue;
+    ssize_t k = recv(fd, p, n, 0);
+    if (k < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (k <= 0) return RECV_EOF;
+    p += k, n -= (size_t)k;
+  }
+  return RECV_OK;
+}
+
+/* Copies SRC into DST, cut to fit: long compiler logs are cut on purpose. */
+static void copy_msg(char *dst, size_t size, const char *src) {
+  size_t n = src ? strnlen(src, size - 1) : 0;
+  if (n) memcpy(dst, src, n);
+  dst[n] = 0;
+}
+
+/* --- the child: state and configurations ---------------------------------- */
+
+typedef struct loaded {
+  uint64_t id;
+  void *fn;
+  uint64_t last_used;
+} loaded;
+
+typedef struct child {
+  const kt__worker_setup *s;
+  void *state;
+  kt__device_info info;
+  void **bufs;   /* device buffer per tensor */
+  void *scratch; /* host buffer as large as the largest tensor */
+  loaded cache[CACHE_SLOTS];
+  int ncache;
+  uint64_t clock;
+  const char *names[KT__MAX_NAMES]; /* tuned names, then cluster names */
+  int nnames;
+} child;
+
+static void child_names(child *c) {
+  const kt__kernel_decl *d = c->s->decl;
+  c->nnames = 0;
+  for (int i = 0; i < d->ntune && c->nnames < KT__MAX_NAMES; i++) c->names[c->nnames++] = d->tune[i].name;
+  for (int i = 0; i < d->ncluster && c->nnames < KT__MAX_NAMES; i++) c->names[c->nnames++] = d->cluster[i].name;
+}
+
+static void evict_oldest(child *c) {
+  int old = 0;
+  for (int i = 1; i < c->ncache; i++)
+    if (c->cache[i].last_used < c->cache[old].last_used) old = i;
+  kt__be_unload(c->s->backend, c->state, c->cache[old].fn);
+  c->cache[old] = c->cache[--c->ncache];
+}
+
+/* The launchable of the requested configuration, loaded once per id. */
+static kt__status get_fn(child *c, const kt__request *rq, void **fn, kt__errbuf *eb) {
+  for (int i = 0; i < c->ncache; i++)
+    if (c->cache[i].id == rq->id) {
+      c->cache[i].last_used = ++c->clock;
+      *fn = c->cache[i].fn;
+      return KT__ST_OK;
+    }
+  char tag[64];
+  snprintf(tag, sizeof tag, "w%ld-c%" PRIu64, (long)getpid(), rq->id);
+  kt__build b = {.file = c->s->file, .decl = c->s->decl, .names = c->names, .values = rq->values,
+                 .n = c->nnames, .device = &c->info, .workdir = c->s->workdir, .tag = tag,
+                 .timeout_s = LOAD_COMPILE_TIMEOUT_S};
+  kt__artifact a = {.path = rq->artifact[0] ? (char *)rq->artifact : NULL};
+  kt__status st = kt__be_load(c->s->backend, c->state, &b, &a, fn, eb);
+  if (st != KT__ST_OK) return st;
+  if (c->ncache == CACHE_SLOTS) evict_oldest(c);
+  c->cache[c->ncache++] = (loaded){.id = rq->id, .fn = *fn, .last_used = ++c->clock};
+  return KT__ST_OK;
+}
+
+/* CLUSTER_X/Y/Z among the cluster names give a cluster launch. */
+static void cluster_shape(const child *c, const kt__request *rq, uint64_t cluster[3]) {
+  static const char *const axes[3] = {"CLUSTER_X", "CLUSTER_Y", "CLUSTER_Z"};
+  const kt__kernel_decl *d = c->s->decl;
+  bool any = false;
+  for (int k = 0; k < 3; k++) {
+    cluster[k] = 1;
+    for (int i = 0; i < d->ncluster; i++)
+      if (strcmp(d->cluster[i].name, axes[k]) == 0 && d->ntune + i < rq->nvalues) {
+        cluster[k] = (uint64_t)rq->values[d->ntune + i];
+        any = true;
+      }
+  }
+  if (!any) cluster[0] = cluster[1] = cluster[2] = 0;
+}
+
+/* Launch description for one request: geometry, then every argument. */
+static kt__status make_launch(child *c, const kt__request *rq, kt__launch *l, kt__arg *args, kt__errbuf *eb) {
+  const kt__kernel_decl *d = c->s->decl;
+  kt__env env = {.names = c->names, .values = rq->values, .n = c->nnames, .parent = c->s->sizes};
+  *l = (kt__launch){.args = args, .nargs = d->nparams};
+  if (kt__launch_geometry(d, &env, l->grid, l->block, &l->shared_bytes, eb) != KT_OK) return KT__ST_CONSTRAINT;
+  cluster_shape(c, rq, l->cluster);
+  for (int i = 0; i < d->nparams; i++) {
+    kt__arg *a = &args[i];
+    *a = (kt__arg){0};
+    int t = c->s->args->tensor_of_param[i];
+    if (t >= 0) {
+      a->is_tensor = true;
+      a->buf = c->bufs[t];
+      a->size = c->s->args->tensors[t].bytes;
+    } else if (kt__scalar_value(d, i, &env, a->scalar, &a->size, eb) != KT_OK) {
+      return KT__ST_CONSTRAINT;
+    }
+  }
+  return KT__ST_OK;
+}
+
+/* --- the child: data movement and checking --------------------------------- */
+
+static bool init_given(const child *c, const kt__host_tensor *t) { return c->s->decl->params[t->param].init_given; }
+
+/* Before a verified run: every tensor from its initial content, except
+ * outputs without an initial value, which are poisoned so that an element
+ * the kernel forgets to write fails the comparison. */
+static kt__status restore_all(child *c, kt__errbuf *eb) {
+  const kt__argset *a = c->s->args;
+  for (int k = 0; k < a->ntensors; k++) {
+    const kt__host_tensor *t = &a->tensors[k];
+    const void *src = t->initial;
+    if (t->mode == KT__MODE_OUT && !init_given(c, t)) {
+      kt__poison(t->type, c->scratch, t->count);
+      src = c->scratch;
+    }
+    if (kt__be_upload(c->s->backend, c->state, c->bufs[k], src, t->bytes, eb) != KT_OK) return KT__ST_RUNTIME;
+  }
+  return KT__ST_OK;
+}
+
+/* Before a timed sample: only what the kernel reads after writing it
+ * (inout, outputs with an initial value), so that an accumulating kernel
+ * does not drift towards infinities or denormals over thousands of runs. */
+static kt__status restore_state(child *c, kt__errbuf *eb) {
+  const kt__argset *a = c->s->args;
+  for (int k = 0; k < a->ntensors; k++) {
+    const kt__host_tensor *t = &a->tensors[k];
+    if (t->mode == KT__MODE_INOUT || (t->mode == KT__MODE_OUT && init_given(c, t)))
+      if (kt__be_upload(c->s->backend, c->state, c->bufs[k], t->initial, t->bytes, eb) != KT_OK)
+        return KT__ST_RUNTIME;
+  }
+  return KT__ST_OK;
+}
+
+static kt__status run_once(child *c, void *fn, const kt__launch *l, kt__errbuf *eb) {
+  kt__status st = restore_all(c, eb);
+  return st == KT__ST_OK ? kt__be_run(c->s->backend, c->state, fn, l, eb) : st;
+}
+
+static void tolerance(const child *c, kt__dtype t, double *atol, double *rtol) {
+  kt__default_tolerance(t, atol, rtol);
+  const kt__kernel_decl *d = c->s->decl;
+  if (d->has_verify) *atol = d->atol, *rtol = d->rtol;
+  if (c->s->atol >= 0) *atol = c->s->atol;
+  if (c->s->rtol >= 0) *rtol = c->s->rtol;
+}
+
+static uint64_t count_nan(const kt__host_tensor *t, const void *buf) {
+  uint64_t n = 0;
+  if (kt__dtype_is_float(t->type))
+    for (uint64_t i = 0; i < t->count; i++) n += isnan(kt__element(t->type, buf, i));
+  return n;
+}
+
+/* Downloads the outputs into the shared reference buffers. A note tells of
+ * elements the default configuration left unwritten (still poisoned). */
+static kt__status store_reference(child *c, kt__reply *rp, kt__errbuf *eb) {
+  const kt__argset *a = c->s->args;
+  for (int k = 0; k < a->ntensors; k++) {
+    const kt__host_tensor *t = &a->tensors[k];
+    if (t->mode == KT__MODE_IN) continue;
+    if (kt__be_download(c->s->backend, c->state, t->reference, c->bufs[k], t->bytes, eb) != KT_OK)
+      return KT__ST_RUNTIME;
+    uint64_t nan = t->mode == KT__MODE_OUT && !init_given(c, t) ? count_nan(t, t->reference) : 0;
+    if (nan && !rp->msg[0])
+      snprintf(rp->msg, sizeof rp->msg, "note: the reference leaves %" PRIu64 " of %" PRIu64 " elements of %s unwritten",
+               nan, t->count, c->s->decl->params[t->param].name);
+  }
+  return KT__ST_OK;
+}
+
+static kt__status check_tensor(child *c, int k, kt__errbuf *eb) {
+  const kt__host_tensor *t = &c->s->args->tensors[k];
+  if (kt__be_download(c->s->backend, c->state, c->scratch, c->bufs[k], t->bytes, eb) != KT_OK) return KT__ST_RUNTIME;
+  double atol, rtol;
+  tolerance(c, t->type, &atol, &rtol);
+  kt__mismatch m;
+  if (kt__compare(t->type, c->scratch, t->reference, t->count, atol, rtol, &m) == 0) return KT__ST_OK;
+  char where[512];
+  kt__tensor_index_text(c->s->decl, t, m.first, where, sizeof where);
+  return (kt__status)kt__err(eb, KT__ST_CORRECTNESS,
+                             "%s: got %.9g, want %.9g (%" PRIu64 " of %" PRIu64 " elements differ; atol %g, rtol %g)",
+                             where, m.got, m.want, m.count, t->count, atol, rtol);
+}
+
+static kt__status verify_outputs(child *c, kt__errbuf *eb) {
+  const kt__argset *a = c->s->args;
+  for (int k = 0; k < a->ntensors; k++) {
+    if (a->tensors[k].mode == KT__MODE_IN) continue;
+    kt__status st = check_tensor(c, k, eb);
+    if (st != KT__ST_OK) return st;
+  }
+  return KT__ST_OK;
+}
+
+/* --- the child: timing ------------------------------------------------------ */
+
+typedef struct timing {
+  child *c;
+  void *fn;
+  const kt__launch *l;
+} timing;
+
+/* One sample: restore state and flush caches (not timed), then REPS launches. */
+static kt__status timed_sample(void *ud, int reps, double *seconds, kt__errbuf *eb) {
+  timing *t = ud;
+  kt__status st = restore_state(t->c, eb);
+  if (st != KT__ST_OK) return st;
+  kt__be_flush_cache(t->c->s->backend, t->c->state);
+  return kt__be_time(t->c->s->backend, t->c->state, t->fn, t->l, reps, seconds, eb);
+}
+
+static kt__status serve(child *c, const kt__request *rq, kt__reply *rp, kt__errbuf *eb) {
+  const kt__kernel_decl *d = c->s->decl;
+  if (rq->nvalues != c->nnames || d->nparams > MAX_PARAMS)
+    return (kt__status)kt__err(eb, KT__ST_RUNTIME, "bad request: %d values for %d names", rq->nvalues, c->nnames);
+  void *fn;
+  kt__status st = get_fn(c, rq, &fn, eb);
+  kt__arg args[MAX_PARAMS];
+  kt__launch l;
+  if (st == KT__ST_OK) st = make_launch(c, rq, &l, args, eb);
+  if (st == KT__ST_OK) st = kt__be_check(c->s->backend, c->state, fn, &l, eb);
+  if (st != KT__ST_OK) return st;
+  timing tm = {c, fn, &l};
+  switch (rq->kind) {
+  case KT__REQ_REFERENCE:
+    st = run_once(c, fn, &l, eb);
+    return st == KT__ST_OK ? store_reference(c, rp, eb) : st;
+  case KT__REQ_VERIFY:
+  case KT__REQ_EVAL:
+    st = run_once(c, fn, &l, eb);
+    if (st == KT__ST_OK) st = verify_outputs(c, eb);
+    if (st == KT__ST_OK && rq->kind == KT__REQ_EVAL) st = kt__measure(&rq->measure, timed_sample, &tm, &rp->stats, eb);
+    return st;
+  case KT__REQ_SAMPLE: {
+    int reps = rq->reps > 0 ? rq->reps : 1;
+    double s = 0;
+    st = timed_sample(&tm, reps, &s, eb);
+    rp->sample_s = s / reps;
+    return st;
+  }
+  }
+  return (kt__status)kt__err(eb, KT__ST_RUNTIME, "bad request kind %d", (int)rq->kind);
+}
+
+static int child_setup(child *c, kt__errbuf *eb) {
+  const kt__worker_setup *s = c->s;
+  KT__FORWARD(kt__be_open(s->backend, s->device, &c->state, &c->info, eb));
+  const kt__argset *a = s->args;
+  c->bufs = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->bufs);
+  size_t largest = 1;
+  for (int k = 0; k < a->ntensors; k++) {
+    KT__FORWARD(kt__be_alloc(s->backend, c->state, a->tensors[k].bytes, &c->bufs[k], eb));
+    if (a->tensors[k].bytes > largest) largest = a->tensors[k].bytes;
+  }
+  c->scratch = kt__xmalloc(largest);
+  child_names(c);
+  return KT_OK;
+}
+
+static void child_teardown(child *c) {
+  for (int i = 0; i < c->ncache; i++) kt__be_unload(c->s->backend, c->state, c->cache[i].fn);
+  for (int k = 0; c->bufs && k < c->s->args->ntensors; k++) kt__be_release(c->s->backend, c->state, c->bufs[k]);
+  kt__be_close(c->s->backend, c->state);
+  free(c->bufs);
+  free(c->scratch);
+}
+
+/* The worker process: never returns. It dies with the thread that forked it
+ * (PR_SET_PDEATHSIG), so the tuner must start workers from a thread that
+ * lives as long as they do. */
+static void child_main(const kt__worker_setup *s, int fd, pid_t parent) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(1); /* the parent died before prctl */
+  child c = {.s = s};
+  kt__errbuf eb = {{0}};
+  hello h = {0};
+  h.rc = child_setup(&c, &eb);
+  copy_msg(h.msg, sizeof h.msg, eb.msg);
+  h.info = c.info;
+  if (!send_all(fd, &h, sizeof h) || h.rc != KT_OK) _exit(1);
+  kt__request rq;
+  kt__reply *rp = kt__xmalloc(sizeof *rp);
+  while (recv_all(fd, &rq, sizeof rq, 0) == RECV_OK) {
+    memset(rp, 0, sizeof *rp);
+    eb.msg[0] = 0;
+    rp->status = serve(&c, &rq, rp, &eb);
+    if (rp->status != KT__ST_OK) copy_msg(rp->msg, sizeof rp->msg, eb.msg);
+    if (!send_all(fd, rp, sizeof *rp)) break;
+  }
+  child_teardown(&c);
+  _exit(0);
+}
+
+/* --- the parent -------------------------------------------------------------- */
+
+/* "worker crashed: SIGSEGV (Segmentation fault)" and the like. */
+static void describe_exit(int status, char *out, size_t size) {
+  if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    const char *abbrev = sigabbrev_np(sig), *descr = sigdescr_np(sig);
+    snprintf(out, size, "worker crashed: SIG%s (%s)", abbrev ? abbrev : "?", descr ? descr : "unknown signal");
+  } else if (WIFEXITED(status)) {
+    snprintf(out, size, "worker exited with status %d during the run", WEXITSTATUS(status));
+  } else {
+    snprintf(out, size, "worker stopped unexpectedly");
+  }
+}
+
+static void reap(pid_t pid, int *status) {
+  while (waitpid(pid, status, 0) < 0 && errno == EINTR) {}
+}
+
+/* Kills the worker (if still alive), reaps it, and describes how it ended. */
+static void bury(kt__worker *w, char *why, size_t size) {
+  int status = 0;
+  kill(w->pid, SIGKILL);
+  reap(w->pid, &status);
+  if (why) describe_exit(status, why, size);
+  close(w->fd);
+  w->pid = 0;
+  w->fd = -1;
+}
+
+static int spawn(kt__worker *w, kt__errbuf *eb) {
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+    return kt__err(eb, KT_IO, "socketpair: %s", strerror(errno));
+  pid_t parent = getpid(), pid = fork();
+  if (pid < 0) {
+    close(sv[0]);
+    close(sv[1]);
+    return kt__err(eb, KT_IO, "cannot fork the worker: %s", strerror(errno));
+  }
+  if (pid == 0) {
+    close(sv[0]);
+    child_main(&w->setup, sv[1], parent);
+  }
+  close(sv[1]);
+  w->pid = pid;
+  w->fd = sv[0];
+  hello *h = kt__xcalloc(1, sizeof *h);
+  recv_result r = recv_all(w->fd, h, sizeof *h, kt__now() + START_TIMEOUT_S);
+  int rc = KT_OK;
+  if (r == RECV_OK && h->rc == KT_OK) {
+    w->info = h->info;
+  } else {
+    char why[256] = "";
+    bury(w, why, sizeof why);
+    if (r == RECV_OK) rc = kt__err(eb, h->rc, "%s", h->msg);
+    else if (r == RECV_TIMEOUT) rc = kt__err(eb, KT_NOBACKEND, "the worker did not open the device within %g s", START_TIMEOUT_S);
+    else rc = kt__err(eb, KT_NOBACKEND, "the worker died while opening the device (%s)", why);
+  }
+  free(h);
+  return rc;
+}
+
+int kt__worker_start(const kt__worker_setup *setup, kt__device_info *info, kt__worker **out, kt__errbuf *eb) {
+  *out = NULL;
+  kt__worker *w = kt__xcalloc(1, sizeof *w);
+  w->setup = *setup;
+  w->fd = -1;
+  int rc = spawn(w, eb);
+  if (rc != KT_OK) {
+    free(w);
+    return rc;
+  }
+  if (info) *info = w->info;
+  *out = w;
+  return KT_OK;
+}
+
+static void fail(kt__reply *rep, kt__status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void fail(kt__reply *rep, kt__status st, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  rep->status = st;
+  vsnprintf(rep->msg, sizeof rep->msg, fmt, ap);
+  va_end(ap);
+}
+
+void kt__worker_request(kt__worker *w, const kt__request *req, kt__reply *rep, double timeout_s) {
+  memset(rep, 0, sizeof *rep);
+  if (w->pid == 0) {
+    kt__errbuf eb = {{0}};
+    if (spawn(w, &eb) != KT_OK) return fail(rep, KT__ST_RUNTIME, "cannot restart the worker: %s", eb.msg);
+    w->restarts++;
+  }
+  char why[256];
+  if (!send_all(w->fd, req, sizeof *req)) { /* died between requests */
+    bury(w, why, sizeof why);
+    return fail(rep, KT__ST_RUNTIME, "%s", why);
+  }
+  double deadline = timeout_s > 0 ? kt__now() + timeout_s : 0;
+  switch (recv_all(w->fd, rep, sizeof *rep, deadline)) {
+  case RECV_OK: return;
+  case RECV_EOF:
+    bury(w, why, sizeof why);
+    return fail(rep, KT__ST_RUNTIME, "%s", why);
+  case RECV_TIMEOUT:
+    bury(w, NULL, 0);
+    return fail(rep, KT__ST_TIMEOUT, "exceeded %g s", timeout_s);
+  }
+}
+
+int kt__worker_restarts(const kt__worker *w) { return w->restarts; }
+
+/* Closing the socket asks the worker to release the device and exit; one
+ * that does not within STOP_GRACE_S is killed. */
+void kt__worker_stop(kt__worker *w) {
+  if (!w) return;
+  if (w->pid) {
+    close(w->fd);
+    int status;
+    double until = kt__now() + STOP_GRACE_S;
+    pid_t r;
+    while ((r = waitpid(w->pid, &status, WNOHANG)) == 0 && kt__now() < until) usleep(1000);
+    if (r == 0) {
+      kill(w->pid, SIGKILL);
+      reap(w->pid, &status);
+    }
+  }
+  free(w);
+}
+
+/* --- listing devices ---------------------------------------------------------- */
+
+typedef struct device_list {
+  int rc, count;
+  char msg[2048];
+} device_list;
+
+static void list_child(const kt__backend *be, int max, int fd, pid_t parent) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(1);
+  kt__device_info *infos = kt__xcalloc((size_t)max, sizeof *infos);
+  kt__errbuf eb = {{0}};
+  device_list hdr = {0};
+  hdr.rc = kt__be_list_devices(be, infos, max, &hdr.count, &eb);
+  if (hdr.rc != KT_OK) hdr.count = 0;
+  copy_msg(hdr.msg, sizeof hdr.msg, eb.msg);
+  if (send_all(fd, &hdr, sizeof hdr)) send_all(fd, infos, (size_t)hdr.count * sizeof *infos);
+  _exit(0);
+}
+
+int kt__worker_list_devices(const kt__backend *be, kt__device_info *out, int max, int *count, kt__errbuf *eb) {
+  *count = 0;
+  if (max > MAX_DEVICES) max = MAX_DEVICES;
+  if (max <= 0) return KT_OK;
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+    return kt__err(eb, KT_IO, "socketpair: %s", strerror(errno));
+  pid_t parent = getpid(), pid = fork();
+  if (pid < 0) {
+    close(sv[0]);
+    close(sv[1]);
+    return kt__err(eb, KT_IO, "fork: %s", strerror(errno));
+  }
+  if (pid == 0) {
+    close(sv[0]);
+    list_child(be, max, sv[1], parent);
+  }
+  close(sv[1]);
+  double deadline = kt__now() + LIST_TIMEOUT_S;
+  device_list hdr;
+  recv_result r = recv_all(sv[0], &hdr, sizeof hdr, deadline);
+  if (r == RECV_OK && hdr.count > 0 && hdr.count <= max)
+    r = recv_all(sv[0], out, (size_t)hdr.count * sizeof *out, deadline);
+  close(sv[0]);
+  int status = 0;
+  if (r != RECV_OK) kill(pid, SIGKILL);
+  reap(pid, &status);
+  if (r != RECV_OK) {
+    char why[256] = "timed out";
+    if (r == RECV_EOF) describe_exit(status, why, sizeof why);
+    return kt__err(eb, KT_NOBACKEND, "listing the %s devices failed: %s", be->name, why);
+  }
+  if (hdr.rc != KT_OK) return kt__err(eb, hdr.rc, "%s", hdr.msg);
+  *count = hdr.count <= max ? hdr.count : 0;
+  return KT_OK;
+}
