@@ -245,12 +245,23 @@ int kt__kernel_resolve_sizes(kt_kernel *k, int64_t *values, kt__errbuf *eb) {
   return KT_OK;
 }
 
+/* @key(N = pow2) buckets a size: the key holds the next power of two, so
+ * that every new length does not force a new tuning. */
+static int64_t bucket(const char *how, int64_t v) {
+  if (!how || strcmp(how, "pow2") != 0) return v;
+  int64_t p = 1;
+  while (p < v && p < (INT64_C(1) << 62)) p <<= 1;
+  return p;
+}
+
 void kt__kernel_key_sizes(const kt_kernel *k, const int64_t *sizes, kt__sbuf *out) {
   const kt__kernel_decl *d = k->decl;
   for (int i = 0; i < d->nsizes; i++) {
-    bool in_key = !d->has_key;
-    for (int j = 0; j < d->nkey && !in_key; j++) in_key = strcmp(d->key[j].name, d->sizes[i]) == 0;
-    if (in_key) kt__sbuf_printf(out, "%s%s=%lld", out->len ? " " : "", d->sizes[i], (long long)sizes[i]);
+    const kt__binding *b = NULL;
+    for (int j = 0; j < d->nkey; j++)
+      if (strcmp(d->key[j].name, d->sizes[i]) == 0) b = &d->key[j];
+    if (d->has_key && !b) continue;
+    kt__sbuf_printf(out, "%s%s=%lld", out->len ? " " : "", d->sizes[i], (long long)bucket(b ? b->bucket : NULL, sizes[i]));
   }
   if (!out->s) kt__sbuf_append(out, "", 0);
 }

@@ -63,6 +63,8 @@ typedef struct kt__launch {
   uint64_t grid[3], block[3]; /* 1 where not given */
   uint64_t cluster[3];        /* 0 0 0: no cluster launch */
   uint64_t shared_bytes;      /* dynamic shared memory per block */
+  void *stream;               /* kt_launch: the caller's CUstream / cl_command_queue;
+                                 NULL: the backend's own, and run() waits for the kernel */
 } kt__launch;
 
 typedef struct kt__backend {

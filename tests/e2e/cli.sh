@@ -1,0 +1,28 @@
+# Command-line behaviour: space, pinning, errors with exit status 2.
+. "$(dirname "$0")/common.bash"
+run_status 0 "$KTUNE" space kernels/c/matmul.c --json
+expect_eq "$(json "$TMP/out" "[x['choices'] for x in d['dims'] if x['name']=='TILE_N'][0]")" "[16, 32, 64, 128, 256]" "doubling choices"
+expect_eq "$(json "$TMP/out" "d['default_flags']")" "-DTILE_M=8 -DTILE_N=16 -DTILE_K=16 -DUNROLL=1" "default as flags"
+run_status 0 "$KTUNE" space kernels/c/matmul.c --autotune "TILE_M=32"
+expect_contains "$TMP/out" "pinned" "pinned name shown"
+run_status 2 "$KTUNE" tune kernels/c/matmul.c --autotune "TILE_Q=4" --no-db
+expect_contains "$TMP/err" "TILE_Q" "unknown pinned name named"
+expect_contains "$TMP/err" "TILE_M, TILE_N, TILE_K, UNROLL" "declared names listed"
+run_status 2 "$KTUNE" tune kernels/c/nonexistent.c
+run_status 2 "$KTUNE" tune kernels/c/matmul.c --dim Q=3 --no-db
+expect_contains "$TMP/err" "M, N, K" "runtime sizes listed"
+run_status 2 "$KTUNE" tune kernels/c/matmul.c --dim M=abc --no-db
+run_status 2 "$KTUNE" tune kernels/c/matmul.c --budget lots --no-db
+run_status 2 "$KTUNE" tune kernels/c/matmul.c --backend cuda --no-db
+run_status 2 "$KTUNE" frobnicate
+run_status 2 "$KTUNE" tune kernels/c/matmul.c --frob
+printf '// @autotune(A in [1, 2])\n// @kernel f(x: out tensor<f32>[N])\n// @dims(N = 4)\nvoid f(float *x) { x[0] = A; }\n// @autotune(B in [1, 2])\n// @kernel g(x: out tensor<f32>[N])\n// @dims(N = 4)\nvoid g(float *x) { x[0] = B; }\n' >"$TMP/two.c"
+run_status 2 "$KTUNE" space "$TMP/two.c"
+expect_contains "$TMP/err" "f, g" "ambiguous kernel lists the kernels"
+run_status 0 "$KTUNE" space "$TMP/two.c" --kernel g
+printf '// @autotune(A in [1, 2], A in [3])\n// @kernel f(x: out tensor<f32>[N])\nvoid f(float *x) {}\n' >"$TMP/dup.c"
+run_status 2 "$KTUNE" space "$TMP/dup.c"
+expect_contains "$TMP/err" "dup.c:1:" "error points at the file and line"
+run_status 0 "$KTUNE" bench kernels/c/matmul.c --autotune "TILE_M=32 TILE_N=128 TILE_K=64 UNROLL=4" --dim M=128 --dim N=128 --dim K=128 --json --quiet --no-db
+expect_eq "$(json "$TMP/out" "len(d['configurations'])")" 2 "bench times the pinned configuration beside the default"
+finish

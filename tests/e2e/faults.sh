@@ -1,0 +1,19 @@
+# Fault injection: configurations that fail to compile, crash, hang, compute
+# wrong results or leave an element unwritten are each classified, the run
+# finishes, and the winner is the fastest correct one.
+. "$(dirname "$0")/common.bash"
+run_status 0 "$KTUNE" tune tests/data/faulty.c --json --quiet --no-db --timeout 2
+out="$TMP/out"
+status() { json "$out" "[c['status'] for c in d['configurations'] if c['config']['VARIANT']==$1][0]"; }
+expect_eq "$(status 0)" ok "VARIANT=0 (default)"
+expect_eq "$(status 1)" compile "VARIANT=1"
+expect_eq "$(status 2)" runtime "VARIANT=2 (segfault)"
+expect_eq "$(status 3)" timeout "VARIANT=3 (hang)"
+expect_eq "$(status 4)" correctness "VARIANT=4 (wrong value)"
+expect_eq "$(status 5)" ok "VARIANT=5"
+expect_eq "$(status 6)" runtime "VARIANT=6 (abort)"
+expect_eq "$(status 7)" correctness "VARIANT=7 (unwritten element)"
+expect_eq "$(json "$out" "d['winner']['config']['VARIANT']")" 5 "winner"
+expect_contains "$out" "SIGSEGV" "crash reason recorded"
+expect_eq "$(json "$out" "'error' in [c for c in d['configurations'] if c['config']['VARIANT']==1][0]['message'].lower()")" True "compiler message kept"
+finish
