@@ -56,7 +56,7 @@ void kt__nvrtc_arch(const kt__build *b, char *out, size_t len) {
 }
 
 char **kt__nvrtc_options(const kt__build *b, const char *arch, const char *include_dir, int *count) {
-  char **opts = kt__xcalloc((size_t)b->n + 5, sizeof *opts);
+  char **opts = kt__xcalloc((size_t)b->n + 6, sizeof *opts);
   int n = 0;
   kt__sbuf s = {0};
   kt__sbuf_printf(&s, "--gpu-architecture=%s", arch);
@@ -66,6 +66,16 @@ char **kt__nvrtc_options(const kt__build *b, const char *arch, const char *inclu
     s = (kt__sbuf){0};
     kt__sbuf_printf(&s, "-I%s", include_dir);
     opts[n++] = s.s;
+    /* CUDA 13 keeps libcu++ (<cuda/std/...>, needed by cooperative_groups) here. */
+    s = (kt__sbuf){0};
+    kt__sbuf_printf(&s, "%s/cccl", include_dir);
+    if (is_dir(s.s)) {
+      kt__sbuf_free(&s);
+      kt__sbuf_printf(&s, "-I%s/cccl", include_dir);
+      opts[n++] = s.s;
+    } else {
+      kt__sbuf_free(&s);
+    }
   }
   for (int i = 0; i < b->n; i++) {
     s = (kt__sbuf){0};
