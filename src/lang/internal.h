@@ -1,0 +1,50 @@
+/* Pieces of the annotation parser shared by its files: finding annotation
+ * comments (comments.c) and reading the C signature below them (signature.c). */
+#ifndef KT_LANG_INTERNAL_H
+#define KT_LANG_INTERNAL_H
+
+#include "decl.h"
+#include "lexer.h"
+
+/* One attribute's text: its first line and any continuation lines (comment
+ * lines that follow while its parentheses or brackets are still open). */
+typedef struct kt__attr_text {
+  kt__segment *segs;
+  int nsegs;
+} kt__attr_text;
+
+/* A run of consecutive comment lines holding at least one "@name" line. */
+typedef struct kt__group {
+  kt__attr_text *attrs;
+  int nattrs;
+  size_t code_offset;  /* where the source continues after the run */
+  int code_line;       /* line number at code_offset */
+  bool code_in_comment; /* code_offset is inside a block comment that closes later */
+} kt__group;
+
+/* Finds every group in SRC, in file order. */
+void kt__find_groups(const kt__source *src, kt__group **out, int *n);
+void kt__groups_free(kt__group *g, int n);
+
+/* The C function after a group, as far as ktune needs it. */
+typedef struct kt__csig {
+  char *name;
+  kt__loc loc; /* of the function name */
+  int nparams;
+  char **names;
+  kt__loc *locs;
+  bool *is_pointer;
+  bool *is_const; /* const-qualified (or __constant) pointee */
+} kt__csig;
+
+/* Reads the function that starts at or after G's code; -1 with a message
+ * (at *where) when there is none or it cannot be read. */
+int kt__csig_parse(const kt__source *src, const kt__group *g, kt__csig *out, kt__loc *where,
+                   char msg[256]);
+void kt__csig_free(kt__csig *s);
+
+/* Compares the @kernel declaration with the C function, resolves unset
+ * tensor modes from it, and stores it in K's sig_* fields. Errors go to D. */
+void kt__csig_check(kt__kernel_decl *k, const kt__csig *sig, kt__diag *d);
+
+#endif

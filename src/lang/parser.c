@@ -1,0 +1,820 @@
+/* The annotation parser. Each attribute is read on its own (an error in one
+ * does not hide errors in the next), then the kernel as a whole is checked:
+ * @kernel present, runtime sizes collected, shapes free of tuned names,
+ * @dims and @key naming runtime sizes, and the C signature below matching. */
+#include "parser.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+enum {
+  KT__LINE_MAX = 4096,     /* characters in one annotation line */
+  KT__CHOICES_MAX = 65536, /* choices of one tuned name */
+};
+
+/* --- choice lists ------------------------------------------------------ */
+
+int kt__expand_choices(const int64_t *written, int n, int64_t **out, int *count, char msg[256]) {
+  *out = NULL;
+  *count = 0;
+  if (n <= 0) {
+    snprintf(msg, 256, "empty list: give at least one value");
+    return -1;
+  }
+  if (n > KT__CHOICES_MAX) {
+    snprintf(msg, 256, "too many choices (%d; the limit is %d per name)", n, KT__CHOICES_MAX);
+    return -1;
+  }
+  int64_t *v = kt__xmalloc(sizeof *v * (n == 2 ? 64 : (size_t)n));
+  int c = 0;
+  if (n == 2 && written[0] > 0 && written[0] < written[1]) {
+    /* Doubling from a while below b, then b: at most 63 values. */
+    for (int64_t x = written[0]; x < written[1]; x *= 2) {
+      v[c++] = x;
+      if (x > INT64_MAX / 2) break;
+    }
+    v[c++] = written[1];
+  } else {
+    memcpy(v, written, sizeof *v * (size_t)n);
+    c = n;
+  }
+  *out = v;
+  *count = c;
+  return 0;
+}
+
+/* --- parser state and helpers ------------------------------------------- */
+
+typedef struct parser {
+  kt__diag *d;
+  kt__kernel_decl *k;
+  kt__lexer lx;
+  const char *attr; /* the attribute being read, for messages */
+  kt__loc attr_loc;
+  kt__expr **uses; /* expressions whose free names are runtime sizes, in text order */
+  int nuses;
+  bool has_kernel;
+} parser;
+
+#define TOK (p->lx.tok)
+
+static void next(parser *p) { kt__lex_next(&p->lx); }
+
+static bool accept(parser *p, kt__tok_kind kind) {
+  if (TOK.kind != kind) return false;
+  next(p);
+  return true;
+}
+
+/* "expected WHAT but found X", unless the lexer already reported the token. */
+static bool expected(parser *p, const char *what) {
+  if (TOK.kind != KT__T_ERROR) {
+    char got[64];
+    kt__tok_describe(&TOK, got, sizeof got);
+    kt__diag_error(p->d, TOK.loc, "expected %s in @%s but found %s", what, p->attr, got);
+  }
+  return false;
+}
+
+static bool expect(parser *p, kt__tok_kind kind, const char *what) {
+  return accept(p, kind) || expected(p, what);
+}
+
+static char *tok_str(const kt__token *t) { return kt__xstrndup(t->text, t->len); }
+
+static void add_use(parser *p, kt__expr *e) {
+  p->uses = kt__xreallocarray(p->uses, (size_t)p->nuses + 1, sizeof *p->uses);
+  p->uses[p->nuses++] = e;
+}
+
+#define PUSH(arr, n) ((arr) = kt__xreallocarray((arr), (size_t)(n) + 1, sizeof *(arr)), &(arr)[(n)++])
+
+/* args -> "(" [ item { "," item } ] ")" */
+static bool parse_args(parser *p, bool (*item)(parser *, void *), void *ud, int *count) {
+  *count = 0;
+  if (!expect(p, KT__T_LPAREN, "'('")) return false;
+  if (accept(p, KT__T_RPAREN)) return true;
+  for (;;) {
+    if (!item(p, ud)) return false;
+    (*count)++;
+    if (accept(p, KT__T_RPAREN)) return true;
+    if (!expect(p, KT__T_COMMA, "',' or ')'")) return false;
+  }
+}
+
+/* --- @autotune and @cluster --------------------------------------------- */
+
+static const kt__tunedim *find_tuned(const kt__kernel_decl *k, const char *name) {
+  for (int i = 0; i < k->ntune; i++)
+    if (strcmp(k->tune[i].name, name) == 0) return &k->tune[i];
+  for (int i = 0; i < k->ncluster; i++)
+    if (strcmp(k->cluster[i].name, name) == 0) return &k->cluster[i];
+  return NULL;
+}
+
+/* value -> [ "-" ] INT */
+static bool choice_value(parser *p, const char *name, int64_t *v) {
+  kt__token t = TOK;
+  bool neg = accept(p, KT__T_MINUS);
+  if (TOK.kind == KT__T_INT) {
+    *v = neg ? -TOK.ival : TOK.ival;
+    next(p);
+    return true;
+  }
+  if (TOK.kind == KT__T_FLOAT || TOK.kind == KT__T_IDENT) {
+    kt__diag_error(p->d, t.loc, "non-integer value '%s%.*s' in the choices of %s; choices are "
+                   "integer literals", neg ? "-" : "", (int)TOK.len, TOK.text, name);
+    return false;
+  }
+  return expected(p, "an integer choice");
+}
+
+static void warn_repeated_values(parser *p, const kt__tunedim *t) {
+  for (int i = 0; i < t->count; i++)
+    for (int j = 0; j < i; j++)
+      if (t->values[i] == t->values[j]) {
+        kt__diag_warning(p->d, t->loc, "%s lists %lld twice; the repeated configurations are tried "
+                         "only once", t->name, (long long)t->values[i]);
+        return;
+      }
+}
+
+/* search_dim -> IDENT "in" "[" value { "," value } "]" */
+static bool item_search_dim(parser *p, void *ud) {
+  bool cluster = *(const bool *)ud;
+  kt__token name = TOK;
+  if (name.kind != KT__T_IDENT || !kt__tok_is(kt__lex_peek(&p->lx), "in"))
+    return expected(p, "NAME in [values]");
+  next(p);
+  next(p);
+  char *id = tok_str(&name);
+  kt__token open = TOK;
+  int64_t *vals = NULL;
+  int n = 0;
+  bool ok = expect(p, KT__T_LBRACKET, "'['");
+  if (ok && TOK.kind == KT__T_RBRACKET) {
+    kt__diag_error(p->d, open.loc, "empty list: %s in [] has no choices; give at least one value", id);
+    ok = false;
+  }
+  while (ok) {
+    int64_t v;
+    ok = choice_value(p, id, &v);
+    if (ok) *PUSH(vals, n) = v;
+    if (ok && accept(p, KT__T_RBRACKET)) break;
+    if (ok) ok = expect(p, KT__T_COMMA, "',' or ']'");
+  }
+  const kt__tunedim *prev = ok ? find_tuned(p->k, id) : NULL;
+  if (prev) {
+    kt__diag_error(p->d, name.loc, "%s is declared twice (first at line %d, column %d); give each "
+                   "tuned name one list, in @autotune or @cluster", id, prev->loc.line, prev->loc.col);
+    ok = false;
+  }
+  kt__tunedim t = {id, name.loc, NULL, 0};
+  char msg[256];
+  if (ok && kt__expand_choices(vals, n, &t.values, &t.count, msg) != 0) {
+    kt__diag_error(p->d, name.loc, "%s: %s", id, msg);
+    ok = false;
+  }
+  free(vals);
+  if (!ok) {
+    free(id);
+    return false;
+  }
+  warn_repeated_values(p, &t);
+  if (cluster) *PUSH(p->k->cluster, p->k->ncluster) = t;
+  else *PUSH(p->k->tune, p->k->ntune) = t;
+  return true;
+}
+
+/* autotune -> "@autotune" "(" search_dim { "," search_dim } ")" */
+static bool attr_autotune(parser *p) {
+  int n;
+  bool cluster = false;
+  return parse_args(p, item_search_dim, &cluster, &n);
+}
+
+/* cluster -> "@cluster" "(" search_dim { "," search_dim } ")" */
+static bool attr_cluster(parser *p) {
+  int n;
+  bool cluster = true;
+  return parse_args(p, item_search_dim, &cluster, &n);
+}
+
+/* --- attributes holding expressions ------------------------------------- */
+
+typedef struct expr_list {
+  kt__expr *e[3];
+  int n, max;
+} expr_list;
+
+/* positional -> expr   (NAME = value is refused with a clear message) */
+static bool item_positional(parser *p, void *ud) {
+  expr_list *l = ud;
+  if (TOK.kind == KT__T_IDENT && kt__lex_peek(&p->lx)->kind == KT__T_ASSIGN) {
+    kt__diag_error(p->d, TOK.loc, "@%s takes expressions, not NAME = value", p->attr);
+    return false;
+  }
+  kt__token at = TOK;
+  if (l->n == l->max) {
+    kt__diag_error(p->d, at.loc, "@%s takes at most %d expression%s", p->attr, l->max, l->max == 1 ? "" : "s");
+    return false;
+  }
+  kt__expr *e = kt__expr_parse(&p->lx);
+  if (!e) return false;
+  add_use(p, e);
+  l->e[l->n++] = e;
+  return true;
+}
+
+/* Reads "(" expr { "," expr } ")" with 1..MAX expressions into OUT. */
+static bool expressions(parser *p, int max, kt__expr **out, int *n) {
+  expr_list l = {{NULL, NULL, NULL}, 0, max};
+  int count, uses = p->nuses;
+  bool ok = parse_args(p, item_positional, &l, &count);
+  if (ok && l.n == 0) {
+    kt__diag_error(p->d, p->attr_loc, "@%s needs %s", p->attr, max == 1 ? "an expression" : "1 to 3 expressions");
+    ok = false;
+  }
+  if (!ok) { /* drop what was read, and its place in the use list */
+    for (int i = 0; i < l.n; i++) kt__expr_free(l.e[i]);
+    p->nuses = uses;
+    *n = 0;
+    return false;
+  }
+  for (int i = 0; i < l.n; i++) out[i] = l.e[i];
+  *n = l.n;
+  return true;
+}
+
+/* grid -> "@grid" "(" expr [ "," expr [ "," expr ] ] ")" */
+static bool attr_grid(parser *p) { return expressions(p, 3, p->k->grid, &p->k->ngrid); }
+
+/* block -> "@block" "(" expr [ "," expr [ "," expr ] ] ")" */
+static bool attr_block(parser *p) { return expressions(p, 3, p->k->block, &p->k->nblock); }
+
+/* where -> "@where" "(" expr ")" */
+static bool attr_where(parser *p) {
+  kt__expr *e;
+  int n;
+  if (!expressions(p, 1, &e, &n)) return false;
+  *PUSH(p->k->where, p->k->nwhere) = e;
+  return true;
+}
+
+/* shared -> "@shared" "(" expr ")"   (and the same for @flops and @bytes) */
+static bool attr_shared(parser *p) {
+  int n;
+  return expressions(p, 1, &p->k->shared, &n);
+}
+static bool attr_flops(parser *p) {
+  int n;
+  return expressions(p, 1, &p->k->flops, &n);
+}
+static bool attr_bytes(parser *p) {
+  int n;
+  return expressions(p, 1, &p->k->bytes, &n);
+}
+
+/* --- @dims, @key, @verify ------------------------------------------------ */
+
+/* binding -> IDENT "=" expr */
+static bool item_dim(parser *p, void *ud) {
+  kt__token name = TOK;
+  if (name.kind != KT__T_IDENT || kt__lex_peek(&p->lx)->kind != KT__T_ASSIGN)
+    return expected(p, "NAME = value");
+  next(p);
+  next(p);
+  kt__expr *e = kt__expr_parse(&p->lx);
+  if (!e) return false;
+  kt__binding b = {tok_str(&name), name.loc, e, NULL};
+  *PUSH(p->k->dims, p->k->ndims) = b;
+  return true;
+}
+
+/* dims -> "@dims" "(" binding { "," binding } ")" */
+static bool attr_dims(parser *p) {
+  int n;
+  return parse_args(p, item_dim, NULL, &n);
+}
+
+/* key_item -> IDENT [ "=" IDENT ]   (the IDENT after "=" names a bucketing) */
+static bool item_key(parser *p, void *ud) {
+  kt__token name = TOK;
+  if (!expect(p, KT__T_IDENT, "a runtime size name")) return false;
+  kt__binding b = {tok_str(&name), name.loc, NULL, NULL};
+  if (accept(p, KT__T_ASSIGN)) {
+    if (!kt__tok_is(&TOK, "pow2")) {
+      if (TOK.kind != KT__T_ERROR)
+        kt__diag_error(p->d, TOK.loc, "unknown bucketing in @key: write %s = pow2 (sizes rounded up "
+                       "to a power of two) or just %s", b.name, b.name);
+      free(b.name);
+      return false;
+    }
+    b.bucket = tok_str(&TOK);
+    next(p);
+  }
+  *PUSH(p->k->key, p->k->nkey) = b;
+  return true;
+}
+
+/* key -> "@key" "(" key_item { "," key_item } ")" */
+static bool attr_key(parser *p) {
+  int n;
+  p->k->has_key = true;
+  return parse_args(p, item_key, NULL, &n);
+}
+
+/* tolerance -> ("atol" | "rtol") "=" number */
+static bool item_tolerance(parser *p, void *ud) {
+  kt__token name = TOK;
+  bool is_atol = kt__tok_is(&name, "atol");
+  if (!is_atol && !kt__tok_is(&name, "rtol")) {
+    if (name.kind == KT__T_ERROR) return false;
+    char got[64];
+    kt__tok_describe(&name, got, sizeof got);
+    kt__diag_error(p->d, name.loc, "@verify takes atol = <number> and rtol = <number>, not %s", got);
+    return false;
+  }
+  next(p);
+  if (!expect(p, KT__T_ASSIGN, "'='")) return false;
+  if (TOK.kind == KT__T_MINUS) {
+    kt__diag_error(p->d, TOK.loc, "a tolerance cannot be negative");
+    return false;
+  }
+  if (TOK.kind != KT__T_INT && TOK.kind != KT__T_FLOAT) return expected(p, "a number");
+  *(is_atol ? &p->k->atol : &p->k->rtol) = TOK.fval;
+  next(p);
+  return true;
+}
+
+/* verify -> "@verify" "(" tolerance { "," tolerance } ")" */
+static bool attr_verify(parser *p) {
+  int n;
+  p->k->has_verify = true;
+  return parse_args(p, item_tolerance, NULL, &n);
+}
+
+/* --- @kernel ------------------------------------------------------------- */
+
+/* C spellings users reach for, mapped to the annotation's type names. */
+static const char *suggest_type(const char *c) {
+  static const char *const map[][2] = {
+      {"float", "f32"}, {"double", "f64"}, {"half", "f16"}, {"__half", "f16"}, {"__nv_bfloat16", "bf16"},
+      {"int", "i32"}, {"int32_t", "i32"}, {"unsigned", "u32"}, {"uint", "u32"}, {"uint32_t", "u32"},
+      {"long", "i64"}, {"int64_t", "i64"}, {"size_t", "u64"}, {"uint64_t", "u64"}, {"char", "i8"},
+      {"int8_t", "i8"}, {"uint8_t", "u8"}, {"uchar", "u8"}, {"f8", "u8"}};
+  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+    if (strcmp(map[i][0], c) == 0) return map[i][1];
+  return NULL;
+}
+
+/* scalar_type -> "f16" | "bf16" | "f32" | "f64" | "i8" | "u8" | "i32" | "u32" | "i64" | "u64" */
+static bool scalar_type(parser *p, kt__dtype *out) {
+  if (TOK.kind != KT__T_IDENT) return expected(p, "a type");
+  char *name = tok_str(&TOK);
+  int t = kt__dtype_from_name(name);
+  if (t < 0) {
+    const char *s = suggest_type(name);
+    kt__diag_error(p->d, TOK.loc, "unknown type '%s'%s%s%s (the types are f16, bf16, f32, f64, i8, "
+                   "u8, i32, u32, i64, u64)", name, s ? "; did you mean " : "", s ? s : "", s ? "?" : "");
+    free(name);
+    return false;
+  }
+  free(name);
+  *out = (kt__dtype)t;
+  next(p);
+  return true;
+}
+
+/* shape -> "[" expr { "," expr } "]" */
+static bool tensor_shape(parser *p, kt__param *q) {
+  kt__token open = TOK;
+  if (!expect(p, KT__T_LBRACKET, "'[' and the tensor's shape")) return false;
+  if (TOK.kind == KT__T_RBRACKET) {
+    kt__diag_error(p->d, open.loc, "tensor '%s' has an empty shape; give its sizes, e.g. [N]", q->name);
+    return false;
+  }
+  for (;;) {
+    kt__expr *e = kt__expr_parse(&p->lx);
+    if (!e) return false;
+    add_use(p, e);
+    *PUSH(q->dims, q->ndims) = e;
+    if (accept(p, KT__T_RBRACKET)) return true;
+    if (!expect(p, KT__T_COMMA, "',' or ']'")) return false;
+  }
+}
+
+static const char *const init_names[] = {"random", "zeros", "ones", "iota"};
+
+/* init -> "random" | "zeros" | "ones" | "iota" */
+static bool tensor_init(parser *p, kt__param *q) {
+  for (int i = 0; i < 4; i++)
+    if (kt__tok_is(&TOK, init_names[i])) {
+      q->init = (kt__init)i;
+      q->init_given = true;
+      next(p);
+      return true;
+    }
+  if (TOK.kind != KT__T_ERROR) {
+    char got[64];
+    kt__tok_describe(&TOK, got, sizeof got);
+    kt__diag_error(p->d, TOK.loc, "unknown initial value %s for tensor '%s' (expected random, zeros, "
+                   "ones or iota)", got, q->name);
+  }
+  return false;
+}
+
+/* scalar_value -> expr   (a tensor initial value here is a mistake worth naming) */
+static bool scalar_value(parser *p, kt__param *q) {
+  for (int i = 0; i < 4; i++)
+    if (kt__tok_is(&TOK, init_names[i]) && kt__lex_peek(&p->lx)->kind != KT__T_LPAREN) {
+      kt__diag_error(p->d, TOK.loc, "'%s' is an initial value for tensors; scalar '%s' takes an "
+                     "integer expression", init_names[i], q->name);
+      return false;
+    }
+  q->value = kt__expr_parse(&p->lx);
+  if (!q->value) return false;
+  add_use(p, q->value);
+  return true;
+}
+
+/* param_type -> [ "in" | "out" | "inout" ] ( "tensor" "<" scalar_type ">" shape | scalar_type ) */
+static bool param_type(parser *p, kt__param *q) {
+  static const char *const modes[] = {"in", "out", "inout"};
+  kt__token mode_tok = TOK;
+  for (int i = 0; i < 3; i++)
+    if (kt__tok_is(&TOK, modes[i]) && kt__lex_peek(&p->lx)->kind == KT__T_IDENT) {
+      q->mode = (kt__mode)(KT__MODE_IN + i);
+      next(p);
+    }
+  if (!kt__tok_is(&TOK, "tensor")) {
+    if (!scalar_type(p, &q->type)) return false;
+    if (q->mode != KT__MODE_UNSET) {
+      kt__diag_error(p->d, mode_tok.loc, "'%.*s' applies to tensors; scalar '%s' is passed by value",
+                     (int)mode_tok.len, mode_tok.text, q->name);
+      return false;
+    }
+    return true;
+  }
+  q->is_tensor = true;
+  next(p);
+  return expect(p, KT__T_LT, "'<' (write tensor<f32>[N])") && scalar_type(p, &q->type) &&
+         expect(p, KT__T_GT, "'>'") && tensor_shape(p, q);
+}
+
+static void param_free(kt__param *q) {
+  free(q->name);
+  for (int i = 0; i < q->ndims; i++) kt__expr_free(q->dims[i]);
+  free(q->dims);
+  kt__expr_free(q->value);
+}
+
+/* Expressions already handed to add_use are owned by the parameter; on
+ * failure they are freed here, so drop them from the use list too. */
+static void forget_uses(parser *p, int keep) { p->nuses = keep; }
+
+/* param -> IDENT ":" param_type [ "=" ( init | expr ) ] */
+static bool item_param(parser *p, void *ud) {
+  kt__token name = TOK;
+  if (!expect(p, KT__T_IDENT, "a parameter name")) return false;
+  kt__param q;
+  memset(&q, 0, sizeof q);
+  q.name = tok_str(&name);
+  q.loc = name.loc;
+  int uses = p->nuses;
+  bool ok = expect(p, KT__T_COLON, "':' and a type (x: tensor<f32>[N], n: i32)") && param_type(p, &q);
+  if (ok && accept(p, KT__T_ASSIGN)) ok = q.is_tensor ? tensor_init(p, &q) : scalar_value(p, &q);
+  for (int i = 0; ok && i < p->k->nparams; i++)
+    if (strcmp(p->k->params[i].name, q.name) == 0) {
+      kt__diag_error(p->d, name.loc, "parameter '%s' is declared twice in @kernel", q.name);
+      ok = false;
+    }
+  if (!ok) {
+    forget_uses(p, uses);
+    param_free(&q);
+    return false;
+  }
+  *PUSH(p->k->params, p->k->nparams) = q;
+  return true;
+}
+
+/* kernel -> "@kernel" IDENT "(" [ param { "," param } ] ")" */
+static bool attr_kernel(parser *p) {
+  p->has_kernel = true;
+  p->k->loc = p->attr_loc;
+  if (TOK.kind != KT__T_IDENT) return expected(p, "the kernel's name (@kernel NAME(params))");
+  p->k->name = tok_str(&TOK);
+  next(p);
+  int n;
+  return parse_args(p, item_param, NULL, &n);
+}
+
+/* --- attribute dispatch ---------------------------------------------------- */
+
+static const struct attr_def {
+  const char *name;
+  bool once;
+  bool (*parse)(parser *p);
+} attr_defs[] = {
+    {"autotune", false, attr_autotune}, {"cluster", false, attr_cluster}, {"kernel", true, attr_kernel},
+    {"grid", true, attr_grid},          {"block", true, attr_block},      {"where", false, attr_where},
+    {"dims", false, attr_dims},         {"key", true, attr_key},          {"verify", true, attr_verify},
+    {"shared", true, attr_shared},      {"flops", true, attr_flops},      {"bytes", true, attr_bytes},
+};
+enum { NATTRS = sizeof attr_defs / sizeof attr_defs[0] };
+
+static int find_attr(const char *name, size_t len) {
+  for (int i = 0; i < NATTRS; i++)
+    if (strlen(attr_defs[i].name) == len && memcmp(attr_defs[i].name, name, len) == 0) return i;
+  return -1;
+}
+
+/* The attribute name of an annotation's first segment ("@name..."). */
+static size_t attr_name_len(const kt__attr_text *a) {
+  const kt__segment *s = &a->segs[0];
+  size_t n = 1;
+  while (n < s->len && (s->text[n] == '_' || (s->text[n] >= 'a' && s->text[n] <= 'z') ||
+                        (s->text[n] >= 'A' && s->text[n] <= 'Z') || (s->text[n] >= '0' && s->text[n] <= '9')))
+    n++;
+  return n - 1;
+}
+
+static bool too_long(parser *p, const kt__attr_text *a) {
+  for (int i = 0; i < a->nsegs; i++)
+    if (a->segs[i].len > KT__LINE_MAX) {
+      kt__diag_error(p->d, a->segs[i].at, "annotation line too long (%zu characters; the limit is %d); "
+                     "split the attribute over several comment lines", a->segs[i].len, KT__LINE_MAX);
+      return true;
+    }
+  return false;
+}
+
+/* attribute -> "@" IDENT [ "(" ... ")" ]   (one per line, continued while
+ * brackets are open) */
+static void parse_attribute(parser *p, const kt__attr_text *a, kt__loc *seen) {
+  if (too_long(p, a)) return;
+  size_t len = attr_name_len(a);
+  int which = find_attr(a->segs[0].text + 1, len);
+  kt__loc at = a->segs[0].at;
+  if (which < 0) {
+    kt__unknown_attr u = {kt__xstrndup(a->segs[0].text + 1, len), at};
+    *PUSH(p->k->unknown, p->k->nunknown) = u;
+    kt__diag_note(p->d, at, "unknown attribute @%s ignored", u.name);
+    return;
+  }
+  const struct attr_def *def = &attr_defs[which];
+  if (def->once && seen[which].line) {
+    kt__diag_error(p->d, at, "@%s is given twice (first at line %d); keep one", def->name, seen[which].line);
+    return;
+  }
+  seen[which] = at;
+  p->attr = def->name;
+  p->attr_loc = at;
+  kt__lex_init(&p->lx, a->segs, a->nsegs, p->d);
+  next(p); /* @ */
+  next(p); /* name */
+  if (!def->parse(p) || TOK.kind == KT__T_EOF) return;
+  char got[64];
+  kt__tok_describe(&TOK, got, sizeof got);
+  if (TOK.kind != KT__T_ERROR)
+    kt__diag_error(p->d, TOK.loc, "unexpected %s after @%s(...); write one attribute per line", got, def->name);
+}
+
+/* --- whole-kernel checks ----------------------------------------------------- */
+
+static void note_size(void *ud, const char *name, kt__loc at) {
+  parser *p = ud;
+  if (find_tuned(p->k, name) || kt__decl_size_index(p->k, name) >= 0) return;
+  *PUSH(p->k->sizes, p->k->nsizes) = kt__xstrdup(name);
+}
+
+typedef struct shape_check {
+  parser *p;
+  const char *tensor;
+} shape_check;
+
+static void refuse_tuned_in_shape(void *ud, const char *name, kt__loc at) {
+  shape_check *c = ud;
+  const kt__tunedim *t = find_tuned(c->p->k, name);
+  if (t)
+    kt__diag_error(c->p->d, at, "the shape of '%s' uses %s, a tuned name; shapes must not depend on "
+                   "tuned names (use a runtime size such as N)", c->tensor, name);
+}
+
+static void refuse_tuned_in_dims(void *ud, const char *name, kt__loc at) {
+  parser *p = ud;
+  if (find_tuned(p->k, name))
+    kt__diag_error(p->d, at, "@dims values must not depend on tuned names, and %s is tuned", name);
+}
+
+static void list_sizes(const kt__kernel_decl *k, kt__sbuf *b) {
+  kt__sbuf_append(b, "", 0);
+  for (int i = 0; i < k->nsizes; i++) kt__sbuf_printf(b, "%s%s", i ? ", " : "", k->sizes[i]);
+  if (!k->nsizes) kt__sbuf_printf(b, "none");
+}
+
+/* @dims and @key must name runtime sizes, each once. */
+static void check_bindings(parser *p, const kt__binding *b, int n, const char *attr) {
+  for (int i = 0; i < n; i++) {
+    for (int j = 0; j < i; j++)
+      if (strcmp(b[i].name, b[j].name) == 0)
+        kt__diag_error(p->d, b[i].loc, "%s appears twice in @%s", b[i].name, attr);
+    if (find_tuned(p->k, b[i].name)) {
+      kt__diag_error(p->d, b[i].loc, "%s is a tuned name; @%s is about runtime sizes", b[i].name, attr);
+    } else if (kt__decl_size_index(p->k, b[i].name) < 0) {
+      kt__sbuf s = {0};
+      list_sizes(p->k, &s);
+      kt__diag_error(p->d, b[i].loc, "@%s names %s, which is not a runtime size of %s (its runtime "
+                     "sizes: %s)", attr, b[i].name, p->k->name ? p->k->name : "this kernel", s.s);
+      kt__sbuf_free(&s);
+    }
+    if (b[i].value) kt__expr_visit_names(b[i].value, refuse_tuned_in_dims, p);
+  }
+}
+
+static void finish_kernel(parser *p, kt__loc first) {
+  kt__kernel_decl *k = p->k;
+  if (!p->has_kernel) {
+    kt__diag_error(p->d, first, "these annotations have no @kernel; add `// @kernel NAME(params)` to "
+                   "the group, directly above the kernel function");
+    return;
+  }
+  for (int i = 0; i < p->nuses; i++) kt__expr_visit_names(p->uses[i], note_size, p);
+  for (int i = 0; i < k->nparams; i++) {
+    shape_check c = {p, k->params[i].name};
+    for (int j = 0; j < k->params[i].ndims; j++)
+      kt__expr_visit_names(k->params[i].dims[j], refuse_tuned_in_shape, &c);
+  }
+  check_bindings(p, k->dims, k->ndims, "dims");
+  check_bindings(p, k->key, k->nkey, "key");
+}
+
+/* --- files ------------------------------------------------------------------- */
+
+static bool group_is_ours(const kt__group *g) {
+  for (int i = 0; i < g->nattrs; i++)
+    if (find_attr(g->attrs[i].segs[0].text + 1, attr_name_len(&g->attrs[i])) >= 0) return true;
+  return false;
+}
+
+static void check_signature(kt__file *f, const kt__group *g, kt__kernel_decl *k, kt__diag *d) {
+  kt__csig sig;
+  kt__loc where = {g->code_line, 1};
+  char msg[256];
+  if (kt__csig_parse(&f->src, g, &sig, &where, msg) != 0) {
+    kt__diag_error(d, where, "%s (for @kernel %s)", msg, k->name);
+    return;
+  }
+  kt__csig_check(k, &sig, d);
+  kt__csig_free(&sig);
+}
+
+static void parse_group(kt__file *f, const kt__group *g, kt__diag *d) {
+  kt__kernel_decl *k = PUSH(f->kernels, f->nkernels);
+  memset(k, 0, sizeof *k);
+  parser p;
+  memset(&p, 0, sizeof p);
+  p.d = d;
+  p.k = k;
+  kt__loc seen[NATTRS];
+  memset(seen, 0, sizeof seen);
+  int errors = d->nerrors;
+  for (int i = 0; i < g->nattrs; i++) parse_attribute(&p, &g->attrs[i], seen);
+  finish_kernel(&p, g->attrs[0].segs[0].at);
+  free(p.uses);
+  /* The signature check needs the parameters; skip it when they failed. */
+  if (k->name && d->nerrors == errors) check_signature(f, g, k, d);
+  for (int i = 0; k->name && i < f->nkernels - 1; i++)
+    if (f->kernels[i].name && strcmp(f->kernels[i].name, k->name) == 0)
+      kt__diag_error(d, k->loc, "kernel '%s' is annotated twice (first at line %d); kernel names "
+                     "must be unique in a file", k->name, f->kernels[i].loc.line);
+}
+
+static kt__file *parse_source(kt__file *f, kt__diag *d) {
+  int errors = d->nerrors;
+  d->src = &f->src;
+  kt__group *groups;
+  int ngroups;
+  kt__find_groups(&f->src, &groups, &ngroups);
+  for (int i = 0; i < ngroups; i++)
+    if (group_is_ours(&groups[i])) parse_group(f, &groups[i], d);
+  kt__groups_free(groups, ngroups);
+  if (d->nerrors == errors) return f;
+  d->src = NULL; /* the messages are already formatted; the source goes with F */
+  kt__file_free(f);
+  return NULL;
+}
+
+static kt__lang lang_of(const char *path) {
+  const char *dot = strrchr(path, '.');
+  if (dot && strcmp(dot, ".cl") == 0) return KT__LANG_OPENCL;
+  if (dot && (strcmp(dot, ".cu") == 0 || strcmp(dot, ".cuh") == 0)) return KT__LANG_CUDA;
+  return KT__LANG_C;
+}
+
+kt__file *kt__parse_file(const char *path, int lang, kt__diag *d, kt__errbuf *eb) {
+  kt__file *f = kt__xcalloc(1, sizeof *f);
+  if (kt__source_read(path, &f->src, eb) != KT_OK) {
+    free(f);
+    return NULL;
+  }
+  f->lang = lang >= 0 ? (kt__lang)lang : lang_of(path);
+  f = parse_source(f, d);
+  if (!f) kt__err(eb, KT_INVALID, "%s: invalid annotations", path);
+  return f;
+}
+
+kt__file *kt__parse_string(const char *label, const char *text, kt__lang lang, kt__diag *d) {
+  kt__file *f = kt__xcalloc(1, sizeof *f);
+  kt__source_from_string(label, text, &f->src);
+  f->lang = lang;
+  return parse_source(f, d);
+}
+
+static void tunedims_free(kt__tunedim *t, int n) {
+  for (int i = 0; i < n; i++) {
+    free(t[i].name);
+    free(t[i].values);
+  }
+  free(t);
+}
+
+static void bindings_free(kt__binding *b, int n) {
+  for (int i = 0; i < n; i++) {
+    free(b[i].name);
+    free(b[i].bucket);
+    kt__expr_free(b[i].value);
+  }
+  free(b);
+}
+
+static void decl_free(kt__kernel_decl *k) {
+  free(k->name);
+  for (int i = 0; i < k->nparams; i++) param_free(&k->params[i]);
+  free(k->params);
+  tunedims_free(k->tune, k->ntune);
+  tunedims_free(k->cluster, k->ncluster);
+  for (int i = 0; i < k->nwhere; i++) kt__expr_free(k->where[i]);
+  free(k->where);
+  for (int i = 0; i < 3; i++) {
+    kt__expr_free(k->grid[i]);
+    kt__expr_free(k->block[i]);
+  }
+  bindings_free(k->dims, k->ndims);
+  bindings_free(k->key, k->nkey);
+  kt__expr_free(k->shared);
+  kt__expr_free(k->flops);
+  kt__expr_free(k->bytes);
+  for (int i = 0; i < k->nunknown; i++) free(k->unknown[i].name);
+  free(k->unknown);
+  for (int i = 0; i < k->nsizes; i++) free(k->sizes[i]);
+  free(k->sizes);
+  for (int i = 0; i < k->sig_nparams; i++) free(k->sig_names[i]);
+  free(k->sig_names);
+  free(k->sig_is_pointer);
+  free(k->sig_is_const);
+}
+
+void kt__file_free(kt__file *f) {
+  if (!f) return;
+  for (int i = 0; i < f->nkernels; i++) decl_free(&f->kernels[i]);
+  free(f->kernels);
+  kt__source_free(&f->src);
+  free(f);
+}
+
+static void list_kernels(const kt__file *f, kt__sbuf *b) {
+  for (int i = 0; i < f->nkernels; i++) kt__sbuf_printf(b, "%s%s", i ? ", " : "", f->kernels[i].name);
+}
+
+const kt__kernel_decl *kt__file_kernel(const kt__file *f, const char *name, kt__errbuf *eb) {
+  if (f->nkernels == 0) {
+    kt__err(eb, KT_INVALID, "no annotated kernel in %s; add `// @kernel NAME(params)` and "
+            "`// @autotune(...)` above the kernel function", f->src.path);
+    return NULL;
+  }
+  if (!name && f->nkernels == 1) return &f->kernels[0];
+  for (int i = 0; name && i < f->nkernels; i++)
+    if (strcmp(f->kernels[i].name, name) == 0) return &f->kernels[i];
+  kt__sbuf b = {0};
+  list_kernels(f, &b);
+  if (!name) kt__err(eb, KT_INVALID, "several kernels in %s: %s; choose one with --kernel NAME", f->src.path, b.s);
+  else kt__err(eb, KT_NOTFOUND, "no kernel named '%s' in %s; its kernels: %s", name, f->src.path, b.s);
+  kt__sbuf_free(&b);
+  return NULL;
+}
+
+int kt__decl_tune_index(const kt__kernel_decl *k, const char *name) {
+  for (int i = 0; i < k->ntune; i++)
+    if (strcmp(k->tune[i].name, name) == 0) return i;
+  return -1;
+}
+
+int kt__decl_size_index(const kt__kernel_decl *k, const char *name) {
+  for (int i = 0; i < k->nsizes; i++)
+    if (strcmp(k->sizes[i], name) == 0) return i;
+  return -1;
+}

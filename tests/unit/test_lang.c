@@ -1,0 +1,748 @@
+/* The annotation language: choice rules, attributes, @kernel and its C
+ * signature, runtime sizes, and every error with its place and wording. */
+#include "harness.h"
+#include "lang/parser.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+/* Parses TEXT, which must be valid; notes and warnings go to *NOTES when given. */
+static kt__file *parse_ok_notes(const char *text, char **notes) {
+  kt__diag d;
+  kt__diag_init(&d, NULL);
+  kt__file *f = kt__parse_string("k.cu", text, KT__LANG_CUDA, &d);
+  if (!f) kt_test_fail(__FILE__, __LINE__, "parse failed:\n%s", d.errors.s ? d.errors.s : "(no message)");
+  if (notes) *notes = kt__xstrdup(d.notes.s ? d.notes.s : "");
+  kt__diag_free(&d);
+  return f;
+}
+
+static kt__file *parse_ok(const char *text) { return parse_ok_notes(text, NULL); }
+
+/* Parses TEXT, which must be refused; returns the error text. */
+static char *parse_err(const char *text) {
+  kt__diag d;
+  kt__diag_init(&d, NULL);
+  kt__file *f = kt__parse_string("k.cu", text, KT__LANG_CUDA, &d);
+  if (f) kt_test_fail(__FILE__, __LINE__, "parse succeeded, expected an error for:\n%s", text);
+  ASSERT_TRUE(d.nerrors > 0);
+  char *s = kt__xstrdup(d.errors.s);
+  kt__diag_free(&d);
+  return s;
+}
+
+#define EXPECT_ERROR(text, needle)                                           \
+  do {                                                                       \
+    char *m_ = parse_err(text);                                              \
+    ASSERT_CONTAINS(m_, needle);                                             \
+    free(m_);                                                                \
+  } while (0)
+
+/* Expands WRITTEN and compares with WANT (terminated by count). */
+static void check_choices(const int64_t *written, int n, const int64_t *want, int nwant) {
+  int64_t *out;
+  int count;
+  char msg[256];
+  ASSERT_EQ(kt__expand_choices(written, n, &out, &count, msg), 0);
+  ASSERT_EQ(count, nwant);
+  for (int i = 0; i < nwant; i++) ASSERT_EQ(out[i], want[i]);
+  free(out);
+}
+
+#define CHOICES(w, ...)                                                       \
+  do {                                                                       \
+    const int64_t want_[] = {__VA_ARGS__};                                    \
+    check_choices(w, (int)(sizeof w / sizeof w[0]), want_, (int)(sizeof want_ / sizeof want_[0])); \
+  } while (0)
+
+static const char SQUARE[] =
+    "#include <cuda.h>\n"
+    "// @autotune(BLOCK in [64, 1024], VEC in [1, 2, 4, 8])\n"
+    "// @where(BLOCK * VEC <= 8192)\n"
+    "// @kernel square(x: in tensor<f32>[N], y: out tensor<f32>[N], n: i32 = N)\n"
+    "// @grid(cdiv(N, BLOCK * VEC))\n"
+    "// @block(BLOCK)\n"
+    "// @dims(N = 16777216)\n"
+    "extern \"C\" __global__ void square(const float *x, float *y, int n) { }\n";
+
+/* --- choice rules --------------------------------------------------------- */
+
+TEST(choices_doubling) {
+  const int64_t a[] = {16, 256};
+  CHOICES(a, 16, 32, 64, 128, 256);
+  const int64_t b[] = {4, 48};
+  CHOICES(b, 4, 8, 16, 32, 48);
+  const int64_t c[] = {3, 20};
+  CHOICES(c, 3, 6, 12, 20);
+  const int64_t d[] = {1, 2};
+  CHOICES(d, 1, 2);
+}
+
+TEST(choices_two_values_as_written) {
+  const int64_t a[] = {256, 16};
+  CHOICES(a, 256, 16);
+  const int64_t b[] = {0, 8};
+  CHOICES(b, 0, 8);
+  const int64_t c[] = {-4, 8};
+  CHOICES(c, -4, 8);
+  const int64_t d[] = {5, 5};
+  CHOICES(d, 5, 5);
+}
+
+TEST(choices_one_and_many) {
+  const int64_t a[] = {64};
+  CHOICES(a, 64);
+  const int64_t b[] = {1, 2, 4, 8};
+  CHOICES(b, 1, 2, 4, 8);
+  const int64_t c[] = {8, 1, 4};
+  CHOICES(c, 8, 1, 4);
+}
+
+TEST(choices_up_to_int64_max) {
+  const int64_t w[] = {1, INT64_MAX};
+  int64_t *out;
+  int count;
+  char msg[256];
+  ASSERT_EQ(kt__expand_choices(w, 2, &out, &count, msg), 0);
+  ASSERT_EQ(count, 64);
+  ASSERT_EQ(out[62], (int64_t)1 << 62);
+  ASSERT_EQ(out[63], INT64_MAX);
+  free(out);
+}
+
+TEST(choices_errors) {
+  int64_t *out;
+  int count;
+  char msg[256];
+  ASSERT_EQ(kt__expand_choices(NULL, 0, &out, &count, msg), -1);
+  ASSERT_CONTAINS(msg, "empty list");
+  int64_t *big = kt__xcalloc(70000, sizeof *big);
+  ASSERT_EQ(kt__expand_choices(big, 70000, &out, &count, msg), -1);
+  ASSERT_CONTAINS(msg, "too many choices");
+  free(big);
+}
+
+TEST(choices_in_annotations) {
+  kt__file *f = parse_ok("// @autotune(A in [16, 256], B in [256, 16], C in [64], D in [3, -1, 7], E in [-8, -2])\n"
+                         "// @kernel k(n: i32)\n"
+                         "void k(int n) {}\n");
+  const kt__kernel_decl *k = &f->kernels[0];
+  ASSERT_EQ(k->ntune, 5);
+  ASSERT_STREQ(k->tune[0].name, "A");
+  ASSERT_EQ(k->tune[0].count, 5);
+  ASSERT_EQ(k->tune[0].values[0], 16);
+  ASSERT_EQ(k->tune[0].values[4], 256);
+  ASSERT_EQ(k->tune[1].count, 2);
+  ASSERT_EQ(k->tune[1].values[0], 256);
+  ASSERT_EQ(k->tune[2].count, 1);
+  ASSERT_EQ(k->tune[3].count, 3);
+  ASSERT_EQ(k->tune[3].values[1], -1);
+  ASSERT_EQ(k->tune[4].count, 2);
+  ASSERT_EQ(k->tune[4].values[0], -8);
+  ASSERT_EQ(kt__decl_tune_index(k, "D"), 3);
+  ASSERT_EQ(kt__decl_tune_index(k, "Q"), -1);
+  kt__file_free(f);
+}
+
+/* --- a whole kernel ----------------------------------------------------------- */
+
+TEST(square_example) {
+  kt__file *f = parse_ok(SQUARE);
+  ASSERT_EQ(f->nkernels, 1);
+  ASSERT_EQ(f->lang, KT__LANG_CUDA);
+  const kt__kernel_decl *k = &f->kernels[0];
+  ASSERT_STREQ(k->name, "square");
+  ASSERT_EQ(k->loc.line, 4);
+  ASSERT_EQ(k->loc.col, 4);
+  ASSERT_EQ(k->ntune, 2);
+  ASSERT_EQ(k->tune[0].count, 5);
+  ASSERT_EQ(k->tune[1].count, 4);
+  ASSERT_EQ(k->nwhere, 1);
+  ASSERT_EQ(k->ngrid, 1);
+  ASSERT_EQ(k->nblock, 1);
+  ASSERT_EQ(k->ndims, 1);
+  ASSERT_STREQ(k->dims[0].name, "N");
+  ASSERT_EQ(k->nparams, 3);
+  ASSERT_TRUE(k->params[0].is_tensor);
+  ASSERT_EQ(k->params[0].type, KT__DT_F32);
+  ASSERT_EQ(k->params[0].mode, KT__MODE_IN);
+  ASSERT_EQ(k->params[1].mode, KT__MODE_OUT);
+  ASSERT_EQ(k->params[1].ndims, 1);
+  ASSERT_FALSE(k->params[2].is_tensor);
+  ASSERT_EQ(k->params[2].type, KT__DT_I32);
+  ASSERT_TRUE(k->params[2].value != NULL);
+  ASSERT_EQ(k->nsizes, 1);
+  ASSERT_STREQ(k->sizes[0], "N");
+  ASSERT_EQ(kt__decl_size_index(k, "N"), 0);
+  ASSERT_EQ(kt__decl_size_index(k, "BLOCK"), -1);
+  ASSERT_FALSE(k->has_key);
+  ASSERT_FALSE(k->has_verify);
+  ASSERT_EQ(k->sig_line, 8);
+  ASSERT_EQ(k->sig_nparams, 3);
+  ASSERT_STREQ(k->sig_names[1], "y");
+  ASSERT_TRUE(k->sig_is_pointer[0]);
+  ASSERT_TRUE(k->sig_is_const[0]);
+  ASSERT_FALSE(k->sig_is_const[1]);
+  ASSERT_FALSE(k->sig_is_pointer[2]);
+
+  /* The grid evaluates with the tuned names and the runtime size. */
+  static const char *const names[] = {"BLOCK", "VEC", "N"};
+  static const int64_t values[] = {256, 4, 100000};
+  kt__env env = {names, values, 3, NULL};
+  int64_t v;
+  kt__eval_error err;
+  ASSERT_EQ(kt__expr_eval(k->grid[0], &env, &v, &err), 0);
+  ASSERT_EQ(v, 98);
+  ASSERT_EQ(kt__expr_eval(k->dims[0].value, NULL, &v, &err), 0);
+  ASSERT_EQ(v, 16777216);
+  kt__file_free(f);
+}
+
+TEST(all_attributes) {
+  kt__file *f = parse_ok(
+      "// @autotune(TILE_M in [64, 128], TILE_N in [64, 128])\n"
+      "// @cluster(CLUSTER_X in [1, 2])\n"
+      "// @kernel gemm(a: tensor<f16>[M, K], b: tensor<f16>[K, N], c: out tensor<f32>[M, N] = zeros, m: i32 = M)\n"
+      "// @where(TILE_M >= TILE_N)\n"
+      "// @where(M % TILE_M == 0)\n"
+      "// @grid(cdiv(N, TILE_N), cdiv(M, TILE_M), CLUSTER_X)\n"
+      "// @block(128, 1, 1)\n"
+      "// @dims(M = 1024, N = M / 2, K = 1 << 10)\n"
+      "// @key(M, N = pow2)\n"
+      "// @verify(atol = 1e-3, rtol = 0.5)\n"
+      "// @shared(TILE_M * 64 * 2)\n"
+      "// @flops(2 * M * N * K)\n"
+      "// @bytes(2 * (M * K + K * N) + 4 * M * N)\n"
+      "__global__ void gemm(const __half *a, const __half *b, float *c, int m) {}\n");
+  const kt__kernel_decl *k = &f->kernels[0];
+  ASSERT_EQ(k->ncluster, 1);
+  ASSERT_STREQ(k->cluster[0].name, "CLUSTER_X");
+  ASSERT_EQ(k->nwhere, 2);
+  ASSERT_EQ(k->ngrid, 3);
+  ASSERT_EQ(k->nblock, 3);
+  ASSERT_EQ(k->ndims, 3);
+  ASSERT_TRUE(k->has_key);
+  ASSERT_EQ(k->nkey, 2);
+  ASSERT_TRUE(k->key[0].bucket == NULL);
+  ASSERT_STREQ(k->key[1].bucket, "pow2");
+  ASSERT_TRUE(k->has_verify);
+  ASSERT_NEAR(k->atol, 1e-3, 1e-12);
+  ASSERT_NEAR(k->rtol, 0.5, 1e-12);
+  ASSERT_TRUE(k->shared && k->flops && k->bytes);
+  ASSERT_EQ(k->params[2].init, KT__INIT_ZEROS);
+  ASSERT_TRUE(k->params[2].init_given);
+  ASSERT_EQ(k->params[0].mode, KT__MODE_IN); /* resolved: const pointer */
+  ASSERT_EQ(k->params[0].type, KT__DT_F16);
+  ASSERT_EQ(k->params[0].ndims, 2);
+  /* sizes in order of first appearance; CLUSTER_X is tuned, not a size */
+  ASSERT_EQ(k->nsizes, 3);
+  ASSERT_STREQ(k->sizes[0], "M");
+  ASSERT_STREQ(k->sizes[1], "K");
+  ASSERT_STREQ(k->sizes[2], "N");
+  kt__file_free(f);
+}
+
+TEST(sizes_in_order_of_first_appearance) {
+  kt__file *f = parse_ok("// @autotune(B in [32, 64])\n"
+                         "// @where(Q > B)\n"
+                         "// @kernel k(x: tensor<f32>[Z, Y], n: i32 = X + Y)\n"
+                         "// @grid(W, B)\n"
+                         "// @flops(V)\n"
+                         "void k(float *x, int n) {}\n");
+  const kt__kernel_decl *k = &f->kernels[0];
+  const char *want[] = {"Q", "Z", "Y", "X", "W", "V"};
+  ASSERT_EQ(k->nsizes, 6);
+  for (int i = 0; i < 6; i++) ASSERT_STREQ(k->sizes[i], want[i]);
+  kt__file_free(f);
+}
+
+TEST(modes_and_inits) {
+  kt__file *f = parse_ok(
+      "// @kernel k(a: tensor<f32>[N], b: tensor<f32>[N], c: in tensor<i8>[N], d: out tensor<u8>[N] = ones,"
+      " e: inout tensor<f64>[N] = iota, f: tensor<i64>[N] = random, s: u64, t: bf16 = 3)\n"
+      "void k(const float *a, float *b, const signed char *c, unsigned char *d, double *e, long *f,\n"
+      "       unsigned long s, short t) {}\n");
+  const kt__kernel_decl *k = &f->kernels[0];
+  ASSERT_EQ(k->nparams, 8);
+  ASSERT_EQ(k->params[0].mode, KT__MODE_IN);
+  ASSERT_EQ(k->params[1].mode, KT__MODE_INOUT);
+  ASSERT_EQ(k->params[2].mode, KT__MODE_IN);
+  ASSERT_EQ(k->params[3].mode, KT__MODE_OUT);
+  ASSERT_EQ(k->params[3].init, KT__INIT_ONES);
+  ASSERT_EQ(k->params[4].mode, KT__MODE_INOUT);
+  ASSERT_EQ(k->params[4].init, KT__INIT_IOTA);
+  ASSERT_EQ(k->params[5].init, KT__INIT_RANDOM);
+  ASSERT_TRUE(k->params[5].init_given);
+  ASSERT_FALSE(k->params[0].init_given);
+  ASSERT_EQ(k->params[0].init, KT__INIT_RANDOM);
+  ASSERT_EQ(k->params[6].type, KT__DT_U64);
+  ASSERT_TRUE(k->params[6].value == NULL);
+  ASSERT_EQ(k->params[7].type, KT__DT_BF16);
+  kt__file_free(f);
+}
+
+TEST(several_kernels) {
+  kt__file *f = parse_ok("// @autotune(B in [1, 4])\n"
+                         "// @kernel first(x: tensor<f32>[N])\n"
+                         "void first(float *x) {}\n"
+                         "\n"
+                         "static int helper(int a) { return a; }\n"
+                         "\n"
+                         "// @autotune(C in [2, 8])\n"
+                         "// @kernel second(y: tensor<f32>[M])\n"
+                         "void second(float *y) {}\n");
+  ASSERT_EQ(f->nkernels, 2);
+  kt__errbuf eb;
+  ASSERT_TRUE(kt__file_kernel(f, NULL, &eb) == NULL);
+  ASSERT_STREQ(eb.msg, "several kernels in k.cu: first, second; choose one with --kernel NAME");
+  const kt__kernel_decl *k = kt__file_kernel(f, "second", &eb);
+  ASSERT_TRUE(k != NULL);
+  ASSERT_STREQ(k->tune[0].name, "C");
+  ASSERT_STREQ(k->sizes[0], "M");
+  ASSERT_TRUE(kt__file_kernel(f, "third", &eb) == NULL);
+  ASSERT_CONTAINS(eb.msg, "no kernel named 'third' in k.cu; its kernels: first, second");
+  kt__file_free(f);
+}
+
+TEST(one_kernel_by_default_and_none) {
+  kt__file *f = parse_ok(SQUARE);
+  kt__errbuf eb;
+  ASSERT_TRUE(kt__file_kernel(f, NULL, &eb) == &f->kernels[0]);
+  ASSERT_TRUE(kt__file_kernel(f, "square", &eb) == &f->kernels[0]);
+  kt__file_free(f);
+  f = parse_ok("int main(void) { return 0; }\n");
+  ASSERT_EQ(f->nkernels, 0);
+  ASSERT_TRUE(kt__file_kernel(f, NULL, &eb) == NULL);
+  ASSERT_CONTAINS(eb.msg, "no annotated kernel in k.cu");
+  kt__file_free(f);
+}
+
+/* --- comment styles ---------------------------------------------------------- */
+
+TEST(block_comment_annotations) {
+  kt__file *f = parse_ok("/*\n"
+                         " * Scales a vector.\n"
+                         " *\n"
+                         " * @autotune(B in [32, 256])\n"
+                         " * @kernel scale(x: inout tensor<f32>[N])\n"
+                         " */\n"
+                         "__kernel void scale(__global float *x) {}\n"
+                         "/** @autotune(C in [1, 2]) */\n"
+                         "/** @kernel two(y: tensor<f32>[M]) */\n"
+                         "kernel void two(global const float * restrict y) {}\n");
+  ASSERT_EQ(f->nkernels, 2);
+  ASSERT_EQ(f->kernels[0].tune[0].count, 4);
+  ASSERT_EQ(f->kernels[0].tune[0].loc.line, 4);
+  ASSERT_EQ(f->kernels[0].tune[0].loc.col, 14);
+  ASSERT_EQ(f->kernels[1].params[0].mode, KT__MODE_IN);
+  kt__file_free(f);
+}
+
+TEST(attribute_continued_over_lines) {
+  kt__file *f = parse_ok("// @autotune(A in [1, 2],\n"
+                         "//           B in [4, 8])\n"
+                         "// @kernel k(x: tensor<f32>[N,\n"
+                         "//                          M])\n"
+                         "void k(float *x) {}\n");
+  const kt__kernel_decl *k = &f->kernels[0];
+  ASSERT_EQ(k->ntune, 2);
+  ASSERT_EQ(k->tune[1].loc.line, 2);
+  ASSERT_EQ(k->tune[1].loc.col, 14);
+  ASSERT_EQ(k->params[0].ndims, 2);
+  kt__file_free(f);
+}
+
+TEST(plain_comments_and_doxygen_are_ignored) {
+  kt__file *f = parse_ok("/** @brief Adds. @param a the input */\n"
+                         "int add(int a) { return a; }\n"
+                         "// Copyright notice\n"
+                         "// @autotune(B in [1, 4])  // trailing remark\n"
+                         "// more words that are not an attribute\n"
+                         "// @kernel k(x: tensor<f32>[N])\n"
+                         "void k(float *x) { const char *s = \"/* not a comment\"; }\n"
+                         "// @autotune(C in [1, 2])\n"
+                         "// @kernel k2(y: tensor<f32>[N])\n"
+                         "void k2(float *y) {}\n");
+  ASSERT_EQ(f->nkernels, 2);
+  ASSERT_STREQ(f->kernels[1].name, "k2");
+  kt__file_free(f);
+}
+
+TEST(unknown_attribute_is_a_note) {
+  char *notes;
+  kt__file *f = parse_ok_notes("// @autotune(B in [1, 4])\n"
+                               "// @frobnicate(3, x = 2)\n"
+                               "// @kernel k(x: tensor<f32>[N])\n"
+                               "void k(float *x) {}\n",
+                               &notes);
+  ASSERT_EQ(f->kernels[0].nunknown, 1);
+  ASSERT_STREQ(f->kernels[0].unknown[0].name, "frobnicate");
+  ASSERT_EQ(f->kernels[0].unknown[0].loc.line, 2);
+  ASSERT_CONTAINS(notes, "k.cu:2:4: note: unknown attribute @frobnicate ignored");
+  ASSERT_TRUE(strstr(notes, "error") == NULL);
+  free(notes);
+  kt__file_free(f);
+}
+
+TEST(repeated_value_warns) {
+  char *notes;
+  kt__file *f = parse_ok_notes("// @autotune(B in [8, 8, 16])\n"
+                               "// @kernel k(x: tensor<f32>[N])\n"
+                               "void k(float *x) {}\n",
+                               &notes);
+  ASSERT_CONTAINS(notes, "k.cu:1:14: warning: B lists 8 twice");
+  free(notes);
+  kt__file_free(f);
+}
+
+/* --- the C signature --------------------------------------------------------- */
+
+TEST(signature_forms) {
+  kt__file *f = parse_ok(
+      "// @kernel a(x: tensor<f32>[N], y: tensor<f32>[N], z: tensor<f32>[N], w: tensor<f32>[N], n: i32)\n"
+      "extern \"C\" __global__ void __launch_bounds__(256, 2)\n"
+      "a(const float* __restrict__ x, float *__restrict__ y, float const *z, float *const w, int n)\n"
+      "{}\n"
+      "// @kernel b(x: tensor<f32>[N], y: tensor<i32>[N])\n"
+      "template <int B, typename T>\n"
+      "__global__ void b(const float x[], int y[]) {}\n"
+      "// @kernel c(x: tensor<f32>[N], s: tensor<f32>[N])\n"
+      "#define UNUSED 1\n"
+      "__kernel void c(__global const float *restrict x,\n"
+      "                __constant float *s) {}\n"
+      "// @kernel d()\n"
+      "static void d(void) {}\n");
+  ASSERT_EQ(f->nkernels, 4);
+  const kt__kernel_decl *k = &f->kernels[0];
+  ASSERT_EQ(k->sig_line, 3);
+  ASSERT_TRUE(k->sig_is_const[0]);
+  ASSERT_FALSE(k->sig_is_const[1]);
+  ASSERT_TRUE(k->sig_is_const[2]);
+  ASSERT_FALSE(k->sig_is_const[3]); /* const pointer, writable pointee */
+  ASSERT_EQ(k->params[3].mode, KT__MODE_INOUT);
+  ASSERT_FALSE(k->sig_is_pointer[4]);
+  k = &f->kernels[1];
+  ASSERT_TRUE(k->sig_is_pointer[0] && k->sig_is_pointer[1]);
+  ASSERT_EQ(k->params[0].mode, KT__MODE_IN);
+  ASSERT_EQ(k->params[1].mode, KT__MODE_INOUT);
+  k = &f->kernels[2];
+  ASSERT_STREQ(k->sig_names[0], "x");
+  ASSERT_TRUE(k->sig_is_const[0]);
+  ASSERT_TRUE(k->sig_is_const[1]);
+  ASSERT_EQ(f->kernels[3].sig_nparams, 0);
+  kt__file_free(f);
+}
+
+TEST(signature_count_mismatch) {
+  EXPECT_ERROR("// @kernel square(x: tensor<f32>[N], y: tensor<f32>[N], n: i32 = N)\n"
+               "void square(const float *x, float *y) {}\n",
+               "k.cu:1:4: error: @kernel declares 3 parameters but square() takes 2: @kernel has "
+               "(x, y, n), the function has (x, y)");
+}
+
+TEST(signature_name_mismatch) {
+  EXPECT_ERROR("// @kernel square(x: tensor<f32>[N], y: tensor<f32>[N])\n"
+               "void square(const float *x, float *out) {}\n",
+               "k.cu:1:38: error: parameter 2 is 'y' in @kernel but 'out' in square()");
+  EXPECT_ERROR("// @kernel sq(x: tensor<f32>[N])\n"
+               "void square(const float *x) {}\n",
+               "@kernel names 'sq' but the function below (line 2) is 'square'");
+}
+
+TEST(signature_kind_mismatch) {
+  EXPECT_ERROR("// @kernel k(x: tensor<f32>[N], n: i32)\n"
+               "void k(float x, int n) {}\n",
+               "'x' is a tensor in @kernel but not a pointer in k()");
+  EXPECT_ERROR("// @kernel k(x: tensor<f32>[N], n: i32)\n"
+               "void k(float *x, int *n) {}\n",
+               "k.cu:1:33: error: 'n' is a scalar in @kernel but a pointer in k(); declare it as a "
+               "tensor: n: tensor<i32>[SIZE]");
+}
+
+TEST(signature_missing_or_unreadable) {
+  EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\n", "found the end of the file");
+  EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\nint table[4] = {0};\nvoid k(float *x) {}\n",
+               "k.cu:2:14: error: expected the kernel's C function after the annotations, found a declaration");
+  EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\nvoid k(float *) {}\n",
+               "cannot find the name of this parameter");
+}
+
+TEST(out_on_const_pointer_warns) {
+  char *notes;
+  kt__file *f = parse_ok_notes("// @kernel k(x: out tensor<f32>[N])\nvoid k(const float *x) {}\n", &notes);
+  ASSERT_CONTAINS(notes, "'x' is declared out but k() takes it through a const pointer");
+  free(notes);
+  kt__file_free(f);
+}
+
+/* --- errors -------------------------------------------------------------------- */
+
+TEST(error_format_with_caret) {
+  char *m = parse_err("// @autotune(B in [1, 4], B in [2])\n"
+                      "// @kernel k(x: tensor<f32>[N])\n"
+                      "void k(float *x) {}\n");
+  ASSERT_STREQ(m, "k.cu:1:27: error: B is declared twice (first at line 1, column 14); give each "
+                  "tuned name one list, in @autotune or @cluster\n"
+                  "// @autotune(B in [1, 4], B in [2])\n"
+                  "                          ^\n");
+  free(m);
+}
+
+TEST(duplicate_across_autotune_and_cluster) {
+  EXPECT_ERROR("// @autotune(X in [1, 4])\n"
+               "// @cluster(X in [1, 2])\n"
+               "// @kernel k(x: tensor<f32>[N])\n"
+               "void k(float *x) {}\n",
+               "k.cu:2:13: error: X is declared twice (first at line 1, column 14)");
+}
+
+TEST(empty_list) {
+  EXPECT_ERROR("// @autotune(B in [])\n// @kernel k(x: tensor<f32>[N])\nvoid k(float *x) {}\n",
+               "k.cu:1:19: error: empty list: B in [] has no choices; give at least one value");
+}
+
+TEST(non_integer_choice) {
+  EXPECT_ERROR("// @autotune(B in [1.5, 2])\n// @kernel k(x: tensor<f32>[N])\nvoid k(float *x) {}\n",
+               "k.cu:1:20: error: non-integer value '1.5' in the choices of B");
+  EXPECT_ERROR("// @autotune(B in [1, N])\n// @kernel k(x: tensor<f32>[N])\nvoid k(float *x) {}\n",
+               "k.cu:1:23: error: non-integer value 'N' in the choices of B");
+  EXPECT_ERROR("// @autotune(B in [1, 99999999999999999999])\n// @kernel k(x: tensor<f32>[N])\nvoid k(float *x) {}\n",
+               "does not fit in 64 bits");
+}
+
+TEST(bad_autotune_forms) {
+  EXPECT_ERROR("// @autotune(B = 4)\n// @kernel k(x: tensor<f32>[N])\nvoid k(float *x) {}\n",
+               "k.cu:1:14: error: expected NAME in [values] in @autotune but found 'B'");
+  EXPECT_ERROR("// @autotune(B in [1, 2)\n// @kernel k(x: tensor<f32>[N])\nvoid k(float *x) {}\n",
+               "k.cu:1:24: error: expected ',' or ']' in @autotune but found ')'");
+  EXPECT_ERROR("// @autotune(B in [1, 2]\n// @kernel k(x: tensor<f32>[N])\nvoid k(float *x) {}\n",
+               "k.cu:1:25: error: expected ',' or ')' in @autotune but found end of line");
+  EXPECT_ERROR("// @autotune B in [1, 2]\n// @kernel k(x: tensor<f32>[N])\nvoid k(float *x) {}\n",
+               "expected '(' in @autotune but found 'B'");
+}
+
+TEST(unknown_type) {
+  EXPECT_ERROR("// @kernel k(x: tensor<float>[N])\nvoid k(float *x) {}\n",
+               "k.cu:1:24: error: unknown type 'float'; did you mean f32? (the types are f16, bf16");
+  EXPECT_ERROR("// @kernel k(n: quux)\nvoid k(int n) {}\n", "unknown type 'quux' (the types are");
+}
+
+TEST(kernel_syntax_errors) {
+  EXPECT_ERROR("// @kernel k(x tensor<f32>[N])\nvoid k(float *x) {}\n",
+               "k.cu:1:16: error: expected ':' and a type");
+  EXPECT_ERROR("// @kernel k(x: tensor<f32>)\nvoid k(float *x) {}\n", "expected '[' and the tensor's shape");
+  EXPECT_ERROR("// @kernel k(x: tensor<f32>[])\nvoid k(float *x) {}\n", "tensor 'x' has an empty shape");
+  EXPECT_ERROR("// @kernel k(x: tensor<f32>[N] = garbage)\nvoid k(float *x) {}\n",
+               "unknown initial value 'garbage' for tensor 'x' (expected random, zeros, ones or iota)");
+  EXPECT_ERROR("// @kernel k(n: out i32)\nvoid k(int n) {}\n",
+               "k.cu:1:17: error: 'out' applies to tensors; scalar 'n' is passed by value");
+  EXPECT_ERROR("// @kernel k(n: i32 = zeros)\nvoid k(int n) {}\n", "'zeros' is an initial value for tensors");
+  EXPECT_ERROR("// @kernel k(x: tensor<f32>[N], x: tensor<f32>[N])\nvoid k(float *x, float *y) {}\n",
+               "parameter 'x' is declared twice");
+  EXPECT_ERROR("// @kernel (x: tensor<f32>[N])\nvoid k(float *x) {}\n", "expected the kernel's name");
+  EXPECT_ERROR("// @kernel k(x: tensor<f32>[N]) extra\nvoid k(float *x) {}\n",
+               "k.cu:1:33: error: unexpected 'extra' after @kernel(...)");
+}
+
+TEST(missing_kernel) {
+  EXPECT_ERROR("\n// @autotune(B in [1, 4])\n// @grid(N)\nvoid k(float *x) {}\n",
+               "k.cu:2:4: error: these annotations have no @kernel");
+}
+
+TEST(shape_must_not_use_tuned_names) {
+  EXPECT_ERROR("// @autotune(TILE in [16, 64])\n"
+               "// @kernel k(x: tensor<f32>[N, TILE * 2])\n"
+               "void k(float *x) {}\n",
+               "k.cu:2:32: error: the shape of 'x' uses TILE, a tuned name; shapes must not depend on tuned names");
+}
+
+TEST(dims_and_key_name_runtime_sizes) {
+  EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\n// @dims(M = 4)\nvoid k(float *x) {}\n",
+               "k.cu:2:10: error: @dims names M, which is not a runtime size of k (its runtime sizes: N)");
+  EXPECT_ERROR("// @autotune(B in [1, 2])\n// @kernel k(x: tensor<f32>[N])\n// @key(B)\nvoid k(float *x) {}\n",
+               "B is a tuned name; @key is about runtime sizes");
+  EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\n// @key(N = log)\nvoid k(float *x) {}\n",
+               "unknown bucketing in @key");
+  EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\n// @dims(N = 4, N = 5)\nvoid k(float *x) {}\n",
+               "N appears twice in @dims");
+  EXPECT_ERROR("// @autotune(B in [1, 2])\n// @kernel k(x: tensor<f32>[N])\n// @dims(N = B)\nvoid k(float *x) {}\n",
+               "@dims values must not depend on tuned names, and B is tuned");
+  EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\n// @dims(4)\nvoid k(float *x) {}\n",
+               "expected NAME = value in @dims");
+}
+
+TEST(attribute_argument_errors) {
+  EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\n// @grid(1, 2, 3, 4)\nvoid k(float *x) {}\n",
+               "k.cu:2:19: error: @grid takes at most 3 expressions");
+  EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\n// @block()\nvoid k(float *x) {}\n", "@block needs 1 to 3 expressions");
+  EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\n// @where(A, B)\nvoid k(float *x) {}\n",
+               "@where takes at most 1 expression");
+  EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\n// @grid(N)\n// @grid(N)\nvoid k(float *x) {}\n",
+               "k.cu:3:4: error: @grid is given twice (first at line 2); keep one");
+  EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\n// @flops(X = 3)\nvoid k(float *x) {}\n",
+               "@flops takes expressions, not NAME = value");
+  EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\n// @shared(N +)\nvoid k(float *x) {}\n",
+               "k.cu:2:15: error: expected an expression but found ')'");
+  EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\n// @where(N > 1.5)\nvoid k(float *x) {}\n",
+               "non-integer value 1.5");
+  EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\n// @kernel k(x: tensor<f32>[N])\nvoid k(float *x) {}\n",
+               "@kernel is given twice");
+}
+
+TEST(verify_errors) {
+  EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\n// @verify(eps = 1)\nvoid k(float *x) {}\n",
+               "@verify takes atol = <number> and rtol = <number>, not 'eps'");
+  EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\n// @verify(atol = -1)\nvoid k(float *x) {}\n",
+               "a tolerance cannot be negative");
+  EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\n// @verify(atol = N)\nvoid k(float *x) {}\n",
+               "expected a number in @verify but found 'N'");
+}
+
+TEST(errors_in_several_attributes_all_reported) {
+  char *m = parse_err("// @autotune(A in [])\n"
+                      "// @autotune(B in [1.5])\n"
+                      "// @kernel k(x: tensor<f32>[N])\n"
+                      "void k(float *x) {}\n");
+  ASSERT_CONTAINS(m, "k.cu:1:");
+  ASSERT_CONTAINS(m, "k.cu:2:");
+  free(m);
+}
+
+TEST(duplicate_kernel_names) {
+  EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\nvoid k(float *x) {}\n"
+               "// @kernel k(x: tensor<f32>[N])\nvoid k(float *x) {}\n",
+               "k.cu:3:4: error: kernel 'k' is annotated twice (first at line 1)");
+}
+
+TEST(deep_nesting_in_annotation) {
+  kt__sbuf b = {0};
+  kt__sbuf_printf(&b, "// @kernel k(x: tensor<f32>[N])\n// @where(");
+  for (int i = 0; i < 1000; i++) kt__sbuf_append(&b, "(", 1);
+  kt__sbuf_append(&b, "1", 1);
+  for (int i = 0; i < 1000; i++) kt__sbuf_append(&b, ")", 1);
+  kt__sbuf_printf(&b, ")\nvoid k(float *x) {}\n");
+  EXPECT_ERROR(b.s, "nested too deeply (more than 200 levels)");
+  kt__sbuf_free(&b);
+}
+
+TEST(very_long_line) {
+  kt__sbuf b = {0};
+  kt__sbuf_printf(&b, "// @kernel k(x: tensor<f32>[N])\n// @where(N");
+  for (int i = 0; i < 5000; i++) kt__sbuf_append(&b, " ", 1);
+  kt__sbuf_printf(&b, ")\nvoid k(float *x) {}\n");
+  char *m = parse_err(b.s);
+  ASSERT_CONTAINS(m, "k.cu:2:4: error: annotation line too long (5009 characters; the limit is 4096)");
+  ASSERT_TRUE(strlen(m) < 1000); /* the source line is shown as a window */
+  free(m);
+  kt__sbuf_free(&b);
+}
+
+/* --- files --------------------------------------------------------------------- */
+
+static char *write_temp(const char *suffix, const void *data, size_t n) {
+  char *path = kt__xmalloc(64);
+  snprintf(path, 64, "/tmp/kt_lang_XXXXXX%s", suffix);
+  int fd = mkstemps(path, (int)strlen(suffix));
+  ASSERT_TRUE(fd >= 0);
+  ASSERT_EQ(write(fd, data, n), (long long)n);
+  close(fd);
+  return path;
+}
+
+TEST(parse_file_language_from_extension) {
+  const char *exts[] = {".c", ".cl", ".cu", ".txt"};
+  const kt__lang want[] = {KT__LANG_C, KT__LANG_OPENCL, KT__LANG_CUDA, KT__LANG_C};
+  for (int i = 0; i < 4; i++) {
+    char *path = write_temp(exts[i], SQUARE, strlen(SQUARE));
+    kt__diag d;
+    kt__diag_init(&d, NULL);
+    kt__errbuf eb;
+    kt__file *f = kt__parse_file(path, -1, &d, &eb);
+    ASSERT_TRUE(f != NULL);
+    ASSERT_EQ(f->lang, want[i]);
+    ASSERT_STREQ(f->src.path, path);
+    kt__file_free(f);
+    f = kt__parse_file(path, KT__LANG_OPENCL, &d, &eb);
+    ASSERT_EQ(f->lang, KT__LANG_OPENCL);
+    kt__file_free(f);
+    kt__diag_free(&d);
+    unlink(path);
+    free(path);
+  }
+}
+
+TEST(parse_file_error_names_the_file) {
+  const char *text = "// @autotune(B in [])\n// @kernel k(x: tensor<f32>[N])\nvoid k(float *x) {}\n";
+  char *path = write_temp(".c", text, strlen(text));
+  kt__diag d;
+  kt__diag_init(&d, NULL);
+  kt__errbuf eb;
+  ASSERT_TRUE(kt__parse_file(path, -1, &d, &eb) == NULL);
+  char want[128];
+  snprintf(want, sizeof want, "%s:1:19: error: empty list", path);
+  ASSERT_CONTAINS(d.errors.s, want);
+  kt__diag_free(&d);
+  unlink(path);
+  free(path);
+}
+
+TEST(source_read_refuses_binary_large_and_missing) {
+  kt__source s;
+  kt__errbuf eb;
+  char *path = write_temp(".cu", "ab\0cd", 5);
+  ASSERT_EQ(kt__source_read(path, &s, &eb), KT_INVALID);
+  ASSERT_CONTAINS(eb.msg, "looks like a binary file (NUL byte at offset 2)");
+  unlink(path);
+  free(path);
+
+  size_t big = (16u << 20) + 1;
+  char *data = kt__xcalloc(big, 1);
+  memset(data, ' ', big);
+  path = write_temp(".c", data, big);
+  ASSERT_EQ(kt__source_read(path, &s, &eb), KT_INVALID);
+  ASSERT_CONTAINS(eb.msg, "larger than 16 MiB");
+  unlink(path);
+  free(path);
+  free(data);
+
+  ASSERT_EQ(kt__source_read("/nonexistent/kernel.cu", &s, &eb), KT_IO);
+  ASSERT_CONTAINS(eb.msg, "/nonexistent/kernel.cu: No such file");
+  ASSERT_EQ(kt__source_read("/tmp", &s, &eb), KT_INVALID);
+  ASSERT_CONTAINS(eb.msg, "is a directory");
+
+  path = write_temp(".c", "int x;\n", 7);
+  ASSERT_EQ(kt__source_read(path, &s, &eb), KT_OK);
+  ASSERT_EQ(s.len, 7);
+  ASSERT_STREQ(s.text, "int x;\n");
+  kt__source_free(&s);
+  unlink(path);
+  free(path);
+}
+
+TEST(diag_levels) {
+  kt__source src;
+  kt__source_from_string("f.c", "line one\n\tx = y;\n", &src);
+  kt__diag d;
+  kt__diag_init(&d, &src);
+  kt__loc at = {2, 6};
+  kt__diag_error(&d, at, "bad %s", "thing");
+  kt__diag_warning(&d, at, "odd");
+  kt__diag_note(&d, at, "fyi");
+  ASSERT_EQ(d.nerrors, 1);
+  ASSERT_STREQ(d.errors.s, "f.c:2:6: error: bad thing\n\tx = y;\n\t    ^\n");
+  ASSERT_STREQ(d.notes.s, "f.c:2:6: warning: odd\n\tx = y;\n\t    ^\nf.c:2:6: note: fyi\n");
+  kt__diag_free(&d);
+  kt__source_free(&src);
+}
+
+TEST(parse_text_with_offset_location) {
+  kt__source src;
+  kt__source_from_string("--dim", "N=1 <<", &src);
+  kt__diag d;
+  kt__diag_init(&d, &src);
+  kt__loc at = {1, 3};
+  ASSERT_TRUE(kt__expr_parse_text("1 <<", at, &d) == NULL);
+  ASSERT_CONTAINS(d.errors.s, "--dim:1:7: error: expected an expression but found end of line");
+  kt__diag_free(&d);
+  kt__source_free(&src);
+}
