@@ -18,6 +18,7 @@ typedef struct kt__store_key {
   const char *kernel;
   const kt__device_info *device;
   const char *sizes;        /* canonical "M=1024 N=2048" of the key sizes */
+  const char *method_version; /* NULL: KT__METHOD_VERSION */
 } kt__store_key;
 
 typedef struct kt__record {
@@ -45,7 +46,36 @@ int kt__store_set_winner(kt__store *s, const kt__store_key *k, const char *confi
 /* The winner under K: KT_OK with *config malloc'ed, or KT_NOTFOUND. */
 int kt__store_winner(kt__store *s, const kt__store_key *k, char **config, double *seconds, kt__errbuf *eb);
 
-/* Hex SHA-256-class digest of a text (for source hashes). */
+/* Hex SHA-256 digest of a text (for source hashes); see hash.h. */
 void kt__hash_text(const char *text, size_t len, char out[65]);
+
+/* ---- Additions (store engineer) ---- */
+
+/* The schema version this build writes (PRAGMA user_version). A database of
+ * a newer version is refused with KT_STORE rather than misread. */
+#define KT__SCHEMA_VERSION 1
+
+/* The default database path ($KTUNE_DB, $XDG_CACHE_HOME/ktune/results.db,
+ * ~/.cache/ktune/results.db) into BUF. KT_INVALID when it does not fit or
+ * no home directory is known. */
+int kt__store_default_path(char *buf, size_t len, kt__errbuf *eb);
+
+/* As kt__store_open; with KT__STORE_NOCREATE a missing file is KT_NOTFOUND
+ * (read-only commands use it so that looking does not create a database). */
+enum { KT__STORE_NOCREATE = 1 };
+int kt__store_open_ex(const char *path, int flags, kt__store **out, kt__errbuf *eb);
+
+/* Calls FN for the stored winner of every key that matches K in all but its
+ * sizes (same source, kernel, device, toolchain, driver, method): what the
+ * runtime's in-memory table and its nearest-size fallback need. */
+int kt__store_each_winner(kt__store *s, const kt__store_key *k,
+                          void (*fn)(void *ud, const char *sizes, const char *config, double seconds),
+                          void *ud, kt__errbuf *eb);
+
+/* Number of records under K (0 when the key is unknown). */
+int kt__store_count(kt__store *s, const kt__store_key *k, long *count, kt__errbuf *eb);
+
+/* PRAGMA integrity_check: KT_OK, or KT_STORE with SQLite's report. */
+int kt__store_check(kt__store *s, kt__errbuf *eb);
 
 #endif

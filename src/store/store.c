@@ -1,0 +1,674 @@
+/* The results database: opening (path, directories, WAL, durability), write
+ * transactions that survive contention, and the per-key record operations
+ * the tuner and the runtime use. The schema lives in schema.c, the cache
+ * commands in cache.c, export.c and import.c. */
+#include "store_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- paths ---- */
+
+static int home_dir(const char **home) {
+  const char *h = getenv("HOME");
+  if (!h || !*h) {
+    const struct passwd *pw = getpwuid(getuid());
+    h = pw ? pw->pw_dir : NULL;
+  }
+  *home = h;
+  return h && *h ? KT_OK : KT_INVALID;
+}
+
+int kt__store_default_path(char *buf, size_t len, kt__errbuf *eb) {
+  const char *env = getenv("KTUNE_DB");
+  const char *xdg = getenv("XDG_CACHE_HOME");
+  int n;
+  if (env && *env) {
+    n = snprintf(buf, len, "%s", env);
+  } else if (xdg && xdg[0] == '/') { /* the XDG spec says to ignore relative paths */
+    n = snprintf(buf, len, "%s/ktune/results.db", xdg);
+  } else {
+    const char *home;
+    KT__RETURN_IF(home_dir(&home) != KT_OK, eb, KT_INVALID,
+                  "no home directory for the results database: set KTUNE_DB or use --db");
+    n = snprintf(buf, len, "%s/.cache/ktune/results.db", home);
+  }
+  KT__RETURN_IF(n < 0 || (size_t)n >= len, eb, KT_INVALID, "results database path is too long");
+  return KT_OK;
+}
+
+/* mkdir -p of PATH's directory; directories we create are private (0700):
+ * the database reveals what a user tunes and on which machine. */
+static int make_parent_dirs(const char *path, kt__errbuf *eb) {
+  char *dir = kt__xstrdup(path);
+  char *slash = strrchr(dir, '/');
+  int rc = KT_OK;
+  if (slash && slash != dir) {
+    *slash = 0;
+    for (char *p = dir + 1; rc == KT_OK; p++) {
+      bool end = *p == 0;
+      if (*p != '/' && !end) continue;
+      *p = 0;
+      if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+        rc = kt__err(eb, KT_STORE, "cannot create directory %s for the results database: %s", dir,
+                     strerror(errno));
+      if (end) break;
+      *p = '/';
+    }
+  }
+  free(dir);
+  return rc;
+}
+
+static bool is_memory_path(const char *path) { return strcmp(path, ":memory:") == 0; }
+
+/* ---- errors and transactions ---- */
+
+static bool is_busy(int rc) {
+  int primary = rc & 0xff;
+  return primary == SQLITE_BUSY || primary == SQLITE_LOCKED;
+}
+
+int kt__store_fail(kt__store *s, int rc, const char *what, kt__errbuf *eb) {
+  int primary = rc & 0xff;
+  const char *detail = s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc);
+  s->busy = is_busy(rc);
+  if (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB)
+    return kt__err(eb, KT_STORE,
+                   "results database %s: %s: %s.\n"
+                   "The file is damaged or is not a ktune results database. Move it away "
+                   "(mv '%s' '%s.broken') and ktune starts a fresh one, or choose another "
+                   "file with --db or KTUNE_DB.",
+                   s->path, what, detail, s->path, s->path);
+  if (s->busy)
+    return kt__err(eb, KT_STORE,
+                   "results database %s: %s: still locked by another process after %.0f s (%s)",
+                   s->path, what, KT__STORE_BUSY_S, detail);
+  if (primary == SQLITE_CANTOPEN || primary == SQLITE_PERM || primary == SQLITE_READONLY)
+    return kt__err(eb, KT_STORE,
+                   "results database %s: %s: %s (check the file's permissions, or choose "
+                   "another file with --db or KTUNE_DB)",
+                   s->path, what, detail);
+  return kt__err(eb, KT_STORE, "results database %s: %s: %s", s->path, what, detail);
+}
+
+int kt__store_prepare(kt__store *s, const char *sql, sqlite3_stmt **st, const char *what, kt__errbuf *eb) {
+  int rc = sqlite3_prepare_v2(s->db, sql, -1, st, NULL);
+  return rc == SQLITE_OK ? KT_OK : kt__store_fail(s, rc, what, eb);
+}
+
+/* A short random pause, so that two waiting writers do not retry in step. */
+static void backoff(int attempt) {
+  long us = 1000L << (attempt < 6 ? attempt : 6);
+  us += rand() % 1000;
+  struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+  nanosleep(&ts, NULL);
+}
+
+static void rollback(kt__store *s) {
+  if (!sqlite3_get_autocommit(s->db)) sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+int kt__store_write(kt__store *s, const char *what, kt__txn_body body, void *ud, kt__errbuf *eb) {
+  double deadline = kt__now() + KT__STORE_BUSY_S;
+  for (int attempt = 0;; attempt++) {
+    /* IMMEDIATE takes the write lock up front: a deferred transaction that
+     * read first could not upgrade under WAL and would fail without waiting. */
+    int rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    int err;
+    if (rc != SQLITE_OK) {
+      err = kt__store_fail(s, rc, what, eb);
+    } else {
+      s->busy = false;
+      err = body(s, ud, eb);
+      if (err == KT_OK) {
+        rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
+        if (rc == SQLITE_OK) return KT_OK;
+        err = kt__store_fail(s, rc, what, eb);
+      }
+      rollback(s);
+    }
+    if (!s->busy || kt__now() > deadline) return err;
+    backoff(attempt);
+  }
+}
+
+void kt__store_timestamp(char out[32]) {
+  struct timespec ts;
+  struct tm tm;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  gmtime_r(&ts.tv_sec, &tm);
+  size_t n = strftime(out, 32, "%Y-%m-%dT%H:%M:%S", &tm);
+  snprintf(out + n, 32 - n, ".%03ldZ", ts.tv_nsec / 1000000);
+}
+
+const char *kt__col_text(sqlite3_stmt *st, int col) {
+  const unsigned char *t = sqlite3_column_text(st, col);
+  return t ? (const char *)t : "";
+}
+
+double kt__col_real(sqlite3_stmt *st, int col) {
+  return sqlite3_column_type(st, col) == SQLITE_NULL ? NAN : sqlite3_column_double(st, col);
+}
+
+/* ---- open and close ---- */
+
+/* Connection settings. WAL lets readers run beside one writer; synchronous
+ * FULL syncs the WAL at every commit, so a committed record survives a
+ * power cut as well as kill -9 (NORMAL would survive only the latter). */
+static int configure(kt__store *s, kt__errbuf *eb) {
+  sqlite3_busy_timeout(s->db, 5000);
+  sqlite3_extended_result_codes(s->db, 1);
+  double deadline = kt__now() + KT__STORE_BUSY_S;
+  int rc;
+  /* Switching to WAL needs a moment of exclusive access; a second process
+   * opening at the same time may see BUSY. */
+  for (int attempt = 0;; attempt++) {
+    rc = sqlite3_exec(s->db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL);
+    if (!is_busy(rc) || kt__now() > deadline) break;
+    backoff(attempt);
+  }
+  if (rc != SQLITE_OK) return kt__store_fail(s, rc, "opening", eb);
+  rc = sqlite3_exec(s->db, "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON", NULL, NULL, NULL);
+  if (rc != SQLITE_OK) return kt__store_fail(s, rc, "opening", eb);
+  return KT_OK;
+}
+
+int kt__store_open_ex(const char *path, int flags, kt__store **out, kt__errbuf *eb) {
+  char defpath[4096];
+  *out = NULL;
+  if (!path) {
+    KT__FORWARD(kt__store_default_path(defpath, sizeof defpath, eb));
+    path = defpath;
+  }
+  KT__RETURN_IF(!*path, eb, KT_INVALID, "empty results database path");
+  bool memory = is_memory_path(path);
+  if (!memory && (flags & KT__STORE_NOCREATE)) {
+    struct stat sb;
+    KT__RETURN_IF(stat(path, &sb) != 0, eb, KT_NOTFOUND, "no results database at %s", path);
+  }
+  if (!memory) KT__FORWARD(make_parent_dirs(path, eb));
+
+  kt__store *s = kt__xcalloc(1, sizeof *s);
+  s->path = kt__xstrdup(path);
+  pthread_mutex_init(&s->mu, NULL);
+  int oflags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX;
+  int rc = sqlite3_open_v2(path, &s->db, oflags, NULL);
+  int err = rc == SQLITE_OK ? KT_OK : kt__store_fail(s, rc, "opening", eb);
+  if (err == KT_OK) err = configure(s, eb);
+  if (err == KT_OK) err = kt__schema_prepare(s, eb);
+  if (err != KT_OK) {
+    kt__store_close(s);
+    return err;
+  }
+  *out = s;
+  return KT_OK;
+}
+
+int kt__store_open(const char *path, kt__store **out, kt__errbuf *eb) {
+  return kt__store_open_ex(path, 0, out, eb);
+}
+
+void kt__store_close(kt__store *s) {
+  if (!s) return;
+  sqlite3_close_v2(s->db);
+  pthread_mutex_destroy(&s->mu);
+  free(s->path);
+  free(s);
+}
+
+const char *kt__store_path(const kt__store *s) { return s->path; }
+
+/* ---- keys ---- */
+
+/* The columns of a key, in the order bind_key binds them (?1 .. ?10). */
+#define KEY_MATCH                                                                          \
+  "source_hash=?1 AND kernel=?2 AND backend=?3 AND device=?4 AND arch=?5 AND memory=?6 " \
+  "AND driver_version=?7 AND toolchain_version=?8 AND method_version=?9"
+
+static const char *or_empty(const char *s) { return s ? s : ""; }
+
+static int check_key(const kt__store_key *k, kt__errbuf *eb) {
+  KT__RETURN_IF(!k || !k->device || !k->kernel || !*k->kernel || !k->source_hash, eb, KT_INVALID,
+                "results key without kernel, source hash or device");
+  return KT_OK;
+}
+
+/* Binds everything but the sizes (?1..?9); sizes go to ?10 when WITH_SIZES. */
+static void bind_key(sqlite3_stmt *st, const kt__store_key *k, bool with_sizes) {
+  const kt__device_info *d = k->device;
+  sqlite3_bind_text(st, 1, k->source_hash, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(st, 2, k->kernel, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(st, 3, d->backend, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(st, 4, d->name, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(st, 5, d->arch, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int64(st, 6, (sqlite3_int64)d->memory_bytes);
+  sqlite3_bind_text(st, 7, d->driver_version, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(st, 8, d->toolchain_version, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(st, 9, k->method_version ? k->method_version : KT__METHOD_VERSION, -1,
+                    SQLITE_TRANSIENT);
+  if (with_sizes) sqlite3_bind_text(st, 10, or_empty(k->sizes), -1, SQLITE_TRANSIENT);
+}
+
+/* The id of key K: 0 in *ID when it is not stored (and CREATE is false). */
+static int key_id(kt__store *s, const kt__store_key *k, bool create, int64_t *id, kt__errbuf *eb) {
+  static const char *const insert =
+      "INSERT INTO keys(source_hash, kernel, backend, device, arch, memory, driver_version, "
+      "toolchain_version, method_version, sizes, created) "
+      "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT DO NOTHING";
+  sqlite3_stmt *st;
+  int rc;
+  *id = 0;
+  if (create) {
+    char ts[32];
+    kt__store_timestamp(ts);
+    KT__FORWARD(kt__store_prepare(s, insert, &st, "adding a key", eb));
+    bind_key(st, k, true);
+    sqlite3_bind_text(st, 11, ts, -1, SQLITE_TRANSIENT);
+    rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) return kt__store_fail(s, rc, "adding a key", eb);
+  }
+  KT__FORWARD(kt__store_prepare(s, "SELECT id FROM keys WHERE " KEY_MATCH " AND sizes=?10", &st,
+                                "looking up a key", eb));
+  bind_key(st, k, true);
+  rc = sqlite3_step(st);
+  if (rc == SQLITE_ROW) *id = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return kt__store_fail(s, rc, "looking up a key", eb);
+  return KT_OK;
+}
+
+/* ---- records ---- */
+
+static void bind_real(sqlite3_stmt *st, int i, double v) {
+  /* SQLite keeps NaN as NULL; bind it so explicitly. */
+  if (isnan(v)) sqlite3_bind_null(st, i);
+  else sqlite3_bind_double(st, i, v);
+}
+
+typedef struct put_args {
+  const kt__store_key *k;
+  const kt__record *r;
+} put_args;
+
+static int put_body(kt__store *s, void *ud, kt__errbuf *eb) {
+  static const char *const sql =
+      "INSERT INTO results(key_id, config, status, median, min, max, mean, stddev, nsamples, "
+      "reps, stopped_early, compile_s, message, timestamp) "
+      "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) "
+      "ON CONFLICT(key_id, config) DO UPDATE SET status=excluded.status, "
+      "median=excluded.median, min=excluded.min, max=excluded.max, mean=excluded.mean, "
+      "stddev=excluded.stddev, nsamples=excluded.nsamples, reps=excluded.reps, "
+      "stopped_early=excluded.stopped_early, compile_s=excluded.compile_s, "
+      "message=excluded.message, timestamp=excluded.timestamp";
+  const put_args *a = ud;
+  const kt__record *r = a->r;
+  int64_t id;
+  char ts[32];
+  sqlite3_stmt *st;
+  KT__FORWARD(key_id(s, a->k, true, &id, eb));
+  kt__store_timestamp(ts);
+  KT__FORWARD(kt__store_prepare(s, sql, &st, "recording a result", eb));
+  sqlite3_bind_int64(st, 1, id);
+  sqlite3_bind_text(st, 2, r->config, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(st, 3, kt__status_name(r->status), -1, SQLITE_STATIC);
+  bind_real(st, 4, r->stats.median);
+  bind_real(st, 5, r->stats.min);
+  bind_real(st, 6, r->stats.max);
+  bind_real(st, 7, r->stats.mean);
+  bind_real(st, 8, r->stats.stddev);
+  sqlite3_bind_int(st, 9, r->stats.nsamples);
+  sqlite3_bind_int(st, 10, r->stats.reps);
+  sqlite3_bind_int(st, 11, r->stats.stopped_early);
+  bind_real(st, 12, r->compile_s);
+  if (r->message) sqlite3_bind_text(st, 13, r->message, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(st, 14, ts, -1, SQLITE_TRANSIENT);
+  int rc = sqlite3_step(st);
+  sqlite3_finalize(st);
+  return rc == SQLITE_DONE ? KT_OK : kt__store_fail(s, rc, "recording a result", eb);
+}
+
+int kt__store_put(kt__store *s, const kt__store_key *k, const kt__record *r, kt__errbuf *eb) {
+  KT__FORWARD(check_key(k, eb));
+  KT__RETURN_IF(!r || !r->config, eb, KT_INVALID, "result without a configuration");
+  put_args a = {k, r};
+  pthread_mutex_lock(&s->mu);
+  int err = kt__store_write(s, "recording a result", put_body, &a, eb);
+  pthread_mutex_unlock(&s->mu);
+  return err;
+}
+
+/* Result columns in the order read_result expects, prefixed by table alias r. */
+#define RESULT_COLUMNS                                                                 \
+  "r.config, r.status, r.median, r.min, r.max, r.mean, r.stddev, r.nsamples, r.reps, " \
+  "r.stopped_early, r.compile_s, r.message, r.timestamp"
+
+/* One row into OUT with its strings copied; false for a status this build
+ * does not know (written by a newer ktune: skipped rather than misread). */
+static bool read_result(sqlite3_stmt *st, kt__result_row *out) {
+  int status = kt__status_from_name(kt__col_text(st, 1));
+  if (status < 0) return false;
+  kt__record *r = &out->rec;
+  memset(out, 0, sizeof *out);
+  r->config = kt__xstrdup(kt__col_text(st, 0));
+  r->status = (kt__status)status;
+  r->stats.median = kt__col_real(st, 2);
+  r->stats.min = kt__col_real(st, 3);
+  r->stats.max = kt__col_real(st, 4);
+  r->stats.mean = kt__col_real(st, 5);
+  r->stats.stddev = kt__col_real(st, 6);
+  r->stats.nsamples = sqlite3_column_int(st, 7);
+  r->stats.reps = sqlite3_column_int(st, 8);
+  r->stats.stopped_early = sqlite3_column_int(st, 9) != 0;
+  r->compile_s = kt__col_real(st, 10);
+  r->message = sqlite3_column_type(st, 11) == SQLITE_NULL ? NULL : kt__xstrdup(kt__col_text(st, 11));
+  out->timestamp = kt__xstrdup(kt__col_text(st, 12));
+  return true;
+}
+
+/* Steps ST to the end, collecting result rows. */
+static int collect_results(kt__store *s, sqlite3_stmt *st, kt__result_row **rows, int *n, kt__errbuf *eb) {
+  int rc, cap = 0;
+  *rows = NULL;
+  *n = 0;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    if (*n == cap) {
+      cap = cap ? 2 * cap : 64;
+      *rows = kt__xreallocarray(*rows, (size_t)cap, sizeof **rows);
+    }
+    if (read_result(st, &(*rows)[*n])) (*n)++;
+  }
+  if (rc == SQLITE_DONE) return KT_OK;
+  kt__result_rows_free(*rows, *n);
+  *rows = NULL;
+  *n = 0;
+  return kt__store_fail(s, rc, "reading results", eb);
+}
+
+void kt__result_rows_free(kt__result_row *rows, int n) {
+  for (int i = 0; i < n; i++) {
+    free((char *)rows[i].rec.config);
+    free((char *)rows[i].rec.message);
+    free((char *)rows[i].timestamp);
+  }
+  free(rows);
+}
+
+int kt__store_results_of(kt__store *s, int64_t key, kt__result_row **rows, int *n, kt__errbuf *eb) {
+  sqlite3_stmt *st;
+  KT__FORWARD(kt__store_prepare(
+      s, "SELECT " RESULT_COLUMNS " FROM results r WHERE r.key_id=?1 ORDER BY r.rowid", &st,
+      "reading results", eb));
+  sqlite3_bind_int64(st, 1, key);
+  int err = collect_results(s, st, rows, n, eb);
+  sqlite3_finalize(st);
+  return err;
+}
+
+static int results_of_key(kt__store *s, const kt__store_key *k, kt__result_row **rows, int *n, kt__errbuf *eb) {
+  sqlite3_stmt *st;
+  KT__FORWARD(kt__store_prepare(s,
+                                "SELECT " RESULT_COLUMNS " FROM results r JOIN keys k ON r.key_id=k.id "
+                                "WHERE " KEY_MATCH " AND sizes=?10 ORDER BY r.rowid",
+                                &st, "reading results", eb));
+  bind_key(st, k, true);
+  int err = collect_results(s, st, rows, n, eb);
+  sqlite3_finalize(st);
+  return err;
+}
+
+int kt__store_each(kt__store *s, const kt__store_key *k, void (*fn)(void *ud, const kt__record *r),
+                   void *ud, kt__errbuf *eb) {
+  KT__FORWARD(check_key(k, eb));
+  kt__result_row *rows;
+  int n;
+  /* Rows are read under the lock and handed out after it is released, so FN
+   * may itself use the store (record, set a winner) without deadlock. */
+  pthread_mutex_lock(&s->mu);
+  int err = results_of_key(s, k, &rows, &n, eb);
+  pthread_mutex_unlock(&s->mu);
+  if (err != KT_OK) return err;
+  for (int i = 0; i < n; i++) fn(ud, &rows[i].rec);
+  kt__result_rows_free(rows, n);
+  return KT_OK;
+}
+
+int kt__store_count(kt__store *s, const kt__store_key *k, long *count, kt__errbuf *eb) {
+  KT__FORWARD(check_key(k, eb));
+  sqlite3_stmt *st;
+  *count = 0;
+  pthread_mutex_lock(&s->mu);
+  int err = kt__store_prepare(s,
+                              "SELECT count(*) FROM results r JOIN keys k ON r.key_id=k.id "
+                              "WHERE " KEY_MATCH " AND sizes=?10",
+                              &st, "counting results", eb);
+  if (err == KT_OK) {
+    bind_key(st, k, true);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) *count = (long)sqlite3_column_int64(st, 0);
+    else err = kt__store_fail(s, rc, "counting results", eb);
+    sqlite3_finalize(st);
+  }
+  pthread_mutex_unlock(&s->mu);
+  return err;
+}
+
+/* ---- winners ---- */
+
+typedef struct winner_args {
+  const kt__store_key *k;
+  const char *config;
+  double seconds;
+} winner_args;
+
+static int winner_body(kt__store *s, void *ud, kt__errbuf *eb) {
+  const winner_args *a = ud;
+  int64_t id;
+  char ts[32];
+  sqlite3_stmt *st;
+  KT__FORWARD(key_id(s, a->k, true, &id, eb));
+  kt__store_timestamp(ts);
+  KT__FORWARD(kt__store_prepare(s,
+                                "INSERT INTO winners(key_id, config, seconds, timestamp) "
+                                "VALUES(?1, ?2, ?3, ?4) ON CONFLICT(key_id) DO UPDATE SET "
+                                "config=excluded.config, seconds=excluded.seconds, "
+                                "timestamp=excluded.timestamp",
+                                &st, "recording the winner", eb));
+  sqlite3_bind_int64(st, 1, id);
+  sqlite3_bind_text(st, 2, a->config, -1, SQLITE_TRANSIENT);
+  bind_real(st, 3, a->seconds);
+  sqlite3_bind_text(st, 4, ts, -1, SQLITE_TRANSIENT);
+  int rc = sqlite3_step(st);
+  sqlite3_finalize(st);
+  return rc == SQLITE_DONE ? KT_OK : kt__store_fail(s, rc, "recording the winner", eb);
+}
+
+int kt__store_set_winner(kt__store *s, const kt__store_key *k, const char *config, double seconds,
+                         kt__errbuf *eb) {
+  KT__FORWARD(check_key(k, eb));
+  KT__RETURN_IF(!config, eb, KT_INVALID, "winner without a configuration");
+  winner_args a = {k, config, seconds};
+  pthread_mutex_lock(&s->mu);
+  int err = kt__store_write(s, "recording the winner", winner_body, &a, eb);
+  pthread_mutex_unlock(&s->mu);
+  return err;
+}
+
+int kt__store_winner(kt__store *s, const kt__store_key *k, char **config, double *seconds, kt__errbuf *eb) {
+  KT__FORWARD(check_key(k, eb));
+  sqlite3_stmt *st;
+  *config = NULL;
+  pthread_mutex_lock(&s->mu);
+  int err = kt__store_prepare(s,
+                              "SELECT w.config, w.seconds FROM winners w JOIN keys k ON w.key_id=k.id "
+                              "WHERE " KEY_MATCH " AND sizes=?10",
+                              &st, "reading the winner", eb);
+  if (err == KT_OK) {
+    bind_key(st, k, true);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+      *config = kt__xstrdup(kt__col_text(st, 0));
+      if (seconds) *seconds = kt__col_real(st, 1);
+    } else if (rc == SQLITE_DONE) {
+      err = kt__err(eb, KT_NOTFOUND, "no stored winner for %s (%s)", k->kernel, or_empty(k->sizes));
+    } else {
+      err = kt__store_fail(s, rc, "reading the winner", eb);
+    }
+    sqlite3_finalize(st);
+  }
+  pthread_mutex_unlock(&s->mu);
+  return err;
+}
+
+typedef struct winner_row {
+  char *sizes, *config;
+  double seconds;
+} winner_row;
+
+int kt__store_each_winner(kt__store *s, const kt__store_key *k,
+                          void (*fn)(void *ud, const char *sizes, const char *config, double seconds),
+                          void *ud, kt__errbuf *eb) {
+  KT__FORWARD(check_key(k, eb));
+  sqlite3_stmt *st;
+  winner_row *rows = NULL;
+  int n = 0, cap = 0, rc = SQLITE_DONE;
+  pthread_mutex_lock(&s->mu);
+  int err = kt__store_prepare(s,
+                              "SELECT k.sizes, w.config, w.seconds FROM winners w "
+                              "JOIN keys k ON w.key_id=k.id WHERE " KEY_MATCH " ORDER BY k.id",
+                              &st, "reading winners", eb);
+  if (err == KT_OK) {
+    bind_key(st, k, false);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+      if (n == cap) rows = kt__xreallocarray(rows, (size_t)(cap = cap ? 2 * cap : 16), sizeof *rows);
+      rows[n].sizes = kt__xstrdup(kt__col_text(st, 0));
+      rows[n].config = kt__xstrdup(kt__col_text(st, 1));
+      rows[n].seconds = kt__col_real(st, 2);
+      n++;
+    }
+    if (rc != SQLITE_DONE) err = kt__store_fail(s, rc, "reading winners", eb);
+    sqlite3_finalize(st);
+  }
+  pthread_mutex_unlock(&s->mu);
+  for (int i = 0; i < n; i++) {
+    if (err == KT_OK) fn(ud, rows[i].sizes, rows[i].config, rows[i].seconds);
+    free(rows[i].sizes);
+    free(rows[i].config);
+  }
+  free(rows);
+  return err;
+}
+
+int kt__store_check(kt__store *s, kt__errbuf *eb) {
+  sqlite3_stmt *st;
+  kt__sbuf report = {0};
+  pthread_mutex_lock(&s->mu);
+  int err = kt__store_prepare(s, "PRAGMA integrity_check", &st, "checking integrity", eb);
+  if (err == KT_OK) {
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+      const char *line = kt__col_text(st, 0);
+      if (strcmp(line, "ok") != 0) kt__sbuf_printf(&report, "\n  %s", line);
+    }
+    if (rc != SQLITE_DONE) err = kt__store_fail(s, rc, "checking integrity", eb);
+    sqlite3_finalize(st);
+  }
+  pthread_mutex_unlock(&s->mu);
+  if (err == KT_OK && report.len)
+    err = kt__err(eb, KT_STORE, "results database %s fails its integrity check:%s", s->path, report.s);
+  kt__sbuf_free(&report);
+  return err;
+}
+
+/* ---- selection for the cache commands ---- */
+
+bool kt__sizes_match(const char *have, const char *want) {
+  if (!want) return true;
+  const char *p = want;
+  for (;;) {
+    while (*p == ' ' || *p == ',') p++;
+    if (!*p) return true;
+    size_t n = strcspn(p, " ,");
+    bool found = false;
+    for (const char *h = have; *h && !found;) {
+      while (*h == ' ') h++;
+      size_t m = strcspn(h, " ");
+      found = m == n && strncmp(h, p, n) == 0;
+      h += m;
+    }
+    if (!found) return false;
+    p += n;
+  }
+}
+
+static bool device_matches(const kt__key_row *r, const char *device) {
+  if (!device || !*device) return true;
+  return strcasecmp(r->backend, device) == 0 || strcasestr(r->device, device) != NULL;
+}
+
+static void read_key_row(sqlite3_stmt *st, kt__key_row *r) {
+  char **text[] = {&r->source_hash, &r->kernel, &r->backend, &r->device, &r->arch,
+                   &r->driver_version, &r->toolchain_version, &r->method_version, &r->sizes,
+                   &r->created};
+  memset(r, 0, sizeof *r);
+  r->id = sqlite3_column_int64(st, 0);
+  for (int i = 0; i < 10; i++) *text[i] = kt__xstrdup(kt__col_text(st, 1 + i));
+  r->memory = sqlite3_column_int64(st, 11);
+  r->nresults = (long)sqlite3_column_int64(st, 12);
+  r->nok = (long)sqlite3_column_int64(st, 13);
+  if (sqlite3_column_type(st, 14) != SQLITE_NULL) {
+    r->winner_config = kt__xstrdup(kt__col_text(st, 14));
+    r->winner_s = kt__col_real(st, 15);
+    r->winner_ts = kt__xstrdup(kt__col_text(st, 16));
+  }
+}
+
+static void free_key_row(kt__key_row *r) {
+  char *text[] = {r->source_hash, r->kernel, r->backend, r->device, r->arch, r->driver_version,
+                  r->toolchain_version, r->method_version, r->sizes, r->created,
+                  r->winner_config, r->winner_ts};
+  for (size_t i = 0; i < sizeof text / sizeof text[0]; i++) free(text[i]);
+}
+
+void kt__key_rows_free(kt__key_row *rows, int n) {
+  for (int i = 0; i < n; i++) free_key_row(&rows[i]);
+  free(rows);
+}
+
+int kt__store_select(kt__store *s, const kt_cache_filter *f, kt__key_row **rows, int *n, kt__errbuf *eb) {
+  static const char *const sql =
+      "SELECT k.id, k.source_hash, k.kernel, k.backend, k.device, k.arch, k.driver_version, "
+      "k.toolchain_version, k.method_version, k.sizes, k.created, k.memory, "
+      "(SELECT count(*) FROM results r WHERE r.key_id=k.id), "
+      "(SELECT count(*) FROM results r WHERE r.key_id=k.id AND r.status='ok'), "
+      "w.config, w.seconds, w.timestamp "
+      "FROM keys k LEFT JOIN winners w ON w.key_id=k.id "
+      "WHERE ?1 IS NULL OR k.kernel=?1 ORDER BY k.id";
+  sqlite3_stmt *st;
+  int rc, cap = 0;
+  *rows = NULL;
+  *n = 0;
+  KT__FORWARD(kt__store_prepare(s, sql, &st, "listing keys", eb));
+  if (f && f->kernel && *f->kernel) sqlite3_bind_text(st, 1, f->kernel, -1, SQLITE_TRANSIENT);
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    if (*n == cap) *rows = kt__xreallocarray(*rows, (size_t)(cap = cap ? 2 * cap : 16), sizeof **rows);
+    kt__key_row *r = &(*rows)[*n];
+    read_key_row(st, r);
+    if (f && (!device_matches(r, f->device) || !kt__sizes_match(r->sizes, f->sizes))) free_key_row(r);
+    else (*n)++;
+  }
+  sqlite3_finalize(st);
+  if (rc == SQLITE_DONE) return KT_OK;
+  kt__key_rows_free(*rows, *n);
+  *rows = NULL;
+  *n = 0;
+  return kt__store_fail(s, rc, "listing keys", eb);
+}
