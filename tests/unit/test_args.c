@@ -1,0 +1,162 @@
+/* Host tensors, launch geometry and scalar values from @kernel. */
+#include "args.h"
+#include "harness.h"
+#include "lang/parser.h"
+
+static const char *const SRC =
+    "// @autotune(BLOCK in [64, 256])\n"
+    "// @kernel k(a: in tensor<f32>[M, K], b: tensor<i32>[K] = iota, c: out tensor<f64>[M, 3] = ones,\n"
+    "//           d: out tensor<u8>[M], m: i32 = M, s: i64)\n"
+    "// @grid(cdiv(M, BLOCK))\n"
+    "// @block(BLOCK)\n"
+    "// @shared(BLOCK * 4)\n"
+    "void k(const float *a, int *b, double *c, unsigned char *d, int m, long s) {}\n";
+
+typedef struct fx {
+  kt__file *file;
+  const kt__kernel_decl *decl;
+  const char *names[4];
+  int64_t values[4];
+  kt__env env;
+} fx;
+
+/* Parses SRC with runtime sizes M and K (and s, bound by name). */
+static void setup(fx *f, int64_t m, int64_t k) {
+  kt__diag d;
+  kt__diag_init(&d, NULL);
+  f->file = kt__parse_string("args.c", SRC, KT__LANG_C, &d);
+  if (!f->file) kt_test_fail(__FILE__, __LINE__, "parse failed:\n%s", d.errors.s ? d.errors.s : "");
+  kt__diag_free(&d);
+  f->decl = kt__file_kernel(f->file, NULL, NULL);
+  f->names[0] = "M", f->names[1] = "K", f->names[2] = "s";
+  f->values[0] = m, f->values[1] = k, f->values[2] = 7;
+  f->env = (kt__env){f->names, f->values, 3, NULL};
+}
+
+TEST(tensors_shapes_modes_and_contents) {
+  fx f;
+  setup(&f, 5, 4);
+  kt__argset *a, *again;
+  kt__errbuf eb = {{0}};
+  ASSERT_EQ(kt__argset_create(f.decl, &f.env, 1, 0, &a, &eb), KT_OK);
+  ASSERT_EQ(kt__argset_create(f.decl, &f.env, 1, 0, &again, &eb), KT_OK);
+  ASSERT_EQ(a->ntensors, 4);
+  ASSERT_EQ(a->tensor_of_param[4], -1);
+  ASSERT_EQ(a->tensor_of_param[2], 2);
+  const kt__host_tensor *ta = &a->tensors[0], *tb = &a->tensors[1], *tc = &a->tensors[2], *td = &a->tensors[3];
+  ASSERT_EQ(ta->count, 20);
+  ASSERT_EQ(ta->bytes, 80);
+  ASSERT_EQ(ta->ndims, 2);
+  ASSERT_EQ(ta->shape[1], 4);
+  ASSERT_TRUE(ta->reference == NULL); /* inputs need none */
+  ASSERT_EQ(tb->mode, KT__MODE_INOUT); /* non-const pointer without a mode */
+  ASSERT_TRUE(tb->reference != NULL);
+  ASSERT_EQ(((int32_t *)tb->initial)[3], 3);
+  ASSERT_EQ(((double *)tc->initial)[14], 1);
+  ASSERT_EQ(td->bytes, 5);
+  ASSERT_EQ(a->total_bytes, 80 + 16 + 120 + 5);
+  ASSERT_EQ(memcmp(ta->initial, again->tensors[0].initial, ta->bytes), 0); /* seeded */
+  char where[64];
+  kt__tensor_index_text(f.decl, tc, 7, where, sizeof where);
+  ASSERT_STREQ(where, "c[2, 1]");
+  kt__tensor_index_text(f.decl, td, 4, where, sizeof where);
+  ASSERT_STREQ(where, "d[4]");
+  kt__argset_free(a);
+  kt__argset_free(again);
+  kt__file_free(f.file);
+}
+
+TEST(negative_dimension_is_refused) {
+  fx f;
+  setup(&f, -3, 4);
+  kt__argset *a = (kt__argset *)1;
+  kt__errbuf eb = {{0}};
+  ASSERT_EQ(kt__argset_create(f.decl, &f.env, 1, 0, &a, &eb), KT_INVALID);
+  ASSERT_TRUE(a == NULL);
+  ASSERT_CONTAINS(eb.msg, "tensor a: dimension 1 is negative (-3)");
+  kt__file_free(f.file);
+}
+
+TEST(absurd_and_overflowing_shapes_are_refused) {
+  fx f;
+  setup(&f, (int64_t)1 << 50, 4);
+  kt__argset *a;
+  kt__errbuf eb = {{0}};
+  ASSERT_EQ(kt__argset_create(f.decl, &f.env, 1, 0, &a, &eb), KT_INVALID);
+  ASSERT_CONTAINS(eb.msg, "absurdly large");
+  kt__file_free(f.file);
+  setup(&f, (int64_t)1 << 40, (int64_t)1 << 40);
+  ASSERT_EQ(kt__argset_create(f.decl, &f.env, 1, 0, &a, &eb), KT_INVALID);
+  ASSERT_CONTAINS(eb.msg, "tensor a: the element count overflows");
+  kt__file_free(f.file);
+}
+
+TEST(total_beyond_limit_is_refused_before_allocating) {
+  fx f;
+  setup(&f, 1000, 1000); /* a: 4 MB, the largest */
+  kt__argset *a;
+  kt__errbuf eb = {{0}};
+  ASSERT_EQ(kt__argset_create(f.decl, &f.env, 1, 1000000, &a, &eb), KT_INVALID);
+  ASSERT_CONTAINS(eb.msg, "the largest is a");
+  ASSERT_EQ(kt__argset_create(f.decl, &f.env, 1, 5000000, &a, &eb), KT_OK);
+  kt__argset_free(a);
+  kt__file_free(f.file);
+}
+
+TEST(zero_sized_tensor_is_allowed) {
+  fx f;
+  setup(&f, 0, 4);
+  kt__argset *a;
+  kt__errbuf eb = {{0}};
+  ASSERT_EQ(kt__argset_create(f.decl, &f.env, 1, 0, &a, &eb), KT_OK);
+  ASSERT_EQ(a->tensors[0].count, 0);
+  kt__argset_free(a);
+  kt__file_free(f.file);
+}
+
+TEST(launch_geometry) {
+  fx f;
+  setup(&f, 1000, 4);
+  const char *tn[] = {"BLOCK"};
+  int64_t tv[] = {64};
+  kt__env env = {tn, tv, 1, &f.env};
+  uint64_t grid[3], block[3], shared;
+  kt__errbuf eb = {{0}};
+  ASSERT_EQ(kt__launch_geometry(f.decl, &env, grid, block, &shared, &eb), KT_OK);
+  ASSERT_EQ(grid[0], 16);
+  ASSERT_EQ(grid[1], 1);
+  ASSERT_EQ(grid[2], 1);
+  ASSERT_EQ(block[0], 64);
+  ASSERT_EQ(shared, 256);
+  f.values[0] = 0; /* an empty grid cannot launch */
+  ASSERT_EQ(kt__launch_geometry(f.decl, &env, grid, block, &shared, &eb), KT_INVALID);
+  ASSERT_CONTAINS(eb.msg, "@grid x is 0");
+  ASSERT_EQ(kt__launch_geometry(f.decl, &f.env, grid, block, &shared, &eb), KT_INVALID); /* BLOCK unbound */
+  ASSERT_CONTAINS(eb.msg, "BLOCK");
+  kt__file_free(f.file);
+}
+
+TEST(scalar_values) {
+  fx f;
+  setup(&f, 1000, 4);
+  unsigned char v[8];
+  size_t size;
+  kt__errbuf eb = {{0}};
+  ASSERT_EQ(kt__scalar_value(f.decl, 4, &f.env, v, &size, &eb), KT_OK);
+  int32_t m;
+  memcpy(&m, v, sizeof m);
+  ASSERT_EQ(size, 4);
+  ASSERT_EQ(m, 1000);
+  ASSERT_EQ(kt__scalar_value(f.decl, 5, &f.env, v, &size, &eb), KT_OK); /* s: by name */
+  int64_t s;
+  memcpy(&s, v, sizeof s);
+  ASSERT_EQ(size, 8);
+  ASSERT_EQ(s, 7);
+  f.values[0] = (int64_t)1 << 33;
+  ASSERT_EQ(kt__scalar_value(f.decl, 4, &f.env, v, &size, &eb), KT_INVALID);
+  ASSERT_CONTAINS(eb.msg, "does not fit in i32");
+  f.env.n = 2; /* s unbound */
+  ASSERT_EQ(kt__scalar_value(f.decl, 5, &f.env, v, &size, &eb), KT_INVALID);
+  ASSERT_CONTAINS(eb.msg, "scalar s has no value");
+  kt__file_free(f.file);
+}
