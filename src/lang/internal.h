@@ -37,10 +37,11 @@ typedef struct kt__csig {
   bool *is_const; /* const-qualified (or __constant) pointee */
 } kt__csig;
 
-/* Reads the function that starts at or after G's code; -1 with a message
- * (at *where) when there is none or it cannot be read. */
-int kt__csig_parse(const kt__source *src, const kt__group *g, kt__csig *out, kt__loc *where,
-                   char msg[256]);
+/* Reads the first function called NAME after G (scanning at brace depth 0);
+ * -1 with a message when there is none or it cannot be read (*where is
+ * moved to the offending parameter; otherwise left as the caller set it). */
+int kt__csig_parse(const kt__source *src, const kt__group *g, const char *name, kt__csig *out,
+                   kt__loc *where, char msg[256]);
 void kt__csig_free(kt__csig *s);
 
 /* Compares the @kernel declaration with the C function, resolves unset

@@ -662,10 +662,10 @@ static bool group_is_ours(const kt__group *g) {
 
 static void check_signature(kt__file *f, const kt__group *g, kt__kernel_decl *k, kt__diag *d) {
   kt__csig sig;
-  kt__loc where = {g->code_line, 1};
+  kt__loc where = k->loc;
   char msg[256];
-  if (kt__csig_parse(&f->src, g, &sig, &where, msg) != 0) {
-    kt__diag_error(d, where, "%s (for @kernel %s)", msg, k->name);
+  if (kt__csig_parse(&f->src, g, k->name, &sig, &where, msg) != 0) {
+    kt__diag_error(d, where, "%s", msg);
     return;
   }
   kt__csig_check(k, &sig, d);

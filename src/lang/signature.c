@@ -1,8 +1,9 @@
 /* Reads the C function below an annotation group (name, and per parameter:
  * name, pointer-ness, const-ness of the pointee) and checks it against
  * @kernel. Only as much C as kernel signatures use is understood:
- * qualifiers, attributes with parenthesised arguments, templates,
- * extern "C", pointers and array parameters. */
+ * the kernel is the first function of its name after the annotations
+ * (helpers, structs and macros may come between); its parameters may carry
+ * qualifiers, pointers and array brackets. */
 #include "internal.h"
 
 #include <ctype.h>
@@ -134,37 +135,23 @@ static int sig_error(kt__loc *where, kt__loc at, char msg[256], const char *text
   return -1;
 }
 
-/* head -> { qualifier | attribute "(" ... ")" | "template" "<" ... ">" | string | "{" | type }
- *         IDENT "("
- * Leaves the scanner after the "(" of the parameter list. */
-static int find_name(cscan *s, kt__csig *out, kt__loc *where, char msg[256]) {
+/* Finds "WANT (" at brace depth 0 after the group, skipping other functions'
+ * parameter lists and attributes' arguments: helpers, structs and macros
+ * may stand between the annotations and the kernel. Leaves the scanner
+ * after the "(". *FIRST receives the first other function name seen. */
+static bool find_function(cscan *s, const char *want, ctok *first, ctok *found) {
   ctok prev = {C_EOF, NULL, 0, {0, 0}};
+  int depth = 0;
   for (;;) {
     ctok t = next_tok(s);
-    if (t.kind == C_EOF)
-      return sig_error(where, t.loc, msg, "expected the kernel's C function after the annotations, "
-                       "found the end of the file");
-    if (t.kind == C_PUNCT && (*t.text == ';' || *t.text == '}' || *t.text == '='))
-      return sig_error(where, t.loc, msg, "expected the kernel's C function after the annotations, "
-                       "found a declaration; put the annotations directly above the function");
-    if (tok_eq(&t, "template")) {
-      ctok lt = next_tok(s);
-      if (!tok_eq(&lt, "<") || !skip_balanced(s, '<', '>'))
-        return sig_error(where, lt.loc, msg, "cannot read the template parameter list");
-      continue;
-    }
-    if (t.kind == C_PUNCT && *t.text == '(') {
-      if (prev.kind == C_IDENT && is_attribute_word(&prev)) {
-        if (!skip_balanced(s, '(', ')'))
-          return sig_error(where, t.loc, msg, "unbalanced parentheses before the kernel's function");
-        prev = t;
-        continue;
-      }
-      if (prev.kind != C_IDENT)
-        return sig_error(where, t.loc, msg, "expected the kernel's function name before '('");
-      out->name = kt__xstrndup(prev.text, prev.len);
-      out->loc = prev.loc;
-      return 0;
+    if (t.kind == C_EOF) return false;
+    bool punct = t.kind == C_PUNCT && t.len == 1;
+    if (punct && *t.text == '{') depth++;
+    if (punct && *t.text == '}' && depth > 0) depth--;
+    if (punct && *t.text == '(' && depth == 0 && prev.kind == C_IDENT) {
+      if (tok_eq(&prev, want)) return *found = prev, true;
+      if (!is_attribute_word(&prev) && first->kind == C_EOF) *first = prev;
+      if (!skip_balanced(s, '(', ')')) return false;
     }
     prev = t;
   }
@@ -241,15 +228,26 @@ static int read_params(cscan *s, kt__csig *out, kt__loc *where, char msg[256]) {
   }
 }
 
-int kt__csig_parse(const kt__source *src, const kt__group *g, kt__csig *out, kt__loc *where,
-                   char msg[256]) {
+int kt__csig_parse(const kt__source *src, const kt__group *g, const char *name, kt__csig *out,
+                   kt__loc *where, char msg[256]) {
   memset(out, 0, sizeof *out);
   cscan s = {src->text + g->code_offset, src->text + src->len, src->text + g->code_offset, g->code_line};
   if (g->code_in_comment) { /* the rest of a block comment that the group ended in */
     while (s.p + 1 < s.end && !(s.p[0] == '*' && s.p[1] == '/')) s.p++;
     s.p = s.p + 2 <= s.end ? s.p + 2 : s.end;
   }
-  if (find_name(&s, out, where, msg) != 0 || read_params(&s, out, where, msg) != 0) {
+  ctok first = {C_EOF, NULL, 0, {0, 0}}, found;
+  if (!find_function(&s, name, &first, &found)) {
+    if (first.kind == C_EOF)
+      snprintf(msg, 256, "no C function follows the annotations; put them directly above %s()", name);
+    else
+      snprintf(msg, 256, "@kernel names '%s' but no function '%s' follows the annotations; the first "
+               "function below (line %d) is '%.*s'", name, name, first.loc.line, (int)first.len, first.text);
+    return -1;
+  }
+  out->name = kt__xstrdup(name);
+  out->loc = found.loc;
+  if (read_params(&s, out, where, msg) != 0) {
     kt__csig_free(out);
     return -1;
   }
@@ -319,11 +317,6 @@ static void store_signature(kt__kernel_decl *k, const kt__csig *sig) {
 
 void kt__csig_check(kt__kernel_decl *k, const kt__csig *sig, kt__diag *d) {
   store_signature(k, sig);
-  if (strcmp(k->name, sig->name) != 0) {
-    kt__diag_error(d, k->loc, "@kernel names '%s' but the function below (line %d) is '%s'; use the "
-                   "function's name", k->name, sig->loc.line, sig->name);
-    return;
-  }
   if (k->nparams != sig->nparams) {
     check_count(k, sig, d);
     return;

@@ -446,7 +446,8 @@ TEST(signature_name_mismatch) {
                "k.cu:1:38: error: parameter 2 is 'y' in @kernel but 'out' in square()");
   EXPECT_ERROR("// @kernel sq(x: tensor<f32>[N])\n"
                "void square(const float *x) {}\n",
-               "@kernel names 'sq' but the function below (line 2) is 'square'");
+               "k.cu:1:4: error: @kernel names 'sq' but no function 'sq' follows the annotations; "
+               "the first function below (line 2) is 'square'");
 }
 
 TEST(signature_kind_mismatch) {
@@ -460,11 +461,27 @@ TEST(signature_kind_mismatch) {
 }
 
 TEST(signature_missing_or_unreadable) {
-  EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\n", "found the end of the file");
-  EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\nint table[4] = {0};\nvoid k(float *x) {}\n",
-               "k.cu:2:14: error: expected the kernel's C function after the annotations, found a declaration");
+  EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\n",
+               "k.cu:1:4: error: no C function follows the annotations; put them directly above k()");
+  EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\nint table[4] = {0};\n", "no C function follows");
+  EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\nvoid k(float *x, ...) {}\n",
+               "k.cu:2:18: error: a kernel cannot take variable arguments");
   EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\nvoid k(float *) {}\n",
                "cannot find the name of this parameter");
+}
+
+TEST(helpers_between_annotations_and_kernel) {
+  kt__file *f = parse_ok("// @autotune(VEC in [1, 4])\n"
+                         "// @kernel k(x: tensor<f32>[N], n: i32 = N)\n"
+                         "\n"
+                         "#define HALF(v) ((v) / 2)\n"
+                         "struct __align__(sizeof(float) * VEC) vec_t { float v[VEC]; };\n"
+                         "__device__ float helper(const float *p, int i) { return k_scale(p[i]); }\n"
+                         "using namespace nvcuda;\n"
+                         "extern \"C\" __global__ void __launch_bounds__(256) k(float *x, int n) {}\n");
+  ASSERT_EQ(f->kernels[0].sig_line, 8);
+  ASSERT_EQ(f->kernels[0].params[0].mode, KT__MODE_INOUT);
+  kt__file_free(f);
 }
 
 TEST(out_on_const_pointer_warns) {
