@@ -1,3 +1,14 @@
+/* OpenCL 1.2 has no float atomic add: a compare-and-swap loop on the bits. */
+static void atomic_add_f32(volatile __global float *p, float v) {
+  volatile __global unsigned int *bits = (volatile __global unsigned int *)p;
+  union { unsigned int u; float f; } seen, next;
+  do {
+    seen.u = *bits;
+    next.f = seen.f + v;
+  } while (atomic_cmpxchg(bits, seen.u, next.u) != seen.u);
+}
+
+
 // Sum of squares (the squared L2 norm) of x, into one f32 accumulator.
 //
 // Each work-item adds ITEMS elements, strided by the work-group size so that
@@ -17,15 +28,6 @@
 // @flops(2 * N)
 // @bytes(4 * N)
 // @verify(atol = 1e-2, rtol = 1e-3)
-static void atomic_add_f32(volatile __global float *p, float v) {
-  volatile __global unsigned int *bits = (volatile __global unsigned int *)p;
-  union { unsigned int u; float f; } seen, next;
-  do {
-    seen.u = *bits;
-    next.f = seen.f + v;
-  } while (atomic_cmpxchg(bits, seen.u, next.u) != seen.u);
-}
-
 __kernel void sumsq(__global const float *x, __global float *total, int n) {
   __local float part[BLOCK];
   const int lid = (int)get_local_id(0);
