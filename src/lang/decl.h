@@ -92,6 +92,9 @@ typedef struct kt__kernel_decl {
   char **sig_names;     /* parameter names as written in C */
   bool *sig_is_pointer;
   bool *sig_is_const;   /* const-qualified pointee */
+  /* Which of @verify's tolerances were written: @verify(rtol = 1e-2) leaves
+   * atol 0 and has_atol false, so a consumer can keep its per-type default. */
+  bool has_atol, has_rtol;
 } kt__kernel_decl;
 
 typedef struct kt__file {

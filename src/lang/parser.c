@@ -346,6 +346,7 @@ static bool item_tolerance(parser *p, void *ud) {
   }
   if (TOK.kind != KT__T_INT && TOK.kind != KT__T_FLOAT) return expected(p, "a number");
   *(is_atol ? &p->k->atol : &p->k->rtol) = TOK.fval;
+  *(is_atol ? &p->k->has_atol : &p->k->has_rtol) = true;
   next(p);
   return true;
 }

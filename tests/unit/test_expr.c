@@ -378,3 +378,41 @@ TEST(visit_names) {
   kt__sbuf_free(&b);
   kt__expr_free(e);
 }
+
+/* Random token soup: every string is parsed or refused with a message, and
+ * whatever parses evaluates or fails cleanly. */
+TEST(fuzz_random_expressions) {
+  static const char *const pieces[] = {"N", "M", "Z", "1", "0", "-", "+", "*", "/", "%", "<<", ">>", "<",
+                                       ">=", "==", "!=", "&&", "||", "!", "(", ")", "cdiv(", "min(",
+                                       "log2(", "is_pow2(", ",", "63", "9223372036854775807", " "};
+  static const char *const names[] = {"N", "M", "Z"};
+  static const int64_t values[] = {INT64_MAX, -5, 0};
+  kt__env env = {names, values, 3, NULL};
+  uint64_t state = 99;
+  int parsed = 0;
+  for (int iter = 0; iter < 5000; iter++) {
+    kt__sbuf b = {0};
+    kt__sbuf_append(&b, "", 0);
+    int len = 1 + (int)((state >> 40) % 12);
+    for (int i = 0; i < len; i++) {
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+      kt__sbuf_printf(&b, "%s", pieces[(state >> 33) % (sizeof pieces / sizeof pieces[0])]);
+    }
+    kt__diag d;
+    kt__diag_init(&d, NULL);
+    kt__expr *e = kt__expr_parse_text(b.s, AT, &d);
+    if (e) {
+      int64_t v;
+      kt__eval_error err;
+      err.msg[0] = 0;
+      if (kt__expr_eval(e, &env, &v, &err) != 0) ASSERT_TRUE(err.msg[0] != 0);
+      parsed++;
+    } else {
+      ASSERT_TRUE(d.nerrors > 0);
+    }
+    kt__expr_free(e);
+    kt__diag_free(&d);
+    kt__sbuf_free(&b);
+  }
+  ASSERT_TRUE(parsed > 100);
+}

@@ -228,6 +228,7 @@ TEST(all_attributes) {
   ASSERT_TRUE(k->has_verify);
   ASSERT_NEAR(k->atol, 1e-3, 1e-12);
   ASSERT_NEAR(k->rtol, 0.5, 1e-12);
+  ASSERT_TRUE(k->has_atol && k->has_rtol);
   ASSERT_TRUE(k->shared && k->flops && k->bytes);
   ASSERT_EQ(k->params[2].init, KT__INIT_ZEROS);
   ASSERT_TRUE(k->params[2].init_given);
@@ -571,6 +572,10 @@ TEST(shape_must_not_use_tuned_names) {
                "// @kernel k(x: tensor<f32>[N, TILE * 2])\n"
                "void k(float *x) {}\n",
                "k.cu:2:32: error: the shape of 'x' uses TILE, a tuned name; shapes must not depend on tuned names");
+  EXPECT_ERROR("// @cluster(CX in [1, 2])\n"
+               "// @kernel k(x: tensor<f32>[CX])\n"
+               "void k(float *x) {}\n",
+               "the shape of 'x' uses CX, a tuned name");
 }
 
 TEST(dims_and_key_name_runtime_sizes) {
@@ -604,6 +609,16 @@ TEST(attribute_argument_errors) {
                "non-integer value 1.5");
   EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\n// @kernel k(x: tensor<f32>[N])\nvoid k(float *x) {}\n",
                "@kernel is given twice");
+}
+
+TEST(verify_one_tolerance) {
+  kt__file *f = parse_ok("// @kernel k(x: tensor<f32>[N])\n// @verify(rtol = 2)\nvoid k(float *x) {}\n");
+  const kt__kernel_decl *k = &f->kernels[0];
+  ASSERT_TRUE(k->has_verify);
+  ASSERT_TRUE(k->has_rtol);
+  ASSERT_FALSE(k->has_atol);
+  ASSERT_NEAR(k->rtol, 2, 0);
+  kt__file_free(f);
 }
 
 TEST(verify_errors) {
@@ -762,4 +777,68 @@ TEST(parse_text_with_offset_location) {
   ASSERT_CONTAINS(d.errors.s, "--dim:1:7: error: expected an expression but found end of line");
   kt__diag_free(&d);
   kt__source_free(&src);
+}
+
+/* --- seeded fuzzing: mutated annotations must be parsed or refused, never crash --- */
+
+static uint64_t fuzz_state;
+static uint32_t fuzz_next(void) {
+  fuzz_state = fuzz_state * 6364136223846793005ULL + 1442695040888963407ULL;
+  return (uint32_t)(fuzz_state >> 33);
+}
+
+static void eval_all(const kt__kernel_decl *k) {
+  /* Every name bound to 3: evaluation may fail, but must fail cleanly. */
+  const char *names[64];
+  int64_t values[64];
+  int n = 0;
+  for (int i = 0; i < k->ntune && n < 64; i++) names[n] = k->tune[i].name, values[n++] = 3;
+  for (int i = 0; i < k->nsizes && n < 64; i++) names[n] = k->sizes[i], values[n++] = 3;
+  kt__env env = {names, values, n, NULL};
+  int64_t v;
+  kt__eval_error err;
+  for (int i = 0; i < k->nwhere; i++) (void)kt__expr_eval(k->where[i], &env, &v, &err);
+  for (int i = 0; i < k->ngrid; i++) (void)kt__expr_eval(k->grid[i], &env, &v, &err);
+  for (int i = 0; i < k->nparams; i++)
+    for (int j = 0; j < k->params[i].ndims; j++) (void)kt__expr_eval(k->params[i].dims[j], &env, &v, &err);
+}
+
+TEST(fuzz_mutated_annotations) {
+  static const char alphabet[] = "()[],:=@<>-+*/%!&|0123456789xNMB \n\t*/\"'{};#";
+  const char *seeds[] = {SQUARE,
+                         "/*\n * @autotune(A in [1, 8], B in [3, 20])\n * @kernel k(x: out tensor<f32>[N, M] = zeros)\n"
+                         " * @where(A * B <= 64)\n */\n__kernel void k(__global float *x) {}\n"};
+  fuzz_state = 12345;
+  int parsed = 0, refused = 0;
+  for (int iter = 0; iter < 3000; iter++) {
+    const char *seed = seeds[iter % 2];
+    size_t n = strlen(seed);
+    char *text = kt__xmalloc(n + 16);
+    memcpy(text, seed, n + 1);
+    int edits = 1 + (int)(fuzz_next() % 4);
+    for (int e = 0; e < edits; e++) {
+      size_t at = fuzz_next() % n;
+      char c = alphabet[fuzz_next() % (sizeof alphabet - 1)];
+      switch (fuzz_next() % 3) {
+      case 0: text[at] = c; break;
+      case 1: memmove(text + at, text + at + 1, n - at), n--; break;
+      default: memmove(text + at + 1, text + at, n - at + 1), text[at] = c, n++; break;
+      }
+      if (n == 0 || n > strlen(seed) + 8) break;
+    }
+    kt__diag d;
+    kt__diag_init(&d, NULL);
+    kt__file *f = kt__parse_string("fuzz.c", text, KT__LANG_C, &d);
+    if (f) {
+      parsed++;
+      for (int k = 0; k < f->nkernels; k++) eval_all(&f->kernels[k]);
+    } else {
+      refused++;
+      ASSERT_TRUE(d.nerrors > 0 && d.errors.s && strstr(d.errors.s, "error: "));
+    }
+    kt__file_free(f);
+    kt__diag_free(&d);
+    free(text);
+  }
+  ASSERT_TRUE(parsed > 100 && refused > 100);
 }
