@@ -84,7 +84,7 @@ static void list_json(const char *path, const kt__key_row *keys, int n, FILE *ou
   json_object *arr = json_object_new_array_ext(n);
   for (int i = 0; i < n; i++) json_object_array_add(arr, list_entry_json(&keys[i]));
   json_object_object_add(doc, "keys", arr);
-  fprintf(out, "%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+  fprintf(out, "%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
   json_object_put(doc);
 }
 
@@ -152,14 +152,33 @@ static void show_key_header(const kt__key_row *k, FILE *out) {
           k->winner_config ? fmt_time(k->winner_s, t) : "");
 }
 
+/* One line of a failure message, at most 100 characters: the first that
+ * says "error" (compiler logs open with context), else the first. The whole
+ * message is in `show --format json`. */
+static void first_line(const char *msg, char *buf, size_t len) {
+  const char *start = msg ? msg : "";
+  const char *err = strstr(start, "error");
+  if (err) {
+    while (err > start && err[-1] != '\n') err--;
+    start = err;
+  }
+  size_t n = strcspn(start, "\n");
+  if (n >= len) n = len - 1;
+  memcpy(buf, start, n);
+  buf[n] = 0;
+}
+
 static void show_result_line(const kt__key_row *k, const kt__result_row *row, FILE *out) {
   const kt__record *r = &row->rec;
-  char med[32], min[32], sd[32], comp[32];
+  char med[32], min[32], sd[32], comp[32], msg[101];
   bool win = k->winner_config && strcmp(k->winner_config, r->config) == 0;
+  /* A failed configuration has no timing, whatever the statistics hold. */
+  bool timed = r->status == KT__ST_OK || r->stats.nsamples > 0;
+  first_line(r->message, msg, sizeof msg);
   fprintf(out, "  %c %-40s %-11s %11s %11s %11s %5d %10s  %s\n", win ? '*' : ' ', r->config,
-          kt__status_name(r->status), fmt_time(r->stats.median, med), fmt_time(r->stats.min, min),
-          fmt_time(r->stats.stddev, sd), r->stats.nsamples, fmt_time(r->compile_s, comp),
-          r->message ? r->message : "");
+          kt__status_name(r->status), timed ? fmt_time(r->stats.median, med) : "-",
+          timed ? fmt_time(r->stats.min, min) : "-", timed ? fmt_time(r->stats.stddev, sd) : "-",
+          r->stats.nsamples, fmt_time(r->compile_s, comp), msg);
 }
 
 static int show_table_key(kt__store *s, const kt__key_row *k, FILE *out, kt__errbuf *eb) {

@@ -32,7 +32,7 @@ static void read_end(kt__store *s) {
 }
 
 static int write_doc(json_object *doc, FILE *out, kt__errbuf *eb) {
-  const char *text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+  const char *text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
   bool ok = fputs(text, out) >= 0 && fputc('\n', out) != EOF && fflush(out) == 0;
   return ok ? KT_OK : kt__err(eb, KT_IO, "cannot write the export: output error");
 }
