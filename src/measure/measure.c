@@ -97,11 +97,14 @@ static kt__status time_reps(run *r, int reps, double *seconds) {
   return st;
 }
 
-static kt__status warm_up(run *r) {
+/* Warm-up launches; *LAST_S is the time of the last one. A launch that
+ * lasts many samples' worth has amortised its one-time costs already, and
+ * repeating it would only spend the budget (and the request's timeout). */
+static kt__status warm_up(run *r, double *last_s) {
   for (int i = 0; i < WARMUP_RUNS; i++) {
-    double s;
-    kt__status st = time_reps(r, 1, &s);
+    kt__status st = time_reps(r, 1, last_s);
     if (st != KT__ST_OK) return st;
+    if (*last_s >= 10 * r->o.min_sample_s) break;
   }
   return KT__ST_OK;
 }
@@ -116,10 +119,11 @@ static int next_reps(int reps, double s, double target) {
   return want >= INT_MAX / 2 ? INT_MAX / 2 : (int)want;
 }
 
-/* Finds the launch count per sample; the sample that reached the target is
- * kept as the first one (*FIRST_S), since it is as good as any later one. */
-static kt__status scale_reps(run *r, int *reps_out, double *first_s) {
-  int reps = 1;
+/* Finds the launch count per sample, starting from the warm-up's estimate
+ * (WARM_S for one launch); the sample that reached the target is kept as
+ * the first one (*FIRST_S), since it is as good as any later one. */
+static kt__status scale_reps(run *r, double warm_s, int *reps_out, double *first_s) {
+  int reps = warm_s < r->o.min_sample_s ? next_reps(1, warm_s, r->o.min_sample_s) : 1;
   for (;;) {
     double s;
     kt__status st = time_reps(r, reps, &s);
@@ -172,10 +176,11 @@ kt__status kt__measure(const kt__measure_opts *o, kt__timer_fn timer, void *ud, 
   run r = {.o = *o, .timer = timer, .ud = ud, .eb = eb, .start = kt__now()};
   apply_defaults(&r.o);
   *out = (kt__stats){0};
-  kt__status st = warm_up(&r);
+  double warm_s = 0;
+  kt__status st = warm_up(&r, &warm_s);
   int reps = 1, n = 0;
   double *samples = kt__xmalloc((size_t)r.o.max_samples * sizeof *samples);
-  if (st == KT__ST_OK) st = scale_reps(&r, &reps, &samples[n++]);
+  if (st == KT__ST_OK) st = scale_reps(&r, warm_s, &reps, &samples[n++]);
   bool stopped = false;
   if (st == KT__ST_OK) st = take_samples(&r, reps, samples, &n, &stopped);
   if (st == KT__ST_OK) {

@@ -78,8 +78,10 @@ TEST(budget_limits_time_spent) {
   kt__measure_opts o = {.max_total_s = 0.75};
   kt__stats s;
   ASSERT_EQ(kt__measure(&o, fake_timer, &f, &s, NULL), KT__ST_OK);
-  /* Warm-up 0.1 + 0.3, then samples until 0.75 s are spent. */
-  ASSERT_TRUE(s.nsamples >= 1 && s.nsamples <= 2);
+  /* One warm-up launch (0.1 s: long enough), then samples of 0.3, 0.1 and
+   * 0.3 s, when 0.8 s are spent. */
+  ASSERT_EQ(s.nsamples, 3);
+  ASSERT_EQ(f.calls, 4);
 }
 
 TEST(clearly_slower_stops_early) {
@@ -137,4 +139,25 @@ TEST(stats_compute) {
   kt__stats_compute(one, 1, 1, &s);
   ASSERT_NEAR(s.median, 7, 0);
   ASSERT_EQ(s.stddev, 0);
+}
+
+TEST(very_slow_kernel_warms_up_once) {
+  fake f = {.per_launch = 0.5};
+  kt__measure_opts o = {.max_total_s = 1.2};
+  kt__stats s;
+  ASSERT_EQ(kt__measure(&o, fake_timer, &f, &s, NULL), KT__ST_OK);
+  /* One warm-up launch, then samples until the budget is spent. */
+  ASSERT_EQ(f.launches, 1 + s.nsamples);
+  ASSERT_EQ(s.nsamples, 2);
+  ASSERT_NEAR(s.median, 0.5, 1e-12);
+}
+
+TEST(reps_start_from_the_warm_up_estimate) {
+  fake f = {.per_launch = 1e-6};
+  kt__measure_opts o = {.min_samples = 3};
+  kt__stats s;
+  ASSERT_EQ(kt__measure(&o, fake_timer, &f, &s, NULL), KT__ST_OK);
+  /* Two warm-ups, one scaling sample straight at the estimate, two more. */
+  ASSERT_EQ(f.calls, 5);
+  ASSERT_EQ(s.reps, 1024); /* capped growth per step: 1024 launches = 1.02 ms */
 }
