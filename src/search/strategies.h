@@ -7,5 +7,9 @@
 
 extern const kt__strategy_ops kt__strategy_exhaustive;
 extern const kt__strategy_ops kt__strategy_random;
+extern const kt__strategy_ops kt__strategy_annealing;
+extern const kt__strategy_ops kt__strategy_genetic;
+extern const kt__strategy_ops kt__strategy_ils;
+extern const kt__strategy_ops kt__strategy_forest;
 
 #endif

@@ -14,6 +14,10 @@ struct kt__strategy {
 static const kt__strategy_ops *const registry[] = {
     &kt__strategy_exhaustive,
     &kt__strategy_random,
+    &kt__strategy_annealing,
+    &kt__strategy_genetic,
+    &kt__strategy_ils,
+    &kt__strategy_forest,
 };
 enum { NSTRATEGIES = sizeof registry / sizeof registry[0] };
 
