@@ -102,6 +102,14 @@ static void collect(void *ud, const kt__record *r) {
   c->n++;
 }
 
+static void collected_free(collected *c) {
+  for (int i = 0; i < c->n; i++) {
+    free((char *)c->r[i].config);
+    free((char *)c->r[i].message);
+  }
+  c->n = 0;
+}
+
 static const kt__record *find(const collected *c, const char *config) {
   for (int i = 0; i < c->n; i++)
     if (strcmp(c->r[i].config, config) == 0) return &c->r[i];
@@ -274,6 +282,7 @@ TEST(put_each_roundtrip) {
   ASSERT_TRUE(isnan(rb->stats.median));
   ASSERT_STREQ(rb->message, "ptxas: too many registers");
   ASSERT_TRUE(rc->stats.stopped_early);
+  collected_free(&got);
   kt__store_close(s);
 }
 
@@ -291,6 +300,7 @@ TEST(upsert_replaces_same_config) {
   ASSERT_EQ(got.n, 1);
   ASSERT_EQ(got.r[0].status, KT__ST_OK);
   ASSERT_NEAR(got.r[0].stats.median, 2e-6, 0);
+  collected_free(&got);
   kt__store_close(s);
 }
 
@@ -388,6 +398,7 @@ TEST(key_separation) {
   ASSERT_EQ(kt__store_each(s, &k, collect, &got, &eb), KT_OK);
   ASSERT_EQ(got.n, 1);
   ASSERT_NEAR(got.r[0].stats.median, 1e-5, 0);
+  collected_free(&got);
   kt__store_close(s);
 }
 
@@ -574,6 +585,7 @@ TEST(export_import_roundtrip) {
   ASSERT_TRUE(find(&got, "BLOCK=128 VEC=1")->stats.median == 0.1 + 0.2);
   ASSERT_TRUE(isinf(find(&got, "BLOCK=512 VEC=8")->stats.median));
   ASSERT_STREQ(find(&got, "BLOCK=256 VEC=8")->message, "error: \"quoted\"\nsecond line");
+  collected_free(&got);
   kt__store_close(s);
   json_object_put(da);
   json_object_put(db);
@@ -600,6 +612,7 @@ TEST(import_keeps_newer_and_is_idempotent) {
   ASSERT_EQ(kt__store_each(s, &k1, collect, &got, &eb), KT_OK);
   ASSERT_EQ(got.n, 4);
   ASSERT_NEAR(find(&got, "BLOCK=64 VEC=1")->stats.median, 5e-6, 0);
+  collected_free(&got);
   kt__store_close(s);
 }
 
