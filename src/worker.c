@@ -360,9 +360,19 @@ static void child_teardown(child *c) {
 /* The worker process: never returns. It dies with the thread that forked it
  * (PR_SET_PDEATHSIG), so the tuner must start workers from a thread that
  * lives as long as they do. */
+/* Fatal signals take their default action in the worker, so that a crash
+ * ends it by that signal, which the parent reports. A handler inherited from
+ * the application (a crash reporter, a sanitizer) would otherwise run, and
+ * turn the crash into an ordinary exit or keep the process alive. */
+static void default_fatal_signals(void) {
+  static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
+  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) signal(sigs[i], SIG_DFL);
+}
+
 static void child_main(const kt__worker_setup *s, int fd, pid_t parent) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(1); /* the parent died before prctl */
+  default_fatal_signals();
   child c = {.s = s};
   kt__errbuf eb = {{0}};
   hello h = {0};

@@ -49,7 +49,10 @@ typedef struct kt__reply {
 
 typedef struct kt__worker kt__worker;
 
-/* Forks the worker and waits for its device to open; INFO describes it. */
+/* Forks the worker and waits for its device to open; INFO describes it.
+ * The worker dies with the thread that forked it (PR_SET_PDEATHSIG): start
+ * it, and make requests (which may fork a replacement), from a thread that
+ * outlives it, such as the main thread. */
 int kt__worker_start(const kt__worker_setup *setup, kt__device_info *info, kt__worker **out, kt__errbuf *eb);
 /* Sends REQ and waits at most TIMEOUT_S. A crash gives RUNTIME ("worker
  * crashed: SIGSEGV"), a hang TIMEOUT; the worker is then restarted lazily. */
