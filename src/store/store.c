@@ -160,9 +160,12 @@ double kt__col_real(sqlite3_stmt *st, int col) {
 
 /* ---- open and close ---- */
 
-/* Connection settings. WAL lets readers run beside one writer; synchronous
- * FULL syncs the WAL at every commit, so a committed record survives a
- * power cut as well as kill -9 (NORMAL would survive only the latter). */
+/* Connection settings. WAL lets readers run beside one writer. With WAL,
+ * synchronous=NORMAL writes every commit to the WAL before COMMIT returns, so
+ * a committed record survives the process being killed at any moment (what
+ * resuming needs; tests kill -9 a writer); only an OS crash or power cut may
+ * lose the last commits, never the file's integrity. FULL would add an fsync
+ * per record: 8 ms against 0.2 ms per put on an ext4 disk here. */
 static int configure(kt__store *s, kt__errbuf *eb) {
   sqlite3_busy_timeout(s->db, 5000);
   sqlite3_extended_result_codes(s->db, 1);
@@ -176,7 +179,7 @@ static int configure(kt__store *s, kt__errbuf *eb) {
     backoff(attempt);
   }
   if (rc != SQLITE_OK) return kt__store_fail(s, rc, "opening", eb);
-  rc = sqlite3_exec(s->db, "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON", NULL, NULL, NULL);
+  rc = sqlite3_exec(s->db, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON", NULL, NULL, NULL);
   if (rc != SQLITE_OK) return kt__store_fail(s, rc, "opening", eb);
   return KT_OK;
 }

@@ -36,7 +36,8 @@ void kt__store_close(kt__store *s);
 const char *kt__store_path(const kt__store *s);
 
 /* Keeps one measured configuration (replaces an earlier one of the same
- * config under the same key). Durable when it returns. */
+ * config under the same key). Durable when it returns: it survives the
+ * process being killed at any moment (WAL, synchronous=NORMAL; see store.c). */
 int kt__store_put(kt__store *s, const kt__store_key *k, const kt__record *r, kt__errbuf *eb);
 /* Calls FN for every record under K. */
 int kt__store_each(kt__store *s, const kt__store_key *k,
