@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -243,21 +244,38 @@ static uint64_t count_nan(const kt__host_tensor *t, const void *buf) {
   return n;
 }
 
+/* The shared inputs and reference are read-only in the worker except while
+ * the reference is written: a kernel's wild store then faults here instead
+ * of silently corrupting what every later configuration is checked with. */
+static void protect_shared(const kt__argset *a, bool writable_reference) {
+  for (int k = 0; k < a->ntensors; k++) {
+    const kt__host_tensor *t = &a->tensors[k];
+    size_t len = t->bytes ? t->bytes : 1;
+    mprotect(t->initial, len, PROT_READ);
+    if (t->reference) mprotect(t->reference, len, writable_reference ? PROT_READ | PROT_WRITE : PROT_READ);
+  }
+}
+
 /* Downloads the outputs into the shared reference buffers. A note tells of
  * elements the default configuration left unwritten (still poisoned). */
 static kt__status store_reference(child *c, kt__reply *rp, kt__errbuf *eb) {
   const kt__argset *a = c->s->args;
+  protect_shared(a, true);
+  kt__status st = KT__ST_OK;
   for (int k = 0; k < a->ntensors; k++) {
     const kt__host_tensor *t = &a->tensors[k];
     if (t->mode == KT__MODE_IN) continue;
-    if (kt__be_download(c->s->backend, c->state, t->reference, c->bufs[k], t->bytes, eb) != KT_OK)
-      return KT__ST_RUNTIME;
+    if (kt__be_download(c->s->backend, c->state, t->reference, c->bufs[k], t->bytes, eb) != KT_OK) {
+      st = KT__ST_RUNTIME;
+      break;
+    }
     uint64_t nan = t->mode == KT__MODE_OUT && !init_given(c, t) ? count_nan(t, t->reference) : 0;
     if (nan && !rp->msg[0])
       snprintf(rp->msg, sizeof rp->msg, "note: the reference leaves %" PRIu64 " of %" PRIu64 " elements of %s unwritten",
                nan, t->count, c->s->decl->params[t->param].name);
   }
-  return KT__ST_OK;
+  protect_shared(a, false);
+  return st;
 }
 
 static kt__status check_tensor(child *c, int k, kt__errbuf *eb) {
@@ -346,6 +364,7 @@ static int child_setup(child *c, kt__errbuf *eb) {
   }
   c->scratch = kt__xmalloc(largest);
   child_names(c);
+  protect_shared(a, false);
   return KT_OK;
 }
 
