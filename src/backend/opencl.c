@@ -47,6 +47,11 @@ typedef struct cl_state {
   cl_mem flush_buf;          /* lazily created by flush_cache */
   size_t flush_bytes;
   bool flush_failed;
+  /* A kernel failed while executing. GPU drivers (NVIDIA's among them)
+   * leave the context unusable after that, so every later call fails fast
+   * with this reason instead of reporting the driver's follow-on errors
+   * against innocent configurations. */
+  char lost[160];
 } cl_state;
 
 typedef struct cl_fn {
@@ -74,6 +79,14 @@ static kt__status fail(kt__errbuf *eb, kt__status st, const char *fmt, ...) {
       return kt__err((eb), KT_NOBACKEND, "OpenCL: %s failed: %s (%d)", (what),               \
                      kt__cl_error_name(rc_), (int)rc_);                                      \
   } while (0)
+
+/* True (with the reason in EB) once a kernel fault made the context unusable. */
+static bool is_lost(const cl_state *s, kt__errbuf *eb) {
+  if (s->lost[0])
+    kt__err(eb, KT_NOBACKEND, "OpenCL context unusable after an earlier fault (%s): the worker must be replaced",
+            s->lost);
+  return s->lost[0] != '\0';
+}
 
 /* ---- devices ---------------------------------------------------------- */
 
@@ -350,6 +363,7 @@ static kt__status kernel_query(cl_state *s, cl_fn *f, kt__errbuf *eb) {
 
 static kt__status cl_load(void *state, const kt__build *b, const kt__artifact *a, void **fn, kt__errbuf *eb) {
   cl_state *s = state;
+  if (is_lost(s, eb)) return KT__ST_RUNTIME;
   cl_entry *e = lookup_program(s, &b->file->src, build_options(b));
   if (!e->program) return fail(eb, KT__ST_COMPILE, "%s", e->log ? e->log : "build failed");
   cl_int rc = CL_SUCCESS;
@@ -465,8 +479,10 @@ static kt__status enqueue(cl_state *s, cl_fn *f, const cl_range *r, cl_event *ev
 static kt__status finish(cl_state *s, kt__errbuf *eb) {
   cl_int rc = s->cl->clFinish(s->queue);
   if (rc == CL_SUCCESS) return KT__ST_OK;
-  return fail(eb, KT__ST_RUNTIME, "kernel execution failed: clFinish: %s", kt__cl_error_name(rc));
+  snprintf(s->lost, sizeof s->lost, "kernel execution failed: clFinish: %s", kt__cl_error_name(rc));
+  return fail(eb, KT__ST_RUNTIME, "%s", s->lost);
 }
+
 
 static kt__status prepare(cl_state *s, cl_fn *f, const kt__launch *l, cl_range *r, kt__errbuf *eb) {
   kt__status st = make_range(l, r, eb);
@@ -475,6 +491,7 @@ static kt__status prepare(cl_state *s, cl_fn *f, const kt__launch *l, cl_range *
 
 static kt__status cl_run(void *state, void *fn, const kt__launch *l, kt__errbuf *eb) {
   cl_range r;
+  if (is_lost(state, eb)) return KT__ST_RUNTIME;
   kt__status st = prepare(state, fn, l, &r, eb);
   if (st == KT__ST_OK) st = enqueue(state, fn, &r, NULL, eb);
   if (st == KT__ST_OK) st = finish(state, eb);
@@ -500,6 +517,7 @@ static kt__status cl_time(void *state, void *fn, const kt__launch *l, int n, dou
   cl_range r;
   cl_event first = NULL, last = NULL;
   cl_ulong start = 0, end = 0;
+  if (is_lost(s, eb)) return KT__ST_RUNTIME;
   if (n < 1) return fail(eb, KT__ST_RUNTIME, "timing needs at least one launch (asked %d)", n);
   kt__status st = prepare(s, fn, l, &r, eb);
   if (st == KT__ST_OK) st = enqueue_n(s, fn, &r, n, &first, &last, eb);
@@ -535,6 +553,7 @@ static void cl_release(void *state, void *buf) {
 
 static int cl_upload(void *state, void *buf, const void *host, size_t bytes, kt__errbuf *eb) {
   cl_state *s = state;
+  if (is_lost(s, eb)) return KT_NOBACKEND;
   if (bytes == 0) return KT_OK;
   cl_int rc = s->cl->clEnqueueWriteBuffer(s->queue, (cl_mem)buf, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
   KT__RETURN_IF(rc != CL_SUCCESS, eb, KT_IO, "OpenCL: clEnqueueWriteBuffer(%zu bytes): %s", bytes,
@@ -544,6 +563,7 @@ static int cl_upload(void *state, void *buf, const void *host, size_t bytes, kt_
 
 static int cl_download(void *state, void *host, void *buf, size_t bytes, kt__errbuf *eb) {
   cl_state *s = state;
+  if (is_lost(s, eb)) return KT_NOBACKEND;
   if (bytes == 0) return KT_OK;
   cl_int rc = s->cl->clEnqueueReadBuffer(s->queue, (cl_mem)buf, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
   KT__RETURN_IF(rc != CL_SUCCESS, eb, KT_IO, "OpenCL: clEnqueueReadBuffer(%zu bytes): %s", bytes,
@@ -556,7 +576,7 @@ static int cl_download(void *state, void *host, void *buf, size_t bytes, kt__err
  * device cannot spare the buffer. */
 static void cl_flush_cache(void *state) {
   cl_state *s = state;
-  if (s->flush_failed) return;
+  if (s->flush_failed || s->lost[0]) return;
   cl_int rc = CL_SUCCESS;
   if (!s->flush_buf) {
     uint64_t want = s->cache_bytes * 2;
