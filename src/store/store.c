@@ -105,9 +105,9 @@ int kt__store_prepare(kt__store *s, const char *sql, sqlite3_stmt **st, const ch
 }
 
 /* A short random pause, so that two waiting writers do not retry in step. */
-static void backoff(int attempt) {
+static void backoff(kt__store *s, int attempt) {
   long us = 1000L << (attempt < 6 ? attempt : 6);
-  us += rand() % 1000;
+  us += rand_r(&s->seed) % 1000;
   struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
   nanosleep(&ts, NULL);
 }
@@ -136,7 +136,7 @@ int kt__store_write(kt__store *s, const char *what, kt__txn_body body, void *ud,
       rollback(s);
     }
     if (!s->busy || kt__now() > deadline) return err;
-    backoff(attempt);
+    backoff(s, attempt);
   }
 }
 
@@ -176,7 +176,7 @@ static int configure(kt__store *s, kt__errbuf *eb) {
   for (int attempt = 0;; attempt++) {
     rc = sqlite3_exec(s->db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL);
     if (!is_busy(rc) || kt__now() > deadline) break;
-    backoff(attempt);
+    backoff(s, attempt);
   }
   if (rc != SQLITE_OK) return kt__store_fail(s, rc, "opening", eb);
   rc = sqlite3_exec(s->db, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON", NULL, NULL, NULL);
@@ -201,6 +201,7 @@ int kt__store_open_ex(const char *path, int flags, kt__store **out, kt__errbuf *
 
   kt__store *s = kt__xcalloc(1, sizeof *s);
   s->path = kt__xstrdup(path);
+  s->seed = (unsigned)getpid() ^ (unsigned)(kt__now() * 1e6);
   pthread_mutex_init(&s->mu, NULL);
   int oflags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX;
   int rc = sqlite3_open_v2(path, &s->db, oflags, NULL);

@@ -24,6 +24,7 @@ struct kt__store {
   char *path;
   pthread_mutex_t mu;
   bool busy; /* the last failure was SQLITE_BUSY/LOCKED: the write may be retried */
+  unsigned seed; /* per process, so that waiting writers do not retry in step */
 };
 
 /* Sets a KT_STORE message naming the file, WHAT was being done and SQLite's
