@@ -330,7 +330,36 @@ static void refill(tuning *t, stage *s, int want) {
   }
 }
 
+/* When kernels run on the host's cores, compile a batch on every core, then
+ * time it with the cores quiet, and repeat. */
+static void run_stage_batched(tuning *t, stage *s) {
+  int batch = 4 * t->r->compile_threads;
+  kt__compile_job **jobs = kt__xcalloc((size_t)batch + 1, sizeof *jobs);
+  for (;;) {
+    refill(t, s, batch);
+    int n = 0;
+    kt__compile_job *j;
+    while ((j = kt__pool_wait(t->pool)) != NULL) {
+      if (n == batch) jobs = kt__xreallocarray(jobs, (size_t)(batch *= 2) + 1, sizeof *jobs);
+      jobs[n++] = j;
+    }
+    if (n == 0) break;
+    for (int i = 0; i < n; i++) {
+      kt__trial *tr = &t->r->trials[jobs[i]->id];
+      if (take_compiled(t, jobs[i], tr) && !kt__interrupted) evaluate(t, tr, KT__REQ_EVAL);
+      if (tr->status != KT__ST_PENDING) finish_trial(t, s, tr);
+    }
+    if (kt__interrupted) break;
+  }
+  free(jobs);
+}
+
+/* Otherwise the pool keeps compiling while the device times what is ready. */
 static void run_stage(tuning *t, stage *s) {
+  if (t->r->device.host_cpu) {
+    run_stage_batched(t, s);
+    return;
+  }
   int want = 2 * t->r->compile_threads + 2;
   refill(t, s, want);
   kt__compile_job *j;
@@ -459,11 +488,6 @@ done:
 
 /* ---- finalists -------------------------------------------------------- */
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* Reused trials have no compiled file yet: build them for the rounds. */
 static void compile_missing(tuning *t, const int *order, int n) {
   for (int i = 0; i < n; i++)
@@ -502,10 +526,13 @@ static void finalist_rounds(tuning *t) {
       }
       samples[i * rounds + taken[i]++] = rep.sample_s;
     }
+  /* The rounds are the trusted measurement: their statistics replace the
+   * first pass's, which ran beside other work. */
   for (int i = 0; i < n; i++)
     if (taken[i] > 0) {
-      qsort(samples + i * rounds, (size_t)taken[i], sizeof *samples, cmp_double);
-      t->r->trials[order[i]].final_s = samples[i * rounds + taken[i] / 2];
+      kt__trial *tr = &t->r->trials[order[i]];
+      kt__stats_compute(samples + i * rounds, taken[i], tr->stats.reps, &tr->stats);
+      tr->final_s = tr->stats.median;
     }
   free(samples);
   free(taken);
@@ -573,6 +600,7 @@ static int start(tuning *t) {
                          .rtol = d->has_verify ? d->rtol : -1,
                          .workdir = t->workdir};
   KT__FORWARD(kt__worker_start(&ws, &t->r->device, &t->worker, t->eb));
+  if (t->k->backend == &kt__backend_cpu) t->r->device.host_cpu = true;
   int jobs = t->k->ctx->opts.jobs > 0 ? t->k->ctx->opts.jobs : kt__ncores();
   t->r->compile_threads = jobs;
   t->pool = kt__pool_create(t->k->backend, jobs);

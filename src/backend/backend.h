@@ -26,6 +26,9 @@ typedef struct kt__device_info {
   uint64_t l2_bytes;         /* last-level cache to flush between timed runs */
   double peak_gflops;        /* fp32 peak; 0 when unknown */
   double peak_gbps;          /* memory bandwidth peak; 0 when unknown */
+  bool host_cpu;             /* kernels run on the host's own cores (CPU backend, a CPU
+                                OpenCL device): compiling while timing would disturb
+                                the timings, so the tuner alternates the two */
 } kt__device_info;
 
 /* One configuration to build. */
