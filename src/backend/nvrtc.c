@@ -19,14 +19,26 @@ static bool is_dir(const char *path) {
   return path && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-const char *kt__nvrtc_include_dir(void) {
+static pthread_once_t include_once = PTHREAD_ONCE_INIT;
+static const char *found_include_dir;
+
+static void find_include_dir(void) {
   static char from_env[4096];
   const char *home = getenv("CUDA_HOME");
   if (home && *home) {
     snprintf(from_env, sizeof from_env, "%s/include", home);
-    if (is_dir(from_env)) return from_env;
+    if (is_dir(from_env)) {
+      found_include_dir = from_env;
+      return;
+    }
   }
-  return is_dir("/usr/local/cuda/include") ? "/usr/local/cuda/include" : NULL;
+  found_include_dir = is_dir("/usr/local/cuda/include") ? "/usr/local/cuda/include" : NULL;
+}
+
+/* Looked up once: compile threads share the answer. */
+const char *kt__nvrtc_include_dir(void) {
+  pthread_once(&include_once, find_include_dir);
+  return found_include_dir;
 }
 
 /* The argument of `@arch(...)` above the kernel, which the parser keeps as
