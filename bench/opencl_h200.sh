@@ -12,11 +12,11 @@
 # directly); the development files of sqlite3, json-c and zlib; CL/cl.h; and
 # the OpenCL ICD loader libOpenCL.so.1. Whatever the machine lacks can travel
 # as Debian packages: on a machine with network access run
-#   bench/opencl_h200.sh --fetch-debs .debs
-# and carry .debs (the device tool's `carry`); this script unpacks them under
-# a private prefix, never into /.
+#   bench/opencl_h200.sh --fetch-debs .carry/debs
+# and name .carry in the device tool's `carry` (it is git-ignored); this
+# script unpacks them under a private prefix, never into /.
 #
-# Environment: OUT (default ./opencl-h200-out), KTUNE_DEBS (default .debs),
+# Environment: OUT (default ./opencl-h200-out), KTUNE_DEBS (default .carry/debs),
 # KTUNE_NVIDIA_OPENCL (the vendor library), KTUNE_OPENCL_DEVICE (default 0),
 # MATMUL_BUDGET REDUCE_BUDGET TRANSPOSE_BUDGET (seconds or configurations),
 # RUN_FAULTY=0 to skip the fault-injection kernel. The defaults take about
@@ -32,7 +32,7 @@ fi
 
 ROOT=$(pwd)
 OUT=${OUT:-$ROOT/opencl-h200-out}
-DEBS=${KTUNE_DEBS:-$ROOT/.debs}
+DEBS=${KTUNE_DEBS:-$ROOT/.carry/debs}
 NV_OCL=${KTUNE_NVIDIA_OPENCL:-/usr/local/nvidia/lib64/libnvidia-opencl.so.1}
 DEV=${KTUNE_OPENCL_DEVICE:-0}
 WORK=$(mktemp -d)
