@@ -180,6 +180,8 @@ static int fill_info(const kt__cl_api *cl, cl_pair pr, int index, kt__device_inf
   cl_ulong mem = 0, local = 0, cache = 0;
   size_t group = 0;
   cl_uint units = 0;
+  cl_device_type type = 0;
+  KT__FORWARD(device_value(cl, pr.device, CL_DEVICE_TYPE, &type, sizeof type, eb));
   KT__FORWARD(device_value(cl, pr.device, CL_DEVICE_GLOBAL_MEM_SIZE, &mem, sizeof mem, eb));
   KT__FORWARD(device_value(cl, pr.device, CL_DEVICE_LOCAL_MEM_SIZE, &local, sizeof local, eb));
   KT__FORWARD(device_value(cl, pr.device, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, &cache, sizeof cache, eb));
@@ -190,6 +192,7 @@ static int fill_info(const kt__cl_api *cl, cl_pair pr, int index, kt__device_inf
   info->l2_bytes = cache;
   info->max_threads_per_block = group > INT32_MAX ? INT32_MAX : (int)group;
   info->compute_units = (int)units;
+  info->host_cpu = (type & CL_DEVICE_TYPE_CPU) != 0; /* PoCL's pthread device shares our cores */
   return KT_OK;
 }
 

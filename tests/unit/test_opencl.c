@@ -118,6 +118,8 @@ TEST(open_fills_info) {
   ASSERT_EQ(f.info.index, 0);
   ASSERT_TRUE(f.info.name[0] != '\0');
   ASSERT_CONTAINS(f.info.arch, "OpenCL");
+  /* A CPU device (PoCL) runs on the host's cores; a GPU does not. */
+  ASSERT_EQ(f.info.host_cpu, strstr(f.info.name, "pthread") != NULL || strstr(f.info.name, "cpu") != NULL);
   fx_close(&f);
 }
 
