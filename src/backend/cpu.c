@@ -239,7 +239,15 @@ typedef struct cc_command {
   const char *argv[MAX_CC_WORDS + 16 + 2 * MAX_DEFS];
   char *words;
   char defs[MAX_DEFS][96];
+  char *srcdir; /* the user's file's directory, for its "quoted" includes */
 } cc_command;
+
+/* "dir" of "dir/file.c", "." of "file.c". */
+static char *directory_of(const char *path) {
+  const char *slash = path ? strrchr(path, '/') : NULL;
+  if (!slash) return kt__xstrdup(".");
+  return kt__xstrndup(path, slash == path ? 1 : (size_t)(slash - path));
+}
 
 static void build_command(const kt__build *b, const char *so, const char *src, const char *wrapper, cc_command *c) {
   int n = compiler_words(c->argv, MAX_CC_WORDS, &c->words);
@@ -249,6 +257,11 @@ static void build_command(const kt__build *b, const char *so, const char *src, c
     snprintf(c->defs[i], sizeof c->defs[i], "-D%s=%lld", b->names[i], (long long)b->values[i]);
     c->argv[n++] = c->defs[i];
   }
+  /* A copied source (see kernel_source) still finds the headers beside the
+   * user's file. */
+  c->srcdir = directory_of(b->file->src.path);
+  c->argv[n++] = "-iquote";
+  c->argv[n++] = c->srcdir;
   c->argv[n++] = "-o";
   c->argv[n++] = so;
   c->argv[n++] = "-include";
@@ -286,6 +299,7 @@ static kt__status run_compiler(const kt__build *b, const char *so, const char *s
   }
   kt__sbuf_free(&sp.out);
   free(c->words);
+  free(c->srcdir);
   free(c);
   return st;
 }

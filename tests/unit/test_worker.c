@@ -363,3 +363,38 @@ TEST(list_devices_in_a_child) {
   ASSERT_TRUE(d[0].compute_units >= 1);
   ASSERT_TRUE(strstr(d[0].toolchain_version, "version unknown") == NULL);
 }
+
+TEST(copied_source_finds_headers_beside_the_file) {
+  char dir[64] = "/tmp/kt-test-include-XXXXXX";
+  ASSERT_TRUE(mkdtemp(dir) != NULL);
+  char header[128], label[128];
+  snprintf(header, sizeof header, "%s/twice.h", dir);
+  snprintf(label, sizeof label, "%s/k.c", dir); /* never written: the source is a string */
+  FILE *h = fopen(header, "w");
+  ASSERT_TRUE(h != NULL);
+  fputs("#define TWICE(x) (2 * (x))\n", h);
+  fclose(h);
+  fixture f;
+  memset(&f, 0, sizeof f);
+  kt__diag d;
+  kt__diag_init(&d, NULL);
+  f.file = kt__parse_string(label,
+                            "#include \"twice.h\"\n"
+                            "// @autotune(U in [1])\n"
+                            "// @kernel t(o: out tensor<i32>[1])\n"
+                            "void t(int *o) { *o = TWICE(21); }\n",
+                            KT__LANG_C, &d);
+  kt__diag_free(&d);
+  ASSERT_TRUE(f.file != NULL);
+  f.decl = kt__file_kernel(f.file, NULL, NULL);
+  snprintf(f.workdir, sizeof f.workdir, "/tmp/kt-test-worker-XXXXXX");
+  ASSERT_TRUE(mkdtemp(f.workdir) != NULL);
+  kt__artifact a;
+  kt__errbuf eb = {{0}};
+  kt__status st = compile(&f, 1, &a, &eb);
+  if (st != KT__ST_OK) kt_test_fail(__FILE__, __LINE__, "%s", eb.msg);
+  kt__artifact_free(&a);
+  finish(&f);
+  unlink(header);
+  rmdir(dir);
+}
