@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cluster.h"
 #include "verify/verify.h"
 
 enum {
@@ -151,29 +152,13 @@ static kt__status get_fn(child *c, const kt__request *rq, void **fn, kt__errbuf 
   return KT__ST_OK;
 }
 
-/* CLUSTER_X/Y/Z among the cluster names give a cluster launch. */
-static void cluster_shape(const child *c, const kt__request *rq, uint64_t cluster[3]) {
-  static const char *const axes[3] = {"CLUSTER_X", "CLUSTER_Y", "CLUSTER_Z"};
-  const kt__kernel_decl *d = c->s->decl;
-  bool any = false;
-  for (int k = 0; k < 3; k++) {
-    cluster[k] = 1;
-    for (int i = 0; i < d->ncluster; i++)
-      if (strcmp(d->cluster[i].name, axes[k]) == 0 && d->ntune + i < rq->nvalues) {
-        cluster[k] = (uint64_t)rq->values[d->ntune + i];
-        any = true;
-      }
-  }
-  if (!any) cluster[0] = cluster[1] = cluster[2] = 0;
-}
-
 /* Launch description for one request: geometry, then every argument. */
 static kt__status make_launch(child *c, const kt__request *rq, kt__launch *l, kt__arg *args, kt__errbuf *eb) {
   const kt__kernel_decl *d = c->s->decl;
   kt__env env = {.names = c->names, .values = rq->values, .n = c->nnames, .parent = c->s->sizes};
   *l = (kt__launch){.args = args, .nargs = d->nparams};
   if (kt__launch_geometry(d, &env, l->grid, l->block, &l->shared_bytes, eb) != KT_OK) return KT__ST_CONSTRAINT;
-  cluster_shape(c, rq, l->cluster);
+  kt__cluster_dims(&env, l->cluster);
   for (int i = 0; i < d->nparams; i++) {
     kt__arg *a = &args[i];
     *a = (kt__arg){0};
