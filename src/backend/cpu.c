@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -96,13 +95,12 @@ static int run_captured(const char *const argv[], double timeout_s, spawned *sp,
   posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
   posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
   posix_spawnattr_init(&at);
-  /* SCHED_IDLE: compilers take only CPU time nothing else wants, so that
-   * they do not disturb a CPU kernel being timed meanwhile on these cores. */
-  struct sched_param idle = {.sched_priority = 0};
-  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSCHEDULER);
+  /* Ordinary scheduling on purpose: SCHED_IDLE would keep compilers off a
+   * core that times a CPU kernel, but starves them (and trips the compile
+   * timeout) on a loaded machine. Leaving a core to the worker is the
+   * compile pool's business. */
+  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
   posix_spawnattr_setpgroup(&at, 0);
-  posix_spawnattr_setschedpolicy(&at, SCHED_IDLE);
-  posix_spawnattr_setschedparam(&at, &idle);
   pid_t pid;
   int rc = posix_spawnp(&pid, argv[0], &fa, &at, (char *const *)argv, environ);
   posix_spawn_file_actions_destroy(&fa);
