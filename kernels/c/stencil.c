@@ -1,3 +1,5 @@
+#include <stddef.h>
+
 /* Five-point Jacobi stencil on an N x N grid (interior points only; the
  * border of `out` keeps its zeros). BLOCK_Y x BLOCK_X tiles the sweep so the
  * three input rows a tile touches stay in cache. */

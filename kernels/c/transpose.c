@@ -1,3 +1,5 @@
+#include <stddef.h>
+
 /* Tiled out-of-place transpose, out[j][i] = in[i][j]. Reading rows and
  * writing columns thrashes the cache unless the work is done in tiles that
  * fit it; TILE_R x TILE_C is the tile. The default (1 x 1) is the naive

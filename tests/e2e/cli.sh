@@ -10,7 +10,7 @@ expect_contains "$TMP/err" "TILE_Q" "unknown pinned name named"
 expect_contains "$TMP/err" "TILE_M, TILE_N, TILE_K, UNROLL" "declared names listed"
 run_status 2 "$KTUNE" tune kernels/c/nonexistent.c
 run_status 2 "$KTUNE" tune kernels/c/matmul.c --dim Q=3 --no-db
-expect_contains "$TMP/err" "M, N, K" "runtime sizes listed"
+expect_contains "$TMP/err" "M, K, N" "runtime sizes listed"
 run_status 2 "$KTUNE" tune kernels/c/matmul.c --dim M=abc --no-db
 run_status 2 "$KTUNE" tune kernels/c/matmul.c --budget lots --no-db
 run_status 2 "$KTUNE" tune kernels/c/matmul.c --backend cuda --no-db
