@@ -48,4 +48,7 @@ void kt__csig_free(kt__csig *s);
  * tensor modes from it, and stores it in K's sig_* fields. Errors go to D. */
 void kt__csig_check(kt__kernel_decl *k, const kt__csig *sig, kt__diag *d);
 
+/* Frees what a parameter owns (not the struct itself). */
+void kt__param_free(kt__param *q);
+
 #endif

@@ -466,13 +466,6 @@ static bool param_type(parser *p, kt__param *q) {
          expect(p, KT__T_GT, "'>'") && tensor_shape(p, q);
 }
 
-static void param_free(kt__param *q) {
-  free(q->name);
-  for (int i = 0; i < q->ndims; i++) kt__expr_free(q->dims[i]);
-  free(q->dims);
-  kt__expr_free(q->value);
-}
-
 /* Expressions already handed to add_use are owned by the parameter; on
  * failure they are freed here, so drop them from the use list too. */
 static void forget_uses(parser *p, int keep) { p->nuses = keep; }
@@ -495,7 +488,7 @@ static bool item_param(parser *p, void *ud) {
     }
   if (!ok) {
     forget_uses(p, uses);
-    param_free(&q);
+    kt__param_free(&q);
     return false;
   }
   *PUSH(p->k->params, p->k->nparams) = q;
@@ -733,89 +726,4 @@ kt__file *kt__parse_string(const char *label, const char *text, kt__lang lang, k
   kt__source_from_string(label, text, &f->src);
   f->lang = lang;
   return parse_source(f, d);
-}
-
-static void tunedims_free(kt__tunedim *t, int n) {
-  for (int i = 0; i < n; i++) {
-    free(t[i].name);
-    free(t[i].values);
-  }
-  free(t);
-}
-
-static void bindings_free(kt__binding *b, int n) {
-  for (int i = 0; i < n; i++) {
-    free(b[i].name);
-    free(b[i].bucket);
-    kt__expr_free(b[i].value);
-  }
-  free(b);
-}
-
-static void decl_free(kt__kernel_decl *k) {
-  free(k->name);
-  for (int i = 0; i < k->nparams; i++) param_free(&k->params[i]);
-  free(k->params);
-  tunedims_free(k->tune, k->ntune);
-  tunedims_free(k->cluster, k->ncluster);
-  for (int i = 0; i < k->nwhere; i++) kt__expr_free(k->where[i]);
-  free(k->where);
-  for (int i = 0; i < 3; i++) {
-    kt__expr_free(k->grid[i]);
-    kt__expr_free(k->block[i]);
-  }
-  bindings_free(k->dims, k->ndims);
-  bindings_free(k->key, k->nkey);
-  kt__expr_free(k->shared);
-  kt__expr_free(k->flops);
-  kt__expr_free(k->bytes);
-  for (int i = 0; i < k->nunknown; i++) free(k->unknown[i].name);
-  free(k->unknown);
-  for (int i = 0; i < k->nsizes; i++) free(k->sizes[i]);
-  free(k->sizes);
-  for (int i = 0; i < k->sig_nparams; i++) free(k->sig_names[i]);
-  free(k->sig_names);
-  free(k->sig_is_pointer);
-  free(k->sig_is_const);
-}
-
-void kt__file_free(kt__file *f) {
-  if (!f) return;
-  for (int i = 0; i < f->nkernels; i++) decl_free(&f->kernels[i]);
-  free(f->kernels);
-  kt__source_free(&f->src);
-  free(f);
-}
-
-static void list_kernels(const kt__file *f, kt__sbuf *b) {
-  for (int i = 0; i < f->nkernels; i++) kt__sbuf_printf(b, "%s%s", i ? ", " : "", f->kernels[i].name);
-}
-
-const kt__kernel_decl *kt__file_kernel(const kt__file *f, const char *name, kt__errbuf *eb) {
-  if (f->nkernels == 0) {
-    kt__err(eb, KT_INVALID, "no annotated kernel in %s; add `// @kernel NAME(params)` and "
-            "`// @autotune(...)` above the kernel function", f->src.path);
-    return NULL;
-  }
-  if (!name && f->nkernels == 1) return &f->kernels[0];
-  for (int i = 0; name && i < f->nkernels; i++)
-    if (strcmp(f->kernels[i].name, name) == 0) return &f->kernels[i];
-  kt__sbuf b = {0};
-  list_kernels(f, &b);
-  if (!name) kt__err(eb, KT_INVALID, "several kernels in %s: %s; choose one with --kernel NAME", f->src.path, b.s);
-  else kt__err(eb, KT_NOTFOUND, "no kernel named '%s' in %s; its kernels: %s", name, f->src.path, b.s);
-  kt__sbuf_free(&b);
-  return NULL;
-}
-
-int kt__decl_tune_index(const kt__kernel_decl *k, const char *name) {
-  for (int i = 0; i < k->ntune; i++)
-    if (strcmp(k->tune[i].name, name) == 0) return i;
-  return -1;
-}
-
-int kt__decl_size_index(const kt__kernel_decl *k, const char *name) {
-  for (int i = 0; i < k->nsizes; i++)
-    if (strcmp(k->sizes[i], name) == 0) return i;
-  return -1;
 }
