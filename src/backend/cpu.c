@@ -395,6 +395,7 @@ static void describe_cpu(kt__device_info *info) {
   info->memory_bytes = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
   info->compute_units = kt__ncores();
   info->l2_bytes = last_level_cache();
+  info->host_cpu = true;
   toolchain_version(info->toolchain_version, sizeof info->toolchain_version);
 }
 

@@ -361,6 +361,7 @@ TEST(list_devices_in_a_child) {
   ASSERT_TRUE(d[0].name[0] != 0);
   ASSERT_TRUE(d[0].memory_bytes > 0);
   ASSERT_TRUE(d[0].compute_units >= 1);
+  ASSERT_TRUE(d[0].host_cpu);
   ASSERT_TRUE(strstr(d[0].toolchain_version, "version unknown") == NULL);
 }
 
