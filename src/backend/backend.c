@@ -93,3 +93,7 @@ kt__status kt__be_time(const kt__backend *be, void *state, void *fn, const kt__l
 void kt__be_flush_cache(const kt__backend *be, void *state) {
   if (be->flush_cache) be->flush_cache(state);
 }
+
+void kt__be_prebuild(const kt__backend *be, void *state, const kt__build *b, int n) {
+  if (be->prebuild && n > 0) be->prebuild(state, b, n);
+}

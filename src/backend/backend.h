@@ -99,6 +99,11 @@ typedef struct kt__backend {
   kt__status (*time)(void *state, void *fn, const kt__launch *l, int n, double *seconds, kt__errbuf *eb);
   /* WORKER: evicts the device's caches (may be NULL). Not timed. */
   void (*flush_cache)(void *state);
+  /* WORKER, optional (may be NULL): builds the N configurations B ahead of
+   * their loads, on several threads, for backends that compile at load
+   * time (OpenCL). Nothing is reported here: each later load reports its
+   * own build's outcome, failures included. */
+  void (*prebuild)(void *state, const kt__build *b, int n);
 } kt__backend;
 
 extern const kt__backend kt__backend_cpu;
@@ -125,5 +130,6 @@ int kt__be_download(const kt__backend *be, void *state, void *host, void *buf, s
 kt__status kt__be_run(const kt__backend *be, void *state, void *fn, const kt__launch *l, kt__errbuf *eb);
 kt__status kt__be_time(const kt__backend *be, void *state, void *fn, const kt__launch *l, int n, double *seconds, kt__errbuf *eb);
 void kt__be_flush_cache(const kt__backend *be, void *state);
+void kt__be_prebuild(const kt__backend *be, void *state, const kt__build *b, int n);
 
 #endif

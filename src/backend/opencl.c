@@ -5,13 +5,14 @@
  * --device number. Programs are built at load time inside the worker (the
  * context is the worker's), from the kernel file's whole source with the
  * configuration as -DNAME=VALUE options, and cached per source and option
- * string. Dynamic local memory (@shared) is passed to a kernel that declares
+ * string; `prebuild` fills that cache ahead on all cores. Dynamic local memory (@shared) is passed to a kernel that declares
  * one more parameter than @kernel lists: a trailing `__local` pointer, sized
  * to the @shared bytes. Timing uses profiling events. */
 #include "backend.h"
 #include "opencl_api.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -332,23 +333,99 @@ static void build_entry(cl_state *s, const char *source, size_t len, cl_entry *e
   e->log = msg.s;
 }
 
+static cl_entry *find_entry(cl_state *s, uint64_t hash, const char *options) {
+  for (int i = 0; i < CACHE_SLOTS; i++) {
+    cl_entry *e = &s->cache[i];
+    if (e->options && e->source_hash == hash && strcmp(e->options, options) == 0) return e;
+  }
+  return NULL;
+}
+
+/* The oldest slot, emptied. Kernels made from its program keep it alive. */
+static cl_entry *take_slot(cl_state *s) {
+  cl_entry *e = &s->cache[s->next_slot];
+  s->next_slot = (s->next_slot + 1) % CACHE_SLOTS;
+  entry_clear(s->cl, e);
+  return e;
+}
+
 /* The cached entry for (SOURCE, OPTIONS), building it on a miss. */
 static cl_entry *lookup_program(cl_state *s, const kt__source *src, char *options) {
   uint64_t h = fnv1a(src->text, src->len);
-  for (int i = 0; i < CACHE_SLOTS; i++) {
-    cl_entry *e = &s->cache[i];
-    if (e->options && e->source_hash == h && strcmp(e->options, options) == 0) {
-      free(options);
-      return e;
-    }
+  cl_entry *e = find_entry(s, h, options);
+  if (e) {
+    free(options);
+    return e;
   }
-  cl_entry *e = &s->cache[s->next_slot];
-  s->next_slot = (s->next_slot + 1) % CACHE_SLOTS;
-  entry_clear(s->cl, e); /* kernels made from an evicted program keep it alive */
+  e = take_slot(s);
   e->source_hash = h;
   e->options = options;
   build_entry(s, src->text, src->len, e);
   return e;
+}
+
+/* ---- building ahead, on several threads --------------------------------- */
+
+typedef struct prebuild_job {
+  const kt__source *src;
+  cl_entry entry;
+} prebuild_job;
+
+typedef struct prebuild_pool {
+  cl_state *s;
+  prebuild_job *jobs;
+  int n, next;
+  pthread_mutex_t mu;
+} prebuild_pool;
+
+/* Takes jobs until none is left. OpenCL 1.2 makes clCreateProgramWithSource
+ * and clBuildProgram safe to call from several threads on one context. */
+static void *prebuild_thread(void *arg) {
+  prebuild_pool *p = arg;
+  for (;;) {
+    pthread_mutex_lock(&p->mu);
+    int i = p->next++;
+    pthread_mutex_unlock(&p->mu);
+    if (i >= p->n) return NULL;
+    build_entry(p->s, p->jobs[i].src->text, p->jobs[i].src->len, &p->jobs[i].entry);
+  }
+}
+
+/* The configurations of B not yet cached, without duplicates. */
+static int prebuild_jobs(cl_state *s, const kt__build *b, int n, prebuild_job *jobs) {
+  int m = 0;
+  for (int i = 0; i < n; i++) {
+    char *options = build_options(&b[i]);
+    uint64_t h = fnv1a(b[i].file->src.text, b[i].file->src.len);
+    bool seen = find_entry(s, h, options) != NULL;
+    for (int j = 0; j < m && !seen; j++)
+      seen = jobs[j].entry.source_hash == h && strcmp(jobs[j].entry.options, options) == 0;
+    if (seen) {
+      free(options);
+      continue;
+    }
+    jobs[m++] = (prebuild_job){&b[i].file->src, {.source_hash = h, .options = options}};
+  }
+  return m;
+}
+
+static void cl_prebuild(void *state, const kt__build *b, int n) {
+  cl_state *s = state;
+  if (s->lost[0]) return;
+  if (n > CACHE_SLOTS / 2) n = CACHE_SLOTS / 2; /* keep the recently loaded ones */
+  prebuild_pool p = {.s = s, .jobs = kt__xcalloc((size_t)n, sizeof *p.jobs)};
+  p.n = prebuild_jobs(s, b, n, p.jobs);
+  pthread_mutex_init(&p.mu, NULL);
+  int nthreads = kt__ncores() < p.n ? kt__ncores() : p.n;
+  pthread_t tids[CACHE_SLOTS];
+  int started = 0;
+  for (int t = 1; t < nthreads; t++) /* this thread is one of them */
+    if (pthread_create(&tids[started], NULL, prebuild_thread, &p) == 0) started++;
+  prebuild_thread(&p);
+  for (int t = 0; t < started; t++) pthread_join(tids[t], NULL);
+  pthread_mutex_destroy(&p.mu);
+  for (int i = 0; i < p.n; i++) *take_slot(s) = p.jobs[i].entry;
+  free(p.jobs);
 }
 
 static kt__status kernel_query(cl_state *s, cl_fn *f, kt__errbuf *eb) {
@@ -611,6 +688,7 @@ const kt__backend kt__backend_opencl = {
     .run = cl_run,
     .time = cl_time,
     .flush_cache = cl_flush_cache,
+    .prebuild = cl_prebuild,
 };
 
 #else /* !KTUNE_HAVE_CL_H */

@@ -301,10 +301,15 @@ TEST(timing_is_positive_and_grows_with_launches) {
   void *buf = fx_buffer(&f, NULL, 4096);
   kt__arg args[] = {tensor_arg(buf, 4096 * 4), int_arg(2000)};
   kt__launch l = launch_1d(args, 2, 64, 64);
-  double one = 0, many = 0;
-  ASSERT_EQ(kt__be_time(be, f.state, fn, &l, 1, &one, &f.eb), KT__ST_OK);
+  /* The fastest of a few single launches, so that a busy machine delaying
+   * one of them does not make it look as long as eight. */
+  double one = 1e9, many = 0, t = 0;
+  for (int i = 0; i < 3; i++) {
+    ASSERT_EQ(kt__be_time(be, f.state, fn, &l, 1, &t, &f.eb), KT__ST_OK);
+    ASSERT_TRUE(t > 0);
+    one = t < one ? t : one;
+  }
   ASSERT_EQ(kt__be_time(be, f.state, fn, &l, 8, &many, &f.eb), KT__ST_OK);
-  ASSERT_TRUE(one > 0);
   ASSERT_TRUE(many > one * 2); /* eight launches take clearly longer than one */
   ASSERT_TRUE(many < 60);
   ASSERT_EQ(kt__be_time(be, f.state, fn, &l, 0, &one, &f.eb), KT__ST_RUNTIME);
@@ -312,5 +317,29 @@ TEST(timing_is_positive_and_grows_with_launches) {
   ASSERT_EQ(kt__be_run(be, f.state, fn, &l, &f.eb), KT__ST_OK);
   kt__be_release(be, f.state, buf);
   kt__be_unload(be, f.state, fn);
+  fx_close(&f);
+}
+
+TEST(prebuild_fills_the_cache_on_threads) {
+  static const char *const names[] = {"FACTOR"};
+  static const int64_t factors[] = {2, 3, 5, 3};
+  fixture f;
+  fx_open(&f);
+  kt__source_from_string("test.cl", scale_src, &f.file.src);
+  f.decl.name = "scale";
+  /* Four builds (one repeated) and one without FACTOR, which fails. */
+  kt__build b[5];
+  for (int i = 0; i < 5; i++)
+    b[i] = (kt__build){.file = &f.file, .decl = &f.decl, .names = names, .values = &factors[i % 4],
+                       .n = i < 4, .device = &f.info, .timeout_s = 60};
+  kt__be_prebuild(be, f.state, b, 5);
+  check_scale(&f, 2, 300, 64);
+  check_scale(&f, 5, 300, 64);
+  check_scale(&f, 3, 300, 64);
+  kt__artifact a = {0};
+  void *fn = NULL;
+  ASSERT_EQ(kt__be_load(be, f.state, &b[4], &a, &fn, &f.eb), KT__ST_COMPILE);
+  ASSERT_CONTAINS(f.eb.msg, "FACTOR");
+  kt__be_prebuild(be, f.state, b, 0); /* nothing to do */
   fx_close(&f);
 }
