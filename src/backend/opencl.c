@@ -482,7 +482,8 @@ static kt__status cl_check(void *state, void *fn, const kt__launch *l, kt__errbu
     if (l->block[i] > s->max_item[i])
       return fail(eb, KT__ST_CONSTRAINT, "block dimension %d is %" PRIu64 " work-items; the device allows %zu", i,
                   l->block[i], s->max_item[i]);
-    group *= l->block[i]; /* each factor is at most a size_t limit: no overflow in 3 */
+    if (!kt__mul_u64(group, l->block[i], &group))
+      return fail(eb, KT__ST_CONSTRAINT, "work-group size overflows 64 bits");
   }
   if (group > f->group_limit)
     return fail(eb, KT__ST_CONSTRAINT,
