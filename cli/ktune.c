@@ -223,7 +223,8 @@ static int cmd_tune(const cli *c, int bench) {
     install_signals();
     rc = kt_tune(k, &o, &r);
   }
-  if (r) {
+  /* A result is worth printing once tuning ran, even when nothing won. */
+  if (r && (rc == KT_OK || rc == KT_NOVALID || rc == KT_INTERRUPTED)) {
     if (c->json) kt_result_print_json(r, stdout);
     else kt_result_print_table(r, stdout);
   }

@@ -662,7 +662,13 @@ static void check_signature(kt__file *f, const kt__group *g, kt__kernel_decl *k,
     kt__diag_error(d, where, "%s", msg);
     return;
   }
+  /* OpenCL passes @shared (dynamic local memory) as one trailing __local
+   * pointer that @kernel does not declare: the backend supplies it. */
+  int all = sig.nparams;
+  if (f->lang == KT__LANG_OPENCL && k->shared && sig.nparams == k->nparams + 1 && sig.is_pointer[sig.nparams - 1])
+    sig.nparams--;
   kt__csig_check(k, &sig, d);
+  sig.nparams = all;
   kt__csig_free(&sig);
 }
 
