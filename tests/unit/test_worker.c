@@ -399,3 +399,32 @@ TEST(copied_source_finds_headers_beside_the_file) {
   unlink(header);
   rmdir(dir);
 }
+
+/* ADDR (any value a request carries) is where the kernel stores when it is
+ * not 0: the address of the shared inputs, which the worker keeps
+ * read-only, so a wild store crashes instead of corrupting every later
+ * configuration's inputs. */
+static const char *const WILD =
+    "#include <stdint.h>\n"
+    "// @autotune(ADDR in [0])\n"
+    "// @kernel w(x: in tensor<f32>[4], y: out tensor<f32>[4])\n"
+    "void w(const float *x, float *y) {\n"
+    "  if (ADDR) *(volatile float *)(uintptr_t)ADDR = 42;\n"
+    "  for (int i = 0; i < 4; i++) y[i] = x[i];\n"
+    "}\n";
+
+TEST(wild_store_to_shared_inputs_faults) {
+  fixture f;
+  start(&f, WILD);
+  ASSERT_STATUS(ask(&f, KT__REQ_REFERENCE, 0, false, 30), KT__ST_OK);
+  float *initial = f.args->tensors[0].initial, before = initial[0];
+  kt__reply r = ask(&f, KT__REQ_VERIFY, (int64_t)(uintptr_t)initial, false, 30);
+  ASSERT_STATUS(r, KT__ST_RUNTIME);
+  ASSERT_CONTAINS(r.msg, "SIGSEGV");
+  ASSERT_TRUE(initial[0] == before);
+  float *ref = f.args->tensors[1].reference;
+  r = ask(&f, KT__REQ_VERIFY, (int64_t)(uintptr_t)ref, false, 30);
+  ASSERT_CONTAINS(r.msg, "SIGSEGV");
+  ASSERT_TRUE(ref[0] == before);
+  finish(&f);
+}
