@@ -21,6 +21,13 @@ typedef struct kt__worker_setup {
   const char *workdir;
 } kt__worker_setup;
 
+/* Every run that is checked starts from the same state: each tensor holds
+ * its initial content, except `out` tensors without an initial value, which
+ * are poisoned (NaN, 0xA5) so that an element the kernel does not write
+ * fails the comparison. Before each timed sample, inout tensors and outputs
+ * with an initial value are restored again (not timed), and the device's
+ * caches flushed. Outputs are compared with the setup's atol/rtol where
+ * >= 0, else @verify's, else kt__default_tolerance of the element type. */
 typedef enum kt__req_kind {
   KT__REQ_REFERENCE, /* run once; store outputs as the reference */
   KT__REQ_EVAL,      /* run once and verify against the reference, then measure */
