@@ -109,7 +109,7 @@ for t in "$BUILD"/test_*; do
   [ -x "$t" ] || continue
   g=$(basename "$t")
   log "unit tests: $g"
-  timeout 300 "$t" >"$BUILD/$g.out" 2>&1
+  timeout 180 "$t" >"$BUILD/$g.out" 2>&1
   rc=$?
   cat "$BUILD/$g.out" >>"$LOG"
   summary=$(tail -1 "$BUILD/$g.out")
@@ -172,7 +172,7 @@ tune() { # tune FILE BUDGET [extra...]
 
 for f in kernels/cuda/*.cu; do
   case $(basename "$f") in
-  sgemm.cu | gemm_bf16.cu) budget=90s ;;
+  sgemm.cu | gemm_bf16.cu) budget=75s ;;
   *) budget=30s ;;
   esac
   tune "$f" "$budget"

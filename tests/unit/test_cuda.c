@@ -191,9 +191,10 @@ TEST(compiles_softmax) { compile_file("kernels/cuda/softmax.cu", 18); }
 TEST(compiles_sgemm_1) { compile_shard("kernels/cuda/sgemm.cu", 58, 0, 3); }
 TEST(compiles_sgemm_2) { compile_shard("kernels/cuda/sgemm.cu", 58, 1, 3); }
 TEST(compiles_sgemm_3) { compile_shard("kernels/cuda/sgemm.cu", 58, 2, 3); }
-TEST(compiles_gemm_bf16_1) { compile_shard("kernels/cuda/gemm_bf16.cu", 72, 0, 3); }
-TEST(compiles_gemm_bf16_2) { compile_shard("kernels/cuda/gemm_bf16.cu", 72, 1, 3); }
-TEST(compiles_gemm_bf16_3) { compile_shard("kernels/cuda/gemm_bf16.cu", 72, 2, 3); }
+TEST(compiles_gemm_bf16_1) { compile_shard("kernels/cuda/gemm_bf16.cu", 90, 0, 4); }
+TEST(compiles_gemm_bf16_2) { compile_shard("kernels/cuda/gemm_bf16.cu", 90, 1, 4); }
+TEST(compiles_gemm_bf16_3) { compile_shard("kernels/cuda/gemm_bf16.cu", 90, 2, 4); }
+TEST(compiles_gemm_bf16_4) { compile_shard("kernels/cuda/gemm_bf16.cu", 90, 3, 4); }
 TEST(compiles_cluster) { compile_file("kernels/cuda/cluster.cu", 64); }
 TEST(compiles_faulty) { compile_file("tests/data/cuda_faulty.cu", 4); }
 
