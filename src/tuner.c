@@ -123,18 +123,18 @@ static void load_stored(void *ud, const kt__record *rec) {
   e->rec.message = rec->message ? kt__xstrdup(rec->message) : NULL;
 }
 
-static void open_store(tuning *t) {
+/* A database that was asked for but cannot be opened (a directory, a
+ * damaged file) is bad input: refusing before any measurement beats tuning
+ * for minutes and keeping nothing. */
+static int open_store(tuning *t) {
   t->store = kt__context_store(t->k->ctx);
-  if (!t->store) {
-    if (!t->k->ctx->opts.no_db && !quiet(t))
-      fprintf(stderr, "ktune: warning: results are not kept: %s\n", t->k->ctx->err.msg);
-    return;
-  }
+  if (!t->store) return t->k->ctx->opts.no_db ? KT_OK : KT_STORE;
   t->r->db_path = kt__xstrdup(kt__store_path(t->store));
   kt__kernel_key_sizes(t->k, t->sizes, &t->key_sizes);
   t->key = (kt__store_key){t->k->source_hash, t->d->name, &t->r->device, t->key_sizes.s, NULL};
   kt__errbuf eb;
   if (!t->o.no_cache) kt__store_each(t->store, &t->key, load_stored, t, &eb);
+  return KT_OK;
 }
 
 static void store_trial(tuning *t, const kt__trial *tr) {
@@ -578,6 +578,18 @@ static void describe_sizes(tuning *t) {
   t->r->sizes = b.s ? b.s : kt__xstrdup("");
 }
 
+/* Messages from the argument setup point at "line:col: ..." or nowhere;
+ * the user needs the file too, in the `file:line:col: error:` form. */
+static int locate_error(tuning *t, int rc) {
+  char msg[sizeof t->eb->msg];
+  int line, col, n = 0;
+  snprintf(msg, sizeof msg, "%s", t->eb->msg);
+  const char *path = t->k->file->src.path;
+  if (sscanf(msg, "%d:%d: %n", &line, &col, &n) == 2 && n > 0)
+    return kt__err(t->eb, rc, "%s:%d:%d: error: %s", path, line, col, msg + n);
+  return kt__err(t->eb, rc, "%s: error: %s", path, msg);
+}
+
 static int start(tuning *t) {
   const kt__kernel_decl *d = t->d;
   t->sizes = kt__xcalloc((size_t)d->nsizes + 1, sizeof *t->sizes);
@@ -589,7 +601,8 @@ static int start(tuning *t) {
   t->r->flops = eval_work(t, d->flops);
   t->r->bytes = eval_work(t, d->bytes);
   if (!(t->workdir = kt__workdir(t->eb))) return KT_IO;
-  KT__FORWARD(kt__argset_create(d, &t->size_env, t->o.seed ? t->o.seed : 42, 0, &t->args, t->eb));
+  int rc = kt__argset_create(d, &t->size_env, t->o.seed ? t->o.seed : 42, 0, &t->args, t->eb);
+  if (rc != KT_OK) return locate_error(t, rc);
   kt__worker_setup ws = {.backend = t->k->backend,
                          .device = t->k->ctx->opts.device,
                          .file = t->k->file,
@@ -604,8 +617,7 @@ static int start(tuning *t) {
   int jobs = t->k->ctx->opts.jobs > 0 ? t->k->ctx->opts.jobs : kt__ncores();
   t->r->compile_threads = jobs;
   t->pool = kt__pool_create(t->k->backend, jobs);
-  open_store(t);
-  return KT_OK;
+  return open_store(t);
 }
 
 static void finish(tuning *t) {
@@ -647,7 +659,7 @@ int kt_tune(kt_kernel *k, const kt_tune_options *opts, kt_result **out) {
   int rc = start(&t);
   if (rc == KT_OK) rc = run_reference(&t);
   if (rc == KT_OK) rc = search(&t, 0, t.defaults);
-  pick_winner(&t);
+  if (t.r) pick_winner(&t); /* no result when the setup failed */
   if (rc == KT_OK && t.d->ncluster > 0 && t.r->winner >= 0 && !kt__interrupted)
     rc = search(&t, 1, t.r->trials[t.r->winner].values);
   if (rc == KT_OK && !kt__interrupted) finalist_rounds(&t);
