@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "lang/expr.h"
+#include "space/space.h"
 
 int kt_version_number(void) { return KTUNE_VERSION_NUMBER; }
 const char *kt_version(void) { return KTUNE_VERSION_STRING; }
@@ -213,7 +214,32 @@ int kt_kernel_set_size_arg(kt_kernel *k, const char *arg) {
   return rc;
 }
 
+/* Checks a --autotune spec against every tuned name (both stages) before
+ * anything runs: a one-choice-per-name space is enough to check the syntax,
+ * the names and repeats, and its product cannot overflow. */
+static int check_pins(kt_kernel *k, const char *spec) {
+  const kt__kernel_decl *d = k->decl;
+  int n = d->ntune + d->ncluster;
+  kt__tunedim *dims = kt__xcalloc((size_t)n + 1, sizeof *dims);
+  for (int i = 0; i < n; i++) {
+    dims[i] = i < d->ntune ? d->tune[i] : d->cluster[i - d->ntune];
+    dims[i].count = 1;
+  }
+  kt__space *s = NULL;
+  int rc = kt__space_create(dims, n, NULL, 0, NULL, &s, &k->ctx->err);
+  if (rc == KT_OK) rc = kt__space_pin(s, spec, NULL, &k->ctx->err);
+  if (rc != KT_OK) {
+    char msg[sizeof k->ctx->err.msg];
+    snprintf(msg, sizeof msg, "%s", k->ctx->err.msg);
+    kt__err(&k->ctx->err, rc, "%s: error: kernel %s: %s", k->file->src.path, d->name, msg);
+  }
+  kt__space_free(s);
+  free(dims);
+  return rc;
+}
+
 int kt_kernel_pin(kt_kernel *k, const char *spec) {
+  if (spec && *spec) KT__FORWARD(check_pins(k, spec));
   free(k->pin);
   k->pin = spec && *spec ? kt__xstrdup(spec) : NULL;
   return KT_OK;
