@@ -629,6 +629,19 @@ static void check_bindings(parser *p, const kt__binding *b, int n, const char *a
   }
 }
 
+/* The space of one stage is a product of choice counts; it is enumerated
+ * by a 64-bit index, so a product that overflows is refused here, pointing at
+ * the name that tips it over. */
+static void check_product(parser *p, const kt__tunedim *dims, int n, const char *attr) {
+  uint64_t size = 1;
+  for (int i = 0; i < n; i++)
+    if (!kt__mul_u64(size, (uint64_t)dims[i].count, &size)) {
+      kt__diag_error(p->d, dims[i].loc, "the @%s space overflows 64 bits at %s (%d choices): the "
+                     "product of the choice counts must stay below 2^64", attr, dims[i].name, dims[i].count);
+      return;
+    }
+}
+
 static void finish_kernel(parser *p, kt__loc first) {
   kt__kernel_decl *k = p->k;
   if (!p->has_kernel) {
@@ -644,6 +657,8 @@ static void finish_kernel(parser *p, kt__loc first) {
   }
   check_bindings(p, k->dims, k->ndims, "dims");
   check_bindings(p, k->key, k->nkey, "key");
+  check_product(p, k->tune, k->ntune, "autotune");
+  check_product(p, k->cluster, k->ncluster, "cluster");
 }
 
 /* --- files ------------------------------------------------------------------- */
