@@ -7,6 +7,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* ---- plumbing ---- */
 
@@ -24,6 +26,23 @@ static int open_db(const char *db_path, bool create, kt__store **s, kt__errbuf *
     return KT_OK;
   }
   return err;
+}
+
+/* Whether the database file (DB_PATH, else the default) exists already. */
+static bool db_exists(const char *db_path) {
+  char path[4096];
+  struct stat sb;
+  if (kt_cache_path(db_path, path, sizeof path, NULL, 0) != KT_OK) return false;
+  return stat(path, &sb) == 0;
+}
+
+static void remove_db(const char *path) {
+  static const char *const suffixes[] = {"", "-wal", "-shm", "-journal"};
+  char buf[4096];
+  for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+    snprintf(buf, sizeof buf, "%s%s", path, suffixes[i]);
+    unlink(buf);
+  }
 }
 
 /* Human time: "12.3 us". NaN (never measured) is "-". */
@@ -366,13 +385,20 @@ int kt_cache_import(const char *db_path, const char *path, FILE *out, char *err,
   kt__errbuf eb;
   kt__store *s = NULL;
   long nkeys = 0, nresults = 0;
+  json_object *doc = NULL;
   if (!path) return finish(kt__err(&eb, KT_INVALID, "import: no file given"), &eb, err, errlen);
-  int rc = open_db(db_path, true, &s, &eb);
-  if (rc == KT_OK) rc = kt__import_json(s, path, &nkeys, &nresults, &eb);
+  int rc = kt__import_load(path, &doc, &eb);
+  bool existed = rc == KT_OK && db_exists(db_path);
+  if (rc == KT_OK) rc = open_db(db_path, true, &s, &eb);
+  if (rc == KT_OK) rc = kt__import_doc(s, path, doc, &nkeys, &nresults, &eb);
   if (rc == KT_OK && out)
     fprintf(out, "imported %ld result%s under %ld key%s from %s into %s\n", nresults,
             nresults == 1 ? "" : "s", nkeys, nkeys == 1 ? "" : "s", path, kt__store_path(s));
+  /* A malformed entry rolls the import back; a database that this import
+   * created is then empty, and goes, so a failed import writes nothing. */
+  if (rc != KT_OK && s && !existed) remove_db(kt__store_path(s));
   kt__store_close(s);
+  json_object_put(doc);
   return finish(rc, &eb, err, errlen);
 }
 

@@ -259,19 +259,26 @@ static int import_body(kt__store *s, void *ud, kt__errbuf *eb) {
   return KT_OK;
 }
 
-int kt__import_json(kt__store *s, const char *path, long *nkeys, long *nresults, kt__errbuf *eb) {
+int kt__import_load(const char *path, struct json_object **doc, kt__errbuf *eb) {
   kt__sbuf text = {0};
-  importer im = {.s = s, .path = path};
+  *doc = NULL;
   int err = read_all(path, &text, eb);
-  if (err == KT_OK) err = parse(path, &text, &im.doc, eb);
+  if (err == KT_OK) err = parse(path, &text, doc, eb);
   kt__sbuf_free(&text);
-  if (err == KT_OK) err = check_header(path, im.doc, eb);
-  if (err == KT_OK) {
-    pthread_mutex_lock(&s->mu);
-    err = kt__store_write(s, "importing", import_body, &im, eb);
-    pthread_mutex_unlock(&s->mu);
+  if (err == KT_OK) err = check_header(path, *doc, eb);
+  if (err != KT_OK) {
+    json_object_put(*doc);
+    *doc = NULL;
   }
-  json_object_put(im.doc);
+  return err;
+}
+
+int kt__import_doc(kt__store *s, const char *path, struct json_object *doc, long *nkeys, long *nresults,
+                   kt__errbuf *eb) {
+  importer im = {.s = s, .path = path, .doc = doc};
+  pthread_mutex_lock(&s->mu);
+  int err = kt__store_write(s, "importing", import_body, &im, eb);
+  pthread_mutex_unlock(&s->mu);
   *nkeys = im.nkeys;
   *nresults = im.nresults;
   return err;

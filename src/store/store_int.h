@@ -91,8 +91,12 @@ bool kt__sizes_match(const char *have, const char *want);
 int kt__export_json(kt__store *s, const kt_cache_filter *f, FILE *out, kt__errbuf *eb);
 /* The T4 results document of the one key matching F. */
 int kt__export_t4(kt__store *s, const kt_cache_filter *f, FILE *out, kt__errbuf *eb);
-/* Merges an export document read from PATH ("-": stdin) in one transaction;
- * counts what it read. */
-int kt__import_json(kt__store *s, const char *path, long *nkeys, long *nresults, kt__errbuf *eb);
+/* Reads an export document from PATH ("-": stdin) and checks its header,
+ * before any database is opened: a file that is not ours writes nothing. */
+struct json_object;
+int kt__import_load(const char *path, struct json_object **doc, kt__errbuf *eb);
+/* Merges a loaded document in one transaction; counts what it read. */
+int kt__import_doc(kt__store *s, const char *path, struct json_object *doc, long *nkeys, long *nresults,
+                   kt__errbuf *eb);
 
 #endif
