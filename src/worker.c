@@ -217,7 +217,9 @@ static kt__status run_once(child *c, void *fn, const kt__launch *l, kt__errbuf *
 static void tolerance(const child *c, kt__dtype t, double *atol, double *rtol) {
   kt__default_tolerance(t, atol, rtol);
   const kt__kernel_decl *d = c->s->decl;
-  if (d->has_verify) *atol = d->atol, *rtol = d->rtol;
+  /* @verify(rtol = ...) alone keeps the type's default atol, and the reverse. */
+  if (d->has_atol) *atol = d->atol;
+  if (d->has_rtol) *rtol = d->rtol;
   if (c->s->atol >= 0) *atol = c->s->atol;
   if (c->s->rtol >= 0) *rtol = c->s->rtol;
 }

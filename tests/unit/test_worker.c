@@ -428,3 +428,19 @@ TEST(wild_store_to_shared_inputs_faults) {
   ASSERT_TRUE(ref[0] == before);
   finish(&f);
 }
+
+/* @verify(rtol = ...) alone: rtol from the file, atol the type's default. */
+static const char *const LOOSE =
+    "// @autotune(V in [0, 1])\n"
+    "// @kernel l(y: out tensor<f32>[2])\n"
+    "// @verify(rtol = 0.1)\n"
+    "void l(float *y) { y[0] = 100 + 5 * V; y[1] = 1e-5f * V; }\n";
+
+TEST(verify_tolerances_from_the_file) {
+  fixture f;
+  start(&f, LOOSE);
+  ASSERT_STATUS(ask(&f, KT__REQ_REFERENCE, 0, false, 30), KT__ST_OK);
+  /* 105 vs 100 is within rtol 0.1; 1e-5 vs 0 within the default atol 1e-4. */
+  ASSERT_STATUS(ask(&f, KT__REQ_VERIFY, 1, false, 30), KT__ST_OK);
+  finish(&f);
+}
