@@ -110,18 +110,18 @@ static int read_all(FILE *f, const char *path, kt__source *out, kt__errbuf *eb) 
   if (ferror(f)) {
     int e = errno;
     free(buf);
-    return kt__err(eb, KT_IO, "%s: cannot read: %s", path, strerror(e));
+    return kt__err(eb, KT_IO, "%s: error: cannot read: %s", path, strerror(e));
   }
   if (len > KT__SOURCE_MAX) {
     free(buf);
-    return kt__err(eb, KT_INVALID, "%s: file is larger than 16 MiB; ktune reads kernel source files, "
+    return kt__err(eb, KT_INVALID, "%s: error: file is larger than 16 MiB; ktune reads kernel source files, "
                    "not data", path);
   }
   const char *nul = memchr(buf, '\0', len);
   if (nul) {
     size_t at = (size_t)(nul - buf);
     free(buf);
-    return kt__err(eb, KT_INVALID, "%s: looks like a binary file (NUL byte at offset %zu); ktune "
+    return kt__err(eb, KT_INVALID, "%s: error: looks like a binary file (NUL byte at offset %zu); ktune "
                    "reads C, OpenCL C or CUDA C source", path, at);
   }
   buf[len] = 0;
@@ -134,13 +134,13 @@ static int read_all(FILE *f, const char *path, kt__source *out, kt__errbuf *eb) 
 int kt__source_read(const char *path, kt__source *out, kt__errbuf *eb) {
   memset(out, 0, sizeof *out);
   struct stat st;
-  KT__RETURN_IF(stat(path, &st) != 0, eb, KT_IO, "%s: %s", path, strerror(errno));
-  KT__RETURN_IF(S_ISDIR(st.st_mode), eb, KT_INVALID, "%s: is a directory, not a source file", path);
+  KT__RETURN_IF(stat(path, &st) != 0, eb, KT_IO, "%s: error: cannot open: %s", path, strerror(errno));
+  KT__RETURN_IF(S_ISDIR(st.st_mode), eb, KT_INVALID, "%s: error: is a directory, not a source file", path);
   KT__RETURN_IF(S_ISREG(st.st_mode) && st.st_size > KT__SOURCE_MAX, eb, KT_INVALID,
-                "%s: file is larger than 16 MiB (%lld bytes); ktune reads kernel source files, "
+                "%s: error: file is larger than 16 MiB (%lld bytes); ktune reads kernel source files, "
                 "not data", path, (long long)st.st_size);
   FILE *f = fopen(path, "rb");
-  KT__RETURN_IF(!f, eb, KT_IO, "%s: %s", path, strerror(errno));
+  KT__RETURN_IF(!f, eb, KT_IO, "%s: error: cannot open: %s", path, strerror(errno));
   int rc = read_all(f, path, out, eb);
   fclose(f);
   return rc;

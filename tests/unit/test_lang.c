@@ -295,7 +295,7 @@ TEST(several_kernels) {
   ASSERT_EQ(f->nkernels, 2);
   kt__errbuf eb;
   ASSERT_TRUE(kt__file_kernel(f, NULL, &eb) == NULL);
-  ASSERT_STREQ(eb.msg, "several kernels in k.cu: first, second; choose one with --kernel NAME");
+  ASSERT_STREQ(eb.msg, "k.cu: error: several kernels in k.cu: first, second; choose one with --kernel NAME");
   const kt__kernel_decl *k = kt__file_kernel(f, "second", &eb);
   ASSERT_TRUE(k != NULL);
   ASSERT_STREQ(k->tune[0].name, "C");
@@ -738,7 +738,7 @@ TEST(source_read_refuses_binary_large_and_missing) {
   free(data);
 
   ASSERT_EQ(kt__source_read("/nonexistent/kernel.cu", &s, &eb), KT_IO);
-  ASSERT_CONTAINS(eb.msg, "/nonexistent/kernel.cu: No such file");
+  ASSERT_CONTAINS(eb.msg, "/nonexistent/kernel.cu: error: cannot open: No such file");
   ASSERT_EQ(kt__source_read("/tmp", &s, &eb), KT_INVALID);
   ASSERT_CONTAINS(eb.msg, "is a directory");
 
