@@ -1,0 +1,339 @@
+/* Search strategies on synthetic spaces with a known optimum, and replay of
+ * recorded spaces (T4 results files). */
+#include "harness.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "search/replay.h"
+#include "search/rng.h"
+#include "search/strategies.h"
+#include "search/u64map.h"
+
+/* ---- a synthetic space: X, Y in 0..9, Z in 0..3, @where(X + Y != 9) ---- */
+
+static int64_t xy_vals[10] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+static int64_t z_vals[4] = {0, 1, 2, 3};
+static kt__tunedim xyz[3] = {
+    {.name = "X", .values = xy_vals, .count = 10},
+    {.name = "Y", .values = xy_vals, .count = 10},
+    {.name = "Z", .values = z_vals, .count = 4},
+};
+
+typedef struct synth {
+  kt__space *space;
+  kt__expr *where;
+} synth;
+
+/* The space keeps a pointer to the constraint array: it lives in *S. */
+static void init_synth(synth *sp) {
+  synth s = {0};
+  kt__source src;
+  kt__source_from_string("test", "X + Y != 9", &src);
+  kt__diag d;
+  kt__diag_init(&d, &src);
+  s.where = kt__expr_parse_text(src.text, (kt__loc){1, 1}, &d);
+  ASSERT_TRUE(s.where != NULL);
+  kt__diag_free(&d);
+  kt__source_free(&src);
+  kt__errbuf eb = {{0}};
+  *sp = s;
+  ASSERT_EQ(kt__space_create(xyz, 3, &sp->where, 1, NULL, &sp->space, &eb), KT_OK);
+}
+
+static void free_synth(synth *s) {
+  kt__space_free(s->space);
+  kt__expr_free(s->where);
+}
+
+/* A bowl with its bottom (1 s) at X=6 Y=2 Z=1; every X >= 7 fails, right
+ * beside the optimum, where a strategy that took failures for fast
+ * configurations would be drawn. */
+static kt__status measure(const kt__space *s, uint64_t index, double *t) {
+  int64_t v[3];
+  kt__space_values(s, index, v);
+  *t = INFINITY;
+  if (v[0] >= 7) return KT__ST_RUNTIME;
+  *t = 1.0 + (double)((v[0] - 6) * (v[0] - 6) + (v[1] - 2) * (v[1] - 2)) + 3.0 * fabs((double)v[2] - 1);
+  return KT__ST_OK;
+}
+
+typedef struct outcome {
+  int evals, failed, repeats, invalid;
+  double best;
+  uint64_t order[400];
+} outcome;
+
+/* Drives a strategy like the tuner does, asking BATCH at a time. */
+static outcome drive(const kt__strategy_ops *ops, const kt__space *s, uint64_t seed, long budget, int batch) {
+  outcome o = {.best = INFINITY};
+  kt__strategy *st = kt__strategy_create(ops, s, seed, budget);
+  ASSERT_TRUE(st != NULL);
+  kt__u64map seen = {0};
+  uint64_t buf[16];
+  int n;
+  while ((budget == 0 || o.evals < budget) && (n = kt__strategy_ask(st, buf, batch)) > 0) {
+    for (int k = 0; k < n && (budget == 0 || o.evals < budget); k++) {
+      o.repeats += !kt__u64map_put(&seen, buf[k], 0);
+      o.invalid += !kt__space_valid_index(s, buf[k]);
+      double t;
+      kt__status status = measure(s, buf[k], &t);
+      o.failed += status != KT__ST_OK;
+      if (t < o.best) o.best = t;
+      if (o.evals < 400) o.order[o.evals] = buf[k];
+      o.evals++;
+      kt__strategy_tell(st, buf[k], status, t);
+    }
+  }
+  kt__u64map_free(&seen);
+  kt__strategy_free(st);
+  return o;
+}
+
+TEST(every_strategy_visits_each_valid_point_once) {
+  synth sy;
+  init_synth(&sy);
+  uint64_t valid = kt__space_count_valid(sy.space, 1000);
+  ASSERT_EQ(valid, 360); /* 100 (X, Y) pairs minus the 10 with X + Y == 9, times 4 */
+  for (const char *const *name = kt__strategy_names(); *name; name++) {
+    for (int batch = 1; batch <= 7; batch += 6) {
+      outcome o = drive(kt__strategy_find(*name), sy.space, 5, 0, batch);
+      if (o.evals != (int)valid || o.repeats || o.invalid)
+        kt_test_fail(__FILE__, __LINE__, "%s (batch %d): %d evaluated, %d repeats, %d invalid", *name, batch,
+                     o.evals, o.repeats, o.invalid);
+    }
+  }
+  free_synth(&sy);
+}
+
+TEST(strategies_find_known_optimum_within_budget) {
+  synth sy;
+  init_synth(&sy);
+  static const char *const guided[] = {"annealing", "genetic", "ils", "forest"};
+  for (size_t i = 0; i < sizeof guided / sizeof guided[0]; i++)
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+      outcome o = drive(kt__strategy_find(guided[i]), sy.space, seed, 120, 1);
+      ASSERT_EQ(o.evals, 120);
+      if (o.best != 1.0)
+        kt_test_fail(__FILE__, __LINE__, "%s seed %d: best %g after 120 of 360", guided[i], (int)seed, o.best);
+      ASSERT_EQ(o.repeats, 0);
+      ASSERT_EQ(o.invalid, 0);
+    }
+  free_synth(&sy);
+}
+
+/* Failures told as what they are (time INFINITY) must teach a strategy to
+ * stay away: compared with the Kernel Tuner bug (issue 314) of scoring a
+ * failure as a fast result, a guided strategy meets far fewer of them. */
+static int failures_met(const kt__strategy_ops *ops, const kt__space *s, uint64_t seed, bool as_fast) {
+  kt__strategy *st = kt__strategy_create(ops, s, seed, 120);
+  int failed = 0;
+  uint64_t index;
+  for (int e = 0; e < 120 && kt__strategy_ask(st, &index, 1) == 1; e++) {
+    double t;
+    kt__status status = measure(s, index, &t);
+    failed += status != KT__ST_OK;
+    if (status != KT__ST_OK && as_fast) kt__strategy_tell(st, index, KT__ST_OK, 1e-3);
+    else kt__strategy_tell(st, index, status, t);
+  }
+  kt__strategy_free(st);
+  return failed;
+}
+
+TEST(failures_are_avoided_not_sought) {
+  synth sy;
+  init_synth(&sy);
+  static const char *const guided[] = {"annealing", "genetic", "ils", "forest"};
+  for (size_t i = 0; i < sizeof guided / sizeof guided[0]; i++) {
+    int told_failed = 0, told_fast = 0;
+    for (uint64_t seed = 1; seed <= 5; seed++) {
+      told_failed += failures_met(kt__strategy_find(guided[i]), sy.space, seed, false);
+      told_fast += failures_met(kt__strategy_find(guided[i]), sy.space, seed, true);
+    }
+    if (told_failed * 2 > told_fast)
+      kt_test_fail(__FILE__, __LINE__, "%s met %d failures (%d when they look fast)", guided[i], told_failed,
+                   told_fast);
+  }
+  free_synth(&sy);
+}
+
+TEST(same_seed_same_run_other_seed_other_run) {
+  synth sy;
+  init_synth(&sy);
+  for (const char *const *name = kt__strategy_names(); *name; name++) {
+    const kt__strategy_ops *ops = kt__strategy_find(*name);
+    outcome a = drive(ops, sy.space, 11, 60, 1), b = drive(ops, sy.space, 11, 60, 1);
+    outcome c = drive(ops, sy.space, 12, 60, 1);
+    ASSERT_EQ(memcmp(a.order, b.order, 60 * sizeof a.order[0]), 0);
+    if (strcmp(*name, "exhaustive") != 0 && memcmp(a.order, c.order, 60 * sizeof a.order[0]) == 0)
+      kt_test_fail(__FILE__, __LINE__, "%s ignores its seed", *name);
+  }
+  free_synth(&sy);
+}
+
+/* The tuner asks for several configurations before it tells any result. */
+TEST(batched_asks_before_tells_never_repeat) {
+  synth sy;
+  init_synth(&sy);
+  for (const char *const *name = kt__strategy_names(); *name; name++) {
+    outcome o = drive(kt__strategy_find(*name), sy.space, 3, 37, 16);
+    ASSERT_EQ(o.evals, 37);
+    ASSERT_EQ(o.repeats, 0);
+    ASSERT_EQ(o.invalid, 0);
+  }
+  free_synth(&sy);
+}
+
+TEST(default_strategy_is_exhaustive_when_it_fits) {
+  ASSERT_STREQ(kt_default_strategy(100, 100), "exhaustive");
+  ASSERT_STREQ(kt_default_strategy(100, 0), "exhaustive");
+  const char *big = kt_default_strategy(UINT64_MAX, 100);
+  ASSERT_TRUE(strcmp(big, "exhaustive") != 0);
+  ASSERT_TRUE(kt__strategy_find(big) != NULL);
+  ASSERT_TRUE(kt_strategy_summary(big) != NULL);
+  ASSERT_TRUE(kt_strategy_summary("nonesuch") == NULL);
+}
+
+TEST(rng_is_reproducible) {
+  kt__rng a, b;
+  kt__rng_seed(&a, 0);
+  kt__rng_seed(&b, 0);
+  for (int i = 0; i < 100; i++) ASSERT_TRUE(kt__rng_next(&a) == kt__rng_next(&b));
+  kt__rng_seed(&a, 42); /* the same stream on every platform: computed once */
+  ASSERT_TRUE(kt__rng_next(&a) == UINT64_C(0x15780b2e0c2ec716));
+  int hist[6] = {0};
+  for (int i = 0; i < 60000; i++) hist[kt__rng_below(&a, 6)]++;
+  for (int k = 0; k < 6; k++) ASSERT_NEAR(hist[k], 10000, 500);
+  for (int i = 0; i < 1000; i++) {
+    double u = kt__rng_unit(&a);
+    ASSERT_TRUE(u >= 0.0 && u < 1.0);
+  }
+}
+
+/* ---- replay ---- */
+
+/* A small T4 file: P in {1, 2, 4}, Q in {8, 16}; (4, 16) is absent, (2, 16)
+ * failed to compile, (1, 16) broke a constraint. */
+static const char *const small_t4 =
+    "{\"schema_version\": \"1.0.0\", \"results\": ["
+    "{\"configuration\": {\"P\": 1, \"Q\": 8}, \"invalidity\": \"correct\", \"objectives\": [\"time\"],"
+    " \"measurements\": [{\"name\": \"time\", \"value\": 4.0, \"unit\": \"ms\"}]},"
+    "{\"configuration\": {\"P\": 2, \"Q\": 8}, \"invalidity\": \"correct\", \"objectives\": [\"time\"],"
+    " \"measurements\": [{\"name\": \"time\", \"value\": 2.0, \"unit\": \"ms\"}]},"
+    "{\"configuration\": {\"P\": 4, \"Q\": 8}, \"invalidity\": \"correct\", \"objectives\": [\"time\"],"
+    " \"measurements\": [{\"name\": \"time\", \"value\": 1.0, \"unit\": \"ms\"}]},"
+    "{\"configuration\": {\"P\": 2, \"Q\": 16}, \"invalidity\": \"compile\", \"objectives\": [\"time\"],"
+    " \"measurements\": [{\"name\": \"time\", \"value\": \"CompilationFailedConfig\", \"unit\": \"\"}]},"
+    "{\"configuration\": {\"P\": 1, \"Q\": 16}, \"invalidity\": \"constraints\", \"objectives\": [\"time\"],"
+    " \"measurements\": []}"
+    "]}";
+
+static char *write_temp(const char *text) {
+  static char path[64];
+  strcpy(path, "/tmp/kt_test_t4_XXXXXX");
+  int fd = mkstemp(path);
+  ASSERT_TRUE(fd >= 0);
+  ASSERT_EQ(write(fd, text, strlen(text)), (long long)strlen(text));
+  close(fd);
+  return path;
+}
+
+TEST(replay_rebuilds_space_from_plain_json) {
+  char *path = write_temp(small_t4);
+  kt__recorded *r = NULL;
+  kt__errbuf eb = {{0}};
+  ASSERT_EQ(kt__recorded_load(path, &r, &eb), KT_OK);
+  const kt__space *s = kt__recorded_space(r);
+  ASSERT_EQ(kt__space_size(s), 6);
+  ASSERT_STREQ(kt__space_name(s, 0), "P");
+  ASSERT_EQ(kt__space_choice(s, 1, 1), 16);
+  ASSERT_EQ(kt__recorded_count(r), 4); /* the constraint breaker is not a configuration */
+  ASSERT_EQ(kt__recorded_ok(r), 3);
+  ASSERT_EQ(kt__space_count_valid(s, 100), 4);
+  ASSERT_NEAR(kt__recorded_optimum(r), 1.0, 0);
+  int64_t v[2] = {2, 16};
+  double t;
+  ASSERT_EQ(kt__recorded_lookup(r, kt__space_index_of(s, v), &t), KT__ST_COMPILE);
+  ASSERT_TRUE(isinf(t));
+  v[0] = 4;
+  ASSERT_EQ(kt__recorded_lookup(r, kt__space_index_of(s, v), &t), KT__ST_CONSTRAINT);
+  ASSERT_FALSE(kt__space_valid_index(s, kt__space_index_of(s, v)));
+  /* Unlimited exhaustive search finds the optimum; one evaluation of random
+   * search scores t_opt / t. */
+  kt__replay_stats st;
+  ASSERT_EQ(kt__replay_run(r, &kt__strategy_exhaustive, 0, 3, 1, &st, &eb), KT_OK);
+  ASSERT_NEAR(st.mean, 1.0, 1e-12);
+  ASSERT_NEAR(st.evals_mean, 4, 1e-12);
+  ASSERT_NEAR(st.failed_mean, 1, 1e-12);
+  ASSERT_EQ(kt__replay_run(r, &kt__strategy_exhaustive, 1, 1, 1, &st, &eb), KT_OK);
+  ASSERT_NEAR(st.mean, 0.25, 1e-12); /* index 0 is P=1 Q=8: 4 ms */
+  ASSERT_NEAR(st.evals_mean, 1, 0);   /* the budget holds */
+  kt__recorded_free(r);
+  unlink(path);
+}
+
+TEST(replay_rejects_bad_files) {
+  kt__recorded *r = NULL;
+  kt__errbuf eb = {{0}};
+  ASSERT_EQ(kt__recorded_load("/nonexistent/x.json.gz", &r, &eb), KT_IO);
+  char *path = write_temp("{\"results\": 3}");
+  ASSERT_EQ(kt__recorded_load(path, &r, &eb), KT_INVALID);
+  ASSERT_CONTAINS(eb.msg, "T4");
+  unlink(path);
+  path = write_temp("{\"results\": [");
+  ASSERT_EQ(kt__recorded_load(path, &r, &eb), KT_INVALID);
+  ASSERT_CONTAINS(eb.msg, "not JSON");
+  unlink(path);
+  char err[512];
+  path = write_temp(small_t4);
+  ASSERT_EQ(kt_replay(path, "nonesuch", 10, 1, 1, 0, stdout, err, sizeof err), KT_INVALID);
+  ASSERT_CONTAINS(err, "unknown strategy nonesuch");
+  unlink(path);
+}
+
+static const char *dataset(const char *name) {
+  static char path[1024];
+  const char *dir = getenv("KTUNE_DATASETS");
+  snprintf(path, sizeof path, "%s/%s", dir ? dir : KTUNE_SOURCE_DIR "/../shared/datasets/t4", name);
+  if (access(path, R_OK) != 0) kt_test_fail(__FILE__, __LINE__, "dataset %s missing (set KTUNE_DATASETS)", path);
+  return path;
+}
+
+/* Fixed seed, fixed result: replay is deterministic across runs (the figures
+ * were computed once with this code and are asserted exactly). */
+TEST(replay_shipped_dataset_is_deterministic) {
+  const char *path = dataset("convolution_A4000.json.gz");
+  kt__recorded *r = NULL;
+  kt__errbuf eb = {{0}};
+  ASSERT_EQ(kt__recorded_load(path, &r, &eb), KT_OK);
+  ASSERT_EQ(kt__space_size(kt__recorded_space(r)), 10240);
+  ASSERT_EQ(kt__recorded_count(r), 4362);
+  ASSERT_EQ(kt__recorded_ok(r), 4201);
+  kt__replay_stats a, b;
+  ASSERT_EQ(kt__replay_run(r, &kt__strategy_ils, 50, 20, 7, &a, &eb), KT_OK);
+  ASSERT_EQ(kt__replay_run(r, &kt__strategy_ils, 50, 20, 7, &b, &eb), KT_OK);
+  ASSERT_TRUE(a.mean == b.mean && a.std == b.std);
+  ASSERT_NEAR(a.evals_mean, 50, 0);
+  ASSERT_NEAR(a.mean, 0.862973967, 1e-9);
+  ASSERT_EQ(kt__replay_run(r, &kt__strategy_random, 50, 20, 7, &a, &eb), KT_OK);
+  ASSERT_NEAR(a.mean, 0.792965928, 1e-9);
+  kt__recorded_free(r);
+}
+
+TEST(kt_replay_prints_json) {
+  const char *path = dataset("dedispersion_W6600.json.gz");
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&buf, &len);
+  char err[512] = "";
+  ASSERT_EQ(kt_replay(path, NULL, 25, 3, 1, 1, out, err, sizeof err), KT_OK);
+  fclose(out);
+  ASSERT_CONTAINS(buf, "\"fraction_of_optimum\": ");
+  ASSERT_CONTAINS(buf, "\"budget\": 25");
+  ASSERT_CONTAINS(buf, "\"space_size\": 22272");
+  char want[64];
+  snprintf(want, sizeof want, "\"strategy\": \"%s\"", kt_default_strategy(11130, 25));
+  ASSERT_CONTAINS(buf, want);
+  free(buf);
+}
