@@ -21,6 +21,7 @@
 #include "space/space.h"
 
 enum { DEFAULT_FINALISTS = 5, DEFAULT_ROUNDS = 7, MAX_VALID_COUNT = 1000000, AUTO_BUDGET = 400 };
+enum { MAX_WARM = 16 }; /* stored winners at other sizes evaluated first */
 
 /* A configuration string -> stored record, for resuming. */
 typedef struct stored_entry {
@@ -279,6 +280,8 @@ typedef struct stage {
   long asked;
   bool exhausted;
   uint64_t *index_of_trial; /* trial id -> space index for tell */
+  uint64_t warm[MAX_WARM];  /* indices evaluated by warm_start, already counted */
+  int nwarm;
 } stage;
 
 static kt__trial *trial_for_index(tuning *t, stage *s, uint64_t index) {
@@ -306,6 +309,12 @@ static void finish_trial(tuning *t, stage *s, kt__trial *tr) {
   store_trial(t, tr);
 }
 
+static bool was_warm(const stage *s, uint64_t index) {
+  for (int i = 0; i < s->nwarm; i++)
+    if (s->warm[i] == index) return true;
+  return false;
+}
+
 /* Asks the strategy for more work until the pool holds enough to keep all
  * compile threads and the device busy. */
 static void refill(tuning *t, stage *s, int want) {
@@ -315,9 +324,9 @@ static void refill(tuning *t, stage *s, int want) {
       s->exhausted = true;
       break;
     }
-    s->asked++;
+    if (!was_warm(s, idx)) s->asked++; /* warm starts were counted when they ran */
     kt__trial *tr = trial_for_index(t, s, idx);
-    if (tr->status != KT__ST_PENDING) { /* the default, measured already */
+    if (tr->status != KT__ST_PENDING) { /* the default or a warm start, measured already */
       kt__strategy_tell(s->strategy, idx, tr->status, tr->status == KT__ST_OK ? tr->stats.median : INFINITY);
       continue;
     }
@@ -373,7 +382,73 @@ static void run_stage(tuning *t, stage *s) {
   }
 }
 
+/* ---- warm start ------------------------------------------------------- */
+
+typedef struct warm_configs {
+  const tuning *t;
+  int64_t values[MAX_WARM][KT__MAX_NAMES];
+  int n;
+} warm_configs;
+
+static void collect_winner(void *ud, const char *sizes, const char *config, double seconds) {
+  warm_configs *w = ud;
+  if (w->n == MAX_WARM) return;
+  memcpy(w->values[w->n], w->t->defaults, sizeof w->values[0]);
+  kt__config_values(w->t->names, w->t->nnames, config, w->values[w->n]);
+  w->n++;
+}
+
+/* Compiles what was submitted (all cores), then evaluates it (cores quiet
+ * when kernels run on the host). At most MAX_WARM jobs are in the pool. */
+static void run_submitted(tuning *t, stage *s) {
+  kt__compile_job *jobs[MAX_WARM];
+  int n = 0;
+  kt__compile_job *j;
+  while ((j = kt__pool_wait(t->pool)) != NULL) jobs[n++] = j;
+  for (int i = 0; i < n; i++) {
+    kt__trial *tr = &t->r->trials[jobs[i]->id];
+    if (take_compiled(t, jobs[i], tr) && !kt__interrupted) evaluate(t, tr, KT__REQ_EVAL);
+    if (tr->status != KT__ST_PENDING) finish_trial(t, s, tr);
+  }
+}
+
+/* Warm start: the configurations that won for this kernel on this device
+ * at other sizes are evaluated before the strategy's first proposal, and
+ * the strategy is told their results (finish_trial), so a good
+ * configuration is known from the start. They count against the budget
+ * once; refill does not evaluate or count them again when proposed. */
+static void warm_start(tuning *t, stage *s) {
+  if (!t->store || t->o.bench_only || s->stage != 0) return;
+  warm_configs *w = kt__xcalloc(1, sizeof *w);
+  w->t = t;
+  kt__errbuf eb;
+  kt__store_each_winner(t->store, &t->key, collect_winner, w, &eb);
+  for (int i = 0; i < w->n && !out_of_budget(t, s); i++) {
+    uint64_t idx = kt__space_index_of(s->space, w->values[i]);
+    if (idx == UINT64_MAX || kt__space_valid_index(s->space, idx) != 1 || was_warm(s, idx)) continue;
+    kt__trial *tr = trial_for_index(t, s, idx);
+    if (tr->status != KT__ST_PENDING) continue; /* the default */
+    s->warm[s->nwarm++] = idx;
+    s->asked++;
+    if (reuse_stored(t, tr)) finish_trial(t, s, tr);
+    else submit(t, tr);
+  }
+  if (s->nwarm && !quiet(t))
+    fprintf(stderr, "  warm start: %d configuration%s that won at other sizes first\n", s->nwarm,
+            s->nwarm == 1 ? "" : "s");
+  run_submitted(t, s);
+  free(w);
+}
+
 /* ---- strategy choice -------------------------------------------------- */
+
+static int unknown_strategy(tuning *t) {
+  kt__sbuf names = {0};
+  for (const char *const *n = kt__strategy_names(); *n; n++) kt__sbuf_printf(&names, "%s%s", names.len ? ", " : "", *n);
+  kt__err(t->eb, KT_INVALID, "--strategy %s: no such strategy; choose one of: %s", t->o.strategy, names.s);
+  kt__sbuf_free(&names);
+  return KT_INVALID;
+}
 
 static int choose_strategy(tuning *t, stage *s, const kt__strategy_ops **ops) {
   uint64_t valid = kt__space_count_valid(s->space, MAX_VALID_COUNT);
@@ -382,13 +457,7 @@ static int choose_strategy(tuning *t, stage *s, const kt__strategy_ops **ops) {
   kt__sbuf why = {0};
   if (t->o.strategy && s->stage == 0) {
     *ops = kt__strategy_find(t->o.strategy);
-    if (!*ops) {
-      kt__sbuf names = {0};
-      for (const char *const *n = kt__strategy_names(); *n; n++) kt__sbuf_printf(&names, "%s%s", names.len ? ", " : "", *n);
-      kt__err(t->eb, KT_INVALID, "--strategy %s: no such strategy; choose one of: %s", t->o.strategy, names.s);
-      kt__sbuf_free(&names);
-      return KT_INVALID;
-    }
+    if (!*ops) return unknown_strategy(t);
     kt__sbuf_printf(&why, "asked for");
   } else if ((budget <= 0 && valid <= MAX_VALID_COUNT / 100) || (budget > 0 && valid <= (uint64_t)budget) ||
              s->stage == 1) {
@@ -478,6 +547,7 @@ static int search(tuning *t, int which, const int64_t *base) {
   if ((rc = choose_strategy(t, &s, &ops)) != KT_OK) goto done;
   if (t->o.bench_only) s.budget = 1;
   s.strategy = kt__strategy_create(ops, s.space, t->o.seed ? t->o.seed : 42, s.budget);
+  warm_start(t, &s);
   run_stage(t, &s);
   kt__strategy_free(s.strategy);
 done:
@@ -590,8 +660,21 @@ static int locate_error(tuning *t, int rc) {
   return kt__err(t->eb, rc, "%s: error: %s", path, msg);
 }
 
+/* kt_launch tunes on the caller's data (CPU backend, host pointers): the
+ * inputs and inout tensors start from the caller's contents, so the
+ * reference and every trial see the real data. Outputs keep their declared
+ * initial value or poison. The caller's memory is only read. */
+static void use_caller_data(tuning *t) {
+  for (int i = 0; i < t->args->ntensors; i++) {
+    kt__host_tensor *ht = &t->args->tensors[i];
+    if (ht->mode != KT__MODE_OUT && t->k->tune_args[ht->param]) memcpy(ht->initial, t->k->tune_args[ht->param], ht->bytes);
+  }
+}
+
 static int start(tuning *t) {
   const kt__kernel_decl *d = t->d;
+  /* Bad options are refused before anything runs or is written. */
+  if (t->o.strategy && !kt__strategy_find(t->o.strategy)) return unknown_strategy(t);
   t->sizes = kt__xcalloc((size_t)d->nsizes + 1, sizeof *t->sizes);
   KT__FORWARD(kt__kernel_resolve_sizes(t->k, t->sizes, t->eb));
   t->size_env = (kt__env){(const char *const *)d->sizes, t->sizes, d->nsizes, NULL};
@@ -603,14 +686,15 @@ static int start(tuning *t) {
   if (!(t->workdir = kt__workdir(t->eb))) return KT_IO;
   int rc = kt__argset_create(d, &t->size_env, t->o.seed ? t->o.seed : 42, 0, &t->args, t->eb);
   if (rc != KT_OK) return locate_error(t, rc);
+  if (t->k->tune_args) use_caller_data(t);
   kt__worker_setup ws = {.backend = t->k->backend,
                          .device = t->k->ctx->opts.device,
                          .file = t->k->file,
                          .decl = d,
                          .sizes = &t->size_env,
                          .args = t->args,
-                         .atol = d->has_verify ? d->atol : -1,
-                         .rtol = d->has_verify ? d->rtol : -1,
+                         .atol = -1, /* the worker applies @verify and per-type defaults */
+                         .rtol = -1,
                          .workdir = t->workdir};
   KT__FORWARD(kt__worker_start(&ws, &t->r->device, &t->worker, t->eb));
   if (t->k->backend == &kt__backend_cpu) t->r->device.host_cpu = true;
@@ -651,6 +735,20 @@ static void store_winner(tuning *t) {
   kt__sbuf_free(&cfg);
 }
 
+/* KTUNE_PRINT_AUTOTUNING: one line per tuning (kernel, key, time, winner). */
+static void print_tuning(const tuning *t) {
+  if (!t->r || t->o.bench_only) return;
+  kt__sbuf key = {0}, cfg = {0}, how = {0};
+  kt__kernel_key_sizes(t->k, t->sizes, &key);
+  if (t->r->winner >= 0) kt__result_config_string(t->r, &t->r->trials[t->r->winner], &cfg);
+  kt__sbuf_printf(&how, "tuned %d configurations (%d stored before)%s", t->r->ntrials, t->r->reused,
+                  t->r->winner < 0 ? ", none valid" : "");
+  kt__print_autotuning(t->d->name, key.s, how.s, kt__now() - t->started, cfg.s ? cfg.s : "none");
+  kt__sbuf_free(&key);
+  kt__sbuf_free(&cfg);
+  kt__sbuf_free(&how);
+}
+
 int kt_tune(kt_kernel *k, const kt_tune_options *opts, kt_result **out) {
   tuning t = {.k = k, .d = k->decl, .eb = &k->ctx->err, .started = kt__now(), .tty = isatty(2)};
   if (opts) t.o = *opts;
@@ -669,6 +767,7 @@ int kt_tune(kt_kernel *k, const kt_tune_options *opts, kt_result **out) {
     store_winner(&t);
   }
   progress_end(&t);
+  print_tuning(&t);
   finish(&t);
   if (t.r) t.r->wall_s = kt__now() - t.started;
   free(t.names);

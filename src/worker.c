@@ -394,6 +394,10 @@ static void child_main(const kt__worker_setup *s, int fd, pid_t parent) {
     rp->status = serve(&c, &rq, rp, &eb);
     if (rp->status != KT__ST_OK) copy_msg(rp->msg, sizeof rp->msg, eb.msg);
     if (!send_all(fd, rp, sizeof *rp)) break;
+    /* A device fault (illegal address, trap) poisons a GPU context for good:
+     * after any RUNTIME failure this worker retires and a fresh one serves
+     * the next configuration. */
+    if (rp->status == KT__ST_RUNTIME) break;
   }
   child_teardown(&c);
   _exit(0);
@@ -500,7 +504,9 @@ void kt__worker_request(kt__worker *w, const kt__request *req, kt__reply *rep, d
   }
   double deadline = timeout_s > 0 ? kt__now() + timeout_s : 0;
   switch (recv_all(w->fd, rep, sizeof *rep, deadline)) {
-  case RECV_OK: return;
+  case RECV_OK:
+    if (rep->status == KT__ST_RUNTIME) bury(w, NULL, 0); /* it retires after a fault */
+    return;
   case RECV_EOF:
     bury(w, why, sizeof why);
     return fail(rep, KT__ST_RUNTIME, "%s", why);
