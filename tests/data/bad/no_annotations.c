@@ -1,0 +1,1 @@
+void f(float *x) { x[0] = 1; }

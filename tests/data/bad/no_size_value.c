@@ -1,0 +1,3 @@
+// @autotune(A in [1, 2])
+// @kernel f(x: out tensor<f32>[N])
+void f(float *x) { x[0] = A; }

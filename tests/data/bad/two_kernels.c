@@ -1,0 +1,8 @@
+// @autotune(A in [1, 2])
+// @kernel f(x: out tensor<f32>[N])
+// @dims(N = 4)
+void f(float *x) { x[0] = A; }
+// @autotune(B in [1, 2])
+// @kernel g(x: out tensor<f32>[N])
+// @dims(N = 4)
+void g(float *x) { x[0] = B; }
