@@ -6,15 +6,6 @@
 // atomic instead of CLUSTER_X. CLUSTER_X is tuned as a second stage.
 // The grid is rounded up to a multiple of 8 blocks so that every cluster
 // size divides it; the extra blocks find no elements and add zero.
-//
-// @autotune(BLOCK in [256, 128, 512, 1024], ITEMS in [8, 2, 4, 16])
-// @cluster(CLUSTER_X in [1, 8])
-// @kernel cluster_sum(x: in tensor<f32>[N], total: out tensor<f64>[1] = zeros, n: i32 = N)
-// @grid(cdiv(cdiv(N, BLOCK * ITEMS * 4), 8) * 8)
-// @block(BLOCK)
-// @flops(N)
-// @bytes(4 * N)
-// @dims(N = 1 << 26)
 
 // The cluster operations, in PTX (ISA 7.8, sm_90): lighter to compile than
 // cooperative_groups, which pulls in libcu++.
@@ -68,6 +59,14 @@ __device__ double thread_sum(const float *x, int n) {
   return s;
 }
 
+// @autotune(BLOCK in [256, 128, 512, 1024], ITEMS in [8, 2, 4, 16])
+// @cluster(CLUSTER_X in [1, 8])
+// @kernel cluster_sum(x: in tensor<f32>[N], total: out tensor<f64>[1] = zeros, n: i32 = N)
+// @grid(cdiv(cdiv(N, BLOCK * ITEMS * 4), 8) * 8)
+// @block(BLOCK)
+// @flops(N)
+// @bytes(4 * N)
+// @dims(N = 1 << 26)
 extern "C" __global__ void __launch_bounds__(BLOCK) cluster_sum(const float *x, double *total, int n) {
   __shared__ double warps[BLOCK / 32];
   __shared__ double partial; // read by the cluster's first block

@@ -2,7 +2,12 @@
 // moved per element). BLOCK threads per block, VEC elements per thread
 // loaded as one aligned vector; the tail past the last whole vector is
 // handled element by element, so any N works with any configuration.
-//
+
+// VEC floats moved as one access: 4, 8, 16 or 32 bytes, aligned to its size.
+struct __align__(sizeof(float) * VEC) vec_t {
+  float v[VEC];
+};
+
 // @autotune(BLOCK in [128, 1024], VEC in [1, 2, 4, 8])
 // @where(BLOCK * VEC <= 8192)
 // @kernel mul_add(x: in tensor<f32>[N], y: in tensor<f32>[N], z: out tensor<f32>[N], n: i32 = N)
@@ -11,12 +16,6 @@
 // @flops(2 * N)
 // @bytes(12 * N)
 // @dims(N = 1 << 26)
-
-// VEC floats moved as one access: 4, 8, 16 or 32 bytes, aligned to its size.
-struct __align__(sizeof(float) * VEC) vec_t {
-  float v[VEC];
-};
-
 extern "C" __global__ void __launch_bounds__(BLOCK) mul_add(const float *x, const float *y, float *z, int n) {
   long long i = ((long long)blockIdx.x * BLOCK + threadIdx.x) * VEC;
   if (i + VEC <= n) {

@@ -3,15 +3,6 @@
 // block combines its threads' sums through warp shuffles and shared memory,
 // and one atomic add per block accumulates the total. Summing in double
 // keeps every configuration within rounding of the others.
-//
-// @autotune(BLOCK in [256, 128, 512, 1024], VEC in [4, 1, 2], ITEMS in [4, 1, 2, 8, 16])
-// @where(BLOCK * VEC * ITEMS <= 65536)
-// @kernel reduce_sum(x: in tensor<f32>[N], total: out tensor<f64>[1] = zeros, n: i32 = N)
-// @grid(cdiv(N, BLOCK * VEC * ITEMS))
-// @block(BLOCK)
-// @flops(N)
-// @bytes(4 * N)
-// @dims(N = 1 << 26)
 
 struct __align__(sizeof(float) * VEC) vec_t {
   float v[VEC];
@@ -33,6 +24,14 @@ __device__ double block_sum(double s) {
   return threadIdx.x < 32 ? warp_sum(s) : 0.0;
 }
 
+// @autotune(BLOCK in [256, 128, 512, 1024], VEC in [4, 1, 2], ITEMS in [4, 1, 2, 8, 16])
+// @where(BLOCK * VEC * ITEMS <= 65536)
+// @kernel reduce_sum(x: in tensor<f32>[N], total: out tensor<f64>[1] = zeros, n: i32 = N)
+// @grid(cdiv(N, BLOCK * VEC * ITEMS))
+// @block(BLOCK)
+// @flops(N)
+// @bytes(4 * N)
+// @dims(N = 1 << 26)
 extern "C" __global__ void __launch_bounds__(BLOCK) reduce_sum(const float *x, double *total, int n) {
   long long base = (long long)blockIdx.x * BLOCK * VEC * ITEMS;
   double s = 0.0;

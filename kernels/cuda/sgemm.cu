@@ -6,20 +6,6 @@
 // Every configuration accumulates each C element over k = 0, 1, ..., K-1 in
 // order with fused multiply-adds, so all of them give identical results.
 // Sizes must be multiples of the block tile (see @where).
-//
-// @autotune(TILE_M in [128, 64, 256], TILE_N in [128, 64, 256], TILE_K in [8, 16, 32], WARP_M in [64, 32, 16], WARP_N in [32, 64, 16], TILE_TM in [8, 4], TILE_TN in [8, 4])
-// @where(TILE_M % WARP_M == 0 && TILE_N % WARP_N == 0)
-// @where(WARP_M % TILE_TM == 0 && WARP_N % TILE_TN == 0)
-// @where((WARP_M / TILE_TM) * (WARP_N / TILE_TN) == 32)
-// @where((TILE_M / WARP_M) * (TILE_N / WARP_N) <= 16)
-// @where((TILE_M + TILE_N) * TILE_K * 4 <= 49152)
-// @where(M % TILE_M == 0 && N % TILE_N == 0 && K % TILE_K == 0)
-// @kernel sgemm(a: in tensor<f32>[M, K], b: in tensor<f32>[K, N], c: out tensor<f32>[M, N], m: i32 = M, n: i32 = N, k: i32 = K)
-// @grid(N / TILE_N, M / TILE_M)
-// @block((TILE_M / WARP_M) * (TILE_N / WARP_N) * 32)
-// @flops(2 * M * N * K)
-// @bytes(4 * (M * K + K * N + M * N))
-// @dims(M = 4096, N = 4096, K = 4096)
 
 #define WARPS_N (TILE_N / WARP_N)
 #define THREADS ((TILE_M / WARP_M) * WARPS_N * 32)
@@ -44,6 +30,19 @@ __device__ void load_tiles(const float *a, const float *b, int n, int k, int m0,
   }
 }
 
+// @autotune(TILE_M in [128, 64, 256], TILE_N in [128, 64, 256], TILE_K in [8, 16, 32], WARP_M in [64, 32, 16], WARP_N in [32, 64, 16], TILE_TM in [8, 4], TILE_TN in [8, 4])
+// @where(TILE_M % WARP_M == 0 && TILE_N % WARP_N == 0)
+// @where(WARP_M % TILE_TM == 0 && WARP_N % TILE_TN == 0)
+// @where((WARP_M / TILE_TM) * (WARP_N / TILE_TN) == 32)
+// @where((TILE_M / WARP_M) * (TILE_N / WARP_N) <= 16)
+// @where((TILE_M + TILE_N) * TILE_K * 4 <= 49152)
+// @where(M % TILE_M == 0 && N % TILE_N == 0 && K % TILE_K == 0)
+// @kernel sgemm(a: in tensor<f32>[M, K], b: in tensor<f32>[K, N], c: out tensor<f32>[M, N], m: i32 = M, n: i32 = N, k: i32 = K)
+// @grid(N / TILE_N, M / TILE_M)
+// @block((TILE_M / WARP_M) * (TILE_N / WARP_N) * 32)
+// @flops(2 * M * N * K)
+// @bytes(4 * (M * K + K * N + M * N))
+// @dims(M = 4096, N = 4096, K = 4096)
 extern "C" __global__ void __launch_bounds__(THREADS)
     sgemm(const float *a, const float *b, float *c, int m, int n, int k) {
   __shared__ __align__(16) float as[TILE_K][TILE_M];

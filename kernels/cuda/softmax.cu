@@ -3,14 +3,6 @@
 // elements (the online softmax recurrence), the block merges them, then
 // every thread writes its elements. VEC elements move as one vector when
 // the row length allows it; otherwise the row is walked element by element.
-//
-// @autotune(BLOCK in [256, 32, 64, 128, 512, 1024], VEC in [4, 1, 2])
-// @kernel softmax(x: in tensor<f32>[R, C], y: out tensor<f32>[R, C], rows: i32 = R, cols: i32 = C)
-// @grid(R)
-// @block(BLOCK)
-// @flops(5 * R * C)
-// @bytes(8 * R * C)
-// @dims(R = 16384, C = 4096)
 
 #define NEG_INF (-__int_as_float(0x7f800000))
 
@@ -55,6 +47,13 @@ __device__ run_t block_merge(run_t a) {
   return all;
 }
 
+// @autotune(BLOCK in [256, 32, 64, 128, 512, 1024], VEC in [4, 1, 2])
+// @kernel softmax(x: in tensor<f32>[R, C], y: out tensor<f32>[R, C], rows: i32 = R, cols: i32 = C)
+// @grid(R)
+// @block(BLOCK)
+// @flops(5 * R * C)
+// @bytes(8 * R * C)
+// @dims(R = 16384, C = 4096)
 extern "C" __global__ void __launch_bounds__(BLOCK) softmax(const float *x, float *y, int rows, int cols) {
   const float *in = x + (long long)blockIdx.x * cols;
   float *out = y + (long long)blockIdx.x * cols;

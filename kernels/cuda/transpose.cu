@@ -3,7 +3,7 @@
 // are both coalesced; blocks are TILE x ROWS threads, each thread moving
 // TILE / ROWS elements. PAD = 1 shifts each shared row by one bank to avoid
 // conflicts on the transposed read.
-//
+
 // @autotune(TILE in [32, 16, 64], ROWS in [8, 1, 2, 4, 16, 32], PAD in [1, 0])
 // @where(ROWS <= TILE && TILE * ROWS <= 1024 && TILE * ROWS >= 64)
 // @kernel transpose(src: in tensor<f32>[R, C], dst: out tensor<f32>[C, R], rows: i32 = R, cols: i32 = C)
@@ -11,7 +11,6 @@
 // @block(TILE, ROWS)
 // @bytes(8 * R * C)
 // @dims(R = 8192, C = 8192)
-
 extern "C" __global__ void __launch_bounds__(TILE * ROWS)
     transpose(const float *src, float *dst, int rows, int cols) {
   __shared__ float tile[TILE][TILE + PAD];
