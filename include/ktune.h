@@ -83,6 +83,9 @@ typedef struct kt_options {
   double run_timeout_s;     /* 0: 10 s per trial (one verification or one timing) */
   int quiet;                /* 1: no progress output on stderr */
   kt_miss_policy miss_policy;
+  /* KT_MISS_TUNE: how kt_launch tunes a new shape (budget, strategy...);
+   * NULL: kt_tune's defaults. Must stay valid while the context lives. */
+  const struct kt_tune_options *miss_tune;
 } kt_options;
 
 int kt_context_create(const kt_options *opts, kt_context **out);
@@ -150,8 +153,13 @@ void kt_interrupt(void);
 /* Launches the kernel with the stored winner for these sizes (in
  * kt_kernel_size_name order) on the caller's ARGS: device pointers for
  * tensors (host pointers on the CPU backend), pointers to values for scalars,
- * in @kernel order. STREAM is a CUstream / cl_command_queue / NULL. On a miss
- * the context's kt_miss_policy applies. */
+ * in @kernel order. STREAM is a CUstream / cl_command_queue / NULL: with a
+ * stream the launch is asynchronous on it; with NULL it completes before
+ * return. On a miss the context's kt_miss_policy applies (on the CPU backend
+ * a tuning starts from the caller's input data; the caller's buffers are
+ * written only by the final launch). A shape seen before costs one table
+ * lookup: no allocation, parsing or database access. Concurrent calls on one
+ * kernel handle are safe only for shapes it has launched before. */
 int kt_launch(kt_kernel *k, const int64_t *sizes, void *const *args, void *stream);
 
 /* ---- The results database, for `ktune cache ...` ----
