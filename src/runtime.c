@@ -445,7 +445,10 @@ static int rt_miss(kt_kernel *k, const int64_t *sizes, void *const *args, rt_ent
   if (!k->runtime) KT__FORWARD(rt_create(k));
   kt__runtime_table *t = k->runtime;
   if (!t->device_known) {
-    KT__FORWARD(probe_device(t->be, k->ctx->opts.device, &t->device, &k->ctx->err));
+    if (t->be == &kt__backend_cpu) /* no driver to keep out of this process */
+      KT__FORWARD(kt__be_open(t->be, k->ctx->opts.device, &t->state, &t->device, &k->ctx->err));
+    else
+      KT__FORWARD(probe_device(t->be, k->ctx->opts.device, &t->device, &k->ctx->err));
     t->device_known = true;
   }
   int64_t values[KT__MAX_NAMES];
