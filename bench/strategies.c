@@ -41,10 +41,9 @@ static int parse_args(bench *b, int argc, char **argv) {
     b->nbudgets = 5;
     memcpy(b->budgets, dflt, sizeof dflt);
   }
-  for (const char *const *n = kt__strategy_names(); !b->nstrats && *n; n++) {
-    if (strcmp(*n, "exhaustive") == 0) continue; /* index order says nothing */
-    b->strats[b->nstrats++] = *n;
-  }
+  if (!b->nstrats)
+    for (const char *const *n = kt__strategy_names(); *n && b->nstrats < MAX_STRATS; n++)
+      if (strcmp(*n, "exhaustive") != 0) b->strats[b->nstrats++] = *n; /* index order says nothing */
   return b->nfiles ? 0 : -1;
 }
 

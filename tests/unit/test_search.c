@@ -188,6 +188,8 @@ TEST(batched_asks_before_tells_never_repeat) {
 TEST(default_strategy_is_exhaustive_when_it_fits) {
   ASSERT_STREQ(kt_default_strategy(100, 100), "exhaustive");
   ASSERT_STREQ(kt_default_strategy(100, 0), "exhaustive");
+  ASSERT_STREQ(kt_default_strategy(1000, 100), "forest"); /* per docs/SEARCH.md */
+  ASSERT_STREQ(kt_default_strategy(1000, 400), "ils");
   const char *big = kt_default_strategy(UINT64_MAX, 100);
   ASSERT_TRUE(strcmp(big, "exhaustive") != 0);
   ASSERT_TRUE(kt__strategy_find(big) != NULL);
