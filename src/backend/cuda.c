@@ -452,15 +452,17 @@ static kt__status opt_in(cuda_state *s, cuda_fn *fn, const kt__cuda_launch_dims 
 }
 
 /* kernelParams: a pointer to each argument's value. For a tensor the value
- * is its CUdeviceptr (stored in PTRS), for a scalar its bytes. */
+ * is its CUdeviceptr (stored in PTRS), for a scalar its bytes. Fixed arrays
+ * on the caller's stack: kt_launch's hot path must not allocate. */
+enum { MAX_PARAMS = 128 };
 typedef struct params {
-  CUdeviceptr *ptrs;
-  void **values;
+  CUdeviceptr ptrs[MAX_PARAMS];
+  void *values[MAX_PARAMS];
 } params;
 
-static void params_build(const kt__launch *l, params *p) {
-  p->ptrs = kt__xcalloc((size_t)l->nargs + 1, sizeof *p->ptrs);
-  p->values = kt__xcalloc((size_t)l->nargs + 1, sizeof *p->values);
+static kt__status params_build(const kt__launch *l, params *p, kt__errbuf *eb) {
+  if (l->nargs > MAX_PARAMS)
+    return (kt__status)kt__err(eb, KT__ST_RUNTIME, "too many kernel arguments (%d, at most %d)", l->nargs, MAX_PARAMS);
   for (int i = 0; i < l->nargs; i++) {
     if (l->args[i].is_tensor) {
       p->ptrs[i] = (CUdeviceptr)(uintptr_t)l->args[i].buf;
@@ -469,20 +471,17 @@ static void params_build(const kt__launch *l, params *p) {
       p->values[i] = (void *)l->args[i].scalar;
     }
   }
+  return KT__ST_OK;
 }
 
-static void params_free(params *p) {
-  free(p->ptrs);
-  free(p->values);
-}
-
-static CUresult launch(cuda_fn *fn, const kt__cuda_launch_dims *d, void **values) {
+/* STREAM NULL: the context's default stream. */
+static CUresult launch(cuda_fn *fn, const kt__cuda_launch_dims *d, void **values, CUstream stream) {
   if (!d->use_cluster)
     return cu.LaunchKernel(fn->f, d->grid[0], d->grid[1], d->grid[2], d->block[0], d->block[1], d->block[2],
-                           d->shared_bytes, NULL, values, NULL);
+                           d->shared_bytes, stream, values, NULL);
   CUlaunchConfig cfg;
   CUlaunchAttribute cluster;
-  kt__cuda_fill_launch_config(d, NULL, &cfg, &cluster);
+  kt__cuda_fill_launch_config(d, stream, &cfg, &cluster);
   return cu.LaunchKernelEx(&cfg, fn->f, values, NULL);
 }
 
@@ -492,26 +491,28 @@ static kt__status prepare(cuda_state *s, cuda_fn *fn, const kt__launch *l, kt__c
   if (poisoned(s, eb)) return KT__ST_RUNTIME;
   kt__status st = cuda_check_dims(s, fn, l, d, eb);
   if (st == KT__ST_OK) st = opt_in(s, fn, d, eb);
-  if (st == KT__ST_OK) params_build(l, p);
+  if (st == KT__ST_OK) st = params_build(l, p, eb);
   return st;
 }
 
+/* With the caller's stream (kt_launch) the launch is asynchronous: errors
+ * of the kernel itself surface at the caller's next synchronisation. */
 static kt__status cuda_run(void *state, void *f, const kt__launch *l, kt__errbuf *eb) {
   cuda_state *s = state;
   kt__cuda_launch_dims d;
   params p;
   kt__status st = prepare(s, f, l, &d, &p, eb);
   if (st != KT__ST_OK) return st;
-  CUresult r = launch(f, &d, p.values);
-  params_free(&p);
+  CUresult r = launch(f, &d, p.values, (CUstream)l->stream);
   if (r != CUDA_SUCCESS) return cu_status(s, r, "cuLaunchKernel", eb);
+  if (l->stream) return KT__ST_OK;
   r = cu.CtxSynchronize();
   return r == CUDA_SUCCESS ? KT__ST_OK : cu_status(s, r, "the kernel", eb);
 }
 
 static CUresult launch_n(cuda_state *s, cuda_fn *fn, const kt__cuda_launch_dims *d, void **values, int n) {
   CUresult r = cu.EventRecord(s->start, NULL);
-  for (int i = 0; i < n && r == CUDA_SUCCESS; i++) r = launch(fn, d, values);
+  for (int i = 0; i < n && r == CUDA_SUCCESS; i++) r = launch(fn, d, values, NULL);
   if (r == CUDA_SUCCESS) r = cu.EventRecord(s->stop, NULL);
   return r;
 }
@@ -523,7 +524,6 @@ static kt__status cuda_time(void *state, void *f, const kt__launch *l, int n, do
   kt__status st = prepare(s, f, l, &d, &p, eb);
   if (st != KT__ST_OK) return st;
   CUresult r = launch_n(s, f, &d, p.values, n > 0 ? n : 1);
-  params_free(&p);
   if (r != CUDA_SUCCESS) return cu_status(s, r, "cuLaunchKernel", eb);
   /* Faults of the kernels surface here, at the first synchronisation. */
   r = cu.EventSynchronize(s->stop);
