@@ -548,12 +548,17 @@ static bool is_resource_error(cl_int rc) {
          rc == CL_MEM_OBJECT_ALLOCATION_FAILURE || rc == CL_INVALID_GLOBAL_WORK_SIZE;
 }
 
-static kt__status enqueue(cl_state *s, cl_fn *f, const cl_range *r, cl_event *ev, kt__errbuf *eb) {
-  cl_int rc = s->cl->clEnqueueNDRangeKernel(s->queue, f->kernel, r->dims, NULL, r->global, r->local, 0, NULL, ev);
+static kt__status enqueue_on(cl_state *s, cl_command_queue q, cl_fn *f, const cl_range *r, cl_event *ev,
+                             kt__errbuf *eb) {
+  cl_int rc = s->cl->clEnqueueNDRangeKernel(q, f->kernel, r->dims, NULL, r->global, r->local, 0, NULL, ev);
   if (rc == CL_SUCCESS) return KT__ST_OK;
   return fail(eb, is_resource_error(rc) ? KT__ST_CONSTRAINT : KT__ST_RUNTIME,
               "clEnqueueNDRangeKernel (global %zux%zux%zu, local %zux%zux%zu): %s", r->global[0], r->global[1],
               r->global[2], r->local[0], r->local[1], r->local[2], kt__cl_error_name(rc));
+}
+
+static kt__status enqueue(cl_state *s, cl_fn *f, const cl_range *r, cl_event *ev, kt__errbuf *eb) {
+  return enqueue_on(s, s->queue, f, r, ev, eb);
 }
 
 /* Waits for the queue; an error here is the kernel's execution failing. */
@@ -570,10 +575,13 @@ static kt__status prepare(cl_state *s, cl_fn *f, const kt__launch *l, cl_range *
   return st == KT__ST_OK ? set_args(s, f, l, eb) : st;
 }
 
+/* With the caller's queue (kt_launch) the launch is only enqueued there:
+ * the caller synchronises, and sees the kernel's execution errors. */
 static kt__status cl_run(void *state, void *fn, const kt__launch *l, kt__errbuf *eb) {
   cl_range r;
   if (is_lost(state, eb)) return KT__ST_RUNTIME;
   kt__status st = prepare(state, fn, l, &r, eb);
+  if (st == KT__ST_OK && l->stream) return enqueue_on(state, (cl_command_queue)l->stream, fn, &r, NULL, eb);
   if (st == KT__ST_OK) st = enqueue(state, fn, &r, NULL, eb);
   if (st == KT__ST_OK) st = finish(state, eb);
   return st;
