@@ -64,18 +64,25 @@ static bool send_all(int fd, const void *buf, size_t n) {
   return true;
 }
 
-typedef enum { RECV_OK, RECV_EOF, RECV_TIMEOUT } recv_result;
+typedef enum { RECV_OK, RECV_EOF, RECV_TIMEOUT, RECV_INTERRUPTED } recv_result;
 
-/* Reads exactly N bytes; DEADLINE <= 0 waits forever. */
-static recv_result recv_all(int fd, void *buf, size_t n, double deadline) {
+/* How often a wait in the parent looks at kt__interrupted: the signal may
+ * land on another thread and leave poll() asleep. */
+enum { INTERRUPT_POLL_MS = 50 };
+
+/* Reads exactly N bytes; DEADLINE <= 0 waits forever. INTERRUPTIBLE: gives
+ * up (RECV_INTERRUPTED) soon after kt_interrupt(). */
+static recv_result recv_all(int fd, void *buf, size_t n, double deadline, bool interruptible) {
   char *p = buf;
   while (n > 0) {
+    if (interruptible && kt__interrupted) return RECV_INTERRUPTED;
     int ms = -1;
     if (deadline > 0) {
       double left = deadline - kt__now();
       if (left <= 0) return RECV_TIMEOUT;
       ms = (int)(left * 1000) + 1;
     }
+    if (interruptible && (ms < 0 || ms > INTERRUPT_POLL_MS)) ms = INTERRUPT_POLL_MS;
     struct pollfd pf = {.fd = fd, .events = POLLIN};
     int r = poll(&pf, 1, ms);
     if (r < 0 && errno != EINTR) return RECV_EOF;
@@ -388,7 +395,7 @@ static void child_main(const kt__worker_setup *s, int fd, pid_t parent) {
   if (!send_all(fd, &h, sizeof h) || h.rc != KT_OK) _exit(1);
   kt__request rq;
   kt__reply *rp = kt__xmalloc(sizeof *rp);
-  while (recv_all(fd, &rq, sizeof rq, 0) == RECV_OK) {
+  while (recv_all(fd, &rq, sizeof rq, 0, false) == RECV_OK) {
     memset(rp, 0, sizeof *rp);
     eb.msg[0] = 0;
     rp->status = serve(&c, &rq, rp, &eb);
@@ -451,7 +458,7 @@ static int spawn(kt__worker *w, kt__errbuf *eb) {
   w->pid = pid;
   w->fd = sv[0];
   hello *h = kt__xcalloc(1, sizeof *h);
-  recv_result r = recv_all(w->fd, h, sizeof *h, kt__now() + START_TIMEOUT_S);
+  recv_result r = recv_all(w->fd, h, sizeof *h, kt__now() + START_TIMEOUT_S, true);
   int rc = KT_OK;
   if (r == RECV_OK && h->rc == KT_OK) {
     w->info = h->info;
@@ -460,6 +467,7 @@ static int spawn(kt__worker *w, kt__errbuf *eb) {
     bury(w, why, sizeof why);
     if (r == RECV_OK) rc = kt__err(eb, h->rc, "%s", h->msg);
     else if (r == RECV_TIMEOUT) rc = kt__err(eb, KT_NOBACKEND, "the worker did not open the device within %g s", START_TIMEOUT_S);
+    else if (r == RECV_INTERRUPTED) rc = kt__err(eb, KT_INTERRUPTED, "interrupted while the worker opened the device");
     else rc = kt__err(eb, KT_NOBACKEND, "the worker died while opening the device (%s)", why);
   }
   free(h);
@@ -503,7 +511,7 @@ void kt__worker_request(kt__worker *w, const kt__request *req, kt__reply *rep, d
     return fail(rep, KT__ST_RUNTIME, "%s", why);
   }
   double deadline = timeout_s > 0 ? kt__now() + timeout_s : 0;
-  switch (recv_all(w->fd, rep, sizeof *rep, deadline)) {
+  switch (recv_all(w->fd, rep, sizeof *rep, deadline, true)) {
   case RECV_OK:
     if (rep->status == KT__ST_RUNTIME) bury(w, NULL, 0); /* it retires after a fault */
     return;
@@ -513,6 +521,9 @@ void kt__worker_request(kt__worker *w, const kt__request *req, kt__reply *rep, d
   case RECV_TIMEOUT:
     bury(w, NULL, 0);
     return fail(rep, KT__ST_TIMEOUT, "exceeded %g s", timeout_s);
+  case RECV_INTERRUPTED: /* not measured: pending, so that it is not recorded */
+    bury(w, NULL, 0);
+    return fail(rep, KT__ST_PENDING, "interrupted");
   }
 }
 
@@ -525,7 +536,7 @@ void kt__worker_stop(kt__worker *w) {
   if (w->pid) {
     close(w->fd);
     int status;
-    double until = kt__now() + STOP_GRACE_S;
+    double until = kt__now() + (kt__interrupted ? 0 : STOP_GRACE_S); /* Ctrl-C: no grace */
     pid_t r;
     while ((r = waitpid(w->pid, &status, WNOHANG)) == 0 && kt__now() < until) usleep(1000);
     if (r == 0) {
@@ -576,9 +587,9 @@ int kt__worker_list_devices(const kt__backend *be, kt__device_info *out, int max
   close(sv[1]);
   double deadline = kt__now() + LIST_TIMEOUT_S;
   device_list hdr;
-  recv_result r = recv_all(sv[0], &hdr, sizeof hdr, deadline);
+  recv_result r = recv_all(sv[0], &hdr, sizeof hdr, deadline, false);
   if (r == RECV_OK && hdr.count > 0 && hdr.count <= max)
-    r = recv_all(sv[0], out, (size_t)hdr.count * sizeof *out, deadline);
+    r = recv_all(sv[0], out, (size_t)hdr.count * sizeof *out, deadline, false);
   close(sv[0]);
   int status = 0;
   if (r != RECV_OK) kill(pid, SIGKILL);
