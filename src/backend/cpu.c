@@ -65,14 +65,16 @@ typedef struct spawned {
   kt__sbuf out;    /* stdout and stderr, interleaved as written */
 } spawned;
 
-/* Reads the child's output until EOF or DEADLINE; false on timeout. */
+/* Reads the child's output until EOF or DEADLINE; false on timeout, and
+ * soon after kt_interrupt() (the wait wakes every 50 ms to look: the signal
+ * may land on another thread), so that Ctrl-C does not wait for compilers. */
 static bool drain(int fd, double deadline, kt__sbuf *out) {
   char buf[4096];
   for (;;) {
     double left = deadline - kt__now();
-    if (left <= 0) return false;
+    if (left <= 0 || kt__interrupted) return false;
     struct pollfd p = {.fd = fd, .events = POLLIN};
-    int r = poll(&p, 1, (int)(left * 1000) + 1);
+    int r = poll(&p, 1, left > 0.05 ? 50 : (int)(left * 1000) + 1);
     if (r < 0 && errno == EINTR) continue;
     if (r == 0) continue; /* the loop checks the deadline */
     ssize_t k = read(fd, buf, sizeof buf);
@@ -285,6 +287,9 @@ static kt__status run_compiler(const kt__build *b, const char *so, const char *s
   char why[256];
   if (run_captured(c->argv, timeout, &sp, eb) != KT_OK) {
     st = KT__ST_COMPILE;
+  } else if (sp.timed_out && kt__interrupted) {
+    st = KT__ST_PENDING; /* killed by the interrupt: not a compile failure */
+    kt__err(eb, KT_INTERRUPTED, "interrupted");
   } else if (sp.timed_out) {
     snprintf(why, sizeof why, "the C compiler ran past the %g s timeout", timeout);
     st = compile_failed(a, eb, why, sp.out.s);
