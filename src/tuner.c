@@ -139,7 +139,11 @@ static int open_store(tuning *t) {
 }
 
 static void store_trial(tuning *t, const kt__trial *tr) {
-  if (!t->store || tr->reused) return;
+  if (!t->store || tr->reused || tr->status == KT__ST_PENDING) return;
+  /* After Ctrl-C a failure may be the interrupt's doing (a killed worker or
+   * compiler): keep only what certainly stands, so a restart measures the
+   * rest again. */
+  if (kt__interrupted && tr->status != KT__ST_OK) return;
   kt__sbuf cfg = {0};
   kt__result_config_string(t->r, tr, &cfg);
   kt__record rec = {cfg.s, tr->status, tr->stats, tr->compile_s, tr->message};
@@ -773,6 +777,9 @@ int kt_tune(kt_kernel *k, const kt_tune_options *opts, kt_result **out) {
   free(t.names);
   *out = t.r;
   if (rc == KT_OK && t.r->winner < 0) rc = kt__err(t.eb, KT_NOVALID, "no configuration of %s was valid", k->decl->name);
-  if (rc == KT_OK && kt__interrupted) rc = KT_INTERRUPTED;
+  /* An interrupt can make the reference fail; bad input stays bad input. */
+  if (kt__interrupted && (rc == KT_OK || rc == KT_NOVALID))
+    rc = kt__err(t.eb, KT_INTERRUPTED, "ktune: interrupted; the finished measurements are kept%s",
+                 t.store ? " and a new run resumes from them" : "");
   return rc;
 }
