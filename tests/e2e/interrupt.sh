@@ -1,0 +1,100 @@
+# Interruption: SIGINT (Ctrl-C, sent to the whole process group as a
+# terminal does) or SIGTERM during `ktune tune` stops within a second with
+# status 130, keeps every finished measurement in the database, kills the
+# worker and the compilers, leaves no zombie and no temporary file, and a
+# restarted tuning resumes from the database and finds the winner a tuning
+# left alone finds.
+. "$(dirname "$0")/common.bash"
+SLOW=tests/data/slow.c
+LIMIT_MS=${KTUNE_INTERRUPT_MS:-1000}
+
+# Every process in the session of PID (the tuner, its worker, compilers).
+session_pids() { ps -eo pid=,sid= | awk -v s="$1" '$2 == s { print $1 }'; }
+
+EXTRA=""
+# interrupt NAME SIGNAL AFTER_S DB [ENV...]: starts a tuning of slow.c in its
+# own session with a fresh TMPDIR, sends SIGNAL to its process group after
+# AFTER_S seconds, and checks the stop: time, status, TMPDIR, processes.
+interrupt() {
+  name=$1 sig=$2 after=$3 db=$4
+  shift 4
+  tmpdir="$TMP/$name.tmp"
+  mkdir -p "$tmpdir"
+  env TMPDIR="$tmpdir" "$@" setsid "$KTUNE" tune $SLOW --db "$db" $EXTRA >"$TMP/$name.out" 2>"$TMP/$name.err" &
+  pid=$!
+  sleep "$after"
+  pids=$(session_pids "$pid")
+  [ "$(echo "$pids" | wc -w)" -ge 2 ] || fail "$name: expected a worker beside the tuner, saw: $pids"
+  start=$(date +%s%N)
+  kill -s "$sig" -- "-$pid"
+  wait "$pid"
+  got=$?
+  ms=$((($(date +%s%N) - start) / 1000000))
+  expect_eq "$got" 130 "$name: exit status"
+  [ "$ms" -lt "$LIMIT_MS" ] || fail "$name: took $ms ms to stop after SIG$sig (limit $LIMIT_MS)"
+  expect_contains "$TMP/$name.err" "interrupted" "$name: says it was interrupted"
+  sleep 0.2 # SIGKILL is delivered asynchronously
+  # None runs on; a dead grandchild (a compiler's cc1, killed with its group)
+  # is the init process's to reap, but a child of ours must have been reaped.
+  for p in $pids; do
+    state=$(ps -o stat= -p "$p" 2>/dev/null)
+    parent=$(ps -o ppid= -p "$p" 2>/dev/null | tr -d ' ')
+    case "$state" in
+    "") ;;
+    Z*) case " $(echo $pids) $$ " in *" $parent "*) fail "$name: zombie $p of $parent" ;; esac ;;
+    *) fail "$name: process $p is still there: $(ps -o pid=,stat=,args= -p "$p")" ;;
+    esac
+  done
+  [ -z "$(ls -A "$tmpdir")" ] || fail "$name: left in TMPDIR: $(ls -A "$tmpdir")"
+}
+
+# results DB: the number of stored results (ok or not) over every key.
+results() {
+  "$KTUNE" cache export --db "$1" >"$TMP/export.json" || { echo 0; return; }
+  json "$TMP/export.json" "sum(len(k['results']) for k in d['keys'])"
+}
+winner() { json "$1" "' '.join('%s=%s' % kv for kv in sorted(d['winner']['config'].items()))"; }
+
+# The reference answer: a tuning left alone.
+run_status 0 "$KTUNE" tune $SLOW --db "$TMP/alone.db" --json --quiet
+cp "$TMP/out" "$TMP/alone.json"
+expect_eq "$(winner "$TMP/alone.json")" "SLOW=2 V=1" "winner of a tuning left alone"
+
+# Ctrl-C in the middle of the search: measurements so far are kept.
+interrupt sigint INT 2.5 "$TMP/resumed.db"
+kept=$(results "$TMP/resumed.db")
+[ "$kept" -ge 2 ] || fail "sigint: only $kept results kept in the database"
+"$KTUNE" cache export --db "$TMP/resumed.db" >"$TMP/before.json"
+# Restarted: resumes (reuses what was kept) and finds the same winner.
+run_status 0 "$KTUNE" tune $SLOW --db "$TMP/resumed.db" --json --quiet
+cp "$TMP/out" "$TMP/resumed.json"
+expect_eq "$(winner "$TMP/resumed.json")" "$(winner "$TMP/alone.json")" "winner after an interrupted run"
+reused=$(json "$TMP/resumed.json" "d['reused']")
+[ "$reused" -ge "$((kept - 1))" ] || fail "the restarted run reused $reused results, $kept were kept"
+# What was kept is not measured again: same records, same timestamps.
+"$KTUNE" cache export --db "$TMP/resumed.db" >"$TMP/after.json"
+python3 - "$TMP/before.json" "$TMP/after.json" <<'EOF' || fail "kept results were measured again"
+import json, sys
+before, after = (json.load(open(p)) for p in sys.argv[1:3])
+# The default configuration is the reference: every run measures it again.
+stamp = lambda d: {(r["config"], r["timestamp"]) for k in d["keys"] for r in k["results"]
+                   if r["config"] != "SLOW=40 V=1"}
+missing = stamp(before) - stamp(after)
+if missing: print("measured again:", sorted(missing), file=sys.stderr)
+sys.exit(1 if missing else 0)
+EOF
+
+# SIGTERM while the worker is inside one long run (4 s per launch): the
+# wait in the tuner gives up, the worker is killed.
+EXTRA="--dim N=6400"
+interrupt sigterm TERM 1.5 "$TMP/term.db"
+EXTRA=""
+
+# Ctrl-C while compilers run: a C compiler that takes 30 s is killed (it
+# answers --version at once: the worker asks it that when it starts).
+printf '#!/bin/sh\ncase "$*" in *--version*) exec cc "$@" ;; esac\nsleep 30\nexec cc "$@"\n' >"$TMP/slowcc"
+chmod +x "$TMP/slowcc"
+interrupt compiling INT 1 "$TMP/compiling.db" CC="$TMP/slowcc"
+[ -z "$(pgrep -f "$TMP/slowcc")" ] || fail "compiling: the compiler is still running"
+expect_eq "$(results "$TMP/compiling.db")" 0 "compiling: nothing was measured, nothing stored"
+finish
