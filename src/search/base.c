@@ -32,6 +32,7 @@ double kt__base_tell(kt__search_base *b, uint64_t index, kt__status status, doub
   uint64_t bits;
   memcpy(&bits, &c, sizeof bits);
   kt__u64map_put(&b->cost, index, bits);
+  kt__u64map_put(&b->seen, index, 0); /* told unasked (a warm start): never propose it */
   b->told++;
   if (c < b->best_cost) {
     b->best_cost = c;

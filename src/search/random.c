@@ -13,6 +13,7 @@ typedef struct random_search {
   kt__rng rng;
   kt__u64map swapped; /* slot -> index, where the shuffle moved things */
   uint64_t drawn;     /* slots [0, drawn) are settled */
+  kt__u64map told;    /* every index told: skipped when drawn later */
 } random_search;
 
 static void *random_create(const kt__space *space, uint64_t seed, long budget) {
@@ -42,16 +43,22 @@ static int random_ask(void *state, uint64_t *out, int max) {
   int n = 0;
   while (n < max && r->drawn < kt__space_size(r->space)) {
     uint64_t index = draw(r);
-    if (kt__space_valid_index(r->space, index)) out[n++] = index;
+    if (!kt__u64map_has(&r->told, index) && kt__space_valid_index(r->space, index)) out[n++] = index;
   }
   return n;
 }
 
-static void random_tell(void *state, uint64_t index, kt__status status, double seconds) {}
+/* Told indices are remembered so that one told before it was drawn (a warm
+ * start evaluates stored winners first) is not proposed again. */
+static void random_tell(void *state, uint64_t index, kt__status status, double seconds) {
+  random_search *r = state;
+  kt__u64map_put(&r->told, index, 0);
+}
 
 static void random_destroy(void *state) {
   random_search *r = state;
   kt__u64map_free(&r->swapped);
+  kt__u64map_free(&r->told);
   free(r);
 }
 

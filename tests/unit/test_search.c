@@ -185,6 +185,35 @@ TEST(batched_asks_before_tells_never_repeat) {
   free_synth(&sy);
 }
 
+/* A warm start tells results of configurations the strategy never proposed
+ * (stored winners of other sizes); none of them may be proposed again. */
+TEST(told_unasked_configurations_are_not_proposed) {
+  synth sy;
+  init_synth(&sy);
+  uint64_t warm[3] = {0, 200, kt__space_size(sy.space) - 1};
+  for (const char *const *name = kt__strategy_names(); *name; name++) {
+    kt__strategy *st = kt__strategy_create(kt__strategy_find(*name), sy.space, 9, 0);
+    for (int i = 0; i < 3; i++) {
+      double t;
+      kt__status status = measure(sy.space, warm[i], &t);
+      kt__strategy_tell(st, warm[i], status, t);
+    }
+    uint64_t index;
+    int n = 0;
+    while (kt__strategy_ask(st, &index, 1) == 1) {
+      for (int i = 0; i < 3; i++)
+        if (index == warm[i]) kt_test_fail(__FILE__, __LINE__, "%s proposed told %d", *name, (int)index);
+      double t;
+      kt__status status = measure(sy.space, index, &t);
+      kt__strategy_tell(st, index, status, t);
+      n++;
+    }
+    ASSERT_EQ(n, 360 - 3);
+    kt__strategy_free(st);
+  }
+  free_synth(&sy);
+}
+
 TEST(default_strategy_is_exhaustive_when_it_fits) {
   ASSERT_STREQ(kt_default_strategy(100, 100), "exhaustive");
   ASSERT_STREQ(kt_default_strategy(100, 0), "exhaustive");
