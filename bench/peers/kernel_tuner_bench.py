@@ -2,7 +2,7 @@
 """Kernel Tuner's brute force over the same CUDA kernel and space as ktune.
 
     kernel_tuner_bench.py kernels/cuda/sgemm.cu [--kernel NAME] [--dim M=4096]...
-                          [--lang cupy|nvcuda] [--iterations 7] [--max-configs N]
+                          [--lang auto|cupy|nvcuda] [--iterations 7] [--max-configs N]
                           [--out result.json]
 
 The kernel source goes to Kernel Tuner as it is. The space is read from the
@@ -18,6 +18,10 @@ Kernel Tuner runs with its defaults (7 timed iterations per configuration, one
 compilation at a time, no answer check), the way its users run it; the compiler
 options are ktune's (--std=c++17; the GPU's own architecture). CuPy's kernel
 cache goes to a fresh directory so that every configuration is compiled.
+
+With --cache, Kernel Tuner appends each configuration's result to that file
+as it goes (its own format), so that a run stopped by a time limit still
+leaves what it measured (collect.py reads it).
 
 Prints (and writes to --out) one JSON document: wall time of tune_kernel,
 configurations tried, cost per configuration, compile and benchmark totals,
@@ -97,10 +101,13 @@ def main():
     ap.add_argument("file")
     ap.add_argument("--kernel")
     ap.add_argument("--dim", action="append", default=[])
-    ap.add_argument("--lang", default="cupy", help="Kernel Tuner backend: cupy (default) or nvcuda")
+    ap.add_argument("--lang", default="auto",
+                    help="Kernel Tuner backend: cupy, nvcuda, or auto (cupy, else nvcuda; the default)")
     ap.add_argument("--iterations", type=int, default=7, help="timed runs per configuration (KT's default 7)")
     ap.add_argument("--max-configs", type=int, default=0,
                     help="tune only this many configurations, spread over the space (0: all)")
+    ap.add_argument("--cache", help="Kernel Tuner's cache file, written as it goes (a killed run leaves "
+                    "its configurations there); must not exist yet")
     ap.add_argument("--out")
     a = ap.parse_args()
 
@@ -141,14 +148,29 @@ def main():
     if kern.shared:
         smem = {"size": lambda p: kern.shared_bytes({n: p[n] for n in kern.params})}
 
-    t2 = time.perf_counter()
-    results, env = kernel_tuner.tune_kernel(
-        kern.name, kern.source, problem_size, arguments, tune_params,
-        grid_div_x=[], grid_div_y=[], grid_div_z=[], restrictions=restrictions,
-        block_size_names=bnames, lang=a.lang, strategy="brute_force",
-        compiler_options=["--std=c++17"], iterations=a.iterations, smem_args=smem,
-        verbose=False, quiet=True)
-    wall_s = time.perf_counter() - t2
+    def tune(lang):
+        if a.cache and os.path.exists(a.cache):
+            os.remove(a.cache)  # a failed attempt's; Kernel Tuner would resume from it
+        t = time.perf_counter()
+        out = kernel_tuner.tune_kernel(
+            kern.name, kern.source, problem_size, arguments, tune_params,
+            grid_div_x=[], grid_div_y=[], grid_div_z=[], restrictions=restrictions,
+            block_size_names=bnames, lang=lang, strategy="brute_force",
+            compiler_options=["--std=c++17"], iterations=a.iterations, smem_args=smem,
+            cache=a.cache, verbose=False, quiet=True)
+        return out, time.perf_counter() - t
+
+    langs = ["cupy", "nvcuda"] if a.lang == "auto" else [a.lang]
+    failures = {}
+    for lang in langs:
+        try:
+            (results, env), wall_s = tune(lang)
+            break
+        except Exception as e:  # the backend could not start here: try the next one
+            failures[lang] = f"{type(e).__name__}: {e}"
+            print(f"kernel_tuner_bench: lang {lang} failed: {failures[lang]}", file=sys.stderr)
+    else:
+        raise SystemExit(f"no Kernel Tuner backend worked: {failures}")
 
     configs, best = [], None
     compile_ms = bench_ms = framework_ms = 0.0
@@ -172,7 +194,8 @@ def main():
     doc = {
         "tool": "kernel_tuner",
         "version": getattr(kernel_tuner, "__version__", "?"),
-        "lang": a.lang,
+        "lang": lang,
+        "lang_failures": failures or None,
         "strategy": "brute_force",
         "iterations": a.iterations,
         "file": a.file,
