@@ -52,9 +52,11 @@ static int check_header(const char *path, json_object *doc, kt__errbuf *eb) {
                   path);
     return kt__err(eb, KT_INVALID, "%s: not a ktune export (no \"format\" field)", path);
   }
-  KT__RETURN_IF(strcmp(json_object_get_string(fmt), KT__EXPORT_FORMAT) != 0, eb, KT_INVALID,
-                "%s: not a ktune export (format \"%s\", expected \"%s\")", path,
-                json_object_get_string(fmt), KT__EXPORT_FORMAT);
+  /* "format": null is a present field holding a NULL object. */
+  KT__RETURN_IF(!json_object_is_type(fmt, json_type_string) ||
+                    strcmp(json_object_get_string(fmt), KT__EXPORT_FORMAT) != 0,
+                eb, KT_INVALID, "%s: not a ktune export (format %s, expected \"%s\")", path,
+                fmt ? json_object_to_json_string(fmt) : "null", KT__EXPORT_FORMAT);
   KT__RETURN_IF(!json_object_object_get_ex(doc, "format_version", &ver) ||
                     json_object_get_int(ver) < 1 || json_object_get_int(ver) > KT__EXPORT_VERSION,
                 eb, KT_INVALID, "%s: export format version %s is not one this ktune reads (1 to %d)",
