@@ -25,6 +25,7 @@
 
 #include "cluster.h"
 #include "verify/verify.h"
+#include "zygote.h"
 
 enum {
   CACHE_SLOTS = 32,  /* loaded configurations kept per worker */
@@ -38,6 +39,7 @@ static const double LOAD_COMPILE_TIMEOUT_S = 120;
 
 struct kt__worker {
   kt__worker_setup setup;
+  kt__zygote *zygote; /* forks the workers from a state with no GPU library loaded */
   pid_t pid; /* 0: no live worker */
   int fd;    /* the parent's end of the socket pair */
   int restarts;
@@ -433,30 +435,17 @@ static void reap(pid_t pid, int *status) {
 static void bury(kt__worker *w, char *why, size_t size) {
   int status = 0;
   kill(w->pid, SIGKILL);
-  reap(w->pid, &status);
+  kt__zygote_reap(w->zygote, w->pid, 0, &status);
   if (why) describe_exit(status, why, size);
   close(w->fd);
   w->pid = 0;
   w->fd = -1;
 }
 
+static void worker_entry(void *setup, int fd, pid_t zygote) { child_main(setup, fd, zygote); }
+
 static int spawn(kt__worker *w, kt__errbuf *eb) {
-  int sv[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
-    return kt__err(eb, KT_IO, "socketpair: %s", strerror(errno));
-  pid_t parent = getpid(), pid = fork();
-  if (pid < 0) {
-    close(sv[0]);
-    close(sv[1]);
-    return kt__err(eb, KT_IO, "cannot fork the worker: %s", strerror(errno));
-  }
-  if (pid == 0) {
-    close(sv[0]);
-    child_main(&w->setup, sv[1], parent);
-  }
-  close(sv[1]);
-  w->pid = pid;
-  w->fd = sv[0];
+  KT__FORWARD(kt__zygote_spawn(w->zygote, &w->pid, &w->fd, eb));
   hello *h = kt__xcalloc(1, sizeof *h);
   recv_result r = recv_all(w->fd, h, sizeof *h, kt__now() + START_TIMEOUT_S, true);
   int rc = KT_OK;
@@ -479,8 +468,10 @@ int kt__worker_start(const kt__worker_setup *setup, kt__device_info *info, kt__w
   kt__worker *w = kt__xcalloc(1, sizeof *w);
   w->setup = *setup;
   w->fd = -1;
-  int rc = spawn(w, eb);
+  int rc = kt__zygote_start(worker_entry, &w->setup, &w->zygote, eb);
+  if (rc == KT_OK) rc = spawn(w, eb);
   if (rc != KT_OK) {
+    kt__zygote_stop(w->zygote);
     free(w);
     return rc;
   }
@@ -536,14 +527,9 @@ void kt__worker_stop(kt__worker *w) {
   if (w->pid) {
     close(w->fd);
     int status;
-    double until = kt__now() + (kt__interrupted ? 0 : STOP_GRACE_S); /* Ctrl-C: no grace */
-    pid_t r;
-    while ((r = waitpid(w->pid, &status, WNOHANG)) == 0 && kt__now() < until) usleep(1000);
-    if (r == 0) {
-      kill(w->pid, SIGKILL);
-      reap(w->pid, &status);
-    }
+    kt__zygote_reap(w->zygote, w->pid, kt__interrupted ? 0 : STOP_GRACE_S, &status); /* Ctrl-C: no grace */
   }
+  kt__zygote_stop(w->zygote);
   free(w);
 }
 

@@ -1,0 +1,33 @@
+/* The zygote: a small single-threaded process forked when tuning starts,
+ * before the tuner loads any compiler or GPU library, whose only job is to
+ * fork device workers on request.
+ *
+ * Why: a process that has initialised the CUDA driver cannot fork a child
+ * that uses CUDA (cuInit fails in the child), and NVRTC loads libcuda when it
+ * compiles. Workers forked by the zygote start from its clean state, however
+ * often a fault forces a replacement. */
+#ifndef KT_ZYGOTE_H
+#define KT_ZYGOTE_H
+
+#include <sys/types.h>
+
+#include "common.h"
+
+typedef struct kt__zygote kt__zygote;
+
+/* Runs in each new worker: FD is its end of a socket pair with the tuner,
+ * ZYGOTE the pid of its parent. Must not return. */
+typedef void (*kt__zygote_child_fn)(void *ud, int fd, pid_t zygote);
+
+/* Forks the zygote. UD must point to memory that exists at this moment
+ * (the zygote and its children see their copy of it). */
+int kt__zygote_start(kt__zygote_child_fn fn, void *ud, kt__zygote **out, kt__errbuf *eb);
+/* A new worker: its pid and the tuner's end of its socket pair. */
+int kt__zygote_spawn(kt__zygote *z, pid_t *pid, int *fd, kt__errbuf *eb);
+/* Waits for worker PID to end (killing it after GRACE_S seconds; 0: at
+ * once) and gives its wait status. */
+int kt__zygote_reap(kt__zygote *z, pid_t pid, double grace_s, int *status);
+/* Ends the zygote (its remaining workers die with it). NULL: no-op. */
+void kt__zygote_stop(kt__zygote *z);
+
+#endif
