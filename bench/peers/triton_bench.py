@@ -73,8 +73,8 @@ def rel_err(torch, got, ref):
 
 # -- Triton -------------------------------------------------------------------
 
-def triton_part(a):
-    import torch
+def make_kernels():
+    """The Triton matmul (and a small kernel for Triton's start-up)."""
     import triton
     import triton.language as tl
 
@@ -98,6 +98,14 @@ def triton_part(a):
         i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
         tl.store(x_ptr + i, tl.load(x_ptr + i, mask=i < n) * 2, mask=i < n)
 
+    return tiled_mm, scale
+
+
+def triton_part(a):
+    import torch
+    import triton
+
+    tiled_mm, scale = make_kernels()
     n = a.size
     cfgs = config_list(a.configs)
     if any(n % bm or n % bn or n % bk for bm, bn, bk, _, _ in cfgs):
@@ -191,16 +199,15 @@ def describe(choice):
     return f"{name} {detail}".strip()
 
 
-def inductor_child(a):
-    import torch
-    torch.backends.cuda.matmul.allow_tf32 = a.precision == "tf32"
-    import torch._inductor.config as icfg
-    if hasattr(icfg, "force_disable_caches"):
-        icfg.force_disable_caches = True
-    captured = {"feedback": [], "log_results": [], "hook_errors": []}
+def hook_choices(captured):
+    """Records Inductor's autotuning choices and seconds, through whichever of
+    its hooks this version has (the stderr report is parsed as well)."""
     try:
         from torch._inductor import select_algorithm as sa
-
+    except Exception as e:
+        captured["hook_errors"].append(repr(e))
+        return
+    try:
         def saver(*fargs, **kw):
             timings = fargs[0] if fargs else kw.get("timings", {})
             name = fargs[1] if len(fargs) > 1 else kw.get("name")
@@ -208,6 +215,9 @@ def inductor_child(a):
                 ({"choice": describe(c), "time_s": float(t) / 1e3} for c, t in timings.items()),
                 key=lambda c: c["time_s"])})
         sa.add_feedback_saver(saver)
+    except Exception as e:
+        captured["hook_errors"].append(f"add_feedback_saver: {e!r}")
+    try:
         orig = sa.AlgorithmSelectorCache.log_results
         sig = inspect.signature(orig)
 
@@ -222,8 +232,17 @@ def inductor_child(a):
             return orig(*args, **kw)
         sa.AlgorithmSelectorCache.log_results = staticmethod(log_results)
     except Exception as e:
-        captured["hook_errors"].append(repr(e))
+        captured["hook_errors"].append(f"log_results: {e!r}")
 
+
+def inductor_child(a):
+    import torch
+    torch.backends.cuda.matmul.allow_tf32 = a.precision == "tf32"
+    import torch._inductor.config as icfg
+    if hasattr(icfg, "force_disable_caches"):
+        icfg.force_disable_caches = True
+    captured = {"feedback": [], "log_results": [], "hook_errors": []}
+    hook_choices(captured)
     n = a.size
     torch.manual_seed(0)
     x = torch.rand(n, n, device="cuda")
