@@ -214,7 +214,7 @@ static bool forest_one(forest *f, uint64_t *out) {
   fit(f);
   int nc = candidates(f);
   if (nc == 0) return kt__base_random(&f->b, out);
-  double best_ei = -1;
+  double best_ei = -INFINITY;
   unsigned char x[KT__SEARCH_MAX_DIMS];
   for (int c = 0; c < nc; c++) {
     double mean, sd;
