@@ -26,7 +26,15 @@
 static int counting;
 static long allocations, sqlite_calls;
 
-#ifndef __SANITIZE_ADDRESS__
+#if defined(__SANITIZE_ADDRESS__)
+#define KT_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KT_SANITIZED 1
+#endif
+#endif
+
+#ifndef KT_SANITIZED
 void *__libc_malloc(size_t n);
 void *__libc_calloc(size_t count, size_t size);
 void *__libc_realloc(void *p, size_t n);
@@ -214,7 +222,7 @@ TEST(hot_path_does_not_allocate_or_touch_sqlite) {
   counting = 0;
   ASSERT_EQ(x, 100001);
   ASSERT_EQ(sqlite_calls, 0);
-#ifndef __SANITIZE_ADDRESS__
+#ifndef KT_SANITIZED
   ASSERT_EQ(allocations, 0);
   /* The counters see allocations at all: a miss allocates. */
   counting = 1;
