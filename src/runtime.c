@@ -319,13 +319,14 @@ static bool use_nearest(kt__store *store, const kt__store_key *key, const kt__ke
   return n.best < INFINITY;
 }
 
-/* Which configuration this shape gets: the stored winner, else per policy. */
-static int choose_config(kt_kernel *k, const int64_t *sizes, void *const *args, int64_t *values) {
+/* Which configuration this shape gets: the stored winner, else per policy.
+ * HOW says which, for the KTUNE_PRINT_AUTOTUNING line (empty after a
+ * tuning, which prints its own). */
+static int choose_config(kt_kernel *k, const int64_t *sizes, void *const *args, int64_t *values, kt__sbuf *how) {
   kt__runtime_table *t = k->runtime;
   const kt__kernel_decl *d = k->decl;
-  double t0 = kt__now();
   default_values(d, values);
-  kt__sbuf key_sizes = {0}, how = {0};
+  kt__sbuf key_sizes = {0};
   kt__kernel_key_sizes(k, sizes, &key_sizes);
   kt__store *store = kt__context_store(k->ctx);
   kt__store_key key = {k->source_hash, d->name, &t->device, key_sizes.s, NULL};
@@ -335,24 +336,29 @@ static int choose_config(kt_kernel *k, const int64_t *sizes, void *const *args, 
   kt__errbuf eb;
   if (store && kt__store_winner(store, &key, &config, &secs, &eb) == KT_OK) {
     parse_config(d, config, values);
-    kt__sbuf_printf(&how, "stored winner");
+    kt__sbuf_printf(how, "stored winner");
   } else if (can_tune(k)) {
-    rc = tune_now(k, sizes, args, values); /* kt_tune prints its own line */
-  } else if (k->ctx->opts.miss_policy == KT_MISS_DEFAULT || !use_nearest(store, &key, d, values, &how)) {
-    kt__sbuf_printf(&how, "default configuration");
+    rc = tune_now(k, sizes, args, values);
+  } else if (k->ctx->opts.miss_policy == KT_MISS_DEFAULT || !use_nearest(store, &key, d, values, how)) {
+    kt__sbuf_printf(how, "default configuration");
   }
-  if (how.len && k->ctx->opts.miss_policy == KT_MISS_TUNE && strcmp(how.s, "stored winner") != 0)
-    kt__sbuf_printf(&how, " (cannot tune: the %s device is already in use by this process)", t->be->name);
-  if (how.len) {
-    kt__sbuf shown = {0};
-    format_values(d, values, &shown);
-    kt__print_autotuning(d->name, key_sizes.s, how.s, kt__now() - t0, shown.s);
-    kt__sbuf_free(&shown);
-  }
+  if (how->len && k->ctx->opts.miss_policy == KT_MISS_TUNE && strcmp(how->s, "stored winner") != 0)
+    kt__sbuf_printf(how, " (cannot tune: the %s device is already in use by this process)", t->be->name);
   free(config);
-  kt__sbuf_free(&how);
   kt__sbuf_free(&key_sizes);
   return rc;
+}
+
+/* The KTUNE_PRINT_AUTOTUNING line of a miss that did not tune; SECS covers
+ * the lookup, compiling and loading. */
+static void report_choice(const kt_kernel *k, const int64_t *sizes, const char *how, const int64_t *values,
+                          double secs) {
+  kt__sbuf key_sizes = {0}, shown = {0};
+  kt__kernel_key_sizes(k, sizes, &key_sizes);
+  format_values(k->decl, values, &shown);
+  kt__print_autotuning(k->decl->name, key_sizes.s, how, secs, shown.s);
+  kt__sbuf_free(&key_sizes);
+  kt__sbuf_free(&shown);
 }
 
 /* ---- loading a configuration ------------------------------------------ */
@@ -440,22 +446,33 @@ static int check_sizes(kt_kernel *k, const int64_t *sizes) {
   return KT_OK;
 }
 
+/* The device identity, part of the results key: read once per handle. */
+static int know_device(kt_kernel *k) {
+  kt__runtime_table *t = k->runtime;
+  if (t->device_known) return KT_OK;
+  if (t->be == &kt__backend_cpu) /* no driver to keep out of this process */
+    KT__FORWARD(kt__be_open(t->be, k->ctx->opts.device, &t->state, &t->device, &k->ctx->err));
+  else
+    KT__FORWARD(probe_device(t->be, k->ctx->opts.device, &t->device, &k->ctx->err));
+  t->device_known = true;
+  return KT_OK;
+}
+
 static int rt_miss(kt_kernel *k, const int64_t *sizes, void *const *args, rt_entry **out) {
   KT__FORWARD(check_sizes(k, sizes));
   if (!k->runtime) KT__FORWARD(rt_create(k));
+  KT__FORWARD(know_device(k));
   kt__runtime_table *t = k->runtime;
-  if (!t->device_known) {
-    if (t->be == &kt__backend_cpu) /* no driver to keep out of this process */
-      KT__FORWARD(kt__be_open(t->be, k->ctx->opts.device, &t->state, &t->device, &k->ctx->err));
-    else
-      KT__FORWARD(probe_device(t->be, k->ctx->opts.device, &t->device, &k->ctx->err));
-    t->device_known = true;
-  }
+  double t0 = kt__now();
   int64_t values[KT__MAX_NAMES];
-  KT__FORWARD(choose_config(k, sizes, args, values));
+  kt__sbuf how = {0};
   rt_entry e = {0};
-  KT__FORWARD(load_config(k, values, &e.fn));
-  KT__FORWARD(entry_geometry(k, sizes, values, &e));
+  int rc = choose_config(k, sizes, args, values, &how);
+  if (rc == KT_OK) rc = load_config(k, values, &e.fn);
+  if (rc == KT_OK) rc = entry_geometry(k, sizes, values, &e);
+  if (rc == KT_OK && how.len) report_choice(k, sizes, how.s, values, kt__now() - t0);
+  kt__sbuf_free(&how);
+  KT__FORWARD(rc);
   e.used = true;
   memcpy(e.sizes, sizes, (size_t)k->decl->nsizes * sizeof *sizes);
   rt_entry *slot = rt_slot(t, sizes, k->decl->nsizes);
