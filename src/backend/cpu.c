@@ -86,7 +86,8 @@ static bool drain(int fd, double deadline, kt__sbuf *out) {
 
 /* Runs ARGV with stdin from /dev/null and output captured, in its own process
  * group so that a timeout kills the driver and the cc1/as/ld it started. */
-static int run_captured(const char *const argv[], double timeout_s, spawned *sp, kt__errbuf *eb) {
+static int run_captured(const char *const argv[], char *const envp[], double timeout_s, spawned *sp,
+                        kt__errbuf *eb) {
   *sp = (spawned){0};
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return kt__err(eb, KT_IO, "pipe: %s", strerror(errno));
@@ -104,7 +105,7 @@ static int run_captured(const char *const argv[], double timeout_s, spawned *sp,
   posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
   posix_spawnattr_setpgroup(&at, 0);
   pid_t pid;
-  int rc = posix_spawnp(&pid, argv[0], &fa, &at, (char *const *)argv, environ);
+  int rc = posix_spawnp(&pid, argv[0], &fa, &at, (char *const *)argv, envp ? envp : environ);
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&at);
   close(fds[1]);
@@ -277,6 +278,26 @@ static kt__status compile_failed(kt__artifact *a, kt__errbuf *eb, const char *wh
   return KT__ST_COMPILE;
 }
 
+/* The environment with TMPDIR set to DIR: the compiler's own temporaries
+ * (cc's .s and .o files) then live in the private workdir too, and go with
+ * it, even when a timeout or Ctrl-C kills the compiler before it cleans up. */
+static char **env_with_tmpdir(const char *dir) {
+  size_t n = 0, k = 0;
+  while (environ[n]) n++;
+  char **env = kt__xcalloc(n + 2, sizeof *env);
+  for (size_t i = 0; i < n; i++)
+    if (strncmp(environ[i], "TMPDIR=", 7) != 0) env[k++] = kt__xstrdup(environ[i]);
+  kt__sbuf tmp = {0};
+  kt__sbuf_printf(&tmp, "TMPDIR=%s", dir);
+  env[k] = tmp.s;
+  return env;
+}
+
+static void free_env(char **env) {
+  for (size_t i = 0; env[i]; i++) free(env[i]);
+  free(env);
+}
+
 static kt__status run_compiler(const kt__build *b, const char *so, const char *src, const char *wrapper,
                                kt__artifact *a, kt__errbuf *eb) {
   cc_command *c = kt__xcalloc(1, sizeof *c);
@@ -285,7 +306,10 @@ static kt__status run_compiler(const kt__build *b, const char *so, const char *s
   spawned sp;
   kt__status st = KT__ST_OK;
   char why[256];
-  if (run_captured(c->argv, timeout, &sp, eb) != KT_OK) {
+  char **envp = env_with_tmpdir(b->workdir);
+  int spawned_rc = run_captured(c->argv, envp, timeout, &sp, eb);
+  free_env(envp);
+  if (spawned_rc != KT_OK) {
     st = KT__ST_COMPILE;
   } else if (sp.timed_out && kt__interrupted) {
     st = KT__ST_PENDING; /* killed by the interrupt: not a compile failure */
@@ -380,7 +404,7 @@ static void toolchain_version(char *out, size_t len) {
   argv[n] = NULL;
   spawned sp;
   snprintf(out, len, "%s (version unknown)", argv[0]);
-  if (run_captured(argv, 10, &sp, NULL) == KT_OK && sp.out.s && WIFEXITED(sp.status) && WEXITSTATUS(sp.status) == 0)
+  if (run_captured(argv, NULL, 10, &sp, NULL) == KT_OK && sp.out.s && WIFEXITED(sp.status) && WEXITSTATUS(sp.status) == 0)
     snprintf(out, len, "%.*s", (int)strcspn(sp.out.s, "\n"), sp.out.s);
   kt__sbuf_free(&sp.out);
   free(words);
