@@ -114,6 +114,15 @@ def peers_table(R, out):
                    f"| {'yes' if agree else 'no' if agree is False else 'n/a'}"
                    f"{f' ({(kr / pr - 1) * 100:+.1f}%)' if kr and pr else ''} |")
     out.append("")
+    for kernel in ("elementwise", "sgemm"):
+        d = (R.doc.get("kernel_tuner") or {}).get(kernel) or {}
+        if d.get("note"):
+            out.append(f"- Kernel Tuner, {kernel}: {d['note']}.")
+        if d.get("error"):
+            out.append(f"- Kernel Tuner, {kernel}: {d['error']}")
+        if d.get("lang_failures"):
+            out.append(f"- Kernel Tuner, {kernel}: backends that failed first: {d['lang_failures']}")
+    out.append("")
     return verdicts
 
 

@@ -10,7 +10,7 @@
 #    spaces (--strategy exhaustive --no-cache, a fresh database), then the
 #    repeat kernel REPEATS times more, to see whether the winners agree;
 # 3. Kernel Tuner's brute force over the same kernels and spaces
-#    (bench/peers/kernel_tuner_bench.py);
+#    (bench/peers/kernel_tuner_bench.py; sgemm last, see below);
 # 4. Triton's autotuner and torch.compile's max-autotune on the same fp32
 #    matmul (bench/peers/triton_bench.py);
 # 5. every winner re-measured by one method (bench/peers/remeasure.py);
@@ -18,7 +18,7 @@
 #    for docs/BENCHMARKS.md) and log.txt, in $OUT.
 #
 # Steps get time limits that keep the whole run under DEADLINE seconds
-# (default 500), leaving time to write the results whatever happened.
+# (default 470), leaving time to write the results whatever happened.
 # Environment: OUT (default ./throughput-out), DEADLINE, REPEATS (default 4
 # more tunings: 5 in all), REPEAT_KERNEL (elementwise or sgemm),
 # KT_SGEMM_MAX (Kernel Tuner tunes only this many sgemm configurations,
@@ -29,7 +29,7 @@ set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 2
 OUT=${OUT:-$ROOT/throughput-out}
-DEADLINE=${DEADLINE:-500}
+DEADLINE=${DEADLINE:-470}
 REPEATS=${REPEATS:-4}
 REPEAT_KERNEL=${REPEAT_KERNEL:-elementwise}
 TRITON_CONFIGS=${TRITON_CONFIGS:-small}
@@ -48,12 +48,13 @@ say() { echo "[$(elapsed)s] $*" | tee -a "$LOG"; }
 skipped() { case "$SKIP" in *" $1 "*) say "skipped: $1"; return 0 ;; esac; return 1; }
 
 # step NAME LIMIT OUTFILE CMD...: runs CMD with stdout to OUTFILE (or the log
-# when OUTFILE is -), stderr to the log, under min(LIMIT, time left); records
-# its exit status and wall time in steps.jsonl.
+# when OUTFILE is -), stderr to the log, under min(LIMIT, time left less
+# RESERVE seconds kept for later steps); records its exit status and wall
+# time in steps.jsonl.
 step() {
   local name=$1 limit=$2 out=$3 left t1 rc
   shift 3
-  left=$((DEADLINE - $(elapsed) - 25))
+  left=$((DEADLINE - $(elapsed) - 25 - ${RESERVE:-0}))
   [ "$limit" -gt "$left" ] && limit=$left
   if [ "$limit" -lt 10 ]; then
     say "no time left for $name"
@@ -62,10 +63,11 @@ step() {
   fi
   say "$name (limit ${limit}s): $*"
   t1=$(now)
+  # STEP_LIMIT tells a step that runs sub-steps (triton_bench.py) its limit.
   if [ "$out" = - ]; then
-    timeout -k 5 "$limit" "$@" >>"$LOG" 2>&1
+    STEP_LIMIT=$limit timeout -k 5 "$limit" "$@" >>"$LOG" 2>&1
   else
-    timeout -k 5 "$limit" "$@" >"$out" 2>>"$LOG"
+    STEP_LIMIT=$limit timeout -k 5 "$limit" "$@" >"$out" 2>>"$LOG"
   fi
   rc=$?
   local wall
@@ -132,21 +134,22 @@ if [ -n "$KTUNE" ] && ! skipped ktune; then
   done
 fi
 
-# --- 3. Kernel Tuner -------------------------------------------------------------
+# --- 3. Kernel Tuner and 4. Triton / torch.compile ------------------------------
+# Kernel Tuner's sgemm is the longest step: it goes last, with what time is
+# left but the re-measurement's share, and its cache file keeps what it had
+# measured if the limit cuts it short (collect.py then scales its wall time).
 
 if ! skipped kt; then
-  # Their cache files keep what a run cut short by its limit had measured.
   step kt_elementwise 90 - python3 bench/peers/kernel_tuner_bench.py kernels/cuda/elementwise.cu \
     --cache "$PARTS/kt_elementwise.cache.json" --out "$PARTS/kt_elementwise.json"
-  step kt_sgemm 260 - python3 bench/peers/kernel_tuner_bench.py kernels/cuda/sgemm.cu \
-    ${KT_SGEMM_MAX:+--max-configs "$KT_SGEMM_MAX"} --cache "$PARTS/kt_sgemm.cache.json" --out "$PARTS/kt_sgemm.json"
 fi
-
-# --- 4. Triton and torch.compile -------------------------------------------------
-
 if ! skipped triton; then
   step triton 220 - python3 bench/peers/triton_bench.py --configs "$TRITON_CONFIGS" --inductor-timeout 150 \
     --out "$PARTS/triton.json"
+fi
+if ! skipped kt; then
+  RESERVE=45 step kt_sgemm 300 - python3 bench/peers/kernel_tuner_bench.py kernels/cuda/sgemm.cu \
+    ${KT_SGEMM_MAX:+--max-configs "$KT_SGEMM_MAX"} --cache "$PARTS/kt_sgemm.cache.json" --out "$PARTS/kt_sgemm.json"
 fi
 
 # --- 5. one careful measurement of every winner -----------------------------------

@@ -37,6 +37,7 @@ import sys
 import tempfile
 import time
 
+STARTED = time.perf_counter()
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
@@ -286,8 +287,11 @@ def inductor_part(a):
         cmd = [sys.executable, os.path.abspath(__file__), "--inductor-child", "--size", str(a.size),
                "--precision", a.precision]
         t0 = time.perf_counter()
+        limit = a.inductor_timeout
+        if os.environ.get("STEP_LIMIT"):  # the whole script's limit (throughput_h200.sh)
+            limit = min(limit, float(os.environ["STEP_LIMIT"]) - (t0 - STARTED) - 10)
         try:
-            p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=err, text=True, timeout=a.inductor_timeout)
+            p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=err, text=True, timeout=max(limit, 1))
             rc, stdout = p.returncode, p.stdout
         except subprocess.TimeoutExpired as e:
             rc, stdout = "timeout", e.stdout or ""
