@@ -19,16 +19,17 @@
 #
 # Steps get time limits that keep the whole run under DEADLINE seconds
 # (default 470), leaving time to write the results whatever happened.
-# Environment: OUT (default ./throughput-out), DEADLINE, REPEATS (default 4
+# Environment: OUT (default ./build-throughput), DEADLINE, REPEATS (default 4
 # more tunings: 5 in all), REPEAT_KERNEL (elementwise or sgemm),
 # KT_SGEMM_MAX (Kernel Tuner tunes only this many sgemm configurations,
 # spread over the space; default all), TRITON_CONFIGS (small = 24, issue = 72),
+# TRITON_PRECISION (ieee: true fp32 like sgemm.cu, the default; tf32),
 # SKIP (space-separated step names to leave out: ktune kt triton remeasure),
 # KTUNE (a ktune binary to use instead of building one).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 2
-OUT=${OUT:-$ROOT/throughput-out}
+OUT=${OUT:-$ROOT/build-throughput}
 DEADLINE=${DEADLINE:-470}
 REPEATS=${REPEATS:-4}
 REPEAT_KERNEL=${REPEAT_KERNEL:-elementwise}
@@ -144,7 +145,8 @@ if ! skipped kt; then
     --cache "$PARTS/kt_elementwise.cache.json" --out "$PARTS/kt_elementwise.json"
 fi
 if ! skipped triton; then
-  step triton 220 - python3 bench/peers/triton_bench.py --configs "$TRITON_CONFIGS" --inductor-timeout 150 \
+  step triton 220 - python3 bench/peers/triton_bench.py --configs "$TRITON_CONFIGS" \
+    --precision "${TRITON_PRECISION:-ieee}" --inductor-timeout 150 \
     --out "$PARTS/triton.json"
 fi
 if ! skipped kt; then
