@@ -36,6 +36,7 @@ REPEAT_KERNEL=${REPEAT_KERNEL:-elementwise}
 TRITON_CONFIGS=${TRITON_CONFIGS:-small}
 SKIP=" ${SKIP:-} "
 WORK=$(mktemp -d /tmp/throughput.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
 PARTS="$WORK/parts"
 mkdir -p "$OUT" "$PARTS"
 LOG="$OUT/log.txt"
