@@ -86,7 +86,16 @@ typedef struct kt_options {
   /* KT_MISS_TUNE: how kt_launch tunes a new shape (budget, strategy...);
    * NULL: kt_tune's defaults. Must stay valid while the context lives. */
   const struct kt_tune_options *miss_tune;
+  uint64_t max_tensor_bytes; /* cap on the tensors of one tuning (one copy each),
+                                checked before allocating; 0: half the memory */
 } kt_options;
+
+/* Zero fields of kt_options take the documented default, unless these
+ * environment variables set them (docs/BAD_INPUTS.md, "Limits"):
+ * KTUNE_COMPILE_TIMEOUT (seconds), KTUNE_RUN_TIMEOUT (seconds),
+ * KTUNE_MAX_TENSOR_MEMORY (bytes, or with a K/M/G/T suffix). A malformed
+ * value makes kt_context_create return KT_INVALID, with the reason in
+ * kt_errmsg (the context is still created, and must be destroyed). */
 
 int kt_context_create(const kt_options *opts, kt_context **out);
 void kt_context_destroy(kt_context *ctx);

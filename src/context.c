@@ -51,11 +51,55 @@ int kt_exit_status(int err) {
   }
 }
 
+/* "4G", "512M", "1048576": bytes with an optional binary suffix. */
+static bool parse_bytes(const char *s, uint64_t *out) {
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno || end == s || *s == '-') return false;
+  int shift = 0;
+  switch (*end) {
+  case 'K': case 'k': shift = 10; end++; break;
+  case 'M': case 'm': shift = 20; end++; break;
+  case 'G': case 'g': shift = 30; end++; break;
+  case 'T': case 't': shift = 40; end++; break;
+  default: break;
+  }
+  if (*end == 'B' || *end == 'b') end++;
+  if (*end || v == 0 || v > (UINT64_MAX >> shift)) return false;
+  *out = (uint64_t)v << shift;
+  return true;
+}
+
+static bool parse_seconds(const char *s, double *out) {
+  char *end;
+  double v = strtod(s, &end);
+  if (end == s || *end || !(v > 0) || v > 1e7) return false;
+  *out = v;
+  return true;
+}
+
+/* Limits left at 0 by the caller come from the environment when set there. */
+static int limits_from_env(kt_context *ctx) {
+  const char *v;
+  kt_options *o = &ctx->opts;
+  if (o->compile_timeout_s <= 0 && (v = getenv("KTUNE_COMPILE_TIMEOUT")) && *v &&
+      !parse_seconds(v, &o->compile_timeout_s))
+    return kt__err(&ctx->err, KT_INVALID, "ktune: error: KTUNE_COMPILE_TIMEOUT=%s: expected seconds, e.g. 120", v);
+  if (o->run_timeout_s <= 0 && (v = getenv("KTUNE_RUN_TIMEOUT")) && *v && !parse_seconds(v, &o->run_timeout_s))
+    return kt__err(&ctx->err, KT_INVALID, "ktune: error: KTUNE_RUN_TIMEOUT=%s: expected seconds, e.g. 30", v);
+  if (o->max_tensor_bytes == 0 && (v = getenv("KTUNE_MAX_TENSOR_MEMORY")) && *v &&
+      !parse_bytes(v, &o->max_tensor_bytes))
+    return kt__err(&ctx->err, KT_INVALID, "ktune: error: KTUNE_MAX_TENSOR_MEMORY=%s: expected bytes, e.g. 8G or 512M",
+                   v);
+  return KT_OK;
+}
+
 int kt_context_create(const kt_options *opts, kt_context **out) {
   kt_context *ctx = kt__xcalloc(1, sizeof *ctx);
   if (opts) ctx->opts = *opts;
   *out = ctx;
-  return KT_OK;
+  return limits_from_env(ctx);
 }
 
 void kt_context_destroy(kt_context *ctx) {
