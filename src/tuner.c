@@ -688,7 +688,8 @@ static int start(tuning *t) {
   t->r->flops = eval_work(t, d->flops);
   t->r->bytes = eval_work(t, d->bytes);
   if (!(t->workdir = kt__workdir(t->eb))) return KT_IO;
-  int rc = kt__argset_create(d, &t->size_env, t->o.seed ? t->o.seed : 42, 0, &t->args, t->eb);
+  int rc = kt__argset_create(d, &t->size_env, t->o.seed ? t->o.seed : 42, t->k->ctx->opts.max_tensor_bytes,
+                             &t->args, t->eb);
   if (rc != KT_OK) return locate_error(t, rc);
   if (t->k->tune_args) use_caller_data(t);
   kt__worker_setup ws = {.backend = t->k->backend,
