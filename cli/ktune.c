@@ -35,6 +35,7 @@ typedef struct cli {
   const char *db;
   const char *seed;
   const char *timeout;
+  const char *compile_timeout;
   const char *jobs;
   const char *repeats;
   const char *format;
@@ -49,7 +50,8 @@ static void usage(FILE *out) {
         "  ktune tune FILE [--kernel NAME] [--backend cpu|opencl|cuda] [--device N]\n"
         "                  [--dim NAME=VALUE]... [--autotune \"NAME=VALUE ...\"]\n"
         "                  [--strategy NAME] [--budget N|Ns] [--seed S] [--db PATH] [--no-db]\n"
-        "                  [--no-cache] [--jobs N] [--timeout S] [--json] [--quiet]\n"
+        "                  [--no-cache] [--jobs N] [--timeout S] [--compile-timeout S]\n"
+        "                  [--json] [--quiet]\n"
         "  ktune bench FILE --autotune \"NAME=VALUE ...\" [same options as tune]\n"
         "  ktune space FILE [--kernel NAME] [--dim NAME=VALUE]... [--autotune ...] [--json]\n"
         "  ktune devices [--json]\n"
@@ -76,6 +78,7 @@ static const char **value_slot(cli *c, const char *opt) {
   } table[] = {
       {"--kernel", &c->kernel},     {"--backend", &c->backend}, {"--autotune", &c->pin}, {"--strategy", &c->strategy},
       {"--budget", &c->budget},     {"--db", &c->db},           {"--seed", &c->seed},    {"--timeout", &c->timeout},
+      {"--compile-timeout", &c->compile_timeout},
       {"--jobs", &c->jobs},         {"--repeats", &c->repeats}, {"--format", &c->format},
   };
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
@@ -175,7 +178,17 @@ static int make_context(const cli *c, kt_context **ctx) {
     if (end == c->timeout || *end || !(o.run_timeout_s > 0))
       return bad("--timeout %s: expected seconds, e.g. --timeout 10", c->timeout);
   }
-  kt_context_create(&o, ctx);
+  if (c->compile_timeout) {
+    char *end;
+    o.compile_timeout_s = strtod(c->compile_timeout, &end);
+    if (end == c->compile_timeout || *end || !(o.compile_timeout_s > 0))
+      return bad("--compile-timeout %s: expected seconds, e.g. --compile-timeout 120", c->compile_timeout);
+  }
+  if (kt_context_create(&o, ctx) != KT_OK) { /* a malformed KTUNE_* limit in the environment */
+    fprintf(stderr, "%s\n", kt_errmsg(*ctx));
+    kt_context_destroy(*ctx);
+    return EXIT_BAD_INPUT;
+  }
   return 0;
 }
 
