@@ -109,6 +109,12 @@ bad B62 '--backend xyz: expected cpu, opencl or cuda' tune $BAD/ok.c --backend x
 bad B63 '--budget lots: expected a number' tune $BAD/ok.c --budget lots
 bad B64 '--timeout -1: expected seconds' tune $BAD/ok.c --timeout -1
 bad B65 '--strategy nosuch: no such strategy' tune $BAD/ok.c --strategy nosuch
+# --- limits from the environment and flags ---
+bad B66 'KTUNE_MAX_TENSOR_MEMORY=lots: expected bytes' env KTUNE_MAX_TENSOR_MEMORY=lots "$KTUNE" tune $BAD/ok.c
+bad B67 'ok.c: error: the tensors need .* GB, more than the 1.02e-06 GB allowed' \
+  env KTUNE_MAX_TENSOR_MEMORY=1K "$KTUNE" tune $BAD/ok.c --dim N=1000
+bad B68 'KTUNE_RUN_TIMEOUT=-3: expected seconds' env KTUNE_RUN_TIMEOUT=-3 "$KTUNE" tune $BAD/ok.c
+bad B69 '--compile-timeout soon: expected seconds' tune $BAD/ok.c --compile-timeout soon
 
 # Every row of the table has its check.
 for id in $(grep -oE '^\| B[0-9]+ \|' "$DOC" | grep -oE 'B[0-9]+'); do
