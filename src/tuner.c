@@ -198,8 +198,8 @@ static void request_for(const tuning *t, const kt__trial *tr, kt__req_kind kind,
   req->nvalues = t->nnames;
   memcpy(req->values, tr->values, (size_t)t->nnames * sizeof *tr->values);
   if (tr->artifact) snprintf(req->artifact, sizeof req->artifact, "%s", tr->artifact);
-  req->measure = (kt__measure_opts){.min_sample_s = 0.002, .min_samples = 5, .max_samples = 30,
-                                    .max_total_s = 0.5, .best_s = t->best_s};
+  req->measure = (kt__measure_opts){.min_sample_s = 0.002, .min_samples = 3, .max_samples = 20,
+                                    .max_total_s = 0.25, .best_s = t->best_s};
 }
 
 static void ask_worker(tuning *t, const kt__request *req, kt__reply *rep) {

@@ -97,3 +97,13 @@ void kt__be_flush_cache(const kt__backend *be, void *state) {
 void kt__be_prebuild(const kt__backend *be, void *state, const kt__build *b, int n) {
   if (be->prebuild && n > 0) be->prebuild(state, b, n);
 }
+
+int kt__be_fill(const kt__backend *be, void *state, void *buf, size_t bytes, const void *pattern, size_t pattern_size,
+                kt__errbuf *eb) {
+  if (!be->fill || (pattern_size != 1 && pattern_size != 2 && pattern_size != 4)) return KT_NOTFOUND;
+  return be->fill(state, buf, bytes, pattern, pattern_size, eb);
+}
+
+void kt__be_pin_host(const kt__backend *be, void *state, void *host, size_t bytes) {
+  if (be->pin_host && host && bytes) be->pin_host(state, host, bytes);
+}

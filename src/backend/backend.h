@@ -104,6 +104,13 @@ typedef struct kt__backend {
    * time (OpenCL). Nothing is reported here: each later load reports its
    * own build's outcome, failures included. */
   void (*prebuild)(void *state, const kt__build *b, int n);
+  /* WORKER, optional: sets every element of BUF (BYTES long) to PATTERN
+   * (1, 2 or 4 bytes) on the device, so that poisoning an output costs no
+   * transfer. KT_NOTFOUND when it cannot; the caller then uploads. */
+  int (*fill)(void *state, void *buf, size_t bytes, const void *pattern, size_t pattern_size, kt__errbuf *eb);
+  /* WORKER, optional: page-locks host memory that is copied often (inputs,
+   * reference, scratch) so transfers run at full speed. A hint. */
+  void (*pin_host)(void *state, void *host, size_t bytes);
 } kt__backend;
 
 extern const kt__backend kt__backend_cpu;
@@ -131,5 +138,8 @@ kt__status kt__be_run(const kt__backend *be, void *state, void *fn, const kt__la
 kt__status kt__be_time(const kt__backend *be, void *state, void *fn, const kt__launch *l, int n, double *seconds, kt__errbuf *eb);
 void kt__be_flush_cache(const kt__backend *be, void *state);
 void kt__be_prebuild(const kt__backend *be, void *state, const kt__build *b, int n);
+int kt__be_fill(const kt__backend *be, void *state, void *buf, size_t bytes, const void *pattern, size_t pattern_size,
+                kt__errbuf *eb);
+void kt__be_pin_host(const kt__backend *be, void *state, void *host, size_t bytes);
 
 #endif

@@ -45,6 +45,10 @@
   XX(MemcpyHtoD, "cuMemcpyHtoD_v2", (CUdeviceptr, const void *, size_t))                                     \
   XX(MemcpyDtoH, "cuMemcpyDtoH_v2", (void *, CUdeviceptr, size_t))                                           \
   XX(MemsetD8Async, "cuMemsetD8Async", (CUdeviceptr, unsigned char, size_t, CUstream))                       \
+  XX(MemsetD8, "cuMemsetD8_v2", (CUdeviceptr, unsigned char, size_t))                                        \
+  XX(MemsetD16, "cuMemsetD16_v2", (CUdeviceptr, unsigned short, size_t))                                     \
+  XX(MemsetD32, "cuMemsetD32_v2", (CUdeviceptr, unsigned int, size_t))                                       \
+  XX(MemHostRegister, "cuMemHostRegister_v2", (void *, size_t, unsigned int))                                \
   XX(StreamSynchronize, "cuStreamSynchronize", (CUstream))                                                   \
   XX(EventCreate, "cuEventCreate", (CUevent *, unsigned))                                                    \
   XX(EventDestroy, "cuEventDestroy_v2", (CUevent))                                                           \
@@ -586,6 +590,34 @@ static int cuda_download(void *state, void *host, void *buf, size_t bytes, kt__e
   return r == CUDA_SUCCESS ? KT_OK : cu_error(s, r, "cuMemcpyDtoH", eb);
 }
 
+/* Poisoning an output on the device: one memset instead of a transfer. */
+static int cuda_fill(void *state, void *buf, size_t bytes, const void *pattern, size_t size, kt__errbuf *eb) {
+  cuda_state *s = state;
+  if (poisoned(s, eb)) return KT_INTERNAL;
+  CUdeviceptr p = (CUdeviceptr)(uintptr_t)buf;
+  CUresult r;
+  if (size == 4) {
+    unsigned int v;
+    memcpy(&v, pattern, 4);
+    r = cu.MemsetD32(p, v, bytes / 4);
+  } else if (size == 2) {
+    unsigned short v;
+    memcpy(&v, pattern, 2);
+    r = cu.MemsetD16(p, v, bytes / 2);
+  } else {
+    r = cu.MemsetD8(p, *(const unsigned char *)pattern, bytes);
+  }
+  if (r == CUDA_SUCCESS) r = cu.CtxSynchronize();
+  return r == CUDA_SUCCESS ? KT_OK : cu_error(s, r, "cuMemsetD", eb);
+}
+
+/* Page-locked host memory copies at full PCIe speed; a refusal (too much
+ * locked memory) only costs speed. */
+static void cuda_pin_host(void *state, void *host, size_t bytes) {
+  cuda_state *s = state;
+  if (!s->poisoned) cu.MemHostRegister(host, bytes, 0);
+}
+
 const kt__backend kt__backend_cuda = {
     .name = "cuda",
     .list_devices = list_devices,
@@ -594,6 +626,8 @@ const kt__backend kt__backend_cuda = {
     .close = cuda_close,
     .load = cuda_load,
     .unload = cuda_unload,
+    .fill = cuda_fill,
+    .pin_host = cuda_pin_host,
     .check = cuda_check,
     .alloc = cuda_alloc,
     .release = cuda_release,

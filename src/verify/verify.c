@@ -3,6 +3,8 @@
  * that every operation handles the ten element types the same way. */
 #include "verify.h"
 
+#include <pthread.h>
+
 #include <math.h>
 #include <string.h>
 
@@ -224,4 +226,54 @@ uint64_t kt__compare(kt__dtype t, const void *got, const void *want, uint64_t co
   }
   if (m) *m = mm;
   return mm.count;
+}
+
+/* --- comparison on several threads ----------------------------------------- */
+
+typedef struct compare_part {
+  kt__dtype t;
+  const char *got, *want;
+  uint64_t begin, count;
+  double atol, rtol;
+  kt__mismatch m;
+} compare_part;
+
+static void *compare_part_main(void *arg) {
+  compare_part *p = arg;
+  size_t es = kt__dtype_size(p->t);
+  kt__compare(p->t, p->got + p->begin * es, p->want + p->begin * es, p->count, p->atol, p->rtol, &p->m);
+  p->m.first += p->begin;
+  return NULL;
+}
+
+uint64_t kt__compare_parallel(kt__dtype t, const void *got, const void *want, uint64_t count, double atol,
+                              double rtol, int threads, kt__mismatch *m) {
+  enum { MIN_PER_THREAD = 1 << 20, MAX_THREADS = 64 };
+  uint64_t want_threads = count / MIN_PER_THREAD;
+  int n = threads < 1 ? 1 : threads > MAX_THREADS ? MAX_THREADS : threads;
+  if ((uint64_t)n > want_threads) n = want_threads > 1 ? (int)want_threads : 1;
+  if (n == 1) return kt__compare(t, got, want, count, atol, rtol, m);
+  compare_part parts[MAX_THREADS];
+  pthread_t tid[MAX_THREADS];
+  bool running[MAX_THREADS];
+  uint64_t step = (count + (uint64_t)n - 1) / (uint64_t)n;
+  for (int i = 0; i < n; i++) {
+    uint64_t b = step * (uint64_t)i;
+    uint64_t len = b >= count ? 0 : count - b < step ? count - b : step;
+    parts[i] = (compare_part){t, got, want, b, len, atol, rtol, {0}};
+    running[i] = pthread_create(&tid[i], NULL, compare_part_main, &parts[i]) == 0;
+    if (!running[i]) compare_part_main(&parts[i]);
+  }
+  kt__mismatch all = {0};
+  for (int i = 0; i < n; i++) { /* in order, so "first" is the lowest index */
+    if (running[i]) pthread_join(tid[i], NULL);
+    if (parts[i].m.count && all.count == 0) {
+      all.first = parts[i].m.first;
+      all.got = parts[i].m.got;
+      all.want = parts[i].m.want;
+    }
+    all.count += parts[i].m.count;
+  }
+  if (m) *m = all;
+  return all.count;
 }

@@ -23,6 +23,11 @@ typedef struct kt__mismatch {
 uint64_t kt__compare(kt__dtype t, const void *got, const void *want, uint64_t count, double atol,
                      double rtol, kt__mismatch *m);
 
+/* kt__compare on up to THREADS threads (large buffers only); the same
+ * result, the first mismatch being the lowest index. */
+uint64_t kt__compare_parallel(kt__dtype t, const void *got, const void *want, uint64_t count, double atol,
+                              double rtol, int threads, kt__mismatch *m);
+
 /* Element I of a buffer as a double (for reports and comparison). */
 double kt__element(kt__dtype t, const void *buf, uint64_t i);
 
