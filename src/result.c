@@ -203,6 +203,9 @@ static void json_trial(const kt_result *r, const kt__trial *t, kt__sbuf *b) {
   }
   kt__sbuf_printf(b, ", ");
   json_num(b, "compile_s", t->compile_s);
+  if (t->load_s + t->verify_s + t->measure_s > 0)
+    kt__sbuf_printf(b, ", \"worker_s\": {\"load\": %.6g, \"verify\": %.6g, \"measure\": %.6g}", t->load_s, t->verify_s,
+                    t->measure_s);
   if (t->is_default) kt__sbuf_printf(b, ", \"default\": true");
   if (t->reused) kt__sbuf_printf(b, ", \"reused\": true");
   if (t->message) {
@@ -274,6 +277,10 @@ int kt_result_print_json(const kt_result *r, FILE *out) {
   json_num(&b, "device_busy_s", r->device_busy_s);
   kt__sbuf_printf(&b, ", ");
   json_num(&b, "device_idle_s", r->wall_s - r->device_busy_s);
+  kt__sbuf_printf(&b, ", ");
+  json_num(&b, "setup_s", r->setup_s);
+  kt__sbuf_printf(&b, ", \"device_busy_split_s\": {\"load\": %.6g, \"verify\": %.6g, \"measure\": %.6g}", r->load_s,
+                  r->verify_s, r->measure_s);
   kt__sbuf_printf(&b, "},\n  \"reused\": %d,\n  \"worker_restarts\": %d,\n  \"interrupted\": %s\n}\n", r->reused,
                   r->restarts, r->interrupted ? "true" : "false");
   fputs(b.s, out);

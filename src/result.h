@@ -20,6 +20,7 @@ typedef struct kt__trial {
   int stage;                     /* 0 @autotune, 1 @cluster */
   uint64_t space_index;          /* index in its stage's space (UINT64_MAX: outside it) */
   double final_s;                /* median over finalist rounds; 0 if not a finalist */
+  double load_s, verify_s, measure_s; /* the worker's time on it */
 } kt__trial;
 
 struct kt_result {
@@ -40,6 +41,8 @@ struct kt_result {
   bool interrupted;
   double flops, bytes;           /* per launch; 0 when not declared */
   double wall_s, compile_busy_s, device_busy_s;
+  double setup_s;                /* sizes, tensors, worker start, before the first trial */
+  double load_s, verify_s, measure_s; /* device busy, split by phase */
   int compile_threads;
   char *db_path;
 };

@@ -199,7 +199,7 @@ static void request_for(const tuning *t, const kt__trial *tr, kt__req_kind kind,
   memcpy(req->values, tr->values, (size_t)t->nnames * sizeof *tr->values);
   if (tr->artifact) snprintf(req->artifact, sizeof req->artifact, "%s", tr->artifact);
   req->measure = (kt__measure_opts){.min_sample_s = 0.002, .min_samples = 3, .max_samples = 20,
-                                    .max_total_s = 0.25, .best_s = t->best_s};
+                                    .max_total_s = 0.25, .best_s = t->best_s, .warmups = 1};
 }
 
 static void ask_worker(tuning *t, const kt__request *req, kt__reply *rep) {
@@ -232,6 +232,8 @@ static void evaluate(tuning *t, kt__trial *tr, kt__req_kind kind) {
   ask_worker(t, &req, &rep);
   tr->status = rep.status;
   set_message(tr, rep.msg);
+  tr->load_s = rep.load_s, tr->verify_s = rep.verify_s, tr->measure_s = rep.measure_s;
+  t->r->load_s += rep.load_s, t->r->verify_s += rep.verify_s, t->r->measure_s += rep.measure_s;
   if (rep.status == KT__ST_OK) {
     tr->stats = rep.stats;
     if (t->best_s <= 0 || rep.stats.median < t->best_s) t->best_s = rep.stats.median;
@@ -760,6 +762,7 @@ int kt_tune(kt_kernel *k, const kt_tune_options *opts, kt_result **out) {
   *out = NULL;
   kt__interrupted = 0;
   int rc = start(&t);
+  if (t.r) t.r->setup_s = kt__now() - t.started;
   if (rc == KT_OK) rc = run_reference(&t);
   if (rc == KT_OK) rc = search(&t, 0, t.defaults);
   if (t.r) pick_winner(&t); /* no result when the setup failed */

@@ -339,7 +339,9 @@ static kt__status serve(child *c, const kt__request *rq, kt__reply *rp, kt__errb
   if (rq->nvalues != c->nnames || d->nparams > MAX_PARAMS)
     return (kt__status)kt__err(eb, KT__ST_RUNTIME, "bad request: %d values for %d names", rq->nvalues, c->nnames);
   void *fn;
+  double t0 = kt__now();
   kt__status st = get_fn(c, rq, &fn, eb);
+  rp->load_s = kt__now() - t0;
   kt__arg args[MAX_PARAMS];
   kt__launch l;
   if (st == KT__ST_OK) st = make_launch(c, rq, &l, args, eb);
@@ -353,6 +355,7 @@ static kt__status serve(child *c, const kt__request *rq, kt__reply *rp, kt__errb
     return st == KT__ST_OK ? store_reference(c, rp, eb) : st;
   case KT__REQ_VERIFY:
   case KT__REQ_EVAL:
+    t0 = kt__now();
     st = run_once(c, fn, &l, eb);
     if (st == KT__ST_OK) st = verify_outputs(c, eb);
     if (st == KT__ST_CORRECTNESS) { /* once more from freshly uploaded inputs */
@@ -362,7 +365,10 @@ static kt__status serve(child *c, const kt__request *rq, kt__reply *rp, kt__errb
       if (st == KT__ST_OK) st = verify_outputs(c, eb);
       c->inputs_fresh = false; /* this configuration may be the one that wrote them */
     }
+    rp->verify_s = kt__now() - t0;
+    t0 = kt__now();
     if (st == KT__ST_OK && rq->kind == KT__REQ_EVAL) st = kt__measure(&rq->measure, timed_sample, &tm, &rp->stats, eb);
+    rp->measure_s = kt__now() - t0;
     return st;
   case KT__REQ_SAMPLE: {
     int reps = rq->reps > 0 ? rq->reps : 1;

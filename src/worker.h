@@ -52,6 +52,7 @@ typedef struct kt__reply {
   char msg[2048];                  /* reason for a failure */
   kt__stats stats;                 /* EVAL */
   double sample_s;                 /* SAMPLE: per-launch seconds */
+  double load_s, verify_s, measure_s; /* where the worker's time went */
 } kt__reply;
 
 typedef struct kt__worker kt__worker;

@@ -101,7 +101,7 @@ static kt__status time_reps(run *r, int reps, double *seconds) {
  * lasts many samples' worth has amortised its one-time costs already, and
  * repeating it would only spend the budget (and the request's timeout). */
 static kt__status warm_up(run *r, double *last_s) {
-  for (int i = 0; i < WARMUP_RUNS; i++) {
+  for (int i = 0; i < (r->o.warmups > 0 ? r->o.warmups : WARMUP_RUNS); i++) {
     kt__status st = time_reps(r, 1, last_s);
     if (st != KT__ST_OK) return st;
     if (*last_s >= 10 * r->o.min_sample_s) break;

@@ -129,11 +129,13 @@ static bool dtype_is_signed_int(kt__dtype t) {
   return t == KT__DT_I8 || t == KT__DT_I32 || t == KT__DT_I64;
 }
 
-static void fill_random(kt__dtype t, void *buf, uint64_t count, uint64_t seed) {
-  uint64_t state = seed;
+/* Elements [BEGIN, BEGIN + COUNT) of the stream that SEED starts: the
+ * generator is a counter, so any range can be made on its own. */
+static void fill_random_range(kt__dtype t, void *buf, uint64_t begin, uint64_t count, uint64_t seed) {
+  uint64_t state = seed + begin * 0x9e3779b97f4a7c15ull;
   if (kt__dtype_is_float(t)) {
     int bits = random_bits(t);
-    for (uint64_t i = 0; i < count; i++) {
+    for (uint64_t i = begin; i < begin + count; i++) {
       double u = ldexp((double)(next_random(&state) >> (64 - bits)), -bits);
       element_set_float(t, buf, i, 2.0 * u - 1.0);
     }
@@ -141,10 +143,47 @@ static void fill_random(kt__dtype t, void *buf, uint64_t count, uint64_t seed) {
   }
   /* Small integers (-8..7 or 0..15) so that sums and products of a few of
    * them stay exact in every type. */
-  for (uint64_t i = 0; i < count; i++) {
+  for (uint64_t i = begin; i < begin + count; i++) {
     int64_t v = (int64_t)(next_random(&state) >> 60);
     element_set_int(t, buf, i, dtype_is_signed_int(t) ? v - 8 : v);
   }
+}
+
+typedef struct fill_part {
+  kt__dtype t;
+  void *buf;
+  uint64_t begin, count, seed;
+} fill_part;
+
+static void *fill_part_main(void *arg) {
+  fill_part *p = arg;
+  fill_random_range(p->t, p->buf, p->begin, p->count, p->seed);
+  return NULL;
+}
+
+/* Large tensors (GPU problem sizes run to gigabytes) are filled on every
+ * core; the values do not depend on how the work is split. */
+static void fill_random(kt__dtype t, void *buf, uint64_t count, uint64_t seed) {
+  enum { MIN_PER_THREAD = 1 << 22, MAX_THREADS = 64 };
+  int n = kt__ncores();
+  if (n > MAX_THREADS) n = MAX_THREADS;
+  if ((uint64_t)n > count / MIN_PER_THREAD) n = (int)(count / MIN_PER_THREAD);
+  if (n <= 1) {
+    fill_random_range(t, buf, 0, count, seed);
+    return;
+  }
+  fill_part parts[MAX_THREADS];
+  pthread_t tid[MAX_THREADS];
+  bool running[MAX_THREADS];
+  uint64_t step = (count + (uint64_t)n - 1) / (uint64_t)n;
+  for (int i = 0; i < n; i++) {
+    uint64_t b = step * (uint64_t)i;
+    parts[i] = (fill_part){t, buf, b, b >= count ? 0 : count - b < step ? count - b : step, seed};
+    running[i] = pthread_create(&tid[i], NULL, fill_part_main, &parts[i]) == 0;
+    if (!running[i]) fill_part_main(&parts[i]);
+  }
+  for (int i = 0; i < n; i++)
+    if (running[i]) pthread_join(tid[i], NULL);
 }
 
 static void fill_value(kt__dtype t, void *buf, uint64_t i, int64_t v) {
