@@ -391,7 +391,8 @@ static int child_setup(child *c, kt__errbuf *eb) {
     KT__FORWARD(kt__be_alloc(s->backend, c->state, a->tensors[k].bytes, &c->bufs[k], eb));
     if (a->tensors[k].bytes > largest) largest = a->tensors[k].bytes;
   }
-  c->scratch = kt__xmalloc(largest);
+  /* Page-aligned so that the backend can page-lock it for fast downloads. */
+  if (posix_memalign(&c->scratch, 4096, largest) != 0) return kt__err(eb, KT_NOMEM, "no memory for a %zu-byte buffer", largest);
   kt__be_pin_host(s->backend, c->state, c->scratch, largest); /* every check downloads into it */
   c->cores = kt__ncores();
   child_names(c);
