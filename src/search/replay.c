@@ -165,11 +165,12 @@ static kt__status status_of(const char *invalidity) {
 
 static double objective_value(json_object *res) {
   const char *objective = "time";
+  /* Types checked: json-c asserts on array calls with anything else. */
   json_object *objs = member(res, "objectives");
-  if (objs && json_object_array_length(objs) > 0)
-    objective = json_object_get_string(json_object_array_get_idx(objs, 0));
+  json_object *first = json_object_is_type(objs, json_type_array) ? json_object_array_get_idx(objs, 0) : NULL;
+  if (json_object_is_type(first, json_type_string)) objective = json_object_get_string(first);
   json_object *ms = member(res, "measurements");
-  size_t n = ms ? json_object_array_length(ms) : 0;
+  size_t n = json_object_is_type(ms, json_type_array) ? json_object_array_length(ms) : 0;
   for (size_t i = 0; i < n; i++) {
     json_object *m = json_object_array_get_idx(ms, i);
     json_object *name = member(m, "name"), *value = member(m, "value");
