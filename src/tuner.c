@@ -8,6 +8,7 @@
  * rounds. Kernels with @cluster get a second stage over the cluster space,
  * with the @autotune winner fixed. Every measurement goes to the results
  * database as soon as it is made. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,8 @@
 #include "space/space.h"
 
 enum { DEFAULT_FINALISTS = 5, DEFAULT_ROUNDS = 7, MAX_VALID_COUNT = 1000000, AUTO_BUDGET = 400 };
+/* With only a time budget, spaces up to this size are still walked in order. */
+enum { TIME_ONLY_EXHAUSTIVE = 200 };
 enum { MAX_WARM = 16 }; /* stored winners at other sizes evaluated first */
 
 /* A configuration string -> stored record, for resuming. */
@@ -465,6 +468,13 @@ static int choose_strategy(tuning *t, stage *s, const kt__strategy_ops **ops) {
     *ops = kt__strategy_find(t->o.strategy);
     if (!*ops) return unknown_strategy(t);
     kt__sbuf_printf(&why, "asked for");
+  } else if (budget <= 0 && t->o.budget_s > 0 && s->stage == 0 && valid > TIME_ONLY_EXHAUSTIVE) {
+    /* Only a time limit: search the most promising configurations first
+     * rather than walk the space in index order until the time is spent. */
+    long assumed = valid > (uint64_t)LONG_MAX ? LONG_MAX : (long)valid - 1;
+    *ops = kt__strategy_find(kt_default_strategy(valid, assumed));
+    kt__sbuf_printf(&why, "a time budget of %g s over %llu valid configurations", t->o.budget_s,
+                    (unsigned long long)valid);
   } else if ((budget <= 0 && valid <= MAX_VALID_COUNT / 100) || (budget > 0 && valid <= (uint64_t)budget) ||
              s->stage == 1) {
     *ops = kt__strategy_find("exhaustive");

@@ -25,4 +25,7 @@ run_status 2 "$KTUNE" space "$TMP/dup.c"
 expect_contains "$TMP/err" "dup.c:1:" "error points at the file and line"
 run_status 0 "$KTUNE" bench kernels/c/matmul.c --autotune "TILE_M=32 TILE_N=128 TILE_K=64 UNROLL=4" --dim M=128 --dim N=128 --dim K=128 --json --quiet --no-db
 expect_eq "$(json "$TMP/out" "len(d['configurations'])")" 2 "bench times the pinned configuration beside the default"
+# Only a time budget: a search strategy picks what to measure, not index order.
+run_status 0 "$KTUNE" tune kernels/c/matmul.c --budget 3s --dim M=64 --dim N=64 --dim K=64 --json --quiet --no-db
+expect_eq "$(json "$TMP/out" "d['strategy'] != 'exhaustive' and 'time budget' in d['strategy_reason']")" True "time budget uses a search strategy"
 finish
