@@ -348,8 +348,22 @@ static void refill(tuning *t, stage *s, int want) {
   }
 }
 
+/* Backends that build at load time (OpenCL) get the batch queued first, so
+ * that the worker builds it on all cores rather than one build per trial. */
+static void prebuild(tuning *t, kt__compile_job **jobs, int n) {
+  if (t->k->backend->compile) return;
+  for (int i = 0; i < n; i++) {
+    if (jobs[i]->status != KT__ST_OK) continue;
+    kt__request req;
+    kt__reply rep;
+    request_for(t, &t->r->trials[jobs[i]->id], KT__REQ_PREBUILD, &req);
+    ask_worker(t, &req, &rep);
+  }
+}
+
 /* When kernels run on the host's cores, compile a batch on every core, then
- * time it with the cores quiet, and repeat. */
+ * time it with the cores quiet, and repeat. Backends that build at load time
+ * also go batch by batch, so that a batch can be built at once. */
 static void run_stage_batched(tuning *t, stage *s) {
   int batch = 4 * t->r->compile_threads;
   kt__compile_job **jobs = kt__xcalloc((size_t)batch + 1, sizeof *jobs);
@@ -362,6 +376,7 @@ static void run_stage_batched(tuning *t, stage *s) {
       jobs[n++] = j;
     }
     if (n == 0) break;
+    prebuild(t, jobs, n);
     for (int i = 0; i < n; i++) {
       kt__trial *tr = &t->r->trials[jobs[i]->id];
       if (take_compiled(t, jobs[i], tr) && !kt__interrupted) evaluate(t, tr, KT__REQ_EVAL);
@@ -374,7 +389,7 @@ static void run_stage_batched(tuning *t, stage *s) {
 
 /* Otherwise the pool keeps compiling while the device times what is ready. */
 static void run_stage(tuning *t, stage *s) {
-  if (t->r->device.host_cpu) {
+  if (t->r->device.host_cpu || !t->k->backend->compile) {
     run_stage_batched(t, s);
     return;
   }

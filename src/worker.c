@@ -129,6 +129,8 @@ typedef struct child {
    * therefore checked again with fresh inputs before it counts. */
   bool inputs_fresh;
   int cores;
+  int64_t (*queued)[KT__MAX_NAMES]; /* KT__REQ_PREBUILD configurations not yet built */
+  int nqueued;
 } child;
 
 static void child_names(child *c) {
@@ -334,10 +336,39 @@ static kt__status timed_sample(void *ud, int reps, double *seconds, kt__errbuf *
   return kt__be_time(t->c->s->backend, t->c->state, t->fn, t->l, reps, seconds, eb);
 }
 
+enum { PREBUILD_MAX = 256 };
+
+/* Builds the queued configurations at once, on all cores where the backend
+ * can (its load then finds them built). */
+static void build_queued(child *c) {
+  if (!c->nqueued) return;
+  kt__build *b = kt__xcalloc((size_t)c->nqueued, sizeof *b);
+  char (*tags)[64] = kt__xcalloc((size_t)c->nqueued, sizeof *tags);
+  for (int i = 0; i < c->nqueued; i++) {
+    snprintf(tags[i], sizeof tags[i], "w%ld-p%d", (long)getpid(), i);
+    b[i] = (kt__build){.file = c->s->file, .decl = c->s->decl, .names = c->names, .values = c->queued[i],
+                       .n = c->nnames, .device = &c->info, .workdir = c->s->workdir, .tag = tags[i],
+                       .timeout_s = LOAD_COMPILE_TIMEOUT_S};
+  }
+  kt__be_prebuild(c->s->backend, c->state, b, c->nqueued);
+  c->nqueued = 0;
+  free(b);
+  free(tags);
+}
+
+static kt__status queue_build(child *c, const kt__request *rq) {
+  if (!c->queued) c->queued = kt__xcalloc(PREBUILD_MAX, sizeof *c->queued);
+  if (c->nqueued == PREBUILD_MAX) build_queued(c);
+  memcpy(c->queued[c->nqueued++], rq->values, (size_t)c->nnames * sizeof rq->values[0]);
+  return KT__ST_OK;
+}
+
 static kt__status serve(child *c, const kt__request *rq, kt__reply *rp, kt__errbuf *eb) {
   const kt__kernel_decl *d = c->s->decl;
   if (rq->nvalues != c->nnames || d->nparams > MAX_PARAMS)
     return (kt__status)kt__err(eb, KT__ST_RUNTIME, "bad request: %d values for %d names", rq->nvalues, c->nnames);
+  if (rq->kind == KT__REQ_PREBUILD) return queue_build(c, rq);
+  build_queued(c);
   void *fn;
   double t0 = kt__now();
   kt__status st = get_fn(c, rq, &fn, eb);
@@ -377,6 +408,7 @@ static kt__status serve(child *c, const kt__request *rq, kt__reply *rp, kt__errb
     rp->sample_s = s / reps;
     return st;
   }
+  case KT__REQ_PREBUILD: break; /* served above */
   }
   return (kt__status)kt__err(eb, KT__ST_RUNTIME, "bad request kind %d", (int)rq->kind);
 }
@@ -401,6 +433,7 @@ static int child_setup(child *c, kt__errbuf *eb) {
 }
 
 static void child_teardown(child *c) {
+  free(c->queued);
   for (int i = 0; i < c->ncache; i++) kt__be_unload(c->s->backend, c->state, c->cache[i].fn);
   for (int k = 0; c->bufs && k < c->s->args->ntensors; k++) kt__be_release(c->s->backend, c->state, c->bufs[k]);
   kt__be_close(c->s->backend, c->state);

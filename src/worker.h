@@ -32,7 +32,10 @@ typedef enum kt__req_kind {
   KT__REQ_REFERENCE, /* run once; store outputs as the reference */
   KT__REQ_EVAL,      /* run once and verify against the reference, then measure */
   KT__REQ_VERIFY,    /* run once and verify only */
-  KT__REQ_SAMPLE     /* one timed sample of REPS launches (finalist rounds) */
+  KT__REQ_SAMPLE,    /* one timed sample of REPS launches (finalist rounds) */
+  KT__REQ_PREBUILD   /* queue this configuration's build: backends that build at
+                        load time (OpenCL) then build the queue on all cores before
+                        the next other request */
 } kt__req_kind;
 
 enum { KT__MAX_NAMES = 64 };
