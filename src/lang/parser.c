@@ -13,6 +13,7 @@
 enum {
   KT__LINE_MAX = 4096,     /* characters in one annotation line */
   KT__CHOICES_MAX = 65536, /* choices of one tuned name */
+  KT__KERNELS_MAX = 1024,  /* annotated kernels in one file (checks between them are quadratic) */
 };
 
 /* --- choice lists ------------------------------------------------------ */
@@ -714,8 +715,15 @@ static kt__file *parse_source(kt__file *f, kt__diag *d) {
   kt__group *groups;
   int ngroups;
   kt__find_groups(&f->src, &groups, &ngroups);
-  for (int i = 0; i < ngroups; i++)
-    if (group_is_ours(&groups[i])) parse_group(f, &groups[i], d);
+  for (int i = 0; i < ngroups; i++) {
+    if (!group_is_ours(&groups[i])) continue;
+    if (f->nkernels == KT__KERNELS_MAX) {
+      kt__diag_error(d, groups[i].attrs[0].segs[0].at, "more than %d annotated kernels in one file; split the file",
+                     KT__KERNELS_MAX);
+      break;
+    }
+    parse_group(f, &groups[i], d);
+  }
   kt__groups_free(groups, ngroups);
   if (d->nerrors == errors) return f;
   d->src = NULL; /* the messages are already formatted; the source goes with F */
