@@ -115,6 +115,13 @@ bad B67 'ok.c: error: the tensors need .* GB, more than the 1.02e-06 GB allowed'
   env KTUNE_MAX_TENSOR_MEMORY=1K "$KTUNE" tune $BAD/ok.c --dim N=1000
 bad B68 'KTUNE_RUN_TIMEOUT=-3: expected seconds' env KTUNE_RUN_TIMEOUT=-3 "$KTUNE" tune $BAD/ok.c
 bad B69 '--compile-timeout soon: expected seconds' tune $BAD/ok.c --compile-timeout soon
+# --- sheer numbers ---
+bad B70 'too_many_names.c: error: kernel f declares 71 tuned names; ktune handles at most 64' tune $BAD/too_many_names.c
+python3 -c "
+import sys
+k = '// @autotune(A in [1, 2])\n// @kernel k%d(x: out tensor<f32>[N])\n// @dims(N = 4)\nvoid k%d(float *x) { x[0] = A; }\n'
+sys.stdout.write(''.join(k % (i, i) for i in range(1100)))" >"$TMP/many_kernels.c"
+bad B71 'many_kernels.c:4097:4: error: more than 1024 annotated kernels in one file' tune "$TMP/many_kernels.c" --kernel k3
 
 # Every row of the table has its check.
 for id in $(grep -oE '^\| B[0-9]+ \|' "$DOC" | grep -oE 'B[0-9]+'); do

@@ -1,0 +1,4 @@
+// @autotune(A in [1, 2], B0 in [1], B1 in [1], B2 in [1], B3 in [1], B4 in [1], B5 in [1], B6 in [1], B7 in [1], B8 in [1], B9 in [1], B10 in [1], B11 in [1], B12 in [1], B13 in [1], B14 in [1], B15 in [1], B16 in [1], B17 in [1], B18 in [1], B19 in [1], B20 in [1], B21 in [1], B22 in [1], B23 in [1], B24 in [1], B25 in [1], B26 in [1], B27 in [1], B28 in [1], B29 in [1], B30 in [1], B31 in [1], B32 in [1], B33 in [1], B34 in [1], B35 in [1], B36 in [1], B37 in [1], B38 in [1], B39 in [1], B40 in [1], B41 in [1], B42 in [1], B43 in [1], B44 in [1], B45 in [1], B46 in [1], B47 in [1], B48 in [1], B49 in [1], B50 in [1], B51 in [1], B52 in [1], B53 in [1], B54 in [1], B55 in [1], B56 in [1], B57 in [1], B58 in [1], B59 in [1], B60 in [1], B61 in [1], B62 in [1], B63 in [1], B64 in [1], B65 in [1], B66 in [1], B67 in [1], B68 in [1], B69 in [1])
+// @kernel f(x: out tensor<f32>[N])
+// @dims(N = 4)
+void f(float *x) { x[0] = A; }
