@@ -43,10 +43,11 @@ for t in $TARGETS; do
   art="$BUILD/artifacts/$t/"
   mkdir -p "$out" "$art"
   log="$BUILD/fuzz_$t.log"
+  case $t in import | replay) dict=tests/fuzz/json.dict ;; *) dict=tests/fuzz/parse.dict ;; esac
   # Seeds and regressions are read; new finds go to OUT.
   ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
     "$BUILD/fuzz_$t" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
-    $([ "$JOBS" -gt 1 ] && echo "-fork=$JOBS") -print_final_stats=1 -artifact_prefix="$art" \
+    $([ "$JOBS" -gt 1 ] && echo "-fork=$JOBS") -print_final_stats=1 -artifact_prefix="$art" -dict="$dict" \
     "$out" "tests/fuzz/corpus/$t" "tests/fuzz/regressions/$t" >"$log" 2>&1
   rc=$?
   # -fork mode reports the total as "#N DONE"; a single process, in its stats.
