@@ -128,7 +128,7 @@ static void device_json(const kt__device_info *d, kt__sbuf *b) {
   kt__sbuf_json_string(b, d->driver_version);
   kt__sbuf_printf(b, ", \"toolchain\": ");
   kt__sbuf_json_string(b, d->toolchain_version);
-  kt__sbuf_printf(b, ", \"compute_units\": %d}", d->compute_units);
+  kt__sbuf_printf(b, ", \"compute_units\": %d, \"host_cpu\": %s}", d->compute_units, d->host_cpu ? "true" : "false");
 }
 
 int kt_devices_print(kt_context *ctx, FILE *out, int json) {
