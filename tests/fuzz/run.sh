@@ -23,6 +23,11 @@ TARGETS=${*:-$ALL}
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g -O1"
 
 command -v "$CC" >/dev/null || { echo "run.sh: $CC not found (apt-get install clang)" >&2; exit 2; }
+mkdir -p "$BUILD"
+printf '#include <stddef.h>\n#include <stdint.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n' \
+  >"$BUILD/probe.c"
+"$CC" -fsanitize=fuzzer "$BUILD/probe.c" -o "$BUILD/probe" 2>/dev/null ||
+  { echo "run.sh: $CC cannot link libFuzzer (apt-get install libclang-rt-14-dev)" >&2; exit 2; }
 
 # The library, every source, compiled with the fuzzing instrumentation.
 cmake -S . -B "$BUILD" -DCMAKE_C_COMPILER="$CC" -DCMAKE_BUILD_TYPE=Debug \
