@@ -326,7 +326,7 @@ TEST(replay_rejects_bad_files) {
 static const char *dataset(const char *name) {
   static char path[1024];
   const char *dir = getenv("KTUNE_DATASETS");
-  snprintf(path, sizeof path, "%s/%s", dir ? dir : KTUNE_SOURCE_DIR "/../shared/datasets/t4", name);
+  snprintf(path, sizeof path, "%s/%s", dir ? dir : KTUNE_SOURCE_DIR "/tests/data/t4", name);
   if (access(path, R_OK) != 0) kt_test_fail(__FILE__, __LINE__, "dataset %s missing (set KTUNE_DATASETS)", path);
   return path;
 }
