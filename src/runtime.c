@@ -450,10 +450,14 @@ static int check_sizes(kt_kernel *k, const int64_t *sizes) {
 static int know_device(kt_kernel *k) {
   kt__runtime_table *t = k->runtime;
   if (t->device_known) return KT_OK;
-  if (t->be == &kt__backend_cpu) /* no driver to keep out of this process */
+  if (t->be == &kt__backend_cpu) { /* no driver to keep out of this process */
     KT__FORWARD(kt__be_open(t->be, k->ctx->opts.device, &t->state, &t->device, &k->ctx->err));
-  else
-    KT__FORWARD(probe_device(t->be, k->ctx->opts.device, &t->device, &k->ctx->err));
+  } else if (probe_device(t->be, k->ctx->opts.device, &t->device, &k->ctx->err) != KT_OK) {
+    /* The usual reason: the application initialised the driver already, so
+     * no child of it can (and no tuning could run here either). Opening the
+     * device in this process costs nothing more then. */
+    KT__FORWARD(kt__be_open(t->be, k->ctx->opts.device, &t->state, &t->device, &k->ctx->err));
+  }
   t->device_known = true;
   return KT_OK;
 }
