@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "context.h"
+#include "result.h"
 #include "space/space.h"
 #include "worker.h"
 
@@ -115,22 +116,6 @@ int kt_space_print(kt_kernel *k, FILE *out, int json) {
   return rc;
 }
 
-static void device_json(const kt__device_info *d, kt__sbuf *b) {
-  kt__sbuf_printf(b, "{\"backend\": ");
-  kt__sbuf_json_string(b, d->backend);
-  kt__sbuf_printf(b, ", \"index\": %d, \"name\": ", d->index);
-  kt__sbuf_json_string(b, d->name);
-  kt__sbuf_printf(b, ", \"vendor\": ");
-  kt__sbuf_json_string(b, d->vendor);
-  kt__sbuf_printf(b, ", \"arch\": ");
-  kt__sbuf_json_string(b, d->arch);
-  kt__sbuf_printf(b, ", \"memory_bytes\": %llu, \"driver\": ", (unsigned long long)d->memory_bytes);
-  kt__sbuf_json_string(b, d->driver_version);
-  kt__sbuf_printf(b, ", \"toolchain\": ");
-  kt__sbuf_json_string(b, d->toolchain_version);
-  kt__sbuf_printf(b, ", \"compute_units\": %d, \"host_cpu\": %s}", d->compute_units, d->host_cpu ? "true" : "false");
-}
-
 int kt_devices_print(kt_context *ctx, FILE *out, int json) {
   static const char *const names[] = {"cpu", "opencl", "cuda"};
   kt__sbuf b = {0};
@@ -151,7 +136,7 @@ int kt_devices_print(kt_context *ctx, FILE *out, int json) {
       kt__sbuf_printf(&b, ", \"devices\": [");
       for (int j = 0; rc == KT_OK && j < n; j++) {
         kt__sbuf_printf(&b, "%s", j ? ", " : "");
-        device_json(&devs[j], &b);
+        kt__device_json(&devs[j], &b);
       }
       kt__sbuf_printf(&b, "]}");
     } else if (rc != KT_OK) {

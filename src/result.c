@@ -215,19 +215,20 @@ static void json_trial(const kt_result *r, const kt__trial *t, kt__sbuf *b) {
   kt__sbuf_printf(b, "}");
 }
 
-static void json_device(const kt_result *r, kt__sbuf *b) {
-  const kt__device_info *d = &r->device;
+void kt__device_json(const kt__device_info *d, kt__sbuf *b) {
   kt__sbuf_printf(b, "{\"backend\": ");
   kt__sbuf_json_string(b, d->backend);
   kt__sbuf_printf(b, ", \"index\": %d, \"name\": ", d->index);
   kt__sbuf_json_string(b, d->name);
+  kt__sbuf_printf(b, ", \"vendor\": ");
+  kt__sbuf_json_string(b, d->vendor);
   kt__sbuf_printf(b, ", \"arch\": ");
   kt__sbuf_json_string(b, d->arch);
   kt__sbuf_printf(b, ", \"memory_bytes\": %llu, \"driver\": ", (unsigned long long)d->memory_bytes);
   kt__sbuf_json_string(b, d->driver_version);
   kt__sbuf_printf(b, ", \"toolchain\": ");
   kt__sbuf_json_string(b, d->toolchain_version);
-  kt__sbuf_printf(b, "}");
+  kt__sbuf_printf(b, ", \"compute_units\": %d, \"host_cpu\": %s}", d->compute_units, d->host_cpu ? "true" : "false");
 }
 
 static void json_summary(const kt_result *r, const kt__trial *t, const char *key, kt__sbuf *b) {
@@ -251,7 +252,7 @@ int kt_result_print_json(const kt_result *r, FILE *out) {
   kt__sbuf_printf(&b, ",\n  \"sizes\": ");
   kt__sbuf_json_string(&b, r->sizes ? r->sizes : "");
   kt__sbuf_printf(&b, ",\n  \"device\": ");
-  json_device(r, &b);
+  kt__device_json(&r->device, &b);
   kt__sbuf_printf(&b, ",\n  \"space_size\": %llu", (unsigned long long)r->space_size);
   if (r->valid_size != UINT64_MAX) kt__sbuf_printf(&b, ",\n  \"valid_size\": %llu", (unsigned long long)r->valid_size);
   kt__sbuf_printf(&b, ",\n  \"strategy\": ");

@@ -53,6 +53,8 @@ kt__trial *kt__result_add(kt_result *r, const int64_t *values, int stage);
 void kt__result_config_string(const kt_result *r, const kt__trial *t, kt__sbuf *out);
 /* Trials with status OK, ordered by median (fastest first); returns count. */
 int kt__result_ranked(const kt_result *r, int *order, int max);
+/* One device as a JSON object (`ktune devices --json` and the result's "device"). */
+void kt__device_json(const kt__device_info *d, kt__sbuf *b);
 /* The time a trial is judged by: its finalist-round median if it has one. */
 double kt__trial_seconds(const kt__trial *t);
 
