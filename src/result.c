@@ -107,7 +107,7 @@ static void throughput(const kt_result *r, double s, kt__sbuf *b) {
   if (r->flops > 0) {
     double tf = r->flops / s / 1e12;
     kt__sbuf_printf(b, "  %.3g TFLOP/s", tf);
-    if (r->device.peak_gflops > 0) kt__sbuf_printf(b, " (%.0f%% of peak)", 100 * tf * 1e3 / r->device.peak_gflops);
+    if (r->device.peak_gflops > 0) kt__sbuf_printf(b, " (%.0f%% of fp32 peak)", 100 * tf * 1e3 / r->device.peak_gflops);
   }
   if (r->bytes > 0) {
     double gb = r->bytes / s / 1e9;
@@ -241,6 +241,10 @@ static void json_summary(const kt_result *r, const kt__trial *t, const char *key
   double s = kt__trial_seconds(t);
   if (t->status == KT__ST_OK && r->flops > 0) kt__sbuf_printf(b, ",\n  \"%s_tflops\": %.6g", key, r->flops / s / 1e12);
   if (t->status == KT__ST_OK && r->bytes > 0) kt__sbuf_printf(b, ",\n  \"%s_gbps\": %.6g", key, r->bytes / s / 1e9);
+  if (t->status == KT__ST_OK && r->flops > 0 && r->device.peak_gflops > 0)
+    kt__sbuf_printf(b, ",\n  \"%s_fraction_of_fp32_peak\": %.4g", key, r->flops / s / 1e9 / r->device.peak_gflops);
+  if (t->status == KT__ST_OK && r->bytes > 0 && r->device.peak_gbps > 0)
+    kt__sbuf_printf(b, ",\n  \"%s_fraction_of_bandwidth_peak\": %.4g", key, r->bytes / s / 1e9 / r->device.peak_gbps);
 }
 
 int kt_result_print_json(const kt_result *r, FILE *out) {
