@@ -11,5 +11,6 @@ extern const kt__strategy_ops kt__strategy_annealing;
 extern const kt__strategy_ops kt__strategy_genetic;
 extern const kt__strategy_ops kt__strategy_ils;
 extern const kt__strategy_ops kt__strategy_forest;
+extern const kt__strategy_ops kt__strategy_forest_align;
 
 #endif

@@ -18,6 +18,7 @@ static const kt__strategy_ops *const registry[] = {
     &kt__strategy_genetic,
     &kt__strategy_ils,
     &kt__strategy_forest,
+    &kt__strategy_forest_align,
 };
 enum { NSTRATEGIES = sizeof registry / sizeof registry[0] };
 

@@ -110,7 +110,7 @@ TEST(every_strategy_visits_each_valid_point_once) {
 TEST(strategies_find_known_optimum_within_budget) {
   synth sy;
   init_synth(&sy);
-  static const char *const guided[] = {"annealing", "genetic", "ils", "forest"};
+  static const char *const guided[] = {"annealing", "genetic", "ils", "forest", "forest_align"};
   for (size_t i = 0; i < sizeof guided / sizeof guided[0]; i++)
     for (uint64_t seed = 1; seed <= 3; seed++) {
       outcome o = drive(kt__strategy_find(guided[i]), sy.space, seed, 120, 1);
@@ -144,7 +144,7 @@ static int failures_met(const kt__strategy_ops *ops, const kt__space *s, uint64_
 TEST(failures_are_avoided_not_sought) {
   synth sy;
   init_synth(&sy);
-  static const char *const guided[] = {"annealing", "genetic", "ils", "forest"};
+  static const char *const guided[] = {"annealing", "genetic", "ils", "forest", "forest_align"};
   for (size_t i = 0; i < sizeof guided / sizeof guided[0]; i++) {
     int told_failed = 0, told_fast = 0;
     for (uint64_t seed = 1; seed <= 5; seed++) {
@@ -156,6 +156,62 @@ TEST(failures_are_avoided_not_sought) {
                    told_fast);
   }
   free_synth(&sy);
+}
+
+/* ---- a space where power-of-two alignment decides: W in 16..256 step 16,
+ * H in {1, 2, 4, 8, 16}, U in 1..4; a W that is not a power of two, or a
+ * W * U that is not, is 20 times slower each; the optimum is W=128 H=4 U=2. */
+
+static int64_t w_vals[16] = {16, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240, 256};
+static int64_t h_vals[5] = {1, 2, 4, 8, 16};
+static int64_t u_vals[4] = {1, 2, 3, 4};
+static kt__tunedim whu[3] = {
+    {.name = "W", .values = w_vals, .count = 16},
+    {.name = "H", .values = h_vals, .count = 5},
+    {.name = "U", .values = u_vals, .count = 4},
+};
+
+static bool pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+static double aligned_time(const kt__space *s, uint64_t index) {
+  int64_t v[3];
+  kt__space_values(s, index, v);
+  double t = 1.0 + 0.05 * fabs(log2((double)v[1]) - 2) + 0.05 * fabs((double)v[2] - 2) +
+             0.02 * fabs(log2((double)v[0]) - 7);
+  if (!pow2(v[0])) t *= 20;
+  if (!pow2(v[0] * v[2])) t *= 20;
+  return t;
+}
+
+/* Evaluations until the optimum (1.0) is found, at most 320. */
+static int evals_to_optimum(const kt__strategy_ops *ops, const kt__space *s, uint64_t seed) {
+  kt__strategy *st = kt__strategy_create(ops, s, seed, 320);
+  uint64_t index;
+  int e = 0;
+  while (kt__strategy_ask(st, &index, 1) == 1) {
+    double t = aligned_time(s, index);
+    e++;
+    if (t == 1.0) break;
+    kt__strategy_tell(st, index, KT__ST_OK, t);
+  }
+  kt__strategy_free(st);
+  return e;
+}
+
+/* forest_align sees how many times 2 divides each value (and each product):
+ * it must find the aligned optimum sooner than the plain forest, which only
+ * sees choice indices. */
+TEST(forest_align_learns_alignment) {
+  kt__space *s = NULL;
+  kt__errbuf eb = {{0}};
+  ASSERT_EQ(kt__space_create(whu, 3, NULL, 0, NULL, &s, &eb), KT_OK);
+  int plain = 0, aligned = 0;
+  for (uint64_t seed = 1; seed <= 8; seed++) {
+    plain += evals_to_optimum(&kt__strategy_forest, s, seed);
+    aligned += evals_to_optimum(&kt__strategy_forest_align, s, seed);
+  }
+  if (aligned >= plain) kt_test_fail(__FILE__, __LINE__, "forest_align %d evaluations, forest %d", aligned, plain);
+  kt__space_free(s);
 }
 
 TEST(same_seed_same_run_other_seed_other_run) {
@@ -349,6 +405,8 @@ TEST(replay_shipped_dataset_is_deterministic) {
   ASSERT_NEAR(a.mean, 0.862973967, 1e-9);
   ASSERT_EQ(kt__replay_run(r, &kt__strategy_random, 50, 20, 7, &a, &eb), KT_OK);
   ASSERT_NEAR(a.mean, 0.792965928, 1e-9);
+  ASSERT_EQ(kt__replay_run(r, &kt__strategy_forest_align, 50, 5, 7, &a, &eb), KT_OK);
+  ASSERT_NEAR(a.mean, 0.876005153, 1e-9);
   kt__recorded_free(r);
 }
 
