@@ -201,7 +201,7 @@ int kt__store_open_ex(const char *path, int flags, kt__store **out, kt__errbuf *
 
   kt__store *s = kt__xcalloc(1, sizeof *s);
   s->path = kt__xstrdup(path);
-  s->seed = (unsigned)getpid() ^ (unsigned)(kt__now() * 1e6);
+  s->seed = (unsigned)getpid() ^ (unsigned)(uint64_t)(kt__now() * 1e6); /* via 64 bits: the microseconds pass UINT_MAX after 71 minutes of uptime */
   pthread_mutex_init(&s->mu, NULL);
   int oflags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX;
   int rc = sqlite3_open_v2(path, &s->db, oflags, NULL);
