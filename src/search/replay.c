@@ -120,7 +120,8 @@ static int collect_params(kt__recorded *r, json_object *results, const char *pat
   size_t len = json_object_array_length(results);
   for (size_t i = 0; i < len; i++) {
     json_object *cfg = member(json_object_array_get_idx(results, i), "configuration");
-    KT__RETURN_IF(!cfg || json_object_object_length(cfg) != r->nparams, eb, KT_INVALID,
+    KT__RETURN_IF(!cfg || !json_object_is_type(cfg, json_type_object) || json_object_object_length(cfg) != r->nparams,
+                  eb, KT_INVALID,
                   "%s: results[%zu] does not set the %d parameters of results[0]", path, i, r->nparams);
     for (int p = 0; p < r->nparams; p++) {
       json_object *v = member(cfg, r->params[p].name);

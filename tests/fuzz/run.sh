@@ -7,6 +7,7 @@
 #   KTUNE_FUZZ_SECONDS=60               time per target
 #   KTUNE_FUZZ_BUILD=build-fuzz         build directory
 #   KTUNE_FUZZ_JOBS=1                   parallel fuzzing processes per target
+#   KTUNE_FUZZ_SEED=1                   libFuzzer's seed (0: a fresh one each run)
 #
 # New corpus entries go to tests/fuzz/corpus-out/<target> (git-ignored).
 # A crash stops the run with the input saved under $BUILD/artifacts/<target>/;
@@ -17,6 +18,8 @@ cd "$(dirname "$0")/../.."
 SECONDS_EACH=${KTUNE_FUZZ_SECONDS:-60}
 BUILD=${KTUNE_FUZZ_BUILD:-build-fuzz}
 JOBS=${KTUNE_FUZZ_JOBS:-1}
+# A fixed seed makes a run repeatable (CI uses 1); 0 asks libFuzzer for a new one.
+SEED=${KTUNE_FUZZ_SEED:-1}
 CC=${KTUNE_FUZZ_CC:-clang}
 ALL="parse expr args import replay"
 TARGETS=${*:-$ALL}
@@ -52,7 +55,7 @@ for t in $TARGETS; do
   # Seeds and regressions are read (git keeps no empty folder: a target may
   # have no regressions yet); new finds go to OUT.
   ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    "$BUILD/fuzz_$t" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
+    "$BUILD/fuzz_$t" -seed="$SEED" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
     $([ "$JOBS" -gt 1 ] && echo "-fork=$JOBS") -print_final_stats=1 -artifact_prefix="$art" -dict="$dict" \
     "$out" "tests/fuzz/corpus/$t" $([ -d "tests/fuzz/regressions/$t" ] && echo "tests/fuzz/regressions/$t") >"$log" 2>&1
   rc=$?
