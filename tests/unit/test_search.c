@@ -273,8 +273,9 @@ TEST(told_unasked_configurations_are_not_proposed) {
 TEST(default_strategy_is_exhaustive_when_it_fits) {
   ASSERT_STREQ(kt_default_strategy(100, 100), "exhaustive");
   ASSERT_STREQ(kt_default_strategy(100, 0), "exhaustive");
-  ASSERT_STREQ(kt_default_strategy(1000, 100), "forest"); /* per docs/SEARCH.md */
-  ASSERT_STREQ(kt_default_strategy(1000, 400), "ils");
+  ASSERT_STREQ(kt_default_strategy(1000, 100), "forest_align"); /* per docs/SEARCH.md */
+  ASSERT_STREQ(kt_default_strategy(1000, 400), "forest_align");
+  ASSERT_STREQ(kt_default_strategy(100000, 50000), "ils"); /* the model's cost grows with the budget */
   const char *big = kt_default_strategy(UINT64_MAX, 100);
   ASSERT_TRUE(strcmp(big, "exhaustive") != 0);
   ASSERT_TRUE(kt__strategy_find(big) != NULL);
