@@ -603,10 +603,16 @@ static void compile_missing(tuning *t, const int *order, int n) {
 static void finalist_rounds(tuning *t) {
   int nf = t->o.finalists > 0 ? t->o.finalists : DEFAULT_FINALISTS;
   int rounds = t->o.rounds > 0 ? t->o.rounds : DEFAULT_ROUNDS;
-  int order[64];
+  int order[65];
   if (nf > 64) nf = 64;
   int n = kt__result_ranked(t->r, order, nf);
   if (n < 2) return;
+  /* The default runs in the rounds too, so that the reported speed-up over it
+   * is measured side by side rather than across the run's changing load. */
+  int def = t->r->default_trial;
+  bool have_default = false;
+  for (int i = 0; i < n; i++) have_default |= order[i] == def;
+  if (!have_default && def >= 0 && t->r->trials[def].status == KT__ST_OK) order[n++] = def;
   compile_missing(t, order, n);
   double *samples = kt__xcalloc((size_t)(n * rounds), sizeof *samples);
   int *taken = kt__xcalloc((size_t)n, sizeof *taken);
