@@ -372,5 +372,3 @@ const char *kt__workdir(kt__errbuf *eb) {
   return workdir;
 }
 
-/* Removes the working directory now (signal paths call this before exit). */
-void kt__workdir_cleanup(void) { remove_workdir(); }
