@@ -22,6 +22,7 @@
 #include "space/space.h"
 
 enum { DEFAULT_FINALISTS = 5, DEFAULT_ROUNDS = 7, MAX_VALID_COUNT = 1000000, AUTO_BUDGET = 400 };
+enum { PREBUILD_BATCH_MAX = 64 };
 /* With only a time budget, spaces up to this size are still walked in order. */
 enum { TIME_ONLY_EXHAUSTIVE = 200 };
 enum { MAX_WARM = 16 }; /* stored winners at other sizes evaluated first */
@@ -366,6 +367,9 @@ static void prebuild(tuning *t, kt__compile_job **jobs, int n) {
  * also go batch by batch, so that a batch can be built at once. */
 static void run_stage_batched(tuning *t, stage *s) {
   int batch = 4 * t->r->compile_threads;
+  /* A backend that builds at load keeps a bounded cache of built programs
+   * (OpenCL: 128); a batch larger than that would be built twice. */
+  if (!t->k->backend->compile && batch > PREBUILD_BATCH_MAX) batch = PREBUILD_BATCH_MAX;
   kt__compile_job **jobs = kt__xcalloc((size_t)batch + 1, sizeof *jobs);
   for (;;) {
     refill(t, s, batch);

@@ -21,7 +21,7 @@
 
 enum {
   MAX_DEVICES = 256,
-  CACHE_SLOTS = 32,          /* built programs kept per worker */
+  CACHE_SLOTS = 128,         /* built programs kept per worker: more than one prebuild batch */
   LOG_LINES = 40,            /* build log lines kept in a COMPILE message */
   FLUSH_MIN = 8u << 20,      /* bytes written to evict caches, at least */
   FLUSH_MAX = 512u << 20
