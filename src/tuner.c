@@ -620,9 +620,11 @@ static void finalist_rounds(tuning *t) {
   compile_missing(t, order, n);
   double *samples = kt__xcalloc((size_t)(n * rounds), sizeof *samples);
   int *taken = kt__xcalloc((size_t)n, sizeof *taken);
-  for (int round = 0; round < rounds && !kt__interrupted; round++)
+  /* Round -1 warms up: a finalist taken from the database has not run in
+   * this worker yet, and its first sample would carry the loading. */
+  for (int round = -1; round < rounds && !kt__interrupted; round++)
     for (int k = 0; k < n; k++) {
-      int i = (k + round) % n; /* rotate so no finalist always runs first */
+      int i = (k + round + n) % n; /* rotate so no finalist always runs first */
       kt__trial *tr = &t->r->trials[order[i]];
       if (tr->status != KT__ST_OK) continue;
       kt__request req;
@@ -635,7 +637,7 @@ static void finalist_rounds(tuning *t) {
         set_message(tr, rep.msg);
         continue;
       }
-      samples[i * rounds + taken[i]++] = rep.sample_s;
+      if (round >= 0) samples[i * rounds + taken[i]++] = rep.sample_s;
     }
   /* The rounds are the trusted measurement: their statistics replace the
    * first pass's, which ran beside other work. */
