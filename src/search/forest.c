@@ -1,12 +1,22 @@
 /* Model-based search with a random-forest surrogate (in the manner of
  * SMAC): after a few random configurations, every proposal refits a forest
- * of regression trees on the log-times measured so far (choice indices as
- * ordinal features, bootstrap samples, random feature subsets), and picks,
- * among fresh candidates (random ones and the one-choice neighbours of the
- * best few), the one with the largest expected improvement; the spread of
- * the trees' predictions stands for the model's uncertainty. Failures are
- * taught as a log-time worse than anything measured, so the model learns
- * where not to go. */
+ * of regression trees on the log-times measured so far (bootstrap samples,
+ * random feature subsets), and picks, among fresh candidates (random ones
+ * and the one-choice neighbours of the best few), the one with the largest
+ * expected improvement; the spread of the trees' predictions stands for the
+ * model's uncertainty. Failures are taught as a log-time worse than anything
+ * measured, so the model learns where not to go.
+ *
+ * Two strategies share the loop and differ in what the trees see:
+ *   forest        each name's choice index (an ordinal feature);
+ *   forest_align  also how many times 2 divides each value and each pairwise
+ *                 product of values: GPU kernels are often much slower when
+ *                 a block or tile size breaks a power-of-two alignment (on
+ *                 one recorded space, a block width of 48 instead of 32 or 64
+ *                 is a hundred times slower), and choice indices alone make a
+ *                 tree spend many splits to isolate {32, 64, 128, 256} among
+ *                 multiples of 16. Monotone transforms (log2 of a value) are
+ *                 left out: a tree is invariant to them. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,72 +26,164 @@
 #include "strategies.h"
 
 enum {
-  RF_TREES = 24,
-  RF_MIN_LEAF = 2,
-  RF_MAX_DEPTH = 20,
-  RF_INIT = 10,          /* random configurations before the model */
-  RF_RANDOM_CAND = 300,  /* random candidates per proposal */
-  RF_TOP = 5,            /* best configurations whose neighbours are candidates */
-  RF_MAX_CAND = 4096,
+  FA_MAX_FEAT = 256,
+  FA_PAIR_TABLE = 4096, /* pairs with more choice combinations are skipped */
+  FA_MIN_LEAF = 2,
+  FA_MAX_DEPTH = 20,
+  FA_INIT = 10,         /* random configurations before the model */
+  FA_RANDOM_CAND = 300, /* random candidates per proposal */
+  FA_TOP = 5,           /* best configurations whose neighbours are candidates */
+  FA_MAX_CAND = 4096,
 };
-#define RF_FAIL_MARGIN 1.0 /* failures: worst log-time + this */
+#define FA_FAIL_MARGIN 1.0 /* failures: worst log-time + this */
 
-typedef struct forest {
+/* One feature: a level per choice of free dim A, or per pair of choices of
+ * free dims A and B (index ca * nchoices(B) + cb). */
+typedef struct feature {
+  int a, b; /* b < 0: one dim */
+  unsigned char *table;
+} feature;
+
+/* What distinguishes the two strategies. */
+typedef struct variant {
+  int trees;
+  bool alignment; /* add the power-of-two alignment features */
+} variant;
+
+static const variant plain = {24, false}, aligned = {48, true};
+
+typedef struct model {
   kt__search_base b;
   int nfeat;
-  int levels[KT__SEARCH_MAX_DIMS];
-  /* observations */
+  feature feat[FA_MAX_FEAT];
+  int levels[FA_MAX_FEAT];
+  kt__rforest rf;
   unsigned char *x; /* n rows of nfeat levels */
   double *y;        /* cost, INFINITY for failures */
+  double *yfit;     /* y with failures replaced */
   uint64_t *idx;    /* the configuration of each row */
   int n, cap;
-  kt__rforest rf;
-  double *yfit; /* y with failures replaced */
-  uint64_t cand[RF_MAX_CAND];
-} forest;
+  uint64_t cand[FA_MAX_CAND];
+} model;
 
-static void *forest_create(const kt__space *space, uint64_t seed, long budget) {
-  forest *f = calloc(1, sizeof *f);
-  if (!f || !kt__base_init(&f->b, space, seed, budget)) {
-    free(f);
-    return NULL;
+/* ---- features ---- */
+
+/* 0 for a value <= 0 (no alignment to speak of), else 1 + trailing zeros. */
+static int twos(int64_t v) {
+  if (v <= 0) return 0;
+  int z = 1;
+  while (!(v & 1) && z < 62) {
+    v >>= 1;
+    z++;
   }
-  f->nfeat = f->b.nfree;
-  for (int i = 0; i < f->nfeat; i++) {
-    int n = kt__space_nchoices(space, f->b.free_dims[i]);
-    f->levels[i] = n < KT__RF_LEVELS ? n : KT__RF_LEVELS;
-  }
-  kt__rf_init(&f->rf, f->nfeat, f->levels, RF_TREES, RF_MIN_LEAF, RF_MAX_DEPTH);
-  return f;
+  return z;
 }
 
-static void features(const forest *f, uint64_t index, unsigned char *x) {
+static int nch(const model *f, int fd) { return kt__space_nchoices(f->b.space, f->b.free_dims[fd]); }
+static int64_t value(const model *f, int fd, int c) { return kt__space_choice(f->b.space, f->b.free_dims[fd], c); }
+
+static int cmp_int(const void *p, const void *q) {
+  int x = *(const int *)p, y = *(const int *)q;
+  return (x > y) - (x < y);
+}
+
+/* Adds a feature whose raw values (N integers) become levels by rank; a
+ * constant one is dropped. */
+static void add_feature(model *f, int a, int b, const int *raw, int n) {
+  if (f->nfeat == FA_MAX_FEAT) return;
+  int *sorted = kt__xmalloc((size_t)n * sizeof *sorted), nd = 0;
+  memcpy(sorted, raw, (size_t)n * sizeof *raw);
+  qsort(sorted, (size_t)n, sizeof *sorted, cmp_int);
+  for (int i = 0; i < n; i++)
+    if (i == 0 || sorted[i] != sorted[nd - 1]) sorted[nd++] = sorted[i];
+  unsigned char *table = NULL;
+  if (nd >= 2 && nd <= KT__RF_LEVELS) { /* raw values are levels already bucketed */
+    table = kt__xmalloc((size_t)n);
+    for (int i = 0; i < n; i++) {
+      int lv = 0;
+      while (sorted[lv] != raw[i]) lv++;
+      table[i] = (unsigned char)lv;
+    }
+  }
+  free(sorted);
+  if (!table) return;
+  f->feat[f->nfeat] = (feature){a, b, table};
+  f->levels[f->nfeat++] = nd;
+}
+
+static void build_features(model *f, const variant *var) {
+  int nf = f->b.nfree, most = FA_PAIR_TABLE;
+  for (int a = 0; a < nf; a++)
+    if (nch(f, a) > most) most = nch(f, a);
+  int *raw = kt__xmalloc((size_t)most * sizeof *raw);
+  for (int a = 0; a < nf; a++) { /* the choice index, bucketed when long */
+    int n = nch(f, a);
+    for (int c = 0; c < n; c++) raw[c] = n <= KT__RF_LEVELS ? c : (int)((int64_t)c * KT__RF_LEVELS / n);
+    add_feature(f, a, -1, raw, n);
+  }
+  if (!var->alignment) {
+    free(raw);
+    return;
+  }
+  for (int a = 0; a < nf; a++) { /* alignment of each value (binary dims say nothing new) */
+    int n = nch(f, a);
+    if (n <= 2 || n > FA_PAIR_TABLE) continue;
+    for (int c = 0; c < n; c++) raw[c] = twos(value(f, a, c));
+    add_feature(f, a, -1, raw, n);
+  }
+  for (int a = 0; a < nf; a++) /* alignment of each product of two values */
+    for (int b = a + 1; b < nf; b++) {
+      int n = nch(f, a), m = nch(f, b);
+      if ((int64_t)n * m > FA_PAIR_TABLE) continue;
+      for (int c = 0; c < n; c++)
+        for (int d = 0; d < m; d++) {
+          int u = twos(value(f, a, c)), v = twos(value(f, b, d));
+          raw[c * m + d] = u && v ? u + v - 1 : 0;
+        }
+      add_feature(f, a, b, raw, n * m);
+    }
+  free(raw);
+}
+
+static void features(const model *f, uint64_t index, unsigned char *x) {
   int ch[KT__SEARCH_MAX_DIMS];
   kt__space_decode(f->b.space, index, ch);
   for (int i = 0; i < f->nfeat; i++) {
-    int d = f->b.free_dims[i], n = kt__space_nchoices(f->b.space, d);
-    x[i] = (unsigned char)(n <= KT__RF_LEVELS ? ch[d] : (int)((int64_t)ch[d] * KT__RF_LEVELS / n));
+    const feature *ft = &f->feat[i];
+    int ca = ch[f->b.free_dims[ft->a]];
+    x[i] = ft->b < 0 ? ft->table[ca] : ft->table[ca * nch(f, ft->b) + ch[f->b.free_dims[ft->b]]];
   }
-}
-
-static void fit(forest *f) {
-  double worst = -INFINITY;
-  for (int i = 0; i < f->n; i++)
-    if (isfinite(f->y[i]) && f->y[i] > worst) worst = f->y[i];
-  for (int i = 0; i < f->n; i++) f->yfit[i] = isfinite(f->y[i]) ? f->y[i] : worst + RF_FAIL_MARGIN;
-  kt__rf_fit(&f->rf, f->x, f->yfit, f->n, &f->b.rng);
 }
 
 /* ---- proposing ---- */
 
-/* Indices of the RF_TOP best finite observations, best first. */
-static int top_rows(const forest *f, int *top) {
+static void *model_create(const variant *v, const kt__space *space, uint64_t seed, long budget) {
+  model *f = calloc(1, sizeof *f);
+  if (!f || !kt__base_init(&f->b, space, seed, budget)) {
+    free(f);
+    return NULL;
+  }
+  build_features(f, v);
+  kt__rf_init(&f->rf, f->nfeat, f->levels, v->trees, FA_MIN_LEAF, FA_MAX_DEPTH);
+  return f;
+}
+
+static void *forest_create(const kt__space *space, uint64_t seed, long budget) {
+  return model_create(&plain, space, seed, budget);
+}
+
+static void *forest_align_create(const kt__space *space, uint64_t seed, long budget) {
+  return model_create(&aligned, space, seed, budget);
+}
+
+/* Indices of the FA_TOP best finite observations, best first. */
+static int top_rows(const model *f, int *top) {
   int k = 0;
   for (int i = 0; i < f->n; i++) {
     if (!isfinite(f->y[i])) continue;
-    int j = k < RF_TOP ? k++ : RF_TOP;
-    if (j == RF_TOP && f->y[i] >= f->y[top[RF_TOP - 1]]) continue;
-    if (j == RF_TOP) j = RF_TOP - 1;
+    int j = k < FA_TOP ? k++ : FA_TOP;
+    if (j == FA_TOP && f->y[i] >= f->y[top[FA_TOP - 1]]) continue;
+    if (j == FA_TOP) j = FA_TOP - 1;
     while (j > 0 && f->y[top[j - 1]] > f->y[i]) {
       top[j] = top[j - 1];
       j--;
@@ -91,23 +193,31 @@ static int top_rows(const forest *f, int *top) {
   return k;
 }
 
-static int candidates(forest *f) {
-  int nc = 0, top[RF_TOP];
+static int candidates(model *f) {
+  int nc = 0, top[FA_TOP];
   int ntop = top_rows(f, top);
-  for (int t = 0; t < ntop && nc < RF_MAX_CAND; t++)
-    nc += kt__base_hamming1(&f->b, f->idx[top[t]], f->cand + nc, RF_MAX_CAND - nc);
-  for (int r = 0; r < RF_RANDOM_CAND && nc < RF_MAX_CAND; r++)
+  for (int t = 0; t < ntop && nc < FA_MAX_CAND; t++)
+    nc += kt__base_hamming1(&f->b, f->idx[top[t]], f->cand + nc, FA_MAX_CAND - nc);
+  for (int r = 0; r < FA_RANDOM_CAND && nc < FA_MAX_CAND; r++)
     if (kt__base_random(&f->b, &f->cand[nc])) nc++;
   return nc;
 }
 
-static bool forest_one(forest *f, uint64_t *out) {
-  if (f->b.proposed < RF_INIT || f->n < 2 || f->b.best == UINT64_MAX) return kt__base_random(&f->b, out);
+static void fit(model *f) {
+  double worst = -INFINITY;
+  for (int i = 0; i < f->n; i++)
+    if (isfinite(f->y[i]) && f->y[i] > worst) worst = f->y[i];
+  for (int i = 0; i < f->n; i++) f->yfit[i] = isfinite(f->y[i]) ? f->y[i] : worst + FA_FAIL_MARGIN;
+  kt__rf_fit(&f->rf, f->x, f->yfit, f->n, &f->b.rng);
+}
+
+static bool model_one(model *f, uint64_t *out) {
+  if (f->b.proposed < FA_INIT || f->n < 2 || f->b.best == UINT64_MAX) return kt__base_random(&f->b, out);
   fit(f);
   int nc = candidates(f);
   if (nc == 0) return kt__base_random(&f->b, out);
   double best_ei = -INFINITY;
-  unsigned char x[KT__SEARCH_MAX_DIMS];
+  unsigned char x[FA_MAX_FEAT];
   for (int c = 0; c < nc; c++) {
     double mean, sd;
     features(f, f->cand[c], x);
@@ -121,26 +231,26 @@ static bool forest_one(forest *f, uint64_t *out) {
   return true;
 }
 
-static int forest_ask(void *state, uint64_t *out, int max) {
-  forest *f = state;
+static int model_ask(void *state, uint64_t *out, int max) {
+  model *f = state;
   int n = 0;
-  while (n < max && forest_one(f, &out[n])) {
+  while (n < max && model_one(f, &out[n])) {
     kt__base_take(&f->b, out[n]);
     n++;
   }
   return n;
 }
 
-static void grow(forest *f) {
+static void grow(model *f) {
   f->cap = f->cap ? 2 * f->cap : 64;
   f->x = kt__xreallocarray(f->x, (size_t)f->cap, (size_t)(f->nfeat ? f->nfeat : 1));
   f->y = kt__xreallocarray(f->y, (size_t)f->cap, sizeof *f->y);
-  f->idx = kt__xreallocarray(f->idx, (size_t)f->cap, sizeof *f->idx);
   f->yfit = kt__xreallocarray(f->yfit, (size_t)f->cap, sizeof *f->yfit);
+  f->idx = kt__xreallocarray(f->idx, (size_t)f->cap, sizeof *f->idx);
 }
 
-static void forest_tell(void *state, uint64_t index, kt__status status, double seconds) {
-  forest *f = state;
+static void model_tell(void *state, uint64_t index, kt__status status, double seconds) {
+  model *f = state;
   double c = kt__base_tell(&f->b, index, status, seconds);
   if (f->n == f->cap) grow(f);
   features(f, index, f->x + (size_t)f->n * (size_t)f->nfeat);
@@ -149,14 +259,15 @@ static void forest_tell(void *state, uint64_t index, kt__status status, double s
   f->n++;
 }
 
-static void forest_destroy(void *state) {
-  forest *f = state;
+static void model_destroy(void *state) {
+  model *f = state;
   kt__base_free(&f->b);
+  kt__rf_free(&f->rf);
+  for (int i = 0; i < f->nfeat; i++) free(f->feat[i].table);
   free(f->x);
   free(f->y);
   free(f->yfit);
   free(f->idx);
-  kt__rf_free(&f->rf);
   free(f);
 }
 
@@ -164,7 +275,17 @@ const kt__strategy_ops kt__strategy_forest = {
     .name = "forest",
     .summary = "model-based: a random-forest surrogate of log-time, expected improvement over nearby and random candidates",
     .create = forest_create,
-    .ask = forest_ask,
-    .tell = forest_tell,
-    .destroy = forest_destroy,
+    .ask = model_ask,
+    .tell = model_tell,
+    .destroy = model_destroy,
+};
+
+const kt__strategy_ops kt__strategy_forest_align = {
+    .name = "forest_align",
+    .summary = "model-based: a random forest of log-time over choices and their power-of-two alignment (values and pairwise "
+               "products), expected improvement",
+    .create = forest_align_create,
+    .ask = model_ask,
+    .tell = model_tell,
+    .destroy = model_destroy,
 };

@@ -2,7 +2,7 @@
  * per feature, levels 0..KT__RF_LEVELS-1): bootstrap samples, a random 2/3
  * of the features tried per split, sum-of-squares splits "level <= t". The
  * spread of the trees' predictions stands for the model's uncertainty. Used
- * by the model-based strategies (forest.c, hybrid.c). */
+ * by the model-based strategies (forest.c: forest and forest_align). */
 #ifndef KT_SEARCH_RFOREST_H
 #define KT_SEARCH_RFOREST_H
 
