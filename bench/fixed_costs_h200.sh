@@ -10,6 +10,7 @@
 #    and uploading the kernel's inputs (2 x 256 MB), one NVRTC compilation of
 #    the default configuration, module load;
 # 2. ktune tunes elementwise.cu three times (--json, exhaustive, no cache);
+#    with JOBS="1 2 4 ...", once more per entry with --jobs N (compile threads);
 # 3. Kernel Tuner's brute force over the same space, twice
 #    (bench/peers/kernel_tuner_bench.py).
 # Results under $OUT (default ./build-fixed): fixed_costs.jsonl,
@@ -43,6 +44,14 @@ if [ -x "$KTUNE" ]; then
     "$KTUNE" tune kernels/cuda/elementwise.cu --strategy exhaustive --no-cache --db "/tmp/fixed-$i.db" \
       --json --quiet >"$OUT/ktune_$i.json" 2>>"$LOG"
     say "ktune run $i: exit $?, $(echo "$(date +%s.%N) $t0" | awk '{printf "%.3f", $1 - $2}') s process wall"
+  done
+  # JOBS="1 2 4 ...": the same tuning with that many compile threads each.
+  for j in ${JOBS:-}; do
+    "$KTUNE" tune kernels/cuda/elementwise.cu --strategy exhaustive --no-cache --db "/tmp/fixed-j$j-$RANDOM.db" \
+      --json --quiet --jobs "$j" >"$OUT/ktune_jobs.json" 2>>"$LOG"
+    python3 -c "import json, sys; t = json.load(open(sys.argv[1]))['timeline']; print('jobs', sys.argv[2], ' '.join(
+      '%s %.3f' % (k, t[k]) for k in ('wall_s', 'setup_s', 'compile_busy_s', 'device_idle_s')))" \
+      "$OUT/ktune_jobs.json" "$j" | tee -a "$LOG"
   done
 else
   say "ktune did not build"; tail -30 /tmp/fixed-build/build.log >>"$LOG"
