@@ -284,6 +284,10 @@ int kt_result_print_json(const kt_result *r, FILE *out) {
   json_num(&b, "device_idle_s", r->wall_s - r->device_busy_s);
   kt__sbuf_printf(&b, ", ");
   json_num(&b, "setup_s", r->setup_s);
+  kt__sbuf_printf(&b, ", \"phases_s\": {\"setup\": %.6g, \"reference\": %.6g, \"search\": %.6g, \"finalists\": %.6g, "
+                      "\"teardown\": %.6g}",
+                  r->setup_s, r->reference_s, r->search_s, r->finalists_s,
+                  fmax(r->wall_s - r->setup_s - r->reference_s - r->search_s - r->finalists_s, 0.0));
   kt__sbuf_printf(&b, ", \"device_busy_split_s\": {\"load\": %.6g, \"verify\": %.6g, \"measure\": %.6g}", r->load_s,
                   r->verify_s, r->measure_s);
   kt__sbuf_printf(&b, "},\n  \"reused\": %d,\n  \"worker_restarts\": %d,\n  \"interrupted\": %s\n}\n", r->reused,

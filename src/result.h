@@ -42,6 +42,9 @@ struct kt_result {
   double flops, bytes;           /* per launch; 0 when not declared */
   double wall_s, compile_busy_s, device_busy_s;
   double setup_s;                /* sizes, tensors, worker start, before the first trial */
+  double reference_s;            /* compiling and running the default, the reference output */
+  double search_s;               /* the strategy's stages: compile, verify, screen */
+  double finalists_s;            /* the finalists' interleaved rounds */
   double load_s, verify_s, measure_s; /* device busy, split by phase */
   int compile_threads;
   char *db_path;

@@ -793,19 +793,30 @@ static void print_tuning(const tuning *t) {
   kt__sbuf_free(&how);
 }
 
+/* Seconds since *MARK, which moves to now: one phase of the timeline. */
+static double lap(double *mark) {
+  double now = kt__now(), d = now - *mark;
+  *mark = now;
+  return d;
+}
+
 int kt_tune(kt_kernel *k, const kt_tune_options *opts, kt_result **out) {
   tuning t = {.k = k, .d = k->decl, .eb = &k->ctx->err, .started = kt__now(), .tty = isatty(2)};
   if (opts) t.o = *opts;
   *out = NULL;
   kt__interrupted = 0;
   int rc = start(&t);
-  if (t.r) t.r->setup_s = kt__now() - t.started;
+  double mark = kt__now();
+  if (t.r) t.r->setup_s = mark - t.started;
   if (rc == KT_OK) rc = run_reference(&t);
+  if (t.r) t.r->reference_s = lap(&mark);
   if (rc == KT_OK) rc = search(&t, 0, t.defaults);
   if (t.r) pick_winner(&t); /* no result when the setup failed */
   if (rc == KT_OK && t.d->ncluster > 0 && t.r->winner >= 0 && !kt__interrupted)
     rc = search(&t, 1, t.r->trials[t.r->winner].values);
+  if (t.r) t.r->search_s = lap(&mark);
   if (rc == KT_OK && !kt__interrupted) finalist_rounds(&t);
+  if (t.r) t.r->finalists_s = lap(&mark);
   if (t.r) {
     pick_winner(&t);
     t.r->interrupted = kt__interrupted;
