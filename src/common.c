@@ -1,5 +1,6 @@
 #include "common.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +159,21 @@ double kt__now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void kt__trace(const char *fmt, ...) {
+  static int enabled = -1;
+  if (enabled < 0) {
+    const char *v = getenv("KTUNE_TRACE");
+    enabled = v && *v && strcmp(v, "0") != 0;
+  }
+  if (!enabled) return;
+  char line[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "ktune-trace %.6f %d %s\n", kt__now(), (int)getpid(), line);
 }
 
 int kt__ncores(void) {

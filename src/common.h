@@ -94,6 +94,10 @@ extern volatile int kt__interrupted;
 
 /* Monotonic seconds. */
 double kt__now(void);
+/* KTUNE_TRACE=1: one stderr line per step of a tuning, "ktune-trace SECONDS
+ * PID what", with monotonic seconds comparable across the tuner and its
+ * worker, to see where a run's time goes. Nothing when unset. */
+void kt__trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Number of online CPU cores (at least 1). */
 int kt__ncores(void);
 

@@ -253,15 +253,18 @@ static int run_reference(tuning *t) {
   t->r->default_trial = (int)tr->id;
   submit(t, tr);
   kt__compile_job *j = kt__pool_wait(t->pool);
+  kt__trace("reference: compiled");
   tr = &t->r->trials[t->r->default_trial];
   if (take_compiled(t, j, tr)) {
     kt__request req;
     kt__reply rep;
     request_for(t, tr, KT__REQ_REFERENCE, &req);
     ask_worker(t, &req, &rep);
+    kt__trace("reference: run and kept");
     tr->status = rep.status;
     set_message(tr, rep.msg);
     if (rep.status == KT__ST_OK) evaluate(t, tr, KT__REQ_EVAL);
+    kt__trace("reference: verified and measured");
   }
   progress(t, tr);
   store_trial(t, tr);
@@ -727,10 +730,12 @@ static int start(tuning *t) {
   t->r->flops = eval_work(t, d->flops);
   t->r->bytes = eval_work(t, d->bytes);
   if (!(t->workdir = kt__workdir(t->eb))) return KT_IO;
+  kt__trace("setup: names and sizes");
   int rc = kt__argset_create(d, &t->size_env, t->o.seed ? t->o.seed : 42, t->k->ctx->opts.max_tensor_bytes,
                              &t->args, t->eb);
   if (rc != KT_OK) return locate_error(t, rc);
   if (t->k->tune_args) use_caller_data(t);
+  kt__trace("setup: tensors written");
   kt__worker_setup ws = {.backend = t->k->backend,
                          .device = t->k->ctx->opts.device,
                          .file = t->k->file,
@@ -741,6 +746,7 @@ static int start(tuning *t) {
                          .rtol = -1,
                          .workdir = t->workdir};
   KT__FORWARD(kt__worker_start(&ws, &t->r->device, &t->worker, t->eb));
+  kt__trace("setup: worker started");
   if (t->k->backend == &kt__backend_cpu) t->r->device.host_cpu = true;
   int jobs = t->k->ctx->opts.jobs > 0 ? t->k->ctx->opts.jobs : kt__ncores();
   t->r->compile_threads = jobs;
@@ -756,9 +762,12 @@ static void finish(tuning *t) {
     t->r->compile_busy_s = kt__pool_busy_seconds(t->pool);
   }
   kt__pool_free(t->pool);
+  kt__trace("teardown: compile threads joined");
   if (t->worker) t->r->restarts = kt__worker_restarts(t->worker);
   kt__worker_stop(t->worker);
+  kt__trace("teardown: worker stopped");
   kt__argset_free(t->args);
+  kt__trace("teardown: tensors freed");
   for (int i = 0; i < t->nstored; i++) {
     free(t->stored[i].config);
     free((char *)t->stored[i].rec.message);
@@ -817,6 +826,7 @@ int kt_tune(kt_kernel *k, const kt_tune_options *opts, kt_result **out) {
   if (t.r) t.r->search_s = lap(&mark);
   if (rc == KT_OK && !kt__interrupted) finalist_rounds(&t);
   if (t.r) t.r->finalists_s = lap(&mark);
+  kt__trace("finalists done");
   if (t.r) {
     pick_winner(&t);
     t.r->interrupted = kt__interrupted;

@@ -285,6 +285,7 @@ static kt__status store_reference(child *c, kt__reply *rp, kt__errbuf *eb) {
       st = KT__ST_RUNTIME;
       break;
     }
+    kt__trace("worker: reference downloaded");
     uint64_t nan = t->mode == KT__MODE_OUT && !init_given(c, t) ? count_nan(t, t->reference) : 0;
     if (nan && !rp->msg[0])
       snprintf(rp->msg, sizeof rp->msg, "note: the reference leaves %" PRIu64 " of %" PRIu64 " elements of %s unwritten",
@@ -382,7 +383,9 @@ static kt__status serve(child *c, const kt__request *rq, kt__reply *rp, kt__errb
   switch (rq->kind) {
   case KT__REQ_REFERENCE:
     c->inputs_fresh = false;
+    kt__trace("worker: reference loaded");
     st = run_once(c, fn, &l, eb);
+    kt__trace("worker: reference uploaded and run");
     return st == KT__ST_OK ? store_reference(c, rp, eb) : st;
   case KT__REQ_VERIFY:
   case KT__REQ_EVAL:
@@ -397,9 +400,11 @@ static kt__status serve(child *c, const kt__request *rq, kt__reply *rp, kt__errb
       c->inputs_fresh = false; /* this configuration may be the one that wrote them */
     }
     rp->verify_s = kt__now() - t0;
+    kt__trace("worker: verified (%.4f s)", rp->verify_s);
     t0 = kt__now();
     if (st == KT__ST_OK && rq->kind == KT__REQ_EVAL) st = kt__measure(&rq->measure, timed_sample, &tm, &rp->stats, eb);
     rp->measure_s = kt__now() - t0;
+    if (rq->kind == KT__REQ_EVAL) kt__trace("worker: measured (%.4f s)", rp->measure_s);
     return st;
   case KT__REQ_SAMPLE: {
     int reps = rq->reps > 0 ? rq->reps : 1;
@@ -415,7 +420,9 @@ static kt__status serve(child *c, const kt__request *rq, kt__reply *rp, kt__errb
 
 static int child_setup(child *c, kt__errbuf *eb) {
   const kt__worker_setup *s = c->s;
+  kt__trace("worker: starting");
   KT__FORWARD(kt__be_open(s->backend, s->device, &c->state, &c->info, eb));
+  kt__trace("worker: device open");
   const kt__argset *a = s->args;
   c->bufs = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->bufs);
   size_t largest = 1;
@@ -425,7 +432,9 @@ static int child_setup(child *c, kt__errbuf *eb) {
   }
   /* Page-aligned so that the backend can page-lock it for fast downloads. */
   if (posix_memalign(&c->scratch, 4096, largest) != 0) return kt__err(eb, KT_NOMEM, "no memory for a %zu-byte buffer", largest);
+  kt__trace("worker: buffers allocated");
   kt__be_pin_host(s->backend, c->state, c->scratch, largest); /* every check downloads into it */
+  kt__trace("worker: scratch pinned");
   c->cores = kt__ncores();
   child_names(c);
   protect_shared(a, false);
@@ -477,7 +486,9 @@ static void child_main(const kt__worker_setup *s, int fd, pid_t parent) {
      * the next configuration. */
     if (rp->status == KT__ST_RUNTIME) break;
   }
+  kt__trace("worker: stopping");
   child_teardown(&c);
+  kt__trace("worker: torn down");
   _exit(0);
 }
 

@@ -16,4 +16,13 @@ expect_eq "$(json "$TMP/t.json" "$t['phases_s']['search'] > 0 and $t['phases_s']
   "the reference and the search took time"
 expect_eq "$(json "$TMP/t.json" "$t['device_busy_s'] <= $t['wall_s'] and $t['compile_busy_s'] > 0")" True \
   "busy figures"
+# KTUNE_TRACE=1 tells each step on stderr, from the tuner and from its worker.
+KTUNE_TRACE=1 "$KTUNE" tune kernels/c/transpose.c --dim R=64 --dim C=64 --autotune "TILE_R=16" --quiet \
+  --db "$TMP/trace.db" >/dev/null 2>"$TMP/trace"
+expect_contains "$TMP/trace" "^ktune-trace [0-9.]* [0-9]* setup: worker started" "trace of the tuner"
+expect_contains "$TMP/trace" "^ktune-trace [0-9.]* [0-9]* worker: device open" "trace of the worker"
+expect_contains "$TMP/trace" "teardown: tensors freed" "trace to the end"
+"$KTUNE" tune kernels/c/transpose.c --dim R=64 --dim C=64 --autotune "TILE_R=16" --quiet --db "$TMP/trace2.db" \
+  >/dev/null 2>"$TMP/notrace"
+grep -q ktune-trace "$TMP/notrace" && fail "trace lines without KTUNE_TRACE"
 finish
