@@ -117,6 +117,9 @@ static int allocate_and_fill(const kt__kernel_decl *decl, uint64_t seed, kt__arg
     KT__RETURN_IF(!t->initial || (writes(t->mode) && !t->reference), eb, KT_NOMEM,
                   "cannot map %zu bytes of shared memory for tensor %s", t->bytes, p->name);
     kt__fill(t->type, t->initial, t->count, p->init, seed + (uint64_t)k);
+    /* The worker downloads the reference into it at one go: pages already
+     * there make that a copy instead of a page fault every 4 KiB. */
+    if (t->reference) kt__prefault(t->reference, t->bytes);
   }
   return KT_OK;
 }

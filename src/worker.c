@@ -252,13 +252,6 @@ static void tolerance(const child *c, kt__dtype t, double *atol, double *rtol) {
   if (c->s->rtol >= 0) *rtol = c->s->rtol;
 }
 
-static uint64_t count_nan(const kt__host_tensor *t, const void *buf) {
-  uint64_t n = 0;
-  if (kt__dtype_is_float(t->type))
-    for (uint64_t i = 0; i < t->count; i++) n += isnan(kt__element(t->type, buf, i));
-  return n;
-}
-
 /* The shared inputs and reference are read-only in the worker except while
  * the reference is written: a kernel's wild store then faults here instead
  * of silently corrupting what every later configuration is checked with. */
@@ -285,7 +278,7 @@ static kt__status store_reference(child *c, kt__reply *rp, kt__errbuf *eb) {
       break;
     }
     kt__trace("worker: reference downloaded");
-    uint64_t nan = t->mode == KT__MODE_OUT && !init_given(c, t) ? count_nan(t, t->reference) : 0;
+    uint64_t nan = t->mode == KT__MODE_OUT && !init_given(c, t) ? kt__count_nan(t->type, t->reference, t->count, c->cores) : 0;
     if (nan && !rp->msg[0])
       snprintf(rp->msg, sizeof rp->msg, "note: the reference leaves %" PRIu64 " of %" PRIu64 " elements of %s unwritten",
                nan, t->count, c->s->decl->params[t->param].name);

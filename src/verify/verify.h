@@ -28,6 +28,13 @@ uint64_t kt__compare(kt__dtype t, const void *got, const void *want, uint64_t co
 uint64_t kt__compare_parallel(kt__dtype t, const void *got, const void *want, uint64_t count, double atol,
                               double rtol, int threads, kt__mismatch *m);
 
+/* NaN elements among COUNT (0 for integer types), on up to THREADS threads. */
+uint64_t kt__count_nan(kt__dtype t, const void *buf, uint64_t count, int threads);
+
+/* Touches every page of BUF (writing zeros) on every core, so that a later
+ * single-threaded write (a device download) does not stop at each page. */
+void kt__prefault(void *buf, size_t bytes);
+
 /* Element I of a buffer as a double (for reports and comparison). */
 double kt__element(kt__dtype t, const void *buf, uint64_t i);
 

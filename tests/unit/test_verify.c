@@ -1,5 +1,6 @@
 /* Seeded fills, poisoning, comparison and the f16/bf16 conversions. */
 #include <math.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "verify/verify.h"
@@ -176,4 +177,40 @@ TEST(compare_parallel_matches_serial) {
   ASSERT_EQ(parallel.first, 1234567);
   free(want);
   free(got);
+}
+
+/* NaNs counted in every part of a split buffer, at its ends too; infinities
+ * are not NaN in any float type; integers have none. */
+TEST(count_nan_in_every_type_and_part) {
+  uint64_t n = (3u << 22) + 5;
+  float *f = calloc(n, sizeof *f);
+  f[0] = NAN;
+  f[n / 2] = NAN;
+  f[n - 1] = NAN;
+  f[7] = INFINITY;
+  f[8] = -INFINITY;
+  ASSERT_EQ(kt__count_nan(KT__DT_F32, f, n, 1), 3);
+  ASSERT_EQ(kt__count_nan(KT__DT_F32, f, n, 8), 3);
+  free(f);
+  double d[4] = {NAN, INFINITY, 1.0, -NAN};
+  ASSERT_EQ(kt__count_nan(KT__DT_F64, d, 4, 2), 2);
+  uint16_t h[4] = {kt__f32_to_f16(NAN), kt__f32_to_f16(INFINITY), kt__f32_to_f16(-INFINITY), kt__f32_to_f16(1.0f)};
+  ASSERT_EQ(kt__count_nan(KT__DT_F16, h, 4, 1), 1);
+  uint16_t b[4] = {kt__f32_to_bf16(NAN), kt__f32_to_bf16(INFINITY), kt__f32_to_bf16(-2.0f), kt__f32_to_bf16(-NAN)};
+  ASSERT_EQ(kt__count_nan(KT__DT_BF16, b, 4, 1), 2);
+  uint16_t poisoned[3];
+  kt__poison(KT__DT_F16, poisoned, 3);
+  ASSERT_EQ(kt__count_nan(KT__DT_F16, poisoned, 3, 1), 3);
+  int32_t i[3] = {-1, 0x7fc00000, 0x7f800001};
+  ASSERT_EQ(kt__count_nan(KT__DT_I32, i, 3, 1), 0);
+}
+
+TEST(prefault_zeroes_every_page) {
+  size_t bytes = (size_t)64 << 20;
+  unsigned char *p = malloc(bytes);
+  memset(p, 0xA5, bytes);
+  kt__prefault(p, bytes);
+  long page = sysconf(_SC_PAGESIZE);
+  for (size_t i = 0; i < bytes; i += (size_t)page) ASSERT_EQ(p[i], 0);
+  free(p);
 }
