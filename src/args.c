@@ -108,33 +108,50 @@ static int plan(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t max_
   return KT_OK;
 }
 
-static int allocate_and_fill(const kt__kernel_decl *decl, uint64_t seed, kt__argset *a, kt__errbuf *eb) {
+static int allocate(const kt__kernel_decl *decl, kt__argset *a, kt__errbuf *eb) {
   for (int k = 0; k < a->ntensors; k++) {
     kt__host_tensor *t = &a->tensors[k];
-    const kt__param *p = &decl->params[t->param];
     t->initial = shared_map(t->bytes);
     if (writes(t->mode)) t->reference = shared_map(t->bytes);
     KT__RETURN_IF(!t->initial || (writes(t->mode) && !t->reference), eb, KT_NOMEM,
-                  "cannot map %zu bytes of shared memory for tensor %s", t->bytes, p->name);
-    kt__fill(t->type, t->initial, t->count, p->init, seed + (uint64_t)k);
-    /* The worker downloads the reference into it at one go: pages already
-     * there make that a copy instead of a page fault every 4 KiB. */
-    if (t->reference) kt__prefault(t->reference, t->bytes);
+                  "cannot map %zu bytes of shared memory for tensor %s", t->bytes, decl->params[t->param].name);
   }
   return KT_OK;
 }
 
-int kt__argset_create(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t seed, uint64_t max_bytes,
-                      kt__argset **out, kt__errbuf *eb) {
+void kt__argset_fill(kt__argset *a) {
+  for (int k = 0; k < a->ntensors; k++) {
+    kt__host_tensor *t = &a->tensors[k];
+    kt__fill(t->type, t->initial, t->count, a->init[k], a->seed + (uint64_t)k);
+    /* The worker downloads the reference into it at one go: pages already
+     * there make that a copy instead of a page fault every 4 KiB. */
+    if (t->reference) kt__prefault(t->reference, t->bytes);
+  }
+}
+
+int kt__argset_map(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t seed, uint64_t max_bytes,
+                   kt__argset **out, kt__errbuf *eb) {
   *out = NULL;
   kt__argset *a = kt__xcalloc(1, sizeof *a);
+  a->seed = seed;
   int rc = plan(decl, sizes, max_bytes, a, eb);
-  if (rc == KT_OK) rc = allocate_and_fill(decl, seed, a, eb);
+  if (rc == KT_OK) {
+    a->init = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *a->init);
+    for (int k = 0; k < a->ntensors; k++) a->init[k] = decl->params[a->tensors[k].param].init;
+    rc = allocate(decl, a, eb);
+  }
   if (rc != KT_OK) {
     kt__argset_free(a);
     return rc;
   }
   *out = a;
+  return KT_OK;
+}
+
+int kt__argset_create(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t seed, uint64_t max_bytes,
+                      kt__argset **out, kt__errbuf *eb) {
+  KT__FORWARD(kt__argset_map(decl, sizes, seed, max_bytes, out, eb));
+  kt__argset_fill(*out);
   return KT_OK;
 }
 
@@ -149,6 +166,7 @@ void kt__argset_free(kt__argset *a) {
   }
   free(a->tensors);
   free(a->tensor_of_param);
+  free(a->init);
   free(a);
 }
 

@@ -516,8 +516,11 @@ static void bury(kt__worker *w, char *why, size_t size) {
 
 static void worker_entry(void *setup, int fd, pid_t zygote) { child_main(setup, fd, zygote); }
 
-static int spawn(kt__worker *w, kt__errbuf *eb) {
-  KT__FORWARD(kt__zygote_spawn(w->zygote, &w->pid, &w->fd, eb));
+/* A worker is forked (spawn_begin) and then waited for while it opens its
+ * device (spawn_finish). */
+static int spawn_begin(kt__worker *w, kt__errbuf *eb) { return kt__zygote_spawn(w->zygote, &w->pid, &w->fd, eb); }
+
+static int spawn_finish(kt__worker *w, kt__errbuf *eb) {
   hello *h = kt__xcalloc(1, sizeof *h);
   recv_result r = recv_all(w->fd, h, sizeof *h, kt__now() + START_TIMEOUT_S, true);
   int rc = KT_OK;
@@ -535,21 +538,43 @@ static int spawn(kt__worker *w, kt__errbuf *eb) {
   return rc;
 }
 
-int kt__worker_start(const kt__worker_setup *setup, kt__device_info *info, kt__worker **out, kt__errbuf *eb) {
+static int spawn(kt__worker *w, kt__errbuf *eb) {
+  KT__FORWARD(spawn_begin(w, eb));
+  return spawn_finish(w, eb);
+}
+
+int kt__worker_launch(const kt__worker_setup *setup, kt__worker **out, kt__errbuf *eb) {
   *out = NULL;
   kt__worker *w = kt__xcalloc(1, sizeof *w);
   w->setup = *setup;
   w->fd = -1;
   int rc = kt__zygote_start(worker_entry, &w->setup, &w->zygote, eb);
-  if (rc == KT_OK) rc = spawn(w, eb);
+  if (rc == KT_OK) rc = spawn_begin(w, eb);
   if (rc != KT_OK) {
     kt__zygote_stop(w->zygote);
     free(w);
     return rc;
   }
-  if (info) *info = w->info;
   *out = w;
   return KT_OK;
+}
+
+int kt__worker_ready(kt__worker **wp, kt__device_info *info, kt__errbuf *eb) {
+  kt__worker *w = *wp;
+  int rc = spawn_finish(w, eb);
+  if (rc != KT_OK) {
+    kt__zygote_stop(w->zygote);
+    free(w);
+    *wp = NULL;
+    return rc;
+  }
+  if (info) *info = w->info;
+  return KT_OK;
+}
+
+int kt__worker_start(const kt__worker_setup *setup, kt__device_info *info, kt__worker **out, kt__errbuf *eb) {
+  KT__FORWARD(kt__worker_launch(setup, out, eb));
+  return kt__worker_ready(out, info, eb);
 }
 
 static void fail(kt__reply *rep, kt__status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

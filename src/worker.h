@@ -65,6 +65,13 @@ typedef struct kt__worker kt__worker;
  * it, and make requests (which may fork a replacement), from a thread that
  * outlives it, such as the main thread. */
 int kt__worker_start(const kt__worker_setup *setup, kt__device_info *info, kt__worker **out, kt__errbuf *eb);
+/* kt__worker_start in two steps, so that the caller can work while the
+ * worker opens its device: launch forks it; ready waits for it (on failure
+ * the worker is gone and *W is NULL). Shared memory the worker is to see must
+ * be mapped before launch; its contents may be written until the first
+ * request. */
+int kt__worker_launch(const kt__worker_setup *setup, kt__worker **out, kt__errbuf *eb);
+int kt__worker_ready(kt__worker **w, kt__device_info *info, kt__errbuf *eb);
 /* Sends REQ and waits at most TIMEOUT_S. A crash gives RUNTIME ("worker
  * crashed: SIGSEGV"), a hang TIMEOUT; the worker is then restarted lazily. */
 void kt__worker_request(kt__worker *w, const kt__request *req, kt__reply *rep, double timeout_s);
