@@ -401,6 +401,22 @@ uint64_t kt__count_nan(kt__dtype t, const void *buf, uint64_t count, int threads
   return total;
 }
 
+typedef struct copy_job {
+  char *dst;
+  const char *src;
+} copy_job;
+
+static void copy_body(void *arg, int part, uint64_t begin, uint64_t len) {
+  (void)part;
+  copy_job *j = arg;
+  memcpy(j->dst + begin, j->src + begin, len);
+}
+
+void kt__copy_parallel(void *dst, const void *src, size_t bytes, int threads) {
+  copy_job j = {dst, src};
+  split_run(bytes, 1 << 24, threads, copy_body, &j);
+}
+
 static void prefault_body(void *arg, int part, uint64_t begin, uint64_t len) {
   (void)part;
   volatile char *p = arg;

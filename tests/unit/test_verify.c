@@ -214,3 +214,17 @@ TEST(prefault_zeroes_every_page) {
   for (size_t i = 0; i < bytes; i += (size_t)page) ASSERT_EQ(p[i], 0);
   free(p);
 }
+
+TEST(copy_parallel_copies_every_byte) {
+  size_t bytes = ((size_t)80 << 20) + 3; /* several parts and a ragged end */
+  unsigned char *src = malloc(bytes), *dst = calloc(bytes, 1);
+  for (size_t i = 0; i < bytes; i++) src[i] = (unsigned char)(i * 2654435761u >> 13);
+  kt__copy_parallel(dst, src, bytes, 8);
+  ASSERT_EQ(memcmp(dst, src, bytes), 0);
+  memset(dst, 0, bytes);
+  kt__copy_parallel(dst, src, 5, 8);
+  ASSERT_EQ(memcmp(dst, src, 5), 0);
+  ASSERT_EQ(dst[5], 0);
+  free(src);
+  free(dst);
+}
