@@ -13,8 +13,10 @@ typedef struct kt__measure_opts {
   int max_samples;     /* 0: 50 */
   double max_total_s;  /* time budget for one configuration (0: 1 s) */
   double best_s;       /* best median so far (per launch); <= 0: none */
-  int warmups;         /* launches thrown away first; 0: 2 (one is enough
-                          right after a verification run) */
+  int warmups;         /* launches thrown away first; 0: 2; negative: none
+                          (right after a verification run, which warmed up
+                          caches and the driver: the first sample starts
+                          from one launch) */
 } kt__measure_opts;
 
 /* Per-launch seconds. */
