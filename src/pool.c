@@ -2,6 +2,9 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 typedef struct job_list {
   kt__compile_job **items;
@@ -47,8 +50,21 @@ static void compile_one(kt__pool *p, kt__compile_job *j) {
   j->finished = kt__now();
 }
 
+/* Compilers yield to the process that drives the device: with every core
+ * compiling, a worker waiting for the CPU leaves the GPU idle, while a
+ * compile that waits a little costs nothing as long as the device has work.
+ * (Linux: the nice value of a thread, by its id; a refusal changes nothing.) */
+enum { COMPILE_NICE = 5 };
+
+static void lower_priority(void) {
+#ifdef SYS_gettid
+  if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), COMPILE_NICE) != 0) return;
+#endif
+}
+
 static void *thread_main(void *arg) {
   kt__pool *p = arg;
+  lower_priority();
   pthread_mutex_lock(&p->mu);
   for (;;) {
     while (!p->stopping && p->queued.len == 0) pthread_cond_wait(&p->work_ready, &p->mu);

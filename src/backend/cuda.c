@@ -295,7 +295,9 @@ static int open_context(cuda_state *s, int index, kt__errbuf *eb) {
   KT__RETURN_IF(r != CUDA_SUCCESS, eb, KT_NOBACKEND, "CUDA: cannot open device %d: %s", index, err_name(r));
   r = cu.CtxSetCurrent(s->ctx);
   if (r == CUDA_SUCCESS) r = cu.EventCreate(&s->start, CU_EVENT_DEFAULT);
-  if (r == CUDA_SUCCESS) r = cu.EventCreate(&s->stop, CU_EVENT_DEFAULT);
+  /* Waiting on the stop event blocks instead of spinning: the worker leaves
+   * its core to the compilers while a kernel runs (CU_EVENT_BLOCKING_SYNC). */
+  if (r == CUDA_SUCCESS) r = cu.EventCreate(&s->stop, CU_EVENT_BLOCKING_SYNC);
   KT__RETURN_IF(r != CUDA_SUCCESS, eb, KT_NOBACKEND, "CUDA: cannot set up device %d: %s", index, err_name(r));
   return KT_OK;
 }
@@ -510,7 +512,8 @@ static kt__status cuda_run(void *state, void *f, const kt__launch *l, kt__errbuf
   CUresult r = launch(f, &d, p.values, (CUstream)l->stream);
   if (r != CUDA_SUCCESS) return cu_status(s, r, "cuLaunchKernel", eb);
   if (l->stream) return KT__ST_OK;
-  r = cu.CtxSynchronize();
+  r = cu.EventRecord(s->stop, NULL);
+  if (r == CUDA_SUCCESS) r = cu.EventSynchronize(s->stop); /* blocking, see open_context */
   return r == CUDA_SUCCESS ? KT__ST_OK : cu_status(s, r, "the kernel", eb);
 }
 
