@@ -447,7 +447,8 @@ static void run_submitted(tuning *t, stage *s) {
 }
 
 /* Warm start: the configurations that won for this kernel on this device
- * at other sizes are evaluated before the strategy's first proposal, and
+ * at other sizes, then on other devices, are evaluated before the
+ * strategy's first proposal, and
  * the strategy is told their results (finish_trial), so a good
  * configuration is known from the start. They count against the budget
  * once; refill does not evaluate or count them again when proposed. */
@@ -457,6 +458,8 @@ static void warm_start(tuning *t, stage *s) {
   w->t = t;
   kt__errbuf eb;
   kt__store_each_winner(t->store, &t->key, collect_winner, w, &eb);
+  int here = w->n;
+  kt__store_each_winner_elsewhere(t->store, &t->key, collect_winner, w, &eb);
   for (int i = 0; i < w->n && !out_of_budget(t, s); i++) {
     uint64_t idx = kt__space_index_of(s->space, w->values[i]);
     if (idx == UINT64_MAX || kt__space_valid_index(s->space, idx) != 1 || was_warm(s, idx)) continue;
@@ -468,8 +471,9 @@ static void warm_start(tuning *t, stage *s) {
     else submit(t, tr);
   }
   if (s->nwarm && !quiet(t))
-    fprintf(stderr, "  warm start: %d configuration%s that won at other sizes first\n", s->nwarm,
-            s->nwarm == 1 ? "" : "s");
+    fprintf(stderr, "  warm start: %d configuration%s that won at other sizes or on other devices first (%d stored "
+                    "here, %d elsewhere)\n",
+            s->nwarm, s->nwarm == 1 ? "" : "s", here, w->n - here);
   run_submitted(t, s);
   free(w);
 }

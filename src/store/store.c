@@ -537,18 +537,21 @@ typedef struct winner_row {
   double seconds;
 } winner_row;
 
-int kt__store_each_winner(kt__store *s, const kt__store_key *k,
-                          void (*fn)(void *ud, const char *sizes, const char *config, double seconds),
-                          void *ud, kt__errbuf *eb) {
+/* Winners whose key satisfies WHERE (bound by bind_key, sizes left out),
+ * in key order, handed to FN once the lock is released. */
+static int each_winner_where(kt__store *s, const kt__store_key *k, const char *where,
+                             void (*fn)(void *ud, const char *sizes, const char *config, double seconds),
+                             void *ud, kt__errbuf *eb) {
   KT__FORWARD(check_key(k, eb));
   sqlite3_stmt *st;
   winner_row *rows = NULL;
   int n = 0, cap = 0, rc = SQLITE_DONE;
   pthread_mutex_lock(&s->mu);
-  int err = kt__store_prepare(s,
-                              "SELECT k.sizes, w.config, w.seconds FROM winners w "
-                              "JOIN keys k ON w.key_id=k.id WHERE " KEY_MATCH " ORDER BY k.id",
-                              &st, "reading winners", eb);
+  kt__sbuf sql = {0};
+  kt__sbuf_printf(&sql, "SELECT k.sizes, w.config, w.seconds FROM winners w JOIN keys k ON w.key_id=k.id WHERE %s "
+                        "ORDER BY k.id", where);
+  int err = kt__store_prepare(s, sql.s, &st, "reading winners", eb);
+  kt__sbuf_free(&sql);
   if (err == KT_OK) {
     bind_key(st, k, false);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -569,6 +572,24 @@ int kt__store_each_winner(kt__store *s, const kt__store_key *k,
   }
   free(rows);
   return err;
+}
+
+int kt__store_each_winner(kt__store *s, const kt__store_key *k,
+                          void (*fn)(void *ud, const char *sizes, const char *config, double seconds),
+                          void *ud, kt__errbuf *eb) {
+  return each_winner_where(s, k, KEY_MATCH, fn, ud, eb);
+}
+
+/* The same source, kernel and backend; any other device (name, architecture,
+ * memory, driver or toolchain differ), any method version: hints only. */
+#define OTHER_DEVICE_MATCH                                                                             \
+  "source_hash=?1 AND kernel=?2 AND backend=?3 AND ?9=?9 AND NOT (device=?4 AND arch=?5 AND memory=?6 " \
+  "AND driver_version=?7 AND toolchain_version=?8)"
+
+int kt__store_each_winner_elsewhere(kt__store *s, const kt__store_key *k,
+                                    void (*fn)(void *ud, const char *sizes, const char *config, double seconds),
+                                    void *ud, kt__errbuf *eb) {
+  return each_winner_where(s, k, OTHER_DEVICE_MATCH, fn, ud, eb);
 }
 
 int kt__store_check(kt__store *s, kt__errbuf *eb) {

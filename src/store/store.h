@@ -72,6 +72,12 @@ int kt__store_open_ex(const char *path, int flags, kt__store **out, kt__errbuf *
 int kt__store_each_winner(kt__store *s, const kt__store_key *k,
                           void (*fn)(void *ud, const char *sizes, const char *config, double seconds),
                           void *ud, kt__errbuf *eb);
+/* The stored winners of the same kernel source on other devices (and other
+ * drivers or toolchains), at any sizes: where a tuning on a new device starts
+ * (warm start). */
+int kt__store_each_winner_elsewhere(kt__store *s, const kt__store_key *k,
+                                    void (*fn)(void *ud, const char *sizes, const char *config, double seconds),
+                                    void *ud, kt__errbuf *eb);
 
 /* Number of records under K (0 when the key is unknown). */
 int kt__store_count(kt__store *s, const kt__store_key *k, long *count, kt__errbuf *eb);

@@ -499,3 +499,28 @@ TEST(warm_start_measures_stored_winners_first) {
   kt_kernel_destroy(k);
   kt_context_destroy(ctx);
 }
+
+/* A winner stored on another device (here: another machine's name) is
+ * measured first too: a tuning on a new GPU starts from the old GPU's best. */
+TEST(warm_start_from_another_device) {
+  kt_context *ctx = context(KT_MISS_TUNE);
+  kt_kernel *k = load(ctx, "// @autotune(U in [1, 2, 4, 8, 16], V in [1, 2, 3])\n"
+                           "// @kernel wd(x: in tensor<f32>[N], y: out tensor<f32>[N], n: i32 = N)\n"
+                           "// @dims(N = 64)\n"
+                           "void wd(const float *x, float *y, int n) {\n"
+                           "  for (int i = 0; i < n; i++) y[i] = x[i] * (float)(U * V - U * V + 1);\n"
+                           "}\n");
+  kt__device_info elsewhere = cpu_device();
+  snprintf(elsewhere.name, sizeof elsewhere.name, "another machine");
+  store_winner(k, &elsewhere, "N=64", "U=16 V=3");
+  kt_tune_options o = {.budget_configs = 1};
+  kt_result *r = NULL;
+  int rc = kt_tune(k, &o, &r);
+  if (rc != KT_OK) kt_test_fail(__FILE__, __LINE__, "kt_tune: %s", kt_errmsg(ctx));
+  ASSERT_EQ(r->ntrials, 2);
+  ASSERT_EQ(r->trials[1].values[0], 16);
+  ASSERT_EQ(r->trials[1].values[1], 3);
+  kt_result_destroy(r);
+  kt_kernel_destroy(k);
+  kt_context_destroy(ctx);
+}

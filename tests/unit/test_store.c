@@ -351,6 +351,31 @@ TEST(each_winner_across_sizes) {
   kt__store_close(s);
 }
 
+/* Winners of the same source on other devices (any sizes), not this one's. */
+TEST(each_winner_elsewhere_is_other_devices) {
+  kt__store *s = open_ok(tmp_path("ewe.db"));
+  kt__device_info d = device("NVIDIA H200"), other = device("NVIDIA A100"), newer = device("NVIDIA H200");
+  snprintf(newer.driver_version, sizeof newer.driver_version, "999.1");
+  kt__errbuf eb;
+  kt__store_key k1 = key_for(&d, "N=1024"), k2 = key_for(&d, "N=4096"), k3 = key_for(&other, "N=2048"),
+                k4 = key_for(&newer, "N=1024");
+  ASSERT_EQ(kt__store_set_winner(s, &k1, "B=1", 1e-6, &eb), KT_OK);
+  ASSERT_EQ(kt__store_set_winner(s, &k2, "B=2", 2e-6, &eb), KT_OK);
+  ASSERT_EQ(kt__store_set_winner(s, &k3, "B=3", 3e-6, &eb), KT_OK);
+  ASSERT_EQ(kt__store_set_winner(s, &k4, "B=4", 4e-6, &eb), KT_OK);
+  winners_seen w = {0};
+  ASSERT_EQ(kt__store_each_winner_elsewhere(s, &k1, see_winner, &w, &eb), KT_OK);
+  ASSERT_EQ(w.n, 2); /* the A100's and the other driver's, not this device's two */
+  ASSERT_STREQ(w.sizes[0], "N=2048");
+  ASSERT_STREQ(w.sizes[1], "N=1024");
+  kt__store_key other_kernel = k3;
+  other_kernel.kernel = "another";
+  winners_seen none = {0};
+  ASSERT_EQ(kt__store_each_winner_elsewhere(s, &other_kernel, see_winner, &none, &eb), KT_OK);
+  ASSERT_EQ(none.n, 0);
+  kt__store_close(s);
+}
+
 TEST(key_separation) {
   kt__store *s = open_ok(tmp_path("k.db"));
   kt__errbuf eb;
