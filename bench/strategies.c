@@ -1,7 +1,12 @@
 /* Replay evaluation of every search strategy on recorded spaces:
- *   strategies [-r REPEATS] [-s SEED] [-b 25,50,...] [-S name,name] FILE...
+ *   strategies [-r REPEATS] [-s SEED] [-b 25,50,...] [-S name,name] [-w] FILE...
  * prints a Markdown table (mean fraction of optimum per file and overall)
- * and, with -v, one line per run on stderr. Built and run by strategies.sh. */
+ * and, with -v, one line per run on stderr. With -w, each file's tunings
+ * start warm from the best configuration of every other file of the same
+ * kernel (the name before the first '_': the same kernel on other GPUs), as
+ * kt_tune does with winners stored for other devices. Built and run by
+ * strategies.sh. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +16,7 @@
 enum { MAX_FILES = 64, MAX_BUDGETS = 16, MAX_STRATS = 32 };
 
 typedef struct bench {
-  int repeats, nfiles, nbudgets, nstrats, verbose;
+  int repeats, nfiles, nbudgets, nstrats, verbose, warm;
   uint64_t seed;
   long budgets[MAX_BUDGETS];
   const char *strats[MAX_STRATS];
@@ -32,6 +37,7 @@ static int parse_args(bench *b, int argc, char **argv) {
     else if (!strcmp(argv[i], "-b") && i + 1 < argc) parse_list(argv[++i], budgets, &b->nbudgets, MAX_BUDGETS);
     else if (!strcmp(argv[i], "-S") && i + 1 < argc) parse_list(argv[++i], b->strats, &b->nstrats, MAX_STRATS);
     else if (!strcmp(argv[i], "-v")) b->verbose = 1;
+    else if (!strcmp(argv[i], "-w")) b->warm = 1;
     else if (argv[i][0] == '-') return -1;
     else if (b->nfiles < MAX_FILES) b->files[b->nfiles++] = argv[i];
   }
@@ -66,6 +72,22 @@ static void header(const bench *b) {
   printf("\n");
 }
 
+/* Same kernel: the same file name up to its first '_'. */
+static bool same_kernel(const char *a, const char *b) {
+  a = short_name(a);
+  b = short_name(b);
+  size_t n = strcspn(a, "_");
+  return n == strcspn(b, "_") && strncmp(a, b, n) == 0;
+}
+
+/* With -w: the best configuration of each other file of the same kernel. */
+static int warm_for(const bench *b, int f, uint64_t *warm) {
+  int n = 0;
+  for (int g = 0; b->warm && g < b->nfiles; g++)
+    if (g != f && same_kernel(b->files[f], b->files[g]) && kt__recorded_best_in(b->rec[f], b->rec[g], &warm[n])) n++;
+  return n;
+}
+
 static int row(const bench *b, const char *strat, long budget) {
   const kt__strategy_ops *ops = kt__strategy_find(strat);
   if (!ops) {
@@ -77,7 +99,9 @@ static int row(const bench *b, const char *strat, long budget) {
   for (int f = 0; f < b->nfiles; f++) {
     kt__replay_stats st;
     kt__errbuf eb = {{0}};
-    if (kt__replay_run(b->rec[f], ops, budget, b->repeats, b->seed, &st, &eb) != KT_OK) {
+    uint64_t warm[MAX_FILES];
+    int nwarm = warm_for(b, f, warm);
+    if (kt__replay_run(b->rec[f], ops, budget, b->repeats, b->seed, warm, nwarm, &st, &eb) != KT_OK) {
       fprintf(stderr, "%s: %s\n", b->files[f], eb.msg);
       return 1;
     }
@@ -95,7 +119,7 @@ static int row(const bench *b, const char *strat, long budget) {
 int main(int argc, char **argv) {
   bench b;
   if (parse_args(&b, argc, argv) != 0) {
-    fprintf(stderr, "usage: strategies [-r REPEATS] [-s SEED] [-b 25,50] [-S a,b] [-v] FILE...\n");
+    fprintf(stderr, "usage: strategies [-r REPEATS] [-s SEED] [-b 25,50] [-S a,b] [-v] [-w] FILE...\n");
     return 2;
   }
   for (int f = 0; f < b.nfiles; f++) {

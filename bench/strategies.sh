@@ -4,7 +4,8 @@
 # runs every strategy (exhaustive aside) on every T4 results file of
 # DATASET_DIR (default ../shared/datasets/t4) at BUDGETS (default
 # 25,50,100,200,400) with REPEATS (default 100) repeats and seed 1, and
-# prints a Markdown table of the mean fraction of optimum. The bench program
+# prints a Markdown table of the mean fraction of optimum (WARM=1: every file
+# warm-started from the best of the other files of its kernel). The bench program
 # is built from the sources it needs, so it runs whatever else is half-built.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,7 +27,7 @@ strategies=$("$out/strategies" -r 1 -b 1 $files | sed -n 's/^| \([a-z_]*\) | 1 |
 # One process per strategy, as many at once as there are cores.
 jobs=$(nproc 2>/dev/null || echo 2)
 for s in $strategies; do echo "$s"; done |
-  xargs -P "$jobs" -I{} sh -c "'$out/strategies' -r $repeats -b $budgets -S {} $files > '$out/{}.md'"
+  xargs -P "$jobs" -I{} sh -c "'$out/strategies' -r $repeats -b $budgets -S {} ${WARM:+-w} $files > '$out/{}.md'"
 
 echo "Replay of $(echo $files | wc -w) files, $repeats repeats, seed 1 (bench/strategies.sh)."
 echo

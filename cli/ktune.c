@@ -29,6 +29,8 @@ typedef struct cli {
   int device;
   const char *dims[MAX_DIMS];
   int ndims;
+  const char *warm[MAX_DIMS]; /* replay --warm files */
+  int nwarm;
   const char *pin;
   const char *strategy;
   const char *budget;
@@ -57,7 +59,7 @@ static void usage(FILE *out) {
         "  ktune devices [--json]\n"
         "  ktune cache list|show|export|import|clear [--kernel NAME] [--device NAME] [--db PATH]\n"
         "                  [--format table|defines|dflags|json|t4] [FILE]\n"
-        "  ktune replay RESULTS.json[.gz] [--strategy NAME] --budget N [--repeats R] [--seed S] [--json]\n"
+        "  ktune replay RESULTS.json[.gz] [--strategy NAME] --budget N [--repeats R] [--seed S] [--warm OTHER.json]... [--json]\n"
         "  ktune --version\n",
         out);
 }
@@ -83,7 +85,7 @@ static const char **value_slot(cli *c, const char *opt) {
   };
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
     if (strcmp(opt, table[i].name) == 0) return table[i].slot;
-  if (strcmp(opt, "--dim") == 0 || strcmp(opt, "--device") == 0) return &dummy;
+  if (strcmp(opt, "--dim") == 0 || strcmp(opt, "--device") == 0 || strcmp(opt, "--warm") == 0) return &dummy;
   return NULL;
 }
 
@@ -111,6 +113,9 @@ static int parse_args(int argc, char **argv, cli *c) {
       if (strcmp(a, "--dim") == 0) {
         if (c->ndims == MAX_DIMS) return bad("too many --dim options (at most 64): %s", v);
         c->dims[c->ndims++] = v;
+      } else if (strcmp(a, "--warm") == 0) {
+        if (c->nwarm == MAX_DIMS) return bad("too many --warm options (at most 64): %s", v);
+        c->warm[c->nwarm++] = v;
       } else if (strcmp(a, "--device") == 0) {
         long n;
         if (strcmp(c->command, "cache") == 0) c->device_filter = v;
@@ -299,7 +304,8 @@ static int cmd_replay(const cli *c) {
   if (c->seed && parse_int(c->seed, 0, 0x7fffffffL, &seed) != 0)
     return bad("--seed %s: expected a non-negative integer", c->seed);
   char err[4096] = "";
-  int rc = kt_replay(c->file, c->strategy, budget, (int)repeats, (uint64_t)seed, c->json, stdout, err, sizeof err);
+  int rc = kt_replay(c->file, c->strategy, budget, (int)repeats, (uint64_t)seed, c->warm, c->nwarm, c->json, stdout,
+                     err, sizeof err);
   if (rc != KT_OK) fprintf(stderr, "ktune: error: %s\n", *err ? err : kt_strerror(rc));
   return kt_exit_status(rc);
 }

@@ -227,10 +227,13 @@ const char *kt_default_strategy(uint64_t valid_space_size, long budget);
  * configurations each (0: no limit), seeds derived from SEED, with STRATEGY
  * (NULL: kt_default_strategy's choice for this space and budget). Writes the
  * mean and spread of t_opt / t_best_found as text, or as one JSON object
- * (key "fraction_of_optimum") when JSON is 1. Errors: KT_IO, KT_INVALID
- * (bad file, unknown strategy), with the detail in ERR. */
+ * (key "fraction_of_optimum") when JSON is 1. WARM names NWARM other T4
+ * files of the same kernel (other devices): each repeat evaluates their
+ * fastest configurations first, as kt_tune's warm start does with winners
+ * stored for other devices. Errors: KT_IO, KT_INVALID (bad file, unknown
+ * strategy), with the detail in ERR. */
 int kt_replay(const char *path, const char *strategy, long budget, int repeats, uint64_t seed,
-              int json, FILE *out, char *err, size_t errlen);
+              const char *const *warm, int nwarm, int json, FILE *out, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -297,6 +297,28 @@ kt__status kt__recorded_lookup(const kt__recorded *r, uint64_t index, double *ti
   return st;
 }
 
+/* The fastest recorded configuration of FROM, as an index of R's space:
+ * the same parameter names with the same (numeric) values. What a tuning on
+ * R's device would find stored by a tuning on FROM's (a warm start). */
+bool kt__recorded_best_in(const kt__recorded *r, const kt__recorded *from, uint64_t *index) {
+  uint64_t n = kt__space_size(from->space), best = UINT64_MAX;
+  for (uint64_t i = 0; i < n; i++)
+    if (from->state[i] == KT__ST_OK && (best == UINT64_MAX || from->time[i] < from->time[best])) best = i;
+  if (best == UINT64_MAX) return false;
+  int64_t fv[MAX_PARAMS], v[MAX_PARAMS];
+  kt__space_values(from->space, best, fv);
+  for (int p = 0; p < r->nparams; p++) {
+    int q = 0;
+    while (q < from->nparams && strcmp(from->params[q].name, r->params[p].name) != 0) q++;
+    if (q == from->nparams || !r->params[p].numeric || !from->params[q].numeric) return false;
+    v[p] = fv[q];
+  }
+  uint64_t idx = kt__space_index_of(r->space, v);
+  if (idx == UINT64_MAX || r->state[idx] == KT__ST_CONSTRAINT) return false;
+  *index = idx;
+  return true;
+}
+
 /* ---- simulation ---- */
 
 uint64_t kt__replay_seed(uint64_t seed, int i) {
@@ -309,14 +331,28 @@ typedef struct one_run {
   long evals, failed;
 } one_run;
 
-/* Asks one configuration at a time, as a tuner with one device would. */
+/* "Runs" INDEX: counts it, keeps the best time, tells the strategy. */
+static void evaluate(const kt__recorded *r, kt__strategy *st, uint64_t index, one_run *run) {
+  double t;
+  kt__status status = kt__recorded_lookup(r, index, &t);
+  run->evals++;
+  run->failed += status != KT__ST_OK;
+  if (t < run->best) run->best = t;
+  kt__strategy_tell(st, index, status, t);
+}
+
+/* Evaluates the WARM configurations first (as kt_tune does with stored
+ * winners), then asks one configuration at a time, as a tuner with one
+ * device would. */
 static int replay_once(const kt__recorded *r, const kt__strategy_ops *ops, long budget, uint64_t seed,
-                       one_run *run, kt__errbuf *eb) {
+                       const uint64_t *warm, int nwarm, one_run *run, kt__errbuf *eb) {
   *run = (one_run){.best = INFINITY};
   kt__strategy *st = kt__strategy_create(ops, r->space, seed, budget);
   KT__RETURN_IF(!st, eb, KT_INTERNAL, "strategy %s could not start", ops->name);
   kt__u64map seen = {0};
   int rc = KT_OK;
+  for (int w = 0; w < nwarm && (budget == 0 || run->evals < budget); w++)
+    if (kt__u64map_put(&seen, warm[w], 0)) evaluate(r, st, warm[w], run);
   uint64_t index;
   while ((budget == 0 || run->evals < budget) && kt__strategy_ask(st, &index, 1) == 1) {
     bool fresh = kt__u64map_put(&seen, index, 0);
@@ -325,12 +361,7 @@ static int replay_once(const kt__recorded *r, const kt__strategy_ops *ops, long 
                    fresh ? "an invalid" : "an already evaluated", (unsigned long long)index);
       break;
     }
-    double t;
-    kt__status status = kt__recorded_lookup(r, index, &t);
-    run->evals++;
-    run->failed += status != KT__ST_OK;
-    if (t < run->best) run->best = t;
-    kt__strategy_tell(st, index, status, t);
+    evaluate(r, st, index, run);
   }
   kt__u64map_free(&seen);
   kt__strategy_free(st);
@@ -355,7 +386,7 @@ static void summarise(double *frac, int n, kt__replay_stats *st) {
 }
 
 int kt__replay_run(const kt__recorded *r, const kt__strategy_ops *ops, long budget, int repeats,
-                   uint64_t seed, kt__replay_stats *st, kt__errbuf *eb) {
+                   uint64_t seed, const uint64_t *warm, int nwarm, kt__replay_stats *st, kt__errbuf *eb) {
   KT__RETURN_IF(repeats < 1, eb, KT_INVALID, "--repeats must be at least 1");
   KT__RETURN_IF(budget < 0, eb, KT_INVALID, "--budget must not be negative");
   *st = (kt__replay_stats){.repeats = repeats};
@@ -363,7 +394,7 @@ int kt__replay_run(const kt__recorded *r, const kt__strategy_ops *ops, long budg
   int rc = KT_OK;
   for (int i = 0; i < repeats && rc == KT_OK; i++) {
     one_run run;
-    rc = replay_once(r, ops, budget, kt__replay_seed(seed, i), &run, eb);
+    rc = replay_once(r, ops, budget, kt__replay_seed(seed, i), warm, nwarm, &run, eb);
     frac[i] = isfinite(run.best) ? r->optimum / run.best : 0.0;
     st->evals_mean += (double)run.evals / repeats;
     st->failed_mean += (double)run.failed / repeats;

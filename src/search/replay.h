@@ -37,7 +37,14 @@ typedef struct kt__replay_stats {
  * scores 0. KT_INTERNAL when a strategy breaks its contract (a repeat, an
  * invalid configuration): replay doubles as a checker. */
 int kt__replay_run(const kt__recorded *r, const kt__strategy_ops *ops, long budget, int repeats,
-                   uint64_t seed, kt__replay_stats *st, kt__errbuf *eb);
+                   uint64_t seed, const uint64_t *warm, int nwarm, kt__replay_stats *st, kt__errbuf *eb);
+/* Each repeat of kt__replay_run evaluates the NWARM configurations WARM
+ * first (they count against the budget) and tells the strategy, as kt_tune
+ * does with the winners stored at other sizes and on other devices. */
+
+/* The fastest configuration recorded in FROM as an index of R's space (same
+ * names, same numeric values); false when there is none or it is not in R. */
+bool kt__recorded_best_in(const kt__recorded *r, const kt__recorded *from, uint64_t *index);
 
 /* Seed of repeat I of a replay with seed SEED (so that tests and the bench
  * reproduce single repeats). */

@@ -98,6 +98,8 @@ bad B52 'garbage.json: not valid JSON' "$KTUNE" cache import $BAD/garbage.json
 bad B53 'not_export.json: keys\[0\]: "source_hash" is missing' "$KTUNE" cache import $BAD/not_export.json
 bad B54 'garbage.db' "$KTUNE" replay $BAD/garbage.db --budget 10
 bad B55 'garbage_t4.json' "$KTUNE" replay $BAD/garbage_t4.json --budget 10
+bad B72 'garbage_t4.json: results\[0\] has no' "$KTUNE" replay tests/data/t4/convolution_A4000.json.gz --budget 10 \
+  --warm $BAD/garbage_t4.json
 # --- files and flags ---
 bad B56 'missing.c: error: cannot open: No such file or directory' tune $BAD/missing.c
 bad B57 'bad: error: is a directory' tune $BAD

@@ -12,6 +12,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!sink && !(sink = fopen("/dev/null", "w"))) abort();
   const char *path = kt__fuzz_file(data, size, ".json");
   char err[1024];
-  (void)kt_replay(path, "random", 8, 2, 1, size % 2, sink, err, sizeof err);
+  (void)kt_replay(path, "random", 8, 2, 1, NULL, 0, size % 2, sink, err, sizeof err);
   return 0;
 }

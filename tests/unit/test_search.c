@@ -350,11 +350,11 @@ TEST(replay_rebuilds_space_from_plain_json) {
   /* Unlimited exhaustive search finds the optimum; one evaluation of random
    * search scores t_opt / t. */
   kt__replay_stats st;
-  ASSERT_EQ(kt__replay_run(r, &kt__strategy_exhaustive, 0, 3, 1, &st, &eb), KT_OK);
+  ASSERT_EQ(kt__replay_run(r, &kt__strategy_exhaustive, 0, 3, 1, NULL, 0, &st, &eb), KT_OK);
   ASSERT_NEAR(st.mean, 1.0, 1e-12);
   ASSERT_NEAR(st.evals_mean, 4, 1e-12);
   ASSERT_NEAR(st.failed_mean, 1, 1e-12);
-  ASSERT_EQ(kt__replay_run(r, &kt__strategy_exhaustive, 1, 1, 1, &st, &eb), KT_OK);
+  ASSERT_EQ(kt__replay_run(r, &kt__strategy_exhaustive, 1, 1, 1, NULL, 0, &st, &eb), KT_OK);
   ASSERT_NEAR(st.mean, 0.25, 1e-12); /* index 0 is P=1 Q=8: 4 ms */
   ASSERT_NEAR(st.evals_mean, 1, 0);   /* the budget holds */
   kt__recorded_free(r);
@@ -375,7 +375,7 @@ TEST(replay_rejects_bad_files) {
   unlink(path);
   char err[512];
   path = write_temp(small_t4);
-  ASSERT_EQ(kt_replay(path, "nonesuch", 10, 1, 1, 0, stdout, err, sizeof err), KT_INVALID);
+  ASSERT_EQ(kt_replay(path, "nonesuch", 10, 1, 1, NULL, 0, 0, stdout, err, sizeof err), KT_INVALID);
   ASSERT_CONTAINS(err, "unknown strategy nonesuch");
   unlink(path);
 }
@@ -399,14 +399,14 @@ TEST(replay_shipped_dataset_is_deterministic) {
   ASSERT_EQ(kt__recorded_count(r), 4362);
   ASSERT_EQ(kt__recorded_ok(r), 4201);
   kt__replay_stats a, b;
-  ASSERT_EQ(kt__replay_run(r, &kt__strategy_ils, 50, 20, 7, &a, &eb), KT_OK);
-  ASSERT_EQ(kt__replay_run(r, &kt__strategy_ils, 50, 20, 7, &b, &eb), KT_OK);
+  ASSERT_EQ(kt__replay_run(r, &kt__strategy_ils, 50, 20, 7, NULL, 0, &a, &eb), KT_OK);
+  ASSERT_EQ(kt__replay_run(r, &kt__strategy_ils, 50, 20, 7, NULL, 0, &b, &eb), KT_OK);
   ASSERT_TRUE(a.mean == b.mean && a.std == b.std);
   ASSERT_NEAR(a.evals_mean, 50, 0);
   ASSERT_NEAR(a.mean, 0.862973967, 1e-9);
-  ASSERT_EQ(kt__replay_run(r, &kt__strategy_random, 50, 20, 7, &a, &eb), KT_OK);
+  ASSERT_EQ(kt__replay_run(r, &kt__strategy_random, 50, 20, 7, NULL, 0, &a, &eb), KT_OK);
   ASSERT_NEAR(a.mean, 0.792965928, 1e-9);
-  ASSERT_EQ(kt__replay_run(r, &kt__strategy_forest_align, 50, 5, 7, &a, &eb), KT_OK);
+  ASSERT_EQ(kt__replay_run(r, &kt__strategy_forest_align, 50, 5, 7, NULL, 0, &a, &eb), KT_OK);
   ASSERT_NEAR(a.mean, 0.876005153, 1e-9);
   kt__recorded_free(r);
 }
@@ -417,7 +417,7 @@ TEST(kt_replay_prints_json) {
   size_t len = 0;
   FILE *out = open_memstream(&buf, &len);
   char err[512] = "";
-  ASSERT_EQ(kt_replay(path, NULL, 25, 3, 1, 1, out, err, sizeof err), KT_OK);
+  ASSERT_EQ(kt_replay(path, NULL, 25, 3, 1, NULL, 0, 1, out, err, sizeof err), KT_OK);
   fclose(out);
   ASSERT_CONTAINS(buf, "\"fraction_of_optimum\": ");
   ASSERT_CONTAINS(buf, "\"budget\": 25");
@@ -426,4 +426,33 @@ TEST(kt_replay_prints_json) {
   snprintf(want, sizeof want, "\"strategy\": \"%s\"", kt_default_strategy(11130, 25));
   ASSERT_CONTAINS(buf, want);
   free(buf);
+}
+
+/* Warm start in replay: the best configuration of another file of the same
+ * kernel is evaluated first and counts against the budget; a file's own best
+ * warm-starts it to the optimum in one evaluation; a file of another kernel
+ * (other names) gives none. */
+TEST(replay_warm_start) {
+  kt__errbuf eb = {{0}};
+  kt__recorded *conv = NULL, *dedisp = NULL;
+  ASSERT_EQ(kt__recorded_load(dataset("convolution_A4000.json.gz"), &conv, &eb), KT_OK);
+  ASSERT_EQ(kt__recorded_load(dataset("dedispersion_W6600.json.gz"), &dedisp, &eb), KT_OK);
+  uint64_t warm;
+  ASSERT_TRUE(kt__recorded_best_in(conv, conv, &warm));
+  double t;
+  ASSERT_EQ(kt__recorded_lookup(conv, warm, &t), KT__ST_OK);
+  ASSERT_NEAR(t, kt__recorded_optimum(conv), 1e-6 * t); /* times are kept as float */
+  uint64_t none;
+  ASSERT_FALSE(kt__recorded_best_in(conv, dedisp, &none));
+  kt__replay_stats st;
+  ASSERT_EQ(kt__replay_run(conv, &kt__strategy_random, 1, 5, 3, &warm, 1, &st, &eb), KT_OK);
+  ASSERT_NEAR(st.min, 1.0, 1e-6); /* the warm configuration, in every repeat */
+  ASSERT_NEAR(st.evals_mean, 1, 0);
+  ASSERT_EQ(kt__replay_run(conv, &kt__strategy_random, 1, 5, 3, NULL, 0, &st, &eb), KT_OK);
+  ASSERT_TRUE(st.max < 1.0); /* cold, one random configuration is not the optimum */
+  /* Later proposals never repeat the warm configuration (replay checks). */
+  ASSERT_EQ(kt__replay_run(conv, &kt__strategy_forest_align, 30, 2, 3, &warm, 1, &st, &eb), KT_OK);
+  ASSERT_NEAR(st.evals_mean, 30, 0);
+  kt__recorded_free(conv);
+  kt__recorded_free(dedisp);
 }
