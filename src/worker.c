@@ -243,6 +243,16 @@ static kt__status run_once(child *c, void *fn, const kt__launch *l, kt__errbuf *
   return st == KT__ST_OK ? kt__be_run(c->s->backend, c->state, fn, l, eb) : st;
 }
 
+/* run_once, timed as a sample is (cache flushed first): the run that is
+ * verified is also the first timed launch, one launch fewer per
+ * configuration (0.9 s of device time over sgemm's 174 on the H200). */
+static kt__status timed_run_once(child *c, void *fn, const kt__launch *l, double *seconds, kt__errbuf *eb) {
+  kt__status st = restore_all(c, eb);
+  if (st != KT__ST_OK) return st;
+  kt__be_flush_cache(c->s->backend, c->state);
+  return kt__be_time(c->s->backend, c->state, fn, l, 1, seconds, eb);
+}
+
 static void tolerance(const child *c, kt__dtype t, double *atol, double *rtol) {
   kt__default_tolerance(t, atol, rtol);
   const kt__kernel_decl *d = c->s->decl;
@@ -386,11 +396,14 @@ static kt__status serve(child *c, const kt__request *rq, kt__reply *rp, kt__errb
   case KT__REQ_VERIFY:
   case KT__REQ_EVAL:
     t0 = kt__now();
-    st = run_once(c, fn, &l, eb);
+    kt__measure_opts mo = rq->measure;
+    mo.first_s = 0;
+    st = rq->kind == KT__REQ_EVAL ? timed_run_once(c, fn, &l, &mo.first_s, eb) : run_once(c, fn, &l, eb);
     if (st == KT__ST_OK) st = verify_outputs(c, eb);
     if (st == KT__ST_CORRECTNESS) { /* once more from freshly uploaded inputs */
       c->inputs_fresh = false;
       eb->msg[0] = 0;
+      mo.first_s = 0;
       st = run_once(c, fn, &l, eb);
       if (st == KT__ST_OK) st = verify_outputs(c, eb);
       c->inputs_fresh = false; /* this configuration may be the one that wrote them */
@@ -398,7 +411,7 @@ static kt__status serve(child *c, const kt__request *rq, kt__reply *rp, kt__errb
     rp->verify_s = kt__now() - t0;
     kt__trace("worker: verified (%.4f s)", rp->verify_s);
     t0 = kt__now();
-    if (st == KT__ST_OK && rq->kind == KT__REQ_EVAL) st = kt__measure(&rq->measure, timed_sample, &tm, &rp->stats, eb);
+    if (st == KT__ST_OK && rq->kind == KT__REQ_EVAL) st = kt__measure(&mo, timed_sample, &tm, &rp->stats, eb);
     rp->measure_s = kt__now() - t0;
     if (rq->kind == KT__REQ_EVAL) kt__trace("worker: measured (%.4f s)", rp->measure_s);
     return st;

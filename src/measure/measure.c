@@ -180,10 +180,17 @@ kt__status kt__measure(const kt__measure_opts *o, kt__timer_fn timer, void *ud, 
   apply_defaults(&r.o);
   *out = (kt__stats){0};
   double warm_s = 0;
-  kt__status st = warm_up(&r, &warm_s);
+  kt__status st = KT__ST_OK;
   int reps = 1, n = 0;
   double *samples = kt__xmalloc((size_t)r.o.max_samples * sizeof *samples);
-  if (st == KT__ST_OK) st = scale_reps(&r, warm_s, &reps, &samples[n++]);
+  if (r.o.first_s > 0) { /* the caller's timed launch stands for the warm-up */
+    r.timed += r.o.first_s;
+    warm_s = r.o.first_s;
+    if (r.o.first_s >= r.o.min_sample_s) samples[n++] = r.o.first_s;
+  } else {
+    st = warm_up(&r, &warm_s);
+  }
+  if (st == KT__ST_OK && n == 0) st = scale_reps(&r, warm_s, &reps, &samples[n++]);
   bool stopped = false;
   if (st == KT__ST_OK) st = take_samples(&r, reps, samples, &n, &stopped);
   if (st == KT__ST_OK) {

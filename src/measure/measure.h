@@ -17,6 +17,10 @@ typedef struct kt__measure_opts {
                           (right after a verification run, which warmed up
                           caches and the driver: the first sample starts
                           from one launch) */
+  double first_s;      /* > 0: one launch already timed (the verified run,
+                          after the same cache flush): kept as the first
+                          sample when it lasts min_sample_s, else it sets the
+                          launch count of the first sample; no warm-up */
 } kt__measure_opts;
 
 /* Per-launch seconds. */

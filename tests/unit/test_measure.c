@@ -179,3 +179,21 @@ TEST(no_warm_up_after_verification) {
   ASSERT_GE(s.reps * 1e-5, 1e-3 - 1e-12);
   ASSERT_NEAR(s.median, 1e-5, 1e-15);
 }
+
+/* A launch timed by the caller (the verified run) is the first sample when
+ * it is long enough, else it sets the first sample's launch count. */
+TEST(first_launch_from_the_caller) {
+  fake f = {.per_launch = 5e-3};
+  kt__measure_opts o = {.max_total_s = 100, .first_s = 5e-3};
+  kt__stats s;
+  ASSERT_EQ(kt__measure(&o, fake_timer, &f, &s, NULL), KT__ST_OK);
+  ASSERT_EQ(s.reps, 1);
+  ASSERT_EQ(f.launches, s.nsamples - 1); /* one sample came from the caller */
+  ASSERT_NEAR(s.median, 5e-3, 1e-15);
+  fake g = {.per_launch = 1e-5};
+  kt__measure_opts short_o = {.max_total_s = 100, .first_s = 1e-5};
+  ASSERT_EQ(kt__measure(&short_o, fake_timer, &g, &s, NULL), KT__ST_OK);
+  ASSERT_TRUE(g.first_reps[0] >= 100); /* straight to about 1 ms per sample */
+  ASSERT_GE(s.reps * 1e-5, 1e-3 - 1e-12);
+  ASSERT_NEAR(s.median, 1e-5, 1e-15);
+}
