@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "parallel.h"
 #include "verify/verify.h"
 
 /* No dimension of a real tensor comes near this; a bigger one is a typo or a
@@ -119,27 +120,22 @@ static int allocate(const kt__kernel_decl *decl, kt__argset *a, kt__errbuf *eb) 
   return KT_OK;
 }
 
-void kt__argset_fill(kt__argset *a) {
+void kt__argset_fill(const kt__kernel_decl *decl, uint64_t seed, kt__argset *a) {
   for (int k = 0; k < a->ntensors; k++) {
     kt__host_tensor *t = &a->tensors[k];
-    kt__fill(t->type, t->initial, t->count, a->init[k], a->seed + (uint64_t)k);
-    /* The worker downloads the reference into it at one go: pages already
-     * there make that a copy instead of a page fault every 4 KiB. */
+    kt__fill(t->type, t->initial, t->count, decl->params[t->param].init, seed + (uint64_t)k);
+    /* Mapped now, while the worker opens its device, rather than page by
+     * page when the worker copies the reference in. */
     if (t->reference) kt__prefault(t->reference, t->bytes);
   }
 }
 
-int kt__argset_map(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t seed, uint64_t max_bytes,
-                   kt__argset **out, kt__errbuf *eb) {
+int kt__argset_map(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t max_bytes, kt__argset **out,
+                   kt__errbuf *eb) {
   *out = NULL;
   kt__argset *a = kt__xcalloc(1, sizeof *a);
-  a->seed = seed;
   int rc = plan(decl, sizes, max_bytes, a, eb);
-  if (rc == KT_OK) {
-    a->init = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *a->init);
-    for (int k = 0; k < a->ntensors; k++) a->init[k] = decl->params[a->tensors[k].param].init;
-    rc = allocate(decl, a, eb);
-  }
+  if (rc == KT_OK) rc = allocate(decl, a, eb);
   if (rc != KT_OK) {
     kt__argset_free(a);
     return rc;
@@ -150,8 +146,8 @@ int kt__argset_map(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t s
 
 int kt__argset_create(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t seed, uint64_t max_bytes,
                       kt__argset **out, kt__errbuf *eb) {
-  KT__FORWARD(kt__argset_map(decl, sizes, seed, max_bytes, out, eb));
-  kt__argset_fill(*out);
+  KT__FORWARD(kt__argset_map(decl, sizes, max_bytes, out, eb));
+  kt__argset_fill(decl, seed, *out);
   return KT_OK;
 }
 
@@ -166,7 +162,6 @@ void kt__argset_free(kt__argset *a) {
   }
   free(a->tensors);
   free(a->tensor_of_param);
-  free(a->init);
   free(a);
 }
 

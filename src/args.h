@@ -24,8 +24,6 @@ typedef struct kt__argset {
   int ntensors;
   int *tensor_of_param; /* param index -> tensor index, -1 for scalars */
   size_t total_bytes;
-  uint64_t seed;        /* tensor K is filled from seed + K */
-  kt__init *init;       /* per tensor: how it is filled */
 } kt__argset;
 
 /* Allocates and fills the tensors of DECL for runtime sizes SIZES (tensor
@@ -39,9 +37,9 @@ int kt__argset_create(const kt__kernel_decl *decl, const kt__env *sizes, uint64_
 /* kt__argset_create in two steps: the shared memory mapped (before a worker
  * is forked, so that it sees the same pages), then written, which the tuner
  * does while the worker opens its device. */
-int kt__argset_map(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t seed, uint64_t max_bytes,
-                   kt__argset **out, kt__errbuf *eb);
-void kt__argset_fill(kt__argset *a);
+int kt__argset_map(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t max_bytes, kt__argset **out,
+                   kt__errbuf *eb);
+void kt__argset_fill(const kt__kernel_decl *decl, uint64_t seed, kt__argset *a);
 void kt__argset_free(kt__argset *a);
 
 /* Launch geometry of one configuration: ENV binds tuned names and sizes.

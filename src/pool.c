@@ -58,7 +58,7 @@ enum { COMPILE_NICE = 5 };
 
 static void lower_priority(void) {
 #ifdef SYS_gettid
-  if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), COMPILE_NICE) != 0) return;
+  (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), COMPILE_NICE);
 #endif
 }
 

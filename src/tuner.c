@@ -202,11 +202,10 @@ static void request_for(const tuning *t, const kt__trial *tr, kt__req_kind kind,
   req->nvalues = t->nnames;
   memcpy(req->values, tr->values, (size_t)t->nnames * sizeof *tr->values);
   if (tr->artifact) snprintf(req->artifact, sizeof req->artifact, "%s", tr->artifact);
-  /* No warm-up launch: measurement follows the verification run in the same
-   * request, which loaded the module and warmed the caches (a warm-up was a
-   * quarter of the launches of a 174-configuration sgemm tuning). */
+  /* The worker times the verified run and hands it to kt__measure as the
+   * first launch (first_s), in place of a warm-up. */
   req->measure = (kt__measure_opts){.min_sample_s = 0.002, .min_samples = 3, .max_samples = 20,
-                                    .max_total_s = 0.25, .best_s = t->best_s, .warmups = -1};
+                                    .max_total_s = 0.25, .best_s = t->best_s};
 }
 
 static void ask_worker(tuning *t, const kt__request *req, kt__reply *rep) {
@@ -738,8 +737,7 @@ static int start(tuning *t) {
   t->r->bytes = eval_work(t, d->bytes);
   if (!(t->workdir = kt__workdir(t->eb))) return KT_IO;
   kt__trace("setup: names and sizes");
-  int rc = kt__argset_map(d, &t->size_env, t->o.seed ? t->o.seed : 42, t->k->ctx->opts.max_tensor_bytes, &t->args,
-                          t->eb);
+  int rc = kt__argset_map(d, &t->size_env, t->k->ctx->opts.max_tensor_bytes, &t->args, t->eb);
   if (rc != KT_OK) return locate_error(t, rc);
   kt__worker_setup ws = {.backend = t->k->backend,
                          .device = t->k->ctx->opts.device,
@@ -753,7 +751,7 @@ static int start(tuning *t) {
   /* The worker opens its device (a CUDA context: 0.26 s on the H200) while
    * the tuner writes the tensors it will upload. */
   KT__FORWARD(kt__worker_launch(&ws, &t->worker, t->eb));
-  kt__argset_fill(t->args);
+  kt__argset_fill(d, t->o.seed ? t->o.seed : 42, t->args);
   if (t->k->tune_args) use_caller_data(t);
   kt__trace("setup: tensors written");
   KT__FORWARD(kt__worker_ready(&t->worker, &t->r->device, t->eb));

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cluster.h"
+#include "parallel.h"
 #include "verify/verify.h"
 #include "zygote.h"
 
@@ -243,16 +244,6 @@ static kt__status run_once(child *c, void *fn, const kt__launch *l, kt__errbuf *
   return st == KT__ST_OK ? kt__be_run(c->s->backend, c->state, fn, l, eb) : st;
 }
 
-/* run_once, timed as a sample is (cache flushed first): the run that is
- * verified is also the first timed launch, one launch fewer per
- * configuration (0.9 s of device time over sgemm's 174 on the H200). */
-static kt__status timed_run_once(child *c, void *fn, const kt__launch *l, double *seconds, kt__errbuf *eb) {
-  kt__status st = restore_all(c, eb);
-  if (st != KT__ST_OK) return st;
-  kt__be_flush_cache(c->s->backend, c->state);
-  return kt__be_time(c->s->backend, c->state, fn, l, 1, seconds, eb);
-}
-
 static void tolerance(const child *c, kt__dtype t, double *atol, double *rtol) {
   kt__default_tolerance(t, atol, rtol);
   const kt__kernel_decl *d = c->s->decl;
@@ -326,6 +317,19 @@ static kt__status verify_outputs(child *c, kt__errbuf *eb) {
   return KT__ST_OK;
 }
 
+/* run_once, then the outputs checked. With SECONDS the run is timed as a
+ * sample is (cache flushed first), so that the verified run is also the
+ * measurement's first launch: one launch fewer per configuration (the
+ * throughput runs in docs/BENCHMARKS.md, sgemm's measuring time). */
+static kt__status verified_run(child *c, void *fn, const kt__launch *l, double *seconds, kt__errbuf *eb) {
+  kt__status st = seconds ? restore_all(c, eb) : run_once(c, fn, l, eb);
+  if (st == KT__ST_OK && seconds) {
+    kt__be_flush_cache(c->s->backend, c->state);
+    st = kt__be_time(c->s->backend, c->state, fn, l, 1, seconds, eb);
+  }
+  return st == KT__ST_OK ? verify_outputs(c, eb) : st;
+}
+
 /* --- the child: timing ------------------------------------------------------ */
 
 typedef struct timing {
@@ -397,15 +401,11 @@ static kt__status serve(child *c, const kt__request *rq, kt__reply *rp, kt__errb
   case KT__REQ_EVAL:
     t0 = kt__now();
     kt__measure_opts mo = rq->measure;
-    mo.first_s = 0;
-    st = rq->kind == KT__REQ_EVAL ? timed_run_once(c, fn, &l, &mo.first_s, eb) : run_once(c, fn, &l, eb);
-    if (st == KT__ST_OK) st = verify_outputs(c, eb);
+    st = verified_run(c, fn, &l, rq->kind == KT__REQ_EVAL ? &mo.first_s : NULL, eb);
     if (st == KT__ST_CORRECTNESS) { /* once more from freshly uploaded inputs */
       c->inputs_fresh = false;
       eb->msg[0] = 0;
-      mo.first_s = 0;
-      st = run_once(c, fn, &l, eb);
-      if (st == KT__ST_OK) st = verify_outputs(c, eb);
+      st = verified_run(c, fn, &l, rq->kind == KT__REQ_EVAL ? &mo.first_s : NULL, eb);
       c->inputs_fresh = false; /* this configuration may be the one that wrote them */
     }
     rp->verify_s = kt__now() - t0;

@@ -101,9 +101,7 @@ static kt__status time_reps(run *r, int reps, double *seconds) {
  * lasts many samples' worth has amortised its one-time costs already, and
  * repeating it would only spend the budget (and the request's timeout). */
 static kt__status warm_up(run *r, double *last_s) {
-  *last_s = -1; /* no estimate */
-  if (r->o.warmups < 0) return KT__ST_OK;
-  for (int i = 0; i < (r->o.warmups > 0 ? r->o.warmups : WARMUP_RUNS); i++) {
+  for (int i = 0; i < WARMUP_RUNS; i++) {
     kt__status st = time_reps(r, 1, last_s);
     if (st != KT__ST_OK) return st;
     if (*last_s >= 10 * r->o.min_sample_s) break;
@@ -122,11 +120,10 @@ static int next_reps(int reps, double s, double target) {
 }
 
 /* Finds the launch count per sample, starting from the warm-up's estimate
- * (WARM_S for one launch; negative: none, start from one launch); the sample
- * that reached the target is kept as the first one (*FIRST_S), since it is as
- * good as any later one. */
+ * (WARM_S for one launch); the sample that reached the target is kept as
+ * the first one (*FIRST_S), since it is as good as any later one. */
 static kt__status scale_reps(run *r, double warm_s, int *reps_out, double *first_s) {
-  int reps = warm_s >= 0 && warm_s < r->o.min_sample_s ? next_reps(1, warm_s, r->o.min_sample_s) : 1;
+  int reps = warm_s < r->o.min_sample_s ? next_reps(1, warm_s, r->o.min_sample_s) : 1;
   for (;;) {
     double s;
     kt__status st = time_reps(r, reps, &s);

@@ -13,14 +13,11 @@ typedef struct kt__measure_opts {
   int max_samples;     /* 0: 50 */
   double max_total_s;  /* time budget for one configuration (0: 1 s) */
   double best_s;       /* best median so far (per launch); <= 0: none */
-  int warmups;         /* launches thrown away first; 0: 2; negative: none
-                          (right after a verification run, which warmed up
-                          caches and the driver: the first sample starts
-                          from one launch) */
   double first_s;      /* > 0: one launch already timed (the verified run,
-                          after the same cache flush): kept as the first
-                          sample when it lasts min_sample_s, else it sets the
-                          launch count of the first sample; no warm-up */
+                          after the same cache flush), which stands for the
+                          warm-up: kept as the first sample when it lasts
+                          min_sample_s, else it sets the first sample's
+                          launch count */
 } kt__measure_opts;
 
 /* Per-launch seconds. */

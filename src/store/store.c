@@ -581,9 +581,10 @@ int kt__store_each_winner(kt__store *s, const kt__store_key *k,
 }
 
 /* The same source, kernel and backend; any other device (name, architecture,
- * memory, driver or toolchain differ), any method version: hints only. */
-#define OTHER_DEVICE_MATCH                                                                             \
-  "source_hash=?1 AND kernel=?2 AND backend=?3 AND ?9=?9 AND NOT (device=?4 AND arch=?5 AND memory=?6 " \
+ * memory, driver or toolchain differ), any method version (?9, which
+ * bind_key binds, is not used): hints only. */
+#define OTHER_DEVICE_MATCH                                                                   \
+  "source_hash=?1 AND kernel=?2 AND backend=?3 AND NOT (device=?4 AND arch=?5 AND memory=?6 " \
   "AND driver_version=?7 AND toolchain_version=?8)"
 
 int kt__store_each_winner_elsewhere(kt__store *s, const kt__store_key *k,

@@ -3,11 +3,10 @@
  * that every operation handles the ten element types the same way. */
 #include "verify.h"
 
-#include <pthread.h>
+#include "../parallel.h"
 
 #include <math.h>
 #include <string.h>
-#include <unistd.h>
 
 /* --- f16 / bf16 ---------------------------------------------------------- */
 
@@ -150,50 +149,6 @@ static void fill_random_range(kt__dtype t, void *buf, uint64_t begin, uint64_t c
   }
 }
 
-/* --- work split over threads ------------------------------------------------- */
-
-enum { SPLIT_MAX_THREADS = 64 };
-
-/* A part as its thread sees it (the first members of split_run's parts). */
-typedef struct split_head {
-  void (*body)(void *, int, uint64_t, uint64_t);
-  void *arg;
-  int part;
-  uint64_t begin, len;
-} split_head;
-
-static void *split_part_main(void *p) {
-  split_head *h = p;
-  h->body(h->arg, h->part, h->begin, h->len);
-  return NULL;
-}
-
-/* Runs BODY(ARG, part, begin, len) over [0, COUNT) in at most THREADS
- * contiguous parts of at least MIN_PER_PART elements each, part 0 first;
- * returns the number of parts. A part whose thread cannot start runs here. */
-static int split_run(uint64_t count, uint64_t min_per_part, int threads,
-                     void (*body)(void *arg, int part, uint64_t begin, uint64_t len), void *arg) {
-  int n = threads < 1 ? 1 : threads > SPLIT_MAX_THREADS ? SPLIT_MAX_THREADS : threads;
-  if ((uint64_t)n > count / min_per_part) n = count / min_per_part > 1 ? (int)(count / min_per_part) : 1;
-  if (n == 1) {
-    body(arg, 0, 0, count);
-    return 1;
-  }
-  split_head parts[SPLIT_MAX_THREADS];
-  pthread_t tid[SPLIT_MAX_THREADS];
-  bool running[SPLIT_MAX_THREADS];
-  uint64_t step = (count + (uint64_t)n - 1) / (uint64_t)n;
-  for (int i = 0; i < n; i++) {
-    uint64_t b = step * (uint64_t)i;
-    parts[i] = (split_head){body, arg, i, b, b >= count ? 0 : count - b < step ? count - b : step};
-    running[i] = pthread_create(&tid[i], NULL, split_part_main, &parts[i]) == 0;
-    if (!running[i]) body(arg, i, parts[i].begin, parts[i].len);
-  }
-  for (int i = 0; i < n; i++)
-    if (running[i]) pthread_join(tid[i], NULL);
-  return n;
-}
-
 typedef struct fill_job {
   kt__dtype t;
   void *buf;
@@ -210,7 +165,7 @@ static void fill_body(void *arg, int part, uint64_t begin, uint64_t len) {
  * core; the values do not depend on how the work is split. */
 static void fill_random(kt__dtype t, void *buf, uint64_t count, uint64_t seed) {
   fill_job j = {t, buf, seed};
-  split_run(count, 1 << 22, kt__ncores(), fill_body, &j);
+  kt__split_run(count, 1 << 22, kt__ncores(), fill_body, &j);
 }
 
 static void fill_value(kt__dtype t, void *buf, uint64_t i, int64_t v) {
@@ -331,7 +286,7 @@ typedef struct compare_job {
   kt__dtype t;
   const char *got, *want;
   double atol, rtol;
-  kt__mismatch m[SPLIT_MAX_THREADS];
+  kt__mismatch m[KT__SPLIT_MAX_PARTS];
 } compare_job;
 
 static void compare_body(void *arg, int part, uint64_t begin, uint64_t len) {
@@ -344,7 +299,7 @@ static void compare_body(void *arg, int part, uint64_t begin, uint64_t len) {
 uint64_t kt__compare_parallel(kt__dtype t, const void *got, const void *want, uint64_t count, double atol,
                               double rtol, int threads, kt__mismatch *m) {
   compare_job j = {t, got, want, atol, rtol, {{0}}};
-  int n = split_run(count, 1 << 20, threads, compare_body, &j);
+  int n = kt__split_run(count, 1 << 20, threads, compare_body, &j);
   kt__mismatch all = {0};
   for (int i = 0; i < n; i++) { /* in order, so "first" is the lowest index */
     if (j.m[i].count && all.count == 0) {
@@ -358,7 +313,7 @@ uint64_t kt__compare_parallel(kt__dtype t, const void *got, const void *want, ui
   return all.count;
 }
 
-/* --- NaN count and page faults --------------------------------------------- */
+/* --- NaN count ------------------------------------------------------------- */
 
 /* Typed loops: this runs over the whole reference output (hundreds of MB on a
  * GPU), where a call per element cost 0.2 s on the H200 host. */
@@ -385,7 +340,7 @@ static uint64_t count_nan_range(kt__dtype t, const void *buf, uint64_t begin, ui
 typedef struct nan_job {
   kt__dtype t;
   const void *buf;
-  uint64_t n[SPLIT_MAX_THREADS];
+  uint64_t n[KT__SPLIT_MAX_PARTS];
 } nan_job;
 
 static void nan_body(void *arg, int part, uint64_t begin, uint64_t len) {
@@ -395,36 +350,8 @@ static void nan_body(void *arg, int part, uint64_t begin, uint64_t len) {
 
 uint64_t kt__count_nan(kt__dtype t, const void *buf, uint64_t count, int threads) {
   nan_job j = {t, buf, {0}};
-  int n = split_run(count, 1 << 22, threads, nan_body, &j);
+  int n = kt__split_run(count, 1 << 22, threads, nan_body, &j);
   uint64_t total = 0;
   for (int i = 0; i < n; i++) total += j.n[i];
   return total;
-}
-
-typedef struct copy_job {
-  char *dst;
-  const char *src;
-} copy_job;
-
-static void copy_body(void *arg, int part, uint64_t begin, uint64_t len) {
-  (void)part;
-  copy_job *j = arg;
-  memcpy(j->dst + begin, j->src + begin, len);
-}
-
-void kt__copy_parallel(void *dst, const void *src, size_t bytes, int threads) {
-  copy_job j = {dst, src};
-  split_run(bytes, 1 << 24, threads, copy_body, &j);
-}
-
-static void prefault_body(void *arg, int part, uint64_t begin, uint64_t len) {
-  (void)part;
-  volatile char *p = arg;
-  long page = sysconf(_SC_PAGESIZE);
-  for (uint64_t i = begin; i < begin + len; i += (uint64_t)page) p[i] = 0;
-}
-
-void kt__prefault(void *buf, size_t bytes) {
-  long page = sysconf(_SC_PAGESIZE);
-  split_run(bytes, (uint64_t)page * 4096, kt__ncores(), prefault_body, buf);
 }

@@ -31,13 +31,6 @@ uint64_t kt__compare_parallel(kt__dtype t, const void *got, const void *want, ui
 /* NaN elements among COUNT (0 for integer types), on up to THREADS threads. */
 uint64_t kt__count_nan(kt__dtype t, const void *buf, uint64_t count, int threads);
 
-/* memcpy on up to THREADS threads (large copies only). */
-void kt__copy_parallel(void *dst, const void *src, size_t bytes, int threads);
-
-/* Touches every page of BUF (writing zeros) on every core, so that a later
- * single-threaded write (a device download) does not stop at each page. */
-void kt__prefault(void *buf, size_t bytes);
-
 /* Element I of a buffer as a double (for reports and comparison). */
 double kt__element(kt__dtype t, const void *buf, uint64_t i);
 

@@ -162,24 +162,6 @@ TEST(reps_start_from_the_warm_up_estimate) {
   ASSERT_EQ(s.reps, 1024); /* capped growth per step: 1024 launches = 1.02 ms */
 }
 
-/* After a verification run there is no warm-up: a long kernel is timed from
- * its first launch, a short one starts from one launch per sample and
- * scales (that first, too short sample is discarded like a warm-up). */
-TEST(no_warm_up_after_verification) {
-  fake f = {.per_launch = 5e-3};
-  kt__measure_opts o = {.max_total_s = 100, .warmups = -1};
-  kt__stats s;
-  ASSERT_EQ(kt__measure(&o, fake_timer, &f, &s, NULL), KT__ST_OK);
-  ASSERT_EQ(s.reps, 1);
-  ASSERT_EQ(f.launches, s.nsamples); /* every launch is a sample */
-  fake g = {.per_launch = 1e-5};
-  ASSERT_EQ(kt__measure(&o, fake_timer, &g, &s, NULL), KT__ST_OK);
-  ASSERT_EQ(g.first_reps[0], 1);
-  ASSERT_TRUE(g.first_reps[1] > 1); /* scaled from the first sample */
-  ASSERT_GE(s.reps * 1e-5, 1e-3 - 1e-12);
-  ASSERT_NEAR(s.median, 1e-5, 1e-15);
-}
-
 /* A launch timed by the caller (the verified run) is the first sample when
  * it is long enough, else it sets the first sample's launch count. */
 TEST(first_launch_from_the_caller) {

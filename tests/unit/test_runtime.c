@@ -461,40 +461,49 @@ TEST(bucketed_shapes_share_a_tuning) {
 
 /* ---- warm start (tuner) ----------------------------------------------- */
 
+/* Kernel NAME over U and V: 15 configurations that all compute y = x. */
+static kt_kernel *load_uv(kt_context *ctx, const char *name) {
+  char src[512];
+  snprintf(src, sizeof src,
+           "// @autotune(U in [1, 2, 4, 8, 16], V in [1, 2, 3])\n"
+           "// @kernel %s(x: in tensor<f32>[N], y: out tensor<f32>[N], n: i32 = N)\n"
+           "// @dims(N = 64)\n"
+           "void %s(const float *x, float *y, int n) {\n"
+           "  for (int i = 0; i < n; i++) y[i] = x[i] * (float)(U * V - U * V + 1);\n"
+           "}\n",
+           name, name);
+  return load(ctx, src);
+}
+
+/* Tunes K with a budget of one configuration (NO_CACHE: ignore stored results) and
+ * returns the values of the one measured after the default in U and V. */
+static void tune_one(kt_context *ctx, kt_kernel *k, int no_cache, int64_t *u, int64_t *v) {
+  kt_tune_options o = {.budget_configs = 1, .no_cache = no_cache};
+  kt_result *r = NULL;
+  if (kt_tune(k, &o, &r) != KT_OK) kt_test_fail(__FILE__, __LINE__, "kt_tune: %s", kt_errmsg(ctx));
+  ASSERT_EQ(r->ntrials, 2);
+  ASSERT_TRUE(r->trials[0].is_default);
+  ASSERT_EQ(r->trials[1].status, KT__ST_OK);
+  *u = r->trials[1].values[0];
+  *v = r->trials[1].values[1];
+  kt_result_destroy(r);
+}
+
 /* With a winner stored at another size, the first configuration measured
  * after the default is that winner, even with a budget of one. */
 TEST(warm_start_measures_stored_winners_first) {
   kt_context *ctx = context(KT_MISS_TUNE);
-  kt_kernel *k = load(ctx, "// @autotune(U in [1, 2, 4, 8, 16], V in [1, 2, 3])\n"
-                           "// @kernel wv(x: in tensor<f32>[N], y: out tensor<f32>[N], n: i32 = N)\n"
-                           "// @dims(N = 64)\n"
-                           "void wv(const float *x, float *y, int n) {\n"
-                           "  for (int i = 0; i < n; i++) y[i] = x[i] * (float)(U * V - U * V + 1);\n"
-                           "}\n");
+  kt_kernel *k = load_uv(ctx, "wv");
   kt__device_info dev = cpu_device();
   store_winner(k, &dev, "N=128", "U=8 V=2");
-  kt_tune_options o = {.budget_configs = 1};
-  kt_result *r = NULL;
-  int rc = kt_tune(k, &o, &r);
-  if (rc != KT_OK) kt_test_fail(__FILE__, __LINE__, "kt_tune: %s", kt_errmsg(ctx));
-  ASSERT_EQ(r->ntrials, 2);
-  ASSERT_TRUE(r->trials[0].is_default);
-  ASSERT_EQ(r->trials[1].values[0], 8);
-  ASSERT_EQ(r->trials[1].values[1], 2);
-  ASSERT_EQ(r->trials[1].status, KT__ST_OK);
-  kt_result_destroy(r);
+  int64_t u, v;
+  tune_one(ctx, k, 0, &u, &v);
+  ASSERT_EQ(u, 8);
+  ASSERT_EQ(v, 2);
   /* Without a stored winner the same budget measures something else. */
-  kt_tune_options o2 = {.budget_configs = 1, .no_cache = 1};
-  kt_kernel *k2 = load(ctx, "// @autotune(U in [1, 2, 4, 8, 16], V in [1, 2, 3])\n"
-                            "// @kernel wv2(x: in tensor<f32>[N], y: out tensor<f32>[N], n: i32 = N)\n"
-                            "// @dims(N = 64)\n"
-                            "void wv2(const float *x, float *y, int n) {\n"
-                            "  for (int i = 0; i < n; i++) y[i] = x[i];\n"
-                            "}\n");
-  ASSERT_EQ(kt_tune(k2, &o2, &r), KT_OK);
-  ASSERT_EQ(r->ntrials, 2);
-  ASSERT_FALSE(r->trials[1].values[0] == 8 && r->trials[1].values[1] == 2);
-  kt_result_destroy(r);
+  kt_kernel *k2 = load_uv(ctx, "wv2");
+  tune_one(ctx, k2, 1, &u, &v);
+  ASSERT_FALSE(u == 8 && v == 2);
   kt_kernel_destroy(k2);
   kt_kernel_destroy(k);
   kt_context_destroy(ctx);
@@ -504,23 +513,14 @@ TEST(warm_start_measures_stored_winners_first) {
  * measured first too: a tuning on a new GPU starts from the old GPU's best. */
 TEST(warm_start_from_another_device) {
   kt_context *ctx = context(KT_MISS_TUNE);
-  kt_kernel *k = load(ctx, "// @autotune(U in [1, 2, 4, 8, 16], V in [1, 2, 3])\n"
-                           "// @kernel wd(x: in tensor<f32>[N], y: out tensor<f32>[N], n: i32 = N)\n"
-                           "// @dims(N = 64)\n"
-                           "void wd(const float *x, float *y, int n) {\n"
-                           "  for (int i = 0; i < n; i++) y[i] = x[i] * (float)(U * V - U * V + 1);\n"
-                           "}\n");
+  kt_kernel *k = load_uv(ctx, "wd");
   kt__device_info elsewhere = cpu_device();
   snprintf(elsewhere.name, sizeof elsewhere.name, "another machine");
   store_winner(k, &elsewhere, "N=64", "U=16 V=3");
-  kt_tune_options o = {.budget_configs = 1};
-  kt_result *r = NULL;
-  int rc = kt_tune(k, &o, &r);
-  if (rc != KT_OK) kt_test_fail(__FILE__, __LINE__, "kt_tune: %s", kt_errmsg(ctx));
-  ASSERT_EQ(r->ntrials, 2);
-  ASSERT_EQ(r->trials[1].values[0], 16);
-  ASSERT_EQ(r->trials[1].values[1], 3);
-  kt_result_destroy(r);
+  int64_t u, v;
+  tune_one(ctx, k, 0, &u, &v);
+  ASSERT_EQ(u, 16);
+  ASSERT_EQ(v, 3);
   kt_kernel_destroy(k);
   kt_context_destroy(ctx);
 }

@@ -1,6 +1,5 @@
 /* Seeded fills, poisoning, comparison and the f16/bf16 conversions. */
 #include <math.h>
-#include <unistd.h>
 
 #include "harness.h"
 #include "verify/verify.h"
@@ -203,28 +202,4 @@ TEST(count_nan_in_every_type_and_part) {
   ASSERT_EQ(kt__count_nan(KT__DT_F16, poisoned, 3, 1), 3);
   int32_t i[3] = {-1, 0x7fc00000, 0x7f800001};
   ASSERT_EQ(kt__count_nan(KT__DT_I32, i, 3, 1), 0);
-}
-
-TEST(prefault_zeroes_every_page) {
-  size_t bytes = (size_t)64 << 20;
-  unsigned char *p = malloc(bytes);
-  memset(p, 0xA5, bytes);
-  kt__prefault(p, bytes);
-  long page = sysconf(_SC_PAGESIZE);
-  for (size_t i = 0; i < bytes; i += (size_t)page) ASSERT_EQ(p[i], 0);
-  free(p);
-}
-
-TEST(copy_parallel_copies_every_byte) {
-  size_t bytes = ((size_t)80 << 20) + 3; /* several parts and a ragged end */
-  unsigned char *src = malloc(bytes), *dst = calloc(bytes, 1);
-  for (size_t i = 0; i < bytes; i++) src[i] = (unsigned char)(i * 2654435761u >> 13);
-  kt__copy_parallel(dst, src, bytes, 8);
-  ASSERT_EQ(memcmp(dst, src, bytes), 0);
-  memset(dst, 0, bytes);
-  kt__copy_parallel(dst, src, 5, 8);
-  ASSERT_EQ(memcmp(dst, src, 5), 0);
-  ASSERT_EQ(dst[5], 0);
-  free(src);
-  free(dst);
 }
