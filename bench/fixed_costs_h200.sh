@@ -11,10 +11,14 @@
 #    the default configuration, module load;
 # 2. ktune tunes elementwise.cu three times (--json, exhaustive, no cache);
 #    with JOBS="1 2 4 ...", once more per entry with --jobs N (compile threads);
+#    and once more with KTUNE_TRACE=1 (trace.txt: where the time went);
 # 3. Kernel Tuner's brute force over the same space, twice
-#    (bench/peers/kernel_tuner_bench.py).
+#    (bench/peers/kernel_tuner_bench.py);
+# 4. one NVRTC compilation of sgemm.cu's winner alone, three times, with
+#    ktune's options and with --minimal added (sgemm_compile.jsonl): the
+#    single-compile cost that Kernel Tuner pays per configuration.
 # Results under $OUT (default ./build-fixed): fixed_costs.jsonl,
-# ktune_N.json, kt_N.json, log.txt.
+# ktune_N.json, trace.txt, kt_N.json, sgemm_compile.jsonl, log.txt.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 2
@@ -45,6 +49,8 @@ if [ -x "$KTUNE" ]; then
       --json --quiet >"$OUT/ktune_$i.json" 2>>"$LOG"
     say "ktune run $i: exit $?, $(echo "$(date +%s.%N) $t0" | awk '{printf "%.3f", $1 - $2}') s process wall"
   done
+  KTUNE_TRACE=1 "$KTUNE" tune kernels/cuda/elementwise.cu --strategy exhaustive --no-cache --db /tmp/fixed-trace.db \
+    --quiet >/dev/null 2>"$OUT/trace.txt"
   # JOBS="1 2 4 ...": the same tuning with that many compile threads each.
   for j in ${JOBS:-}; do
     "$KTUNE" tune kernels/cuda/elementwise.cu --strategy exhaustive --no-cache --db "/tmp/fixed-j$j-$RANDOM.db" \
@@ -67,4 +73,13 @@ for i in 1 2; do
     --cache "/tmp/kt_$i.cache.json" --out "$OUT/kt_$i.json" >>"$LOG" 2>&1
   say "Kernel Tuner run $i: exit $?"
 done
+SGEMM="-DTILE_M=64 -DTILE_N=256 -DTILE_K=32 -DWARP_M=64 -DWARP_N=32 -DTILE_TM=8 -DTILE_TN=8 -DM=4096 -DN=4096 -DK=4096"
+: >"$OUT/sgemm_compile.jsonl"
+for extra in "" --minimal; do
+  for i in 1 2 3; do
+    /tmp/fixed_costs kernels/cuda/sgemm.cu sgemm 1 $SGEMM $extra | sed "s/^{/{\"options\": \"${extra:-default}\", /" \
+      >>"$OUT/sgemm_compile.jsonl" 2>>"$LOG"
+  done
+done
+cat "$OUT/sgemm_compile.jsonl" | tee -a "$LOG"
 say done
