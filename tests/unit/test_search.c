@@ -158,6 +158,29 @@ TEST(failures_are_avoided_not_sought) {
   free_synth(&sy);
 }
 
+/* The model-based strategies learn where failures are (a second forest
+ * predicts the chance to fail) and propose what it expects to run: on the
+ * bowl, where X >= 7 fails beside the optimum, they meet far fewer failures
+ * than random search. Teaching failures as slow times instead met 0.6 of
+ * random's count: once the optimum was found, the time model extrapolated
+ * fast times into the failing half. */
+TEST(model_based_strategies_learn_where_failures_are) {
+  synth sy;
+  init_synth(&sy);
+  int random_failed = 0;
+  for (uint64_t seed = 1; seed <= 5; seed++) random_failed += failures_met(&kt__strategy_random, sy.space, seed, false);
+  ASSERT_TRUE(random_failed > 100); /* a third of the space fails */
+  static const char *const model[] = {"forest", "forest_align"};
+  for (size_t i = 0; i < 2; i++) {
+    int failed = 0;
+    for (uint64_t seed = 1; seed <= 5; seed++) failed += failures_met(kt__strategy_find(model[i]), sy.space, seed, false);
+    if (failed * 3 > random_failed)
+      kt_test_fail(__FILE__, __LINE__, "%s met %d failures in 5 x 120 evaluations, random %d", model[i], failed,
+                   random_failed);
+  }
+  free_synth(&sy);
+}
+
 /* ---- a space where power-of-two alignment decides: W in 16..256 step 16,
  * H in {1, 2, 4, 8, 16}, U in 1..4; a W that is not a power of two, or a
  * W * U that is not, is 20 times slower each; the optimum is W=128 H=4 U=2. */
@@ -407,7 +430,7 @@ TEST(replay_shipped_dataset_is_deterministic) {
   ASSERT_EQ(kt__replay_run(r, &kt__strategy_random, 50, 20, 7, NULL, 0, &a, &eb), KT_OK);
   ASSERT_NEAR(a.mean, 0.792965928, 1e-9);
   ASSERT_EQ(kt__replay_run(r, &kt__strategy_forest_align, 50, 5, 7, NULL, 0, &a, &eb), KT_OK);
-  ASSERT_NEAR(a.mean, 0.876005153, 1e-9);
+  ASSERT_NEAR(a.mean, 0.871196, 1e-6); /* printed with 6 digits by ktune replay --json */
   kt__recorded_free(r);
 }
 
