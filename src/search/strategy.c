@@ -71,9 +71,10 @@ const char *kt_strategy_summary(const char *name) {
   return ops ? ops->summary : NULL;
 }
 
-/* The best strategy in the replay evaluation (docs/SEARCH.md) at every
- * budget measured (25 to 400) is the random forest that sees power-of-two
- * alignment. It refits its model at every proposal (about 40 ms with 1000
+/* The best strategy in the replay evaluation (docs/SEARCH.md) from 50 to
+ * 400 evaluations is the random forest that sees power-of-two alignment (at
+ * 25, plain `forest` is ahead by 0.003 of the optimum, inside the noise of
+ * the seed; one model at every budget is simpler to reason about). It refits its model at every proposal (about 40 ms with 1000
  * results on one core), so the total model time grows with the square of
  * the budget: past a few thousand evaluations (and for a time-only budget,
  * which the tuner passes as the whole space) iterated local search, which
