@@ -526,8 +526,7 @@ static void reap(pid_t pid, int *status) {
 /* Kills the worker (if still alive), reaps it, and describes how it ended. */
 static void bury(kt__worker *w, char *why, size_t size) {
   int status = 0;
-  kill(w->pid, SIGKILL);
-  kt__zygote_reap(w->zygote, w->pid, 0, &status);
+  kt__zygote_reap(w->zygote, w->pid, &status);
   if (why) describe_exit(status, why, size);
   close(w->fd);
   w->pid = 0;
@@ -563,6 +562,12 @@ static int spawn(kt__worker *w, kt__errbuf *eb) {
   return spawn_finish(w, eb);
 }
 
+/* A worker that failed to start: its zygote (and with it the child) ends. */
+static void discard(kt__worker *w) {
+  kt__zygote_stop(w->zygote);
+  free(w);
+}
+
 int kt__worker_launch(const kt__worker_setup *setup, kt__worker **out, kt__errbuf *eb) {
   *out = NULL;
   kt__worker *w = kt__xcalloc(1, sizeof *w);
@@ -571,8 +576,7 @@ int kt__worker_launch(const kt__worker_setup *setup, kt__worker **out, kt__errbu
   int rc = kt__zygote_start(worker_entry, &w->setup, &w->zygote, eb);
   if (rc == KT_OK) rc = spawn_begin(w, eb);
   if (rc != KT_OK) {
-    kt__zygote_stop(w->zygote);
-    free(w);
+    discard(w);
     return rc;
   }
   *out = w;
@@ -583,8 +587,7 @@ int kt__worker_ready(kt__worker **wp, kt__device_info *info, kt__errbuf *eb) {
   kt__worker *w = *wp;
   int rc = spawn_finish(w, eb);
   if (rc != KT_OK) {
-    kt__zygote_stop(w->zygote);
-    free(w);
+    discard(w);
     *wp = NULL;
     return rc;
   }

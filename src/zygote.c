@@ -19,7 +19,6 @@ typedef enum { OP_SPAWN = 1, OP_REAP = 2 } op_kind;
 typedef struct request {
   op_kind op;
   pid_t pid;
-  double grace_s;
 } request;
 
 typedef struct reply {
@@ -119,14 +118,10 @@ static void do_spawn(int ctl, kt__zygote_child_fn fn, void *ud) {
 
 static void do_reap(int ctl, const request *rq) {
   reply rep = {0};
-  double until = kt__now() + rq->grace_s;
+  kill(rq->pid, SIGKILL); /* a no-op for a worker that has already ended */
   pid_t r;
-  while ((r = waitpid(rq->pid, &rep.status, WNOHANG)) == 0 && kt__now() < until) usleep(1000);
-  if (r == 0) {
-    kill(rq->pid, SIGKILL);
-    do r = waitpid(rq->pid, &rep.status, 0);
-    while (r < 0 && errno == EINTR);
-  }
+  do r = waitpid(rq->pid, &rep.status, 0);
+  while (r < 0 && errno == EINTR);
   rep.rc = r < 0 ? errno : 0;
   send_reply(ctl, &rep, -1);
 }
@@ -181,8 +176,8 @@ int kt__zygote_spawn(kt__zygote *z, pid_t *pid, int *fd, kt__errbuf *eb) {
   return KT_OK;
 }
 
-int kt__zygote_reap(kt__zygote *z, pid_t pid, double grace_s, int *status) {
-  request rq = {.op = OP_REAP, .pid = pid, .grace_s = grace_s};
+int kt__zygote_reap(kt__zygote *z, pid_t pid, int *status) {
+  request rq = {.op = OP_REAP, .pid = pid};
   reply rep;
   int fd;
   *status = 0;

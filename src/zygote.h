@@ -24,9 +24,8 @@ typedef void (*kt__zygote_child_fn)(void *ud, int fd, pid_t zygote);
 int kt__zygote_start(kt__zygote_child_fn fn, void *ud, kt__zygote **out, kt__errbuf *eb);
 /* A new worker: its pid and the tuner's end of its socket pair. */
 int kt__zygote_spawn(kt__zygote *z, pid_t *pid, int *fd, kt__errbuf *eb);
-/* Waits for worker PID to end (killing it after GRACE_S seconds; 0: at
- * once) and gives its wait status. */
-int kt__zygote_reap(kt__zygote *z, pid_t pid, double grace_s, int *status);
+/* Kills worker PID (if it is still running) and gives its wait status. */
+int kt__zygote_reap(kt__zygote *z, pid_t pid, int *status);
 /* Ends the zygote (its remaining workers die with it). NULL: no-op. */
 void kt__zygote_stop(kt__zygote *z);
 

@@ -74,7 +74,6 @@ typedef struct model {
   kt__rforest failure; /* probability of failing */
   rows ok;             /* configurations that ran: y = cost */
   rows all;            /* every result: y = 1 for a failure, 0 otherwise */
-  int failed;
   uint64_t cand[FA_MAX_CAND];
 } model;
 
@@ -221,9 +220,11 @@ static int candidates(model *f, int *near_best) {
   return nc;
 }
 
+static bool any_failed(const model *f) { return f->all.n > f->ok.n; }
+
 static void fit(model *f) {
   kt__rf_fit(&f->time, f->ok.x, f->ok.y, f->ok.n, &f->b.rng);
-  if (f->failed) kt__rf_fit(&f->failure, f->all.x, f->all.y, f->all.n, &f->b.rng);
+  if (any_failed(f)) kt__rf_fit(&f->failure, f->all.x, f->all.y, f->all.n, &f->b.rng);
 }
 
 /* How a candidate ranks. First, whether it may run: the failure model
@@ -232,37 +233,32 @@ static void fit(model *f) {
  * failing region it extrapolates the times of the last configurations that
  * ran, often the fastest (an optimum at a resource limit); expected
  * improvement, even weighted by the chance to run, kept proposing the
- * failing side (on the bowl of test_search, as often as random search).
+ * failing side (on the bowl of test_search, measured with a scratch build,
+ * about as often as random search).
  * Without the exemption, an optimum right at the border stayed shut out
  * while the failure model was unsure of it. Then by expected improvement
- * weighted by the chance to run; where that is zero (the trees agree
- * nothing beats the best), by the predicted log-time plus the log of the
- * expected number of attempts to get one run. */
+ * weighted by the chance to run. */
 typedef struct score {
   bool may_run;
-  double ei, cost;
+  double ei;
 } score;
 
 static score acquisition(const model *f, const unsigned char *x, bool near_best) {
   double mean, sd, p_fail = 0, spread;
   kt__rf_predict(&f->time, x, &mean, &sd);
-  if (f->failed) kt__rf_predict(&f->failure, x, &p_fail, &spread);
+  if (any_failed(f)) kt__rf_predict(&f->failure, x, &p_fail, &spread);
   double p_run = 1 - p_fail;
-  return (score){p_run >= 0.5 || near_best, kt__expected_improvement(f->b.best_cost, mean, sd) * p_run,
-                 p_run > 0 ? mean - log(p_run) : INFINITY};
+  return (score){p_run >= 0.5 || near_best, kt__expected_improvement(f->b.best_cost, mean, sd) * p_run};
 }
 
-static bool better(score a, score b) {
-  if (a.may_run != b.may_run) return a.may_run;
-  return a.ei > b.ei || (a.ei == b.ei && a.cost < b.cost);
-}
+static bool better(score a, score b) { return a.may_run != b.may_run ? a.may_run : a.ei > b.ei; }
 
 static bool model_one(model *f, uint64_t *out) {
   if (f->b.proposed < FA_INIT || f->all.n < 2 || f->b.best == UINT64_MAX) return kt__base_random(&f->b, out);
   fit(f);
   int near_best, nc = candidates(f, &near_best);
   if (nc == 0) return kt__base_random(&f->b, out);
-  score best = {false, -INFINITY, INFINITY};
+  score best = {false, -INFINITY};
   unsigned char x[FA_MAX_FEAT];
   for (int c = 0; c < nc; c++) {
     features(f, f->cand[c], x);
@@ -312,7 +308,6 @@ static void model_tell(void *state, uint64_t index, kt__status status, double se
   bool ran = isfinite(c);
   if (ran) add_row(&f->ok, f->nfeat, x, c, index);
   add_row(&f->all, f->nfeat, x, ran ? 0.0 : 1.0, index);
-  f->failed += !ran;
 }
 
 static void model_destroy(void *state) {

@@ -33,14 +33,13 @@ typedef struct kt__replay_stats {
 } kt__replay_stats;
 
 /* Runs OPS REPEATS times with BUDGET evaluations each (0: until the
- * strategy stops), seeds derived from SEED. A repeat that finds nothing
- * scores 0. KT_INTERNAL when a strategy breaks its contract (a repeat, an
+ * strategy stops), seeds derived from SEED. Each repeat first evaluates the
+ * NWARM configurations WARM (they count against the budget) and tells the
+ * strategy, as kt_tune does with the winners stored at other sizes and on
+ * other devices. A repeat that finds nothing scores 0. KT_INTERNAL when a strategy breaks its contract (a repeat, an
  * invalid configuration): replay doubles as a checker. */
 int kt__replay_run(const kt__recorded *r, const kt__strategy_ops *ops, long budget, int repeats,
                    uint64_t seed, const uint64_t *warm, int nwarm, kt__replay_stats *st, kt__errbuf *eb);
-/* Each repeat of kt__replay_run evaluates the NWARM configurations WARM
- * first (they count against the budget) and tells the strategy, as kt_tune
- * does with the winners stored at other sizes and on other devices. */
 
 /* The fastest configuration recorded in FROM as an index of R's space (same
  * names, same numeric values); false when there is none or it is not in R. */

@@ -71,7 +71,8 @@ static int warm_indices(const kt__recorded *r, const char *const *warm, int nwar
 int kt_replay(const char *path, const char *strategy, long budget, int repeats, uint64_t seed,
               const char *const *warm, int nwarm, int json, FILE *out, char *err, size_t errlen) {
   kt__errbuf eb = {{0}};
-  if (!path || !out || nwarm < 0 || (nwarm && !warm)) return fail(err, errlen, KT_INVALID, "kt_replay: no file or output");
+  if (!path || !out || nwarm < 0 || (nwarm && !warm))
+    return fail(err, errlen, KT_INVALID, "kt_replay: no file, no output, or NWARM without WARM files");
   if (strategy && !kt__strategy_find(strategy)) {
     kt__sbuf names = {0};
     for (const char *const *n = kt__strategy_names(); *n; n++)
