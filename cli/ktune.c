@@ -44,7 +44,7 @@ typedef struct cli {
   const char *device_filter;
   const char *positional[4];
   int npositional;
-  int json, quiet, no_cache, no_db;
+  int json, quiet, no_cache, no_db, show_output, retry_failed;
 } cli;
 
 static void usage(FILE *out) {
@@ -53,7 +53,7 @@ static void usage(FILE *out) {
         "                  [--dim NAME=VALUE]... [--autotune \"NAME=VALUE ...\"]\n"
         "                  [--strategy NAME] [--budget N|Ns] [--seed S] [--db PATH] [--no-db]\n"
         "                  [--no-cache] [--jobs N] [--timeout S] [--compile-timeout S]\n"
-        "                  [--json] [--quiet]\n"
+        "                  [--retry-failed] [--show-output] [--json] [--quiet]\n"
         "  ktune bench FILE --autotune \"NAME=VALUE ...\" [same options as tune]\n"
         "  ktune space FILE [--kernel NAME] [--dim NAME=VALUE]... [--autotune ...] [--json]\n"
         "  ktune devices [--json]\n"
@@ -105,6 +105,8 @@ static int parse_args(int argc, char **argv, cli *c) {
     else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) c->quiet = 1;
     else if (strcmp(a, "--no-cache") == 0) c->no_cache = 1;
     else if (strcmp(a, "--no-db") == 0) c->no_db = 1;
+    else if (strcmp(a, "--show-output") == 0) c->show_output = 1;
+    else if (strcmp(a, "--retry-failed") == 0) c->retry_failed = 1;
     else if (a[0] == '-' && a[1] == '-') {
       const char **slot = value_slot(c, a);
       if (!slot) return bad("unknown option %s", a);
@@ -225,6 +227,8 @@ static int cmd_tune(const cli *c, int bench) {
   o.bench_only = bench;
   o.strategy = c->strategy;
   o.no_cache = c->no_cache || bench;
+  o.show_output = c->show_output;
+  o.retry_failed = c->retry_failed;
   if (parse_budget(c->budget, &o) != 0) return bad("--budget %s: expected a number of configurations or seconds (30s)", c->budget);
   if (c->seed) {
     long s;

@@ -141,6 +141,10 @@ typedef struct kt_tune_options {
   int rounds;           /* interleaved rounds; 0: 7 */
   int bench_only;       /* 1: time only the pinned configuration (unpinned names
                            at their defaults) beside the default; no search */
+  int show_output;      /* 1: progress lines on stderr include what each
+                           configuration printed (always in the result's JSON) */
+  int retry_failed;     /* 1: measure again the failures the database holds
+                           (those not the kernel's own doing always are) */
 } kt_tune_options;
 
 /* Tunes the kernel for its current sizes and pins. KT_NOVALID when no

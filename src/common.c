@@ -161,6 +161,8 @@ double kt__now(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+int kt__trace_fd = 2;
+
 void kt__trace(const char *fmt, ...) {
   static int enabled = -1;
   if (enabled < 0) {
@@ -173,7 +175,7 @@ void kt__trace(const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(line, sizeof line, fmt, ap);
   va_end(ap);
-  fprintf(stderr, "ktune-trace %.6f %d %s\n", kt__now(), (int)getpid(), line);
+  dprintf(kt__trace_fd, "ktune-trace %.6f %d %s\n", kt__now(), (int)getpid(), line);
 }
 
 int kt__ncores(void) {

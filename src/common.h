@@ -33,7 +33,11 @@ int kt__err(kt__errbuf *eb, int code, const char *fmt, ...) __attribute__((forma
   XX(RUNTIME, "runtime")                                                     \
   XX(TIMEOUT, "timeout")                                                     \
   XX(CORRECTNESS, "correctness")                                             \
-  XX(CONSTRAINT, "constraint")
+  XX(CONSTRAINT, "constraint")                                               \
+  XX(INPUT, "input")       /* wrote a tensor declared `in` */                \
+  XX(BOUNDS, "bounds")     /* wrote outside a tensor (its guard zones) */    \
+  XX(STATE, "state")       /* left process state behind (threads, alarms,  \
+                              signal handlers, children, cwd, environment) */
 typedef enum kt__status {
 #define KT__ST_ENUM_(name, text) KT__ST_##name,
   KT__STATUS_MAP(KT__ST_ENUM_)
@@ -98,6 +102,9 @@ double kt__now(void);
  * PID what", with monotonic seconds comparable across the tuner and its
  * worker, to see where a run's time goes. Nothing when unset. */
 void kt__trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Where kt__trace writes: stderr, except in a device worker, whose stderr
+ * is captured as its kernels' output. */
+extern int kt__trace_fd;
 /* Number of online CPU cores (at least 1). */
 int kt__ncores(void);
 

@@ -37,6 +37,7 @@ void kt_result_destroy(kt_result *r) {
   if (!r) return;
   for (int i = 0; i < r->ntrials; i++) {
     free(r->trials[i].message);
+    free(r->trials[i].output);
     free(r->trials[i].artifact);
   }
   free(r->trials);
@@ -211,6 +212,11 @@ static void json_trial(const kt_result *r, const kt__trial *t, kt__sbuf *b) {
   if (t->message) {
     kt__sbuf_printf(b, ", \"message\": ");
     kt__sbuf_json_string(b, t->message);
+  }
+  if (t->output_bytes) {
+    kt__sbuf_printf(b, ", \"output\": ");
+    kt__sbuf_json_string(b, t->output ? t->output : "");
+    kt__sbuf_printf(b, ", \"output_bytes\": %llu", (unsigned long long)t->output_bytes);
   }
   kt__sbuf_printf(b, "}");
 }

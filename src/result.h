@@ -14,6 +14,8 @@ typedef struct kt__trial {
   kt__stats stats;
   double compile_s;
   char *message;                 /* why it failed (first lines of a log) */
+  char *output;                  /* what it printed in the worker (first KT__OUTPUT_KEEP bytes) */
+  uint64_t output_bytes;         /* how much it printed in all */
   char *artifact;                /* compiled file kept for finalist rounds */
   bool is_default;
   bool reused;                   /* taken from the results database */

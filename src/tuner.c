@@ -77,6 +77,14 @@ static void set_message(kt__trial *tr, const char *msg) {
   tr->message = msg && *msg ? kt__xstrdup(msg) : NULL;
 }
 
+/* Keeps what the configuration printed in the worker, if anything. */
+static void set_output(kt__trial *tr, const kt__output *o) {
+  if (!o->total) return;
+  free(tr->output);
+  tr->output = kt__xstrndup(o->text, o->len);
+  tr->output_bytes = o->total;
+}
+
 static int find_trial(const tuning *t, const int64_t *values) {
   for (int i = 0; i < t->r->ntrials; i++)
     if (memcmp(t->r->trials[i].values, values, (size_t)t->nnames * sizeof *values) == 0) return i;
@@ -90,6 +98,18 @@ static const stored_entry *find_stored(const tuning *t, const char *config) {
 }
 
 /* ---- progress --------------------------------------------------------- */
+
+/* --show-output: what the configuration printed, indented under its line. */
+static void show_output(const kt__trial *tr) {
+  const char *p = tr->output ? tr->output : "";
+  while (*p) {
+    size_t n = strcspn(p, "\n");
+    fprintf(stderr, "      | %.*s\n", (int)n, p);
+    p += n + (p[n] == '\n');
+  }
+  if (tr->output_bytes > strlen(tr->output ? tr->output : ""))
+    fprintf(stderr, "      | ... (%llu bytes in all)\n", (unsigned long long)tr->output_bytes);
+}
 
 static void progress(tuning *t, const kt__trial *tr) {
   t->done++;
@@ -110,6 +130,7 @@ static void progress(tuning *t, const kt__trial *tr) {
   else
     fprintf(stderr, "  [%d] %s: %s%s\n", t->done, cfg.s, kt__status_name(tr->status), tr->reused ? " (stored)" : "");
   kt__sbuf_free(&cfg);
+  if (t->o.show_output && tr->output_bytes) show_output(tr);
 }
 
 static void progress_end(const tuning *t) {
@@ -238,6 +259,7 @@ static void evaluate(tuning *t, kt__trial *tr, kt__req_kind kind) {
   ask_worker(t, &req, &rep);
   tr->status = rep.status;
   set_message(tr, rep.msg);
+  set_output(tr, &rep.output);
   tr->load_s = rep.load_s, tr->verify_s = rep.verify_s, tr->measure_s = rep.measure_s;
   t->r->load_s += rep.load_s, t->r->verify_s += rep.verify_s, t->r->measure_s += rep.measure_s;
   if (rep.status == KT__ST_OK) {
@@ -265,6 +287,7 @@ static int run_reference(tuning *t) {
     kt__trace("reference: run and kept");
     tr->status = rep.status;
     set_message(tr, rep.msg);
+    set_output(tr, &rep.output);
     if (rep.status == KT__ST_OK) evaluate(t, tr, KT__REQ_EVAL);
     kt__trace("reference: verified and measured");
   }

@@ -10,6 +10,7 @@
 #include "worker.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <poll.h>
@@ -42,8 +43,10 @@ struct kt__worker {
   kt__zygote *zygote; /* forks the workers from a state with no GPU library loaded */
   pid_t pid; /* 0: no live worker */
   int fd;    /* the parent's end of the socket pair */
+  int out_fd; /* read end of the worker's stdout and stderr */
   int restarts;
   kt__device_info info;
+  char printed[KT__OUTPUT_KEEP]; /* what the current request printed */
 };
 
 /* The worker's first message: how opening the device went. */
@@ -72,29 +75,73 @@ typedef enum { RECV_OK, RECV_EOF, RECV_TIMEOUT, RECV_INTERRUPTED } recv_result;
  * land on another thread and leave poll() asleep. */
 enum { INTERRUPT_POLL_MS = 50 };
 
+/* What a worker prints (its kernels' printf, a driver's warnings) while the
+ * tuner waits: the first CAP bytes are kept, the rest only counted, so a
+ * chatty kernel can neither fill the tuner's memory nor block on a full
+ * pipe. */
+typedef struct output_sink {
+  int fd; /* -1: nothing to read */
+  char *buf;
+  size_t cap, len;
+  uint64_t total;
+} output_sink;
+
+/* Reads what is in the pipe now (it is non-blocking). */
+static void drain_output(output_sink *o) {
+  if (!o || o->fd < 0) return;
+  char chunk[4096];
+  for (;;) {
+    ssize_t k = read(o->fd, chunk, sizeof chunk);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return;
+    size_t room = o->cap > o->len ? o->cap - o->len : 0, take = (size_t)k < room ? (size_t)k : room;
+    if (take) memcpy(o->buf + o->len, chunk, take);
+    o->len += take;
+    o->total += (uint64_t)k;
+  }
+}
+
 /* Reads exactly N bytes; DEADLINE <= 0 waits forever. INTERRUPTIBLE: gives
- * up (RECV_INTERRUPTED) soon after kt_interrupt(). */
-static recv_result recv_all(int fd, void *buf, size_t n, double deadline, bool interruptible) {
+ * up (RECV_INTERRUPTED) soon after kt_interrupt(). OUT (may be NULL) is
+ * drained meanwhile, and once more at the end: the worker writes its output
+ * before its reply, so all of it is in the pipe by then. */
+static recv_result recv_all(int fd, void *buf, size_t n, double deadline, bool interruptible, output_sink *out) {
   char *p = buf;
+  recv_result res = RECV_OK;
   while (n > 0) {
-    if (interruptible && kt__interrupted) return RECV_INTERRUPTED;
+    if (interruptible && kt__interrupted) {
+      res = RECV_INTERRUPTED;
+      break;
+    }
     int ms = -1;
     if (deadline > 0) {
       double left = deadline - kt__now();
-      if (left <= 0) return RECV_TIMEOUT;
+      if (left <= 0) {
+        res = RECV_TIMEOUT;
+        break;
+      }
       ms = (int)(left * 1000) + 1;
     }
     if (interruptible && (ms < 0 || ms > INTERRUPT_POLL_MS)) ms = INTERRUPT_POLL_MS;
-    struct pollfd pf = {.fd = fd, .events = POLLIN};
-    int r = poll(&pf, 1, ms);
-    if (r < 0 && errno != EINTR) return RECV_EOF;
+    struct pollfd pf[2] = {{.fd = fd, .events = POLLIN}, {.fd = out ? out->fd : -1, .events = POLLIN}};
+    int r = poll(pf, 2, ms);
+    if (r < 0 && errno != EINTR) {
+      res = RECV_EOF;
+      break;
+    }
     if (r <= 0) continue;
+    if (pf[1].revents) drain_output(out);
+    if (!pf[0].revents) continue;
     ssize_t k = recv(fd, p, n, 0);
     if (k < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-    if (k <= 0) return RECV_EOF;
+    if (k <= 0) {
+      res = RECV_EOF;
+      break;
+    }
     p += k, n -= (size_t)k;
   }
-  return RECV_OK;
+  drain_output(out);
+  return res;
 }
 
 /* Copies SRC into DST, cut to fit: long compiler logs are cut on purpose. */
@@ -474,6 +521,9 @@ static void child_main(const kt__worker_setup *s, int fd, pid_t parent) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(1); /* the parent died before prctl */
   default_fatal_signals();
+  /* stdout is the output pipe (zygote.c): line-buffered, so that what a
+   * kernel printed before it crashed still reaches the tuner. */
+  setvbuf(stdout, NULL, _IOLBF, 0);
   child c = {.s = s};
   kt__errbuf eb = {{0}};
   hello h = {0};
@@ -487,11 +537,12 @@ static void child_main(const kt__worker_setup *s, int fd, pid_t parent) {
   kt__trace("worker: scratch pinned");
   kt__request rq;
   kt__reply *rp = kt__xmalloc(sizeof *rp);
-  while (recv_all(fd, &rq, sizeof rq, 0, false) == RECV_OK) {
+  while (recv_all(fd, &rq, sizeof rq, 0, false, NULL) == RECV_OK) {
     memset(rp, 0, sizeof *rp);
     eb.msg[0] = 0;
     rp->status = serve(&c, &rq, rp, &eb);
     if (rp->status != KT__ST_OK) copy_msg(rp->msg, sizeof rp->msg, eb.msg);
+    fflush(stdout); /* the output before the reply: the tuner reads both */
     if (!send_all(fd, rp, sizeof *rp)) break;
     /* A device fault (illegal address, trap) poisons a GPU context for good:
      * after any RUNTIME failure this worker retires and a fresh one serves
@@ -529,19 +580,27 @@ static void bury(kt__worker *w, char *why, size_t size) {
   kt__zygote_reap(w->zygote, w->pid, &status);
   if (why) describe_exit(status, why, size);
   close(w->fd);
+  close(w->out_fd);
   w->pid = 0;
-  w->fd = -1;
+  w->fd = w->out_fd = -1;
 }
 
 static void worker_entry(void *setup, int fd, pid_t zygote) { child_main(setup, fd, zygote); }
 
 /* A worker is forked (spawn_begin) and then waited for while it opens its
  * device (spawn_finish). */
-static int spawn_begin(kt__worker *w, kt__errbuf *eb) { return kt__zygote_spawn(w->zygote, &w->pid, &w->fd, eb); }
+static int spawn_begin(kt__worker *w, kt__errbuf *eb) {
+  KT__FORWARD(kt__zygote_spawn(w->zygote, &w->pid, &w->fd, &w->out_fd, eb));
+  fcntl(w->out_fd, F_SETFL, O_NONBLOCK);
+  return KT_OK;
+}
 
 static int spawn_finish(kt__worker *w, kt__errbuf *eb) {
   hello *h = kt__xcalloc(1, sizeof *h);
-  recv_result r = recv_all(w->fd, h, sizeof *h, kt__now() + START_TIMEOUT_S, true);
+  char printed[1024];
+  output_sink out = {.fd = w->out_fd, .buf = printed, .cap = sizeof printed - 1};
+  recv_result r = recv_all(w->fd, h, sizeof *h, kt__now() + START_TIMEOUT_S, true, &out);
+  printed[out.len] = 0;
   int rc = KT_OK;
   if (r == RECV_OK && h->rc == KT_OK) {
     w->info = h->info;
@@ -552,6 +611,7 @@ static int spawn_finish(kt__worker *w, kt__errbuf *eb) {
     else if (r == RECV_TIMEOUT) rc = kt__err(eb, KT_NOBACKEND, "the worker did not open the device within %g s", START_TIMEOUT_S);
     else if (r == RECV_INTERRUPTED) rc = kt__err(eb, KT_INTERRUPTED, "interrupted while the worker opened the device");
     else rc = kt__err(eb, KT_NOBACKEND, "the worker died while opening the device (%s)", why);
+    if (out.len) kt__err(eb, rc, "%s; it printed:\n%s", eb->msg, printed); /* the driver may say why */
   }
   free(h);
   return rc;
@@ -572,7 +632,7 @@ int kt__worker_launch(const kt__worker_setup *setup, kt__worker **out, kt__errbu
   *out = NULL;
   kt__worker *w = kt__xcalloc(1, sizeof *w);
   w->setup = *setup;
-  w->fd = -1;
+  w->fd = w->out_fd = -1;
   int rc = kt__zygote_start(worker_entry, &w->setup, &w->zygote, eb);
   if (rc == KT_OK) rc = spawn_begin(w, eb);
   if (rc != KT_OK) {
@@ -622,7 +682,13 @@ void kt__worker_request(kt__worker *w, const kt__request *req, kt__reply *rep, d
     return fail(rep, KT__ST_RUNTIME, "%s", why);
   }
   double deadline = timeout_s > 0 ? kt__now() + timeout_s : 0;
-  switch (recv_all(w->fd, rep, sizeof *rep, deadline, true)) {
+  output_sink out = {.fd = w->out_fd, .buf = w->printed, .cap = sizeof w->printed};
+  recv_result r = recv_all(w->fd, rep, sizeof *rep, deadline, true, &out);
+  memcpy(rep->output.text, w->printed, out.len);
+  rep->output.text[out.len] = 0;
+  rep->output.len = out.len;
+  rep->output.total = out.total;
+  switch (r) {
   case RECV_OK:
     if (rep->status == KT__ST_RUNTIME) bury(w, NULL, 0); /* it retires after a fault */
     return;
@@ -692,9 +758,9 @@ int kt__worker_list_devices(const kt__backend *be, kt__device_info *out, int max
   close(sv[1]);
   double deadline = kt__now() + LIST_TIMEOUT_S;
   device_list hdr;
-  recv_result r = recv_all(sv[0], &hdr, sizeof hdr, deadline, false);
+  recv_result r = recv_all(sv[0], &hdr, sizeof hdr, deadline, false, NULL);
   if (r == RECV_OK && hdr.count > 0 && hdr.count <= max)
-    r = recv_all(sv[0], out, (size_t)hdr.count * sizeof *out, deadline, false);
+    r = recv_all(sv[0], out, (size_t)hdr.count * sizeof *out, deadline, false, NULL);
   close(sv[0]);
   int status = 0;
   if (r != RECV_OK) kill(pid, SIGKILL);

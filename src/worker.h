@@ -50,12 +50,22 @@ typedef struct kt__request {
   int reps;                        /* SAMPLE only */
 } kt__request;
 
+/* What a worker printed (stdout and stderr) while serving one request: the
+ * first KT__OUTPUT_KEEP bytes, NUL-terminated, and the count of all. */
+enum { KT__OUTPUT_KEEP = 4096 };
+typedef struct kt__output {
+  char text[KT__OUTPUT_KEEP + 1];
+  size_t len;
+  uint64_t total;
+} kt__output;
+
 typedef struct kt__reply {
   kt__status status;
   char msg[2048];                  /* reason for a failure */
   kt__stats stats;                 /* EVAL */
   double sample_s;                 /* SAMPLE: per-launch seconds */
   double load_s, verify_s, measure_s; /* where the worker's time went */
+  kt__output output;               /* filled by the tuner's side from the output pipe */
 } kt__reply;
 
 typedef struct kt__worker kt__worker;

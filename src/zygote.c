@@ -1,6 +1,7 @@
 #include "zygote.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,11 @@ struct kt__zygote {
 };
 
 typedef enum { OP_SPAWN = 1, OP_REAP = 2 } op_kind;
+
+enum {
+  MAX_FDS = 2,      /* a worker's socket and its output pipe */
+  MAX_CHILDREN = 64 /* live workers: one at a time in practice */
+};
 
 typedef struct request {
   op_kind op;
@@ -51,23 +57,23 @@ static bool read_all(int fd, void *buf, size_t n) {
   return true;
 }
 
-/* Sends REP, with FD attached when FD >= 0 (SCM_RIGHTS). */
-static bool send_reply(int ctl, const reply *rep, int fd) {
+/* Sends REP, with the NFDS descriptors FDS attached (SCM_RIGHTS). */
+static bool send_reply(int ctl, const reply *rep, const int *fds, int nfds) {
   struct iovec iov = {(void *)rep, sizeof *rep};
   union {
-    char buf[CMSG_SPACE(sizeof(int))];
+    char buf[CMSG_SPACE(sizeof(int) * MAX_FDS)];
     struct cmsghdr align;
   } u;
   struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
-  if (fd >= 0) {
+  if (nfds > 0) {
     memset(&u, 0, sizeof u);
     msg.msg_control = u.buf;
-    msg.msg_controllen = sizeof u.buf;
+    msg.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfds);
     struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
     c->cmsg_level = SOL_SOCKET;
     c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(c), &fd, sizeof fd);
+    c->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfds);
+    memcpy(CMSG_DATA(c), fds, sizeof(int) * (size_t)nfds);
   }
   ssize_t k;
   do k = sendmsg(ctl, &msg, MSG_NOSIGNAL);
@@ -75,69 +81,131 @@ static bool send_reply(int ctl, const reply *rep, int fd) {
   return k == (ssize_t)sizeof *rep;
 }
 
-static bool recv_reply(int ctl, reply *rep, int *fd) {
+/* Receives a reply and up to MAX_FDS descriptors into FDS (-1 where none came). */
+static bool recv_reply(int ctl, reply *rep, int fds[MAX_FDS]) {
   struct iovec iov = {rep, sizeof *rep};
   union {
-    char buf[CMSG_SPACE(sizeof(int))];
+    char buf[CMSG_SPACE(sizeof(int) * MAX_FDS)];
     struct cmsghdr align;
   } u;
   struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
   ssize_t k;
   do k = recvmsg(ctl, &msg, MSG_CMSG_CLOEXEC);
   while (k < 0 && errno == EINTR);
+  for (int i = 0; i < MAX_FDS; i++) fds[i] = -1;
   if (k != (ssize_t)sizeof *rep) return false;
-  *fd = -1;
   for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
-    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) memcpy(fd, CMSG_DATA(c), sizeof *fd);
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+      size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+      memcpy(fds, CMSG_DATA(c), sizeof(int) * (n < MAX_FDS ? n : MAX_FDS));
+    }
   return true;
 }
 
 /* ---- inside the zygote ------------------------------------------------ */
 
+/* The zygote's live workers, each the leader of its own process group. */
+static pid_t children[MAX_CHILDREN];
+static int nchildren;
+
+static void forget_child(pid_t pid) {
+  for (int i = 0; i < nchildren; i++)
+    if (children[i] == pid) children[i] = children[--nchildren];
+}
+
+/* SIGKILL to the worker and everything it started: a child forked by a
+ * kernel is in the worker's process group and must not outlive it (it
+ * would hold the tuner's pipes open and keep running). */
+static void kill_group(pid_t pid) {
+  kill(-pid, SIGKILL);
+  kill(pid, SIGKILL); /* in case it left its group */
+}
+
+/* In the new worker, before FN: its own process group, so that a kernel's
+ * kill(0, ...) reaches only the worker's group and the group can be killed
+ * whole; stdout and stderr into the output pipe, never into the tuner's
+ * stdout (a kernel's printf would break --json). The tuner's stderr stays
+ * reachable for KTUNE_TRACE. */
+static void become_worker(int out_fd) {
+  setpgid(0, 0);
+  int trace = fcntl(2, F_DUPFD_CLOEXEC, 3);
+  if (trace >= 0) kt__trace_fd = trace;
+  dup2(out_fd, 1);
+  dup2(out_fd, 2);
+  if (out_fd > 2) close(out_fd);
+}
+
 static void do_spawn(int ctl, kt__zygote_child_fn fn, void *ud) {
-  int sv[2];
+  int sv[2], out[2];
   reply rep = {0};
+  if (nchildren == MAX_CHILDREN) {
+    rep.rc = EAGAIN;
+    send_reply(ctl, &rep, NULL, 0);
+    return;
+  }
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
     rep.rc = errno;
-    send_reply(ctl, &rep, -1);
+    send_reply(ctl, &rep, NULL, 0);
+    return;
+  }
+  if (pipe2(out, O_CLOEXEC) != 0) {
+    rep.rc = errno;
+    close(sv[0]);
+    close(sv[1]);
+    send_reply(ctl, &rep, NULL, 0);
     return;
   }
   pid_t self = getpid(), pid = fork();
   if (pid == 0) {
     close(ctl);
     close(sv[0]);
+    close(out[0]);
+    become_worker(out[1]);
     fn(ud, sv[1], self);
     _exit(1);
   }
   close(sv[1]);
+  close(out[1]);
+  if (pid > 0) {
+    setpgid(pid, pid); /* also here, so the group exists before any reap */
+    children[nchildren++] = pid;
+  }
   rep.pid = pid;
   rep.rc = pid < 0 ? errno : 0;
-  send_reply(ctl, &rep, pid < 0 ? -1 : sv[0]);
+  int fds[MAX_FDS] = {sv[0], out[0]};
+  send_reply(ctl, &rep, fds, pid < 0 ? 0 : MAX_FDS);
   close(sv[0]);
+  close(out[0]);
 }
 
 static void do_reap(int ctl, const request *rq) {
   reply rep = {0};
-  kill(rq->pid, SIGKILL); /* a no-op for a worker that has already ended */
+  kill_group(rq->pid); /* a no-op for a worker that has already ended */
   pid_t r;
   do r = waitpid(rq->pid, &rep.status, 0);
   while (r < 0 && errno == EINTR);
   rep.rc = r < 0 ? errno : 0;
-  send_reply(ctl, &rep, -1);
+  forget_child(rq->pid);
+  send_reply(ctl, &rep, NULL, 0);
 }
 
 static void zygote_main(int ctl, pid_t parent, kt__zygote_child_fn fn, void *ud) {
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  /* No death signal: the zygote learns of the tuner's end from the control
+   * socket's EOF (the socket closes when the tuner dies, however it dies)
+   * and then kills its workers' process groups, which a death signal would
+   * pre-empt. */
   if (getppid() != parent) _exit(1);
   /* Ctrl-C reaches the whole process group; the tuner decides when workers
    * stop, so the zygote and (by inheritance) its workers ignore it. */
   signal(SIGINT, SIG_IGN);
   signal(SIGTERM, SIG_IGN);
+  signal(SIGHUP, SIG_IGN);
   request rq;
   while (read_all(ctl, &rq, sizeof rq)) {
     if (rq.op == OP_SPAWN) do_spawn(ctl, fn, ud);
     else if (rq.op == OP_REAP) do_reap(ctl, &rq);
   }
+  for (int i = 0; i < nchildren; i++) kill_group(children[i]);
   _exit(0);
 }
 
@@ -166,29 +234,36 @@ int kt__zygote_start(kt__zygote_child_fn fn, void *ud, kt__zygote **out, kt__err
   return KT_OK;
 }
 
-int kt__zygote_spawn(kt__zygote *z, pid_t *pid, int *fd, kt__errbuf *eb) {
+int kt__zygote_spawn(kt__zygote *z, pid_t *pid, int *fd, int *out_fd, kt__errbuf *eb) {
   request rq = {.op = OP_SPAWN};
   reply rep;
-  if (!write_all(z->ctl, &rq, sizeof rq) || !recv_reply(z->ctl, &rep, fd))
+  int fds[MAX_FDS];
+  if (!write_all(z->ctl, &rq, sizeof rq) || !recv_reply(z->ctl, &rep, fds))
     return kt__err(eb, KT_IO, "the worker spawner is gone");
-  if (rep.rc != 0 || *fd < 0) return kt__err(eb, KT_IO, "cannot fork a worker: %s", strerror(rep.rc));
+  if (rep.rc != 0 || fds[0] < 0 || fds[1] < 0) {
+    for (int i = 0; i < MAX_FDS; i++)
+      if (fds[i] >= 0) close(fds[i]);
+    return kt__err(eb, KT_IO, "cannot fork a worker: %s", strerror(rep.rc ? rep.rc : EBADF));
+  }
   *pid = rep.pid;
+  *fd = fds[0];
+  *out_fd = fds[1];
   return KT_OK;
 }
 
 int kt__zygote_reap(kt__zygote *z, pid_t pid, int *status) {
   request rq = {.op = OP_REAP, .pid = pid};
   reply rep;
-  int fd;
+  int fds[MAX_FDS];
   *status = 0;
-  if (!write_all(z->ctl, &rq, sizeof rq) || !recv_reply(z->ctl, &rep, &fd)) return KT_IO;
+  if (!write_all(z->ctl, &rq, sizeof rq) || !recv_reply(z->ctl, &rep, fds)) return KT_IO;
   *status = rep.status;
   return rep.rc == 0 ? KT_OK : KT_IO;
 }
 
 void kt__zygote_stop(kt__zygote *z) {
   if (!z) return;
-  close(z->ctl); /* the zygote reads EOF and exits; its workers die with it */
+  close(z->ctl); /* the zygote reads EOF, kills its workers' groups and exits */
   int st;
   while (waitpid(z->pid, &st, 0) < 0 && errno == EINTR) {
   }

@@ -22,11 +22,15 @@ typedef void (*kt__zygote_child_fn)(void *ud, int fd, pid_t zygote);
 /* Forks the zygote. UD must point to memory that exists at this moment
  * (the zygote and its children see their copy of it). */
 int kt__zygote_start(kt__zygote_child_fn fn, void *ud, kt__zygote **out, kt__errbuf *eb);
-/* A new worker: its pid and the tuner's end of its socket pair. */
-int kt__zygote_spawn(kt__zygote *z, pid_t *pid, int *fd, kt__errbuf *eb);
-/* Kills worker PID (if it is still running) and gives its wait status. */
+/* A new worker: its pid, the tuner's end of its socket pair, and the read
+ * end of a pipe that carries the worker's stdout and stderr (whatever its
+ * kernels print). Each worker leads its own process group. */
+int kt__zygote_spawn(kt__zygote *z, pid_t *pid, int *fd, int *out_fd, kt__errbuf *eb);
+/* Kills worker PID and its process group (anything it forked), and gives
+ * its wait status. */
 int kt__zygote_reap(kt__zygote *z, pid_t pid, int *status);
-/* Ends the zygote (its remaining workers die with it). NULL: no-op. */
+/* Ends the zygote, which kills its remaining workers' process groups; it
+ * does the same when the tuner dies. NULL: no-op. */
 void kt__zygote_stop(kt__zygote *z);
 
 #endif

@@ -137,7 +137,10 @@ static const char *t4_invalidity(kt__status st) {
   case KT__ST_COMPILE: return "compile";
   case KT__ST_RUNTIME: return "runtime";
   case KT__ST_TIMEOUT: return "timeout";
-  case KT__ST_CORRECTNESS: return "correctness";
+  case KT__ST_CORRECTNESS:
+  case KT__ST_INPUT:
+  case KT__ST_BOUNDS: return "correctness";
+  case KT__ST_STATE: return "runtime";
   case KT__ST_CONSTRAINT: return "constraints";
   default: return NULL;
   }
@@ -148,6 +151,7 @@ static const char *t4_failure_value(kt__status st) {
   switch (st) {
   case KT__ST_COMPILE: return "CompilationFailedConfig";
   case KT__ST_RUNTIME:
+  case KT__ST_STATE:
   case KT__ST_TIMEOUT: return "RuntimeFailedConfig";
   default: return "InvalidConfig";
   }
