@@ -243,27 +243,30 @@ static kt__status make_launch(child *c, const kt__request *rq, kt__launch *l, kt
 
 static bool init_given(const child *c, const kt__host_tensor *t) { return c->s->decl->params[t->param].init_given; }
 
-/* The poison value of one element, written over the whole buffer on the
- * device when the backend can (KT_NOTFOUND otherwise). */
-static int poison_on_device(child *c, int k, kt__errbuf *eb) {
+/* The poison value of one element (ALT: the second poison), written over
+ * the whole buffer on the device when the backend can, else uploaded. */
+static int poison(child *c, int k, bool alt, kt__errbuf *eb) {
   const kt__host_tensor *t = &c->s->args->tensors[k];
   unsigned char pattern[8];
-  kt__poison(t->type, pattern, 1);
-  return kt__be_fill(c->s->backend, c->state, c->bufs[k], t->bytes, pattern, kt__dtype_size(t->type), eb);
+  (alt ? kt__poison_alt : kt__poison)(t->type, pattern, 1);
+  if (kt__be_fill(c->s->backend, c->state, c->bufs[k], t->bytes, pattern, alt ? 1 : kt__dtype_size(t->type), eb) ==
+      KT_OK)
+    return KT_OK;
+  (alt ? kt__poison_alt : kt__poison)(t->type, c->scratch, t->count);
+  return kt__be_upload(c->s->backend, c->state, c->bufs[k], c->scratch, t->bytes, eb);
 }
 
 /* Before a verified run: every tensor from its initial content, except
- * outputs without an initial value, which are poisoned so that an element
- * the kernel forgets to write fails the comparison. */
-static kt__status restore_all(child *c, kt__errbuf *eb) {
+ * outputs without an initial value, which are poisoned (ALT_POISON: with
+ * the second poison) so that an element the kernel forgets to write fails
+ * the comparison. */
+static kt__status restore_all(child *c, bool alt_poison, kt__errbuf *eb) {
   const kt__argset *a = c->s->args;
   for (int k = 0; k < a->ntensors; k++) {
     const kt__host_tensor *t = &a->tensors[k];
     if (t->mode == KT__MODE_IN && c->inputs_fresh) continue;
     if (t->mode == KT__MODE_OUT && !init_given(c, t)) {
-      if (poison_on_device(c, k, eb) == KT_OK) continue;
-      kt__poison(t->type, c->scratch, t->count);
-      if (kt__be_upload(c->s->backend, c->state, c->bufs[k], c->scratch, t->bytes, eb) != KT_OK) return KT__ST_RUNTIME;
+      if (poison(c, k, alt_poison, eb) != KT_OK) return KT__ST_RUNTIME;
       continue;
     }
     if (kt__be_upload(c->s->backend, c->state, c->bufs[k], t->initial, t->bytes, eb) != KT_OK) return KT__ST_RUNTIME;
@@ -287,7 +290,7 @@ static kt__status restore_state(child *c, kt__errbuf *eb) {
 }
 
 static kt__status run_once(child *c, void *fn, const kt__launch *l, kt__errbuf *eb) {
-  kt__status st = restore_all(c, eb);
+  kt__status st = restore_all(c, false, eb);
   return st == KT__ST_OK ? kt__be_run(c->s->backend, c->state, fn, l, eb) : st;
 }
 
@@ -313,12 +316,52 @@ static void protect_shared(const kt__argset *a, bool writable_reference) {
   }
 }
 
-/* Downloads the outputs into the shared reference buffers. A note tells of
- * elements the default configuration left unwritten (still poisoned). */
-static kt__status store_reference(child *c, kt__reply *rp, kt__errbuf *eb) {
+/* Outputs that the reference run may have left unwritten: no initial value
+ * (so poisoned before the run) and poison still in the reference. */
+static bool maybe_unwritten(child *c, const kt__host_tensor *t) {
+  return t->mode == KT__MODE_OUT && !init_given(c, t) && kt__count_poison(t->type, t->reference, t->count, false, c->cores);
+}
+
+/* A reference that leaves elements unwritten is no reference: every correct
+ * configuration would differ from it there, and poison would match poison
+ * (NaN is NaN, a byte pattern equals itself). Poison left in the reference
+ * may also be a value the kernel computed, so the reference runs again from
+ * the second poison: what holds the first poison then and the second now
+ * was written by neither run. */
+static kt__status check_reference_written(child *c, void *fn, const kt__launch *l, kt__errbuf *eb) {
   const kt__argset *a = c->s->args;
+  bool suspect = false;
+  for (int k = 0; k < a->ntensors; k++) suspect |= maybe_unwritten(c, &a->tensors[k]);
+  if (!suspect) return KT__ST_OK;
+  kt__status st = restore_all(c, true, eb);
+  if (st == KT__ST_OK) st = kt__be_run(c->s->backend, c->state, fn, l, eb);
+  for (int k = 0; k < a->ntensors && st == KT__ST_OK; k++) {
+    const kt__host_tensor *t = &a->tensors[k];
+    if (!maybe_unwritten(c, t)) continue;
+    if (kt__be_download(c->s->backend, c->state, c->scratch, c->bufs[k], t->bytes, eb) != KT_OK) return KT__ST_RUNTIME;
+    uint64_t first = 0, n = kt__count_unwritten(t->type, t->reference, c->scratch, t->count, &first);
+    if (!n) continue;
+    char where[512];
+    kt__tensor_index_text(c->s->decl, t, first, where, sizeof where);
+    const char *name = c->s->decl->params[t->param].name;
+    return (kt__status)kt__err(eb, KT__ST_CORRECTNESS,
+                               "it leaves %" PRIu64 " of %" PRIu64 " elements of %s unwritten (the first: %s), so it "
+                               "cannot be the reference. If the kernel leaves them alone on purpose, give %s an "
+                               "initial value (`%s: out tensor<...>[...] = zeros`): every configuration is then "
+                               "compared on them alike",
+                               n, t->count, name, where, name, name);
+  }
+  return st;
+}
+
+/* Runs the reference and downloads its outputs into the shared reference
+ * buffers, after checking that it wrote them. */
+static kt__status store_reference(child *c, void *fn, const kt__launch *l, kt__errbuf *eb) {
+  const kt__argset *a = c->s->args;
+  kt__status st = run_once(c, fn, l, eb);
+  kt__trace("worker: reference uploaded and run");
+  if (st != KT__ST_OK) return st;
   protect_shared(a, true);
-  kt__status st = KT__ST_OK;
   for (int k = 0; k < a->ntensors; k++) {
     const kt__host_tensor *t = &a->tensors[k];
     if (t->mode == KT__MODE_IN) continue;
@@ -330,13 +373,9 @@ static kt__status store_reference(child *c, kt__reply *rp, kt__errbuf *eb) {
     }
     kt__copy_parallel(t->reference, c->scratch, t->bytes, c->cores);
     kt__trace("worker: reference downloaded");
-    uint64_t nan = t->mode == KT__MODE_OUT && !init_given(c, t) ? kt__count_nan(t->type, t->reference, t->count, c->cores) : 0;
-    if (nan && !rp->msg[0])
-      snprintf(rp->msg, sizeof rp->msg, "note: the reference leaves %" PRIu64 " of %" PRIu64 " elements of %s unwritten",
-               nan, t->count, c->s->decl->params[t->param].name);
   }
   protect_shared(a, false);
-  return st;
+  return st == KT__ST_OK ? check_reference_written(c, fn, l, eb) : st;
 }
 
 static kt__status check_tensor(child *c, int k, kt__errbuf *eb) {
@@ -369,7 +408,7 @@ static kt__status verify_outputs(child *c, kt__errbuf *eb) {
  * measurement's first launch: one launch fewer per configuration (the
  * throughput runs in docs/BENCHMARKS.md, sgemm's measuring time). */
 static kt__status verified_run(child *c, void *fn, const kt__launch *l, double *seconds, kt__errbuf *eb) {
-  kt__status st = seconds ? restore_all(c, eb) : run_once(c, fn, l, eb);
+  kt__status st = seconds ? restore_all(c, false, eb) : run_once(c, fn, l, eb);
   if (st == KT__ST_OK && seconds) {
     kt__be_flush_cache(c->s->backend, c->state);
     st = kt__be_time(c->s->backend, c->state, fn, l, 1, seconds, eb);
@@ -441,9 +480,7 @@ static kt__status serve(child *c, const kt__request *rq, kt__reply *rp, kt__errb
   case KT__REQ_REFERENCE:
     c->inputs_fresh = false;
     kt__trace("worker: reference loaded");
-    st = run_once(c, fn, &l, eb);
-    kt__trace("worker: reference uploaded and run");
-    return st == KT__ST_OK ? store_reference(c, rp, eb) : st;
+    return store_reference(c, fn, &l, eb);
   case KT__REQ_VERIFY:
   case KT__REQ_EVAL:
     t0 = kt__now();

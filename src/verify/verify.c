@@ -186,6 +186,8 @@ void kt__fill(kt__dtype t, void *buf, uint64_t count, kt__init init, uint64_t se
   }
 }
 
+void kt__poison_alt(kt__dtype t, void *buf, uint64_t count) { memset(buf, 0x5A, (size_t)(count * kt__dtype_size(t))); }
+
 void kt__poison(kt__dtype t, void *buf, uint64_t count) {
   if (!kt__dtype_is_float(t)) {
     memset(buf, 0xA5, (size_t)(count * kt__dtype_size(t)));
@@ -317,41 +319,59 @@ uint64_t kt__compare_parallel(kt__dtype t, const void *got, const void *want, ui
 
 /* Typed loops: this runs over the whole reference output (hundreds of MB on a
  * GPU), where a call per element cost 0.2 s on the H200 host. */
-static uint64_t count_nan_range(kt__dtype t, const void *buf, uint64_t begin, uint64_t len) {
+/* Elements among [BEGIN, BEGIN + LEN) whose bits are POISON's (one element
+ * of SIZE bytes): integer compares, which the compiler vectorises. */
+static uint64_t count_poison_range(size_t size, const void *buf, const unsigned char *poison, uint64_t begin,
+                                   uint64_t len) {
   uint64_t n = 0;
-  switch (t) {
-  case KT__DT_F32:
-    for (const float *p = (const float *)buf + begin, *e = p + len; p < e; p++) n += *p != *p;
-    break;
-  case KT__DT_F64:
-    for (const double *p = (const double *)buf + begin, *e = p + len; p < e; p++) n += *p != *p;
-    break;
-  case KT__DT_F16: /* exponent all ones, mantissa not zero */
-    for (const uint16_t *p = (const uint16_t *)buf + begin, *e = p + len; p < e; p++) n += (*p & 0x7fff) > 0x7c00;
-    break;
-  case KT__DT_BF16:
-    for (const uint16_t *p = (const uint16_t *)buf + begin, *e = p + len; p < e; p++) n += (*p & 0x7fff) > 0x7f80;
-    break;
-  default: break; /* integers have no NaN */
+  switch (size) {
+#define KT__COUNT_(type)                                                                      \
+  {                                                                                           \
+    type want;                                                                                \
+    memcpy(&want, poison, sizeof want);                                                       \
+    for (const type *p = (const type *)buf + begin, *e = p + len; p < e; p++) n += *p == want; \
+  }                                                                                           \
+  break;
+  case 1: KT__COUNT_(uint8_t)
+  case 2: KT__COUNT_(uint16_t)
+  case 4: KT__COUNT_(uint32_t)
+  case 8: KT__COUNT_(uint64_t)
+#undef KT__COUNT_
+  default: break;
   }
   return n;
 }
 
-typedef struct nan_job {
-  kt__dtype t;
+typedef struct poison_job {
+  size_t size;
   const void *buf;
+  unsigned char poison[8];
   uint64_t n[KT__SPLIT_MAX_PARTS];
-} nan_job;
+} poison_job;
 
-static void nan_body(void *arg, int part, uint64_t begin, uint64_t len) {
-  nan_job *j = arg;
-  j->n[part] = count_nan_range(j->t, j->buf, begin, len);
+static void poison_body(void *arg, int part, uint64_t begin, uint64_t len) {
+  poison_job *j = arg;
+  j->n[part] = count_poison_range(j->size, j->buf, j->poison, begin, len);
 }
 
-uint64_t kt__count_nan(kt__dtype t, const void *buf, uint64_t count, int threads) {
-  nan_job j = {t, buf, {0}};
-  int n = kt__split_run(count, 1 << 22, threads, nan_body, &j);
+uint64_t kt__count_poison(kt__dtype t, const void *buf, uint64_t count, bool alt, int threads) {
+  poison_job j = {.size = kt__dtype_size(t), .buf = buf};
+  (alt ? kt__poison_alt : kt__poison)(t, j.poison, 1);
+  int n = kt__split_run(count, 1 << 22, threads, poison_body, &j);
   uint64_t total = 0;
   for (int i = 0; i < n; i++) total += j.n[i];
   return total;
+}
+
+uint64_t kt__count_unwritten(kt__dtype t, const void *run1, const void *run2, uint64_t count, uint64_t *first) {
+  size_t size = kt__dtype_size(t);
+  unsigned char p1[8], p2[8];
+  kt__poison(t, p1, 1);
+  kt__poison_alt(t, p2, 1);
+  uint64_t n = 0;
+  for (uint64_t i = 0; i < count; i++) {
+    const unsigned char *a = (const unsigned char *)run1 + i * size, *b = (const unsigned char *)run2 + i * size;
+    if (memcmp(a, p1, size) == 0 && memcmp(b, p2, size) == 0 && n++ == 0) *first = i;
+  }
+  return n;
 }

@@ -10,6 +10,10 @@
 void kt__fill(kt__dtype t, void *buf, uint64_t count, kt__init init, uint64_t seed);
 /* NaN for float types, a 0xA5 byte pattern for integers. */
 void kt__poison(kt__dtype t, void *buf, uint64_t count);
+/* The second poison, a 0x5A byte pattern in every type: a reference run
+ * that leaves poison behind is run again from this one to tell unwritten
+ * elements from computed values that happen to equal the first. */
+void kt__poison_alt(kt__dtype t, void *buf, uint64_t count);
 void kt__default_tolerance(kt__dtype t, double *atol, double *rtol);
 
 typedef struct kt__mismatch {
@@ -28,8 +32,14 @@ uint64_t kt__compare(kt__dtype t, const void *got, const void *want, uint64_t co
 uint64_t kt__compare_parallel(kt__dtype t, const void *got, const void *want, uint64_t count, double atol,
                               double rtol, int threads, kt__mismatch *m);
 
-/* NaN elements among COUNT (0 for integer types), on up to THREADS threads. */
-uint64_t kt__count_nan(kt__dtype t, const void *buf, uint64_t count, int threads);
+/* Elements among COUNT whose bits are the poison's (ALT: the second
+ * poison's), on up to THREADS threads. */
+uint64_t kt__count_poison(kt__dtype t, const void *buf, uint64_t count, bool alt, int threads);
+/* Elements that hold the poison in RUN1 and the second poison in RUN2, the
+ * outputs of two runs that started from each: written by neither run (a
+ * computed value equals one poison by chance, never both). *FIRST: the
+ * lowest such index, when any. */
+uint64_t kt__count_unwritten(kt__dtype t, const void *run1, const void *run2, uint64_t count, uint64_t *first);
 
 /* Element I of a buffer as a double (for reports and comparison). */
 double kt__element(kt__dtype t, const void *buf, uint64_t i);

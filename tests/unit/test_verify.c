@@ -1,5 +1,6 @@
 /* Seeded fills, poisoning, comparison and the f16/bf16 conversions. */
 #include <math.h>
+#include <string.h>
 
 #include "harness.h"
 #include "verify/verify.h"
@@ -178,28 +179,46 @@ TEST(compare_parallel_matches_serial) {
   free(got);
 }
 
-/* NaNs counted in every part of a split buffer, at its ends too; infinities
- * are not NaN in any float type; integers have none. */
-TEST(count_nan_in_every_type_and_part) {
+/* Poison counted bitwise in every part of a split buffer, at its ends too:
+ * a NaN the kernel computed is not the poison, nor is an infinity; integer
+ * types count their byte pattern. */
+TEST(count_poison_in_every_type_and_part) {
   uint64_t n = (3u << 22) + 5;
   float *f = calloc(n, sizeof *f);
-  f[0] = NAN;
-  f[n / 2] = NAN;
-  f[n - 1] = NAN;
+  kt__poison(KT__DT_F32, &f[0], 1);
+  kt__poison(KT__DT_F32, &f[n / 2], 1);
+  kt__poison(KT__DT_F32, &f[n - 1], 1);
   f[7] = INFINITY;
-  f[8] = -INFINITY;
-  ASSERT_EQ(kt__count_nan(KT__DT_F32, f, n, 1), 3);
-  ASSERT_EQ(kt__count_nan(KT__DT_F32, f, n, 8), 3);
+  uint32_t other_nan = 0x7fc00001u;
+  memcpy(&f[8], &other_nan, 4);
+  ASSERT_EQ(kt__count_poison(KT__DT_F32, f, n, false, 1), 3);
+  ASSERT_EQ(kt__count_poison(KT__DT_F32, f, n, false, 8), 3);
+  ASSERT_EQ(kt__count_poison(KT__DT_F32, f, n, true, 8), 0);
+  kt__poison_alt(KT__DT_F32, &f[9], 2);
+  ASSERT_EQ(kt__count_poison(KT__DT_F32, f, n, true, 8), 2);
   free(f);
-  double d[4] = {NAN, INFINITY, 1.0, -NAN};
-  ASSERT_EQ(kt__count_nan(KT__DT_F64, d, 4, 2), 2);
-  uint16_t h[4] = {kt__f32_to_f16(NAN), kt__f32_to_f16(INFINITY), kt__f32_to_f16(-INFINITY), kt__f32_to_f16(1.0f)};
-  ASSERT_EQ(kt__count_nan(KT__DT_F16, h, 4, 1), 1);
-  uint16_t b[4] = {kt__f32_to_bf16(NAN), kt__f32_to_bf16(INFINITY), kt__f32_to_bf16(-2.0f), kt__f32_to_bf16(-NAN)};
-  ASSERT_EQ(kt__count_nan(KT__DT_BF16, b, 4, 1), 2);
-  uint16_t poisoned[3];
-  kt__poison(KT__DT_F16, poisoned, 3);
-  ASSERT_EQ(kt__count_nan(KT__DT_F16, poisoned, 3, 1), 3);
-  int32_t i[3] = {-1, 0x7fc00000, 0x7f800001};
-  ASSERT_EQ(kt__count_nan(KT__DT_I32, i, 3, 1), 0);
+  uint16_t h[3];
+  kt__poison(KT__DT_F16, h, 3);
+  ASSERT_EQ(kt__count_poison(KT__DT_F16, h, 3, false, 1), 3);
+  int32_t i[4] = {-1, 0x7fc00000, 0, 0};
+  kt__poison(KT__DT_I32, &i[2], 1);
+  ASSERT_EQ(kt__count_poison(KT__DT_I32, i, 4, false, 1), 1);
+  uint8_t u[3] = {0xA5, 0x5A, 7};
+  ASSERT_EQ(kt__count_poison(KT__DT_U8, u, 3, false, 1), 1);
+  ASSERT_EQ(kt__count_poison(KT__DT_U8, u, 3, true, 1), 1);
+}
+
+/* Unwritten: the poison after the first run and the second poison after
+ * the second, at the same index; a value that equals one poison by chance
+ * is written. */
+TEST(count_unwritten_needs_both_poisons) {
+  uint8_t run1[5] = {0xA5, 0xA5, 3, 0xA5, 0x5A}, run2[5] = {0x5A, 0xA5, 3, 0x5A, 0x5A};
+  uint64_t first = 99;
+  ASSERT_EQ(kt__count_unwritten(KT__DT_U8, run1, run2, 5, &first), 2);
+  ASSERT_EQ(first, 0);
+  float a[2], b[2] = {1, 2};
+  kt__poison(KT__DT_F32, a, 2);
+  kt__poison_alt(KT__DT_F32, b + 1, 1);
+  ASSERT_EQ(kt__count_unwritten(KT__DT_F32, a, b, 2, &first), 1);
+  ASSERT_EQ(first, 1);
 }
