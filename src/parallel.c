@@ -57,6 +57,24 @@ void kt__copy_parallel(void *dst, const void *src, size_t bytes, int threads) {
   kt__split_run(bytes, 1 << 24, threads, copy_body, &j);
 }
 
+typedef struct equal_job {
+  const char *a, *b;
+  bool differs[KT__SPLIT_MAX_PARTS];
+} equal_job;
+
+static void equal_body(void *arg, int index, uint64_t begin, uint64_t len) {
+  equal_job *j = arg;
+  j->differs[index] = memcmp(j->a + begin, j->b + begin, len) != 0;
+}
+
+bool kt__equal_parallel(const void *a, const void *b, size_t bytes, int threads) {
+  equal_job j = {.a = a, .b = b};
+  int n = kt__split_run(bytes, 1 << 24, threads, equal_body, &j);
+  for (int i = 0; i < n; i++)
+    if (j.differs[i]) return false;
+  return true;
+}
+
 typedef struct prefault_job {
   volatile char *buf;
   uint64_t bytes, page;

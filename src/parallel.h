@@ -18,6 +18,9 @@ int kt__split_run(uint64_t count, uint64_t min_per_part, int threads,
 /* memcpy on up to THREADS threads (large copies only). */
 void kt__copy_parallel(void *dst, const void *src, size_t bytes, int threads);
 
+/* memcmp(A, B, BYTES) == 0 on up to THREADS threads. */
+bool kt__equal_parallel(const void *a, const void *b, size_t bytes, int threads);
+
 /* Touches every page of BUF (writing zeros) on every core, so that the
  * kernel maps its pages now rather than during a later copy into it. */
 void kt__prefault(void *buf, size_t bytes);

@@ -25,6 +25,8 @@
 #include <unistd.h>
 
 #include "cluster.h"
+#include "guard.h"
+#include "procstate.h"
 #include "parallel.h"
 #include "verify/verify.h"
 #include "zygote.h"
@@ -163,7 +165,8 @@ typedef struct child {
   const kt__worker_setup *s;
   void *state;
   kt__device_info info;
-  void **bufs;   /* device buffer per tensor */
+  void **bufs;   /* device buffer per tensor (guards[k].inner) */
+  kt__guarded *guards; /* the allocations, with guard zones around each tensor */
   void *scratch; /* host buffer as large as the largest tensor */
   size_t scratch_bytes;
   loaded cache[CACHE_SLOTS];
@@ -179,6 +182,8 @@ typedef struct child {
   int cores;
   int64_t (*queued)[KT__MAX_NAMES]; /* KT__REQ_PREBUILD configurations not yet built */
   int nqueued;
+  bool watch_state;      /* kernels are host code: compare the process state */
+  kt__procstate initial; /* ... with this, taken once the device is open */
 } child;
 
 static void child_names(child *c) {
@@ -316,6 +321,82 @@ static void protect_shared(const kt__argset *a, bool writable_reference) {
   }
 }
 
+/* --- the child: what a run may not do ------------------------------------- */
+
+/* Nothing written outside a tensor: the guard zones still hold their
+ * pattern (re-armed after damage, for the next configuration). */
+static kt__status check_guards(child *c, kt__errbuf *eb) {
+  const kt__argset *a = c->s->args;
+  for (int k = 0; k < a->ntensors; k++) {
+    kt__guard_damage d;
+    if (kt__guarded_check(c->s->backend, c->state, &c->guards[k], &d, eb) != KT_OK) return KT__ST_RUNTIME;
+    if (!d.count) continue;
+    if (kt__guarded_arm(c->s->backend, c->state, &c->guards[k], eb) != KT_OK) return KT__ST_RUNTIME;
+    const kt__host_tensor *t = &a->tensors[k];
+    size_t esize = kt__dtype_size(t->type);
+    long long index = d.before ? -(long long)((d.distance + esize - 1) / esize) : (long long)(t->count + d.distance / esize);
+    const char *name = c->s->decl->params[t->param].name;
+    return (kt__status)kt__err(eb, KT__ST_BOUNDS,
+                               "wrote outside %s: it changed %zu bytes of the %d-byte guard zone %s, the nearest at "
+                               "%s[%lld]",
+                               name, d.count, (int)KT__GUARD_BYTES, d.before ? "before its start" : "past its end", name,
+                               index);
+  }
+  return KT__ST_OK;
+}
+
+/* The elements of tensor T (as SCRATCH holds it) that differ from its
+ * initial content, and the first of them. */
+static uint64_t changed_elements(const kt__host_tensor *t, const void *scratch, uint64_t *first) {
+  size_t esize = kt__dtype_size(t->type);
+  uint64_t n = 0;
+  for (uint64_t i = 0; i < t->count; i++)
+    if (memcmp((const char *)scratch + i * esize, (const char *)t->initial + i * esize, esize) != 0 && n++ == 0)
+      *first = i;
+  return n;
+}
+
+/* Inputs stay inputs: a configuration that writes a tensor declared `in`
+ * would hand every later configuration in this worker other data (and other
+ * timings). Each input is compared with its initial content after the run;
+ * a changed one is uploaded again before the next run. */
+static kt__status check_inputs(child *c, kt__errbuf *eb) {
+  const kt__argset *a = c->s->args;
+  for (int k = 0; k < a->ntensors; k++) {
+    const kt__host_tensor *t = &a->tensors[k];
+    if (t->mode != KT__MODE_IN) continue;
+    if (kt__be_download(c->s->backend, c->state, c->scratch, c->bufs[k], t->bytes, eb) != KT_OK) return KT__ST_RUNTIME;
+    if (kt__equal_parallel(c->scratch, t->initial, t->bytes, c->cores)) continue;
+    c->inputs_fresh = false;
+    uint64_t first = 0, n = changed_elements(t, c->scratch, &first);
+    char where[512];
+    kt__tensor_index_text(c->s->decl, t, first, where, sizeof where);
+    const char *name = c->s->decl->params[t->param].name;
+    return (kt__status)kt__err(eb, KT__ST_INPUT,
+                               "wrote its input %s: %" PRIu64 " of %" PRIu64 " elements changed (the first: %s); a "
+                               "kernel that updates %s declares it `inout`",
+                               name, n, t->count, where, name);
+  }
+  return KT__ST_OK;
+}
+
+/* Host-code kernels leave the process as they found it. A difference
+ * retires the worker (the state cannot be trusted to be put back). */
+static kt__status check_state(child *c, kt__errbuf *eb) {
+  char why[256];
+  if (!c->watch_state || kt__procstate_same(&c->initial, why, sizeof why)) return KT__ST_OK;
+  return (kt__status)kt__err(eb, KT__ST_STATE, "%s; a kernel must leave the process as it found it", why);
+}
+
+/* After a run, before its outputs are looked at: a thread still writing an
+ * output, or a stray write, explains a wrong output better than the output
+ * does. */
+static kt__status check_run(child *c, kt__errbuf *eb) {
+  kt__status st = check_state(c, eb);
+  if (st == KT__ST_OK) st = check_guards(c, eb);
+  return st == KT__ST_OK ? check_inputs(c, eb) : st;
+}
+
 /* Outputs that the reference run may have left unwritten: no initial value
  * (so poisoned before the run) and poison still in the reference. */
 static bool maybe_unwritten(child *c, const kt__host_tensor *t) {
@@ -360,6 +441,7 @@ static kt__status store_reference(child *c, void *fn, const kt__launch *l, kt__e
   const kt__argset *a = c->s->args;
   kt__status st = run_once(c, fn, l, eb);
   kt__trace("worker: reference uploaded and run");
+  if (st == KT__ST_OK) st = check_run(c, eb);
   if (st != KT__ST_OK) return st;
   protect_shared(a, true);
   for (int k = 0; k < a->ntensors; k++) {
@@ -413,6 +495,7 @@ static kt__status verified_run(child *c, void *fn, const kt__launch *l, double *
     kt__be_flush_cache(c->s->backend, c->state);
     st = kt__be_time(c->s->backend, c->state, fn, l, 1, seconds, eb);
   }
+  if (st == KT__ST_OK) st = check_run(c, eb);
   return st == KT__ST_OK ? verify_outputs(c, eb) : st;
 }
 
@@ -518,9 +601,12 @@ static int child_setup(child *c, kt__errbuf *eb) {
   kt__trace("worker: device open");
   const kt__argset *a = s->args;
   c->bufs = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->bufs);
+  c->guards = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->guards);
   size_t largest = 1;
   for (int k = 0; k < a->ntensors; k++) {
-    KT__FORWARD(kt__be_alloc(s->backend, c->state, a->tensors[k].bytes, &c->bufs[k], eb));
+    KT__FORWARD(kt__guarded_alloc(s->backend, c->state, a->tensors[k].bytes, &c->guards[k], eb));
+    KT__FORWARD(kt__guarded_arm(s->backend, c->state, &c->guards[k], eb));
+    c->bufs[k] = c->guards[k].inner;
     if (a->tensors[k].bytes > largest) largest = a->tensors[k].bytes;
   }
   /* Page-aligned so that the backend can page-lock it for fast downloads. */
@@ -530,15 +616,18 @@ static int child_setup(child *c, kt__errbuf *eb) {
   c->cores = kt__ncores();
   child_names(c);
   protect_shared(a, false);
+  c->watch_state = s->backend->runs_host_code;
+  if (c->watch_state) kt__procstate_take(&c->initial);
   return KT_OK;
 }
 
 static void child_teardown(child *c) {
   free(c->queued);
   for (int i = 0; i < c->ncache; i++) kt__be_unload(c->s->backend, c->state, c->cache[i].fn);
-  for (int k = 0; c->bufs && k < c->s->args->ntensors; k++) kt__be_release(c->s->backend, c->state, c->bufs[k]);
+  for (int k = 0; c->guards && k < c->s->args->ntensors; k++) kt__guarded_free(c->s->backend, c->state, &c->guards[k]);
   kt__be_close(c->s->backend, c->state);
   free(c->bufs);
+  free(c->guards);
   free(c->scratch);
 }
 
@@ -550,7 +639,10 @@ static void child_teardown(child *c) {
  * the application (a crash reporter, a sanitizer) would otherwise run, and
  * turn the crash into an ordinary exit or keep the process alive. */
 static void default_fatal_signals(void) {
-  static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
+  /* SIGINT, SIGTERM and SIGHUP too: the zygote ignores them (Ctrl-C reaches
+   * the tuner's whole process group), but a worker leads a group of its own,
+   * and a kernel that signals its group must end only its worker. */
+  static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS, SIGINT, SIGTERM, SIGHUP};
   for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) signal(sigs[i], SIG_DFL);
 }
 
@@ -578,13 +670,14 @@ static void child_main(const kt__worker_setup *s, int fd, pid_t parent) {
     memset(rp, 0, sizeof *rp);
     eb.msg[0] = 0;
     rp->status = serve(&c, &rq, rp, &eb);
+    if (rp->status == KT__ST_OK) rp->status = check_state(&c, &eb); /* the timed runs too */
     if (rp->status != KT__ST_OK) copy_msg(rp->msg, sizeof rp->msg, eb.msg);
     fflush(stdout); /* the output before the reply: the tuner reads both */
     if (!send_all(fd, rp, sizeof *rp)) break;
     /* A device fault (illegal address, trap) poisons a GPU context for good:
      * after any RUNTIME failure this worker retires and a fresh one serves
      * the next configuration. */
-    if (rp->status == KT__ST_RUNTIME) break;
+    if (rp->status == KT__ST_RUNTIME || rp->status == KT__ST_STATE) break;
   }
   kt__trace("worker: stopping");
   child_teardown(&c);
@@ -727,7 +820,7 @@ void kt__worker_request(kt__worker *w, const kt__request *req, kt__reply *rep, d
   rep->output.total = out.total;
   switch (r) {
   case RECV_OK:
-    if (rep->status == KT__ST_RUNTIME) bury(w, NULL, 0); /* it retires after a fault */
+    if (rep->status == KT__ST_RUNTIME || rep->status == KT__ST_STATE) bury(w, NULL, 0); /* it retires after these */
     return;
   case RECV_EOF:
     bury(w, why, sizeof why);

@@ -72,6 +72,16 @@ void kt__be_release(const kt__backend *be, void *state, void *buf) {
   if (buf) be->release(state, buf);
 }
 
+int kt__be_slice(const kt__backend *be, void *state, void *buf, size_t offset, size_t bytes, void **out, kt__errbuf *eb) {
+  *out = NULL;
+  if (!be->slice) return KT_NOTFOUND;
+  return be->slice(state, buf, offset, bytes, out, eb);
+}
+
+void kt__be_unslice(const kt__backend *be, void *state, void *slice) {
+  if (slice && be->unslice) be->unslice(state, slice);
+}
+
 int kt__be_upload(const kt__backend *be, void *state, void *buf, const void *host, size_t bytes, kt__errbuf *eb) {
   return be->upload(state, buf, host, bytes, eb);
 }

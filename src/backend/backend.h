@@ -70,8 +70,16 @@ typedef struct kt__launch {
                                  NULL: the backend's own, and run() waits for the kernel */
 } kt__launch;
 
+/* Slices start at multiples of this (OpenCL sub-buffers need the device's
+ * base address alignment, 128 bytes on most). */
+enum { KT__SLICE_ALIGN = 4096 };
+
 typedef struct kt__backend {
   const char *name;
+  /* Kernels are host code running in the worker process itself (the CPU
+   * backend): the worker then checks after each run that the kernel left
+   * the process as it found it (procstate.h). */
+  bool runs_host_code;
   /* WORKER: lists devices (at most MAX) into OUT. */
   int (*list_devices)(kt__device_info *out, int max, int *count, kt__errbuf *eb);
   /* TUNER (threads): compile one configuration; NULL when load compiles.
@@ -108,6 +116,13 @@ typedef struct kt__backend {
    * (1, 2 or 4 bytes) on the device, so that poisoning an output costs no
    * transfer. KT_NOTFOUND when it cannot; the caller then uploads. */
   int (*fill)(void *state, void *buf, size_t bytes, const void *pattern, size_t pattern_size, kt__errbuf *eb);
+  /* WORKER, optional: a handle to BYTES of buffer BUF from OFFSET on (a
+   * multiple of KT__SLICE_ALIGN), usable wherever a buffer is: a kernel
+   * argument, upload, download, fill. Released with unslice before BUF.
+   * The worker keeps guard zones around every tensor with it; NULL: the
+   * backend has no guard zones. */
+  int (*slice)(void *state, void *buf, size_t offset, size_t bytes, void **out, kt__errbuf *eb);
+  void (*unslice)(void *state, void *slice);
   /* WORKER, optional: page-locks host memory that is copied often (inputs,
    * reference, scratch) so transfers run at full speed. A hint. */
   void (*pin_host)(void *state, void *host, size_t bytes);
@@ -141,5 +156,8 @@ void kt__be_prebuild(const kt__backend *be, void *state, const kt__build *b, int
 int kt__be_fill(const kt__backend *be, void *state, void *buf, size_t bytes, const void *pattern, size_t pattern_size,
                 kt__errbuf *eb);
 void kt__be_pin_host(const kt__backend *be, void *state, void *host, size_t bytes);
+/* KT_NOTFOUND when the backend cannot slice. */
+int kt__be_slice(const kt__backend *be, void *state, void *buf, size_t offset, size_t bytes, void **out, kt__errbuf *eb);
+void kt__be_unslice(const kt__backend *be, void *state, void *slice);
 
 #endif

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -490,16 +491,41 @@ static void cpu_unload(void *state, void *fn) {
   free(f);
 }
 
+/* Buffers end at a page that faults: a write past the worker's guard zone
+ * (backend.h, slice) stops the kernel at once instead of corrupting the
+ * heap. A header page in front keeps the allocation's length. */
+static size_t page_size(void) { return (size_t)sysconf(_SC_PAGESIZE); }
+
+static size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
+
 static int cpu_alloc(void *state, size_t bytes, void **buf, kt__errbuf *eb) {
-  /* Cache-line alignment (and more for vector loads) as malloc may not give. */
-  if (posix_memalign(buf, 64, bytes ? bytes : 1) != 0) {
+  (void)state;
+  size_t page = page_size(), body = round_up(bytes ? bytes : 1, page), total = page + body + page;
+  unsigned char *base = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (base == MAP_FAILED) {
     *buf = NULL;
-    return kt__err(eb, KT_NOMEM, "cannot allocate %zu bytes", bytes);
+    return kt__err(eb, KT_NOMEM, "cannot allocate %zu bytes: %s", bytes, strerror(errno));
   }
+  memcpy(base, &total, sizeof total);
+  mprotect(base + page + body, page, PROT_NONE);
+  *buf = base + page;
   return KT_OK;
 }
 
-static void cpu_release(void *state, void *buf) { free(buf); }
+static void cpu_release(void *state, void *buf) {
+  (void)state;
+  unsigned char *base = (unsigned char *)buf - page_size();
+  size_t total;
+  memcpy(&total, base, sizeof total);
+  munmap(base, total);
+}
+
+/* Host memory: a slice is an address inside the buffer. */
+static int cpu_slice(void *state, void *buf, size_t offset, size_t bytes, void **out, kt__errbuf *eb) {
+  (void)state, (void)bytes, (void)eb;
+  *out = (unsigned char *)buf + offset;
+  return KT_OK;
+}
 
 static int cpu_upload(void *state, void *buf, const void *host, size_t bytes, kt__errbuf *eb) {
   memcpy(buf, host, bytes);
@@ -569,6 +595,7 @@ static void cpu_flush_cache(void *state) {
 }
 
 const kt__backend kt__backend_cpu = {
+    .runs_host_code = true,
     .name = "cpu",
     .list_devices = cpu_list_devices,
     .compile = cpu_compile,
@@ -578,6 +605,7 @@ const kt__backend kt__backend_cpu = {
     .unload = cpu_unload,
     .check = NULL,
     .alloc = cpu_alloc,
+    .slice = cpu_slice,
     .release = cpu_release,
     .upload = cpu_upload,
     .download = cpu_download,

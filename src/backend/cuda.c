@@ -579,6 +579,13 @@ static void cuda_release(void *state, void *buf) {
   if (!s->poisoned) cu.MemFree((CUdeviceptr)(uintptr_t)buf);
 }
 
+/* Device pointers: a slice is an address inside the allocation. */
+static int cuda_slice(void *state, void *buf, size_t offset, size_t bytes, void **out, kt__errbuf *eb) {
+  (void)state, (void)bytes, (void)eb;
+  *out = (void *)((uintptr_t)buf + offset);
+  return KT_OK;
+}
+
 static int cuda_upload(void *state, void *buf, const void *host, size_t bytes, kt__errbuf *eb) {
   cuda_state *s = state;
   if (poisoned(s, eb)) return KT_INTERNAL;
@@ -634,6 +641,7 @@ const kt__backend kt__backend_cuda = {
     .check = cuda_check,
     .alloc = cuda_alloc,
     .release = cuda_release,
+    .slice = cuda_slice,
     .upload = cuda_upload,
     .download = cuda_download,
     .run = cuda_run,

@@ -43,6 +43,7 @@ typedef struct cl_state {
   size_t max_group;
   cl_ulong local_mem;
   cl_ulong cache_bytes;
+  bool can_slice;            /* sub-buffers at KT__SLICE_ALIGN are allowed */
   cl_entry cache[CACHE_SLOTS];
   int next_slot;             /* FIFO eviction */
   cl_mem flush_buf;          /* lazily created by flush_cache */
@@ -227,6 +228,9 @@ static int query_limits(cl_state *s, kt__errbuf *eb) {
   KT__FORWARD(device_value(cl, s->device, CL_DEVICE_LOCAL_MEM_SIZE, &s->local_mem, sizeof s->local_mem, eb));
   KT__FORWARD(device_value(cl, s->device, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, &s->cache_bytes,
                            sizeof s->cache_bytes, eb));
+  cl_uint align_bits = 0;
+  KT__FORWARD(device_value(cl, s->device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, &align_bits, sizeof align_bits, eb));
+  s->can_slice = align_bits / 8 <= KT__SLICE_ALIGN;
   return KT_OK;
 }
 
@@ -640,6 +644,21 @@ static void cl_release(void *state, void *buf) {
   (void)s->cl->clReleaseMemObject((cl_mem)buf);
 }
 
+/* A sub-buffer; its origin must be a multiple of the device's base address
+ * alignment (CL_DEVICE_MEM_BASE_ADDR_ALIGN): a device that needs more than
+ * KT__SLICE_ALIGN gets no guard zones. */
+static int cl_slice(void *state, void *buf, size_t offset, size_t bytes, void **out, kt__errbuf *eb) {
+  cl_state *s = state;
+  if (!s->can_slice) return KT_NOTFOUND;
+  cl_buffer_region region = {offset, bytes ? bytes : 1};
+  cl_int rc = CL_SUCCESS;
+  cl_mem m = s->cl->clCreateSubBuffer((cl_mem)buf, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &rc);
+  KT__RETURN_IF(rc != CL_SUCCESS, eb, KT_NOMEM, "OpenCL: clCreateSubBuffer(%zu bytes at %zu): %s", bytes, offset,
+                kt__cl_error_name(rc));
+  *out = m;
+  return KT_OK;
+}
+
 static int cl_upload(void *state, void *buf, const void *host, size_t bytes, kt__errbuf *eb) {
   cl_state *s = state;
   if (is_lost(s, eb)) return KT_NOBACKEND;
@@ -692,6 +711,8 @@ const kt__backend kt__backend_opencl = {
     .check = cl_check,
     .alloc = cl_alloc,
     .release = cl_release,
+    .slice = cl_slice,
+    .unslice = cl_release,
     .upload = cl_upload,
     .download = cl_download,
     .run = cl_run,

@@ -43,6 +43,7 @@ const char *kt__cl_error_name(int code);
   XX(cl_int, clSetKernelArg, (cl_kernel, cl_uint, size_t, const void *))                        \
   XX(cl_mem, clCreateBuffer, (cl_context, cl_mem_flags, size_t, void *, cl_int *))              \
   XX(cl_int, clReleaseMemObject, (cl_mem))                                                      \
+  XX(cl_mem, clCreateSubBuffer, (cl_mem, cl_mem_flags, cl_buffer_create_type, const void *, cl_int *)) \
   XX(cl_int, clEnqueueWriteBuffer,                                                              \
      (cl_command_queue, cl_mem, cl_bool, size_t, size_t, const void *, cl_uint,                 \
       const cl_event *, cl_event *))                                                            \
