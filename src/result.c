@@ -213,6 +213,7 @@ static void json_trial(const kt_result *r, const kt__trial *t, kt__sbuf *b) {
     kt__sbuf_printf(b, ", \"message\": ");
     kt__sbuf_json_string(b, t->message);
   }
+  if (t->outside) kt__sbuf_printf(b, ", \"cause\": \"outside\"");
   if (t->output_bytes) {
     kt__sbuf_printf(b, ", \"output\": ");
     kt__sbuf_json_string(b, t->output ? t->output : "");

@@ -16,6 +16,7 @@ typedef struct kt__trial {
   char *message;                 /* why it failed (first lines of a log) */
   char *output;                  /* what it printed in the worker (first KT__OUTPUT_KEEP bytes) */
   uint64_t output_bytes;         /* how much it printed in all */
+  bool outside;                  /* failed by no fault of its own (worker killed from outside) */
   char *artifact;                /* compiled file kept for finalist rounds */
   bool is_default;
   bool reused;                   /* taken from the results database */

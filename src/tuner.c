@@ -163,19 +163,30 @@ static int open_store(tuning *t) {
   return KT_OK;
 }
 
-static void store_trial(tuning *t, const kt__trial *tr) {
-  if (!t->store || tr->reused || tr->status == KT__ST_PENDING) return;
+/* Records TR as it stands now; a trial taken from the database is recorded
+ * again only when UPDATED (the finalist rounds re-timed it or it failed). */
+static void record_trial(tuning *t, const kt__trial *tr, bool updated) {
+  if (!t->store || (tr->reused && !updated) || tr->status == KT__ST_PENDING) return;
   /* After Ctrl-C a failure may be the interrupt's doing (a killed worker or
    * compiler): keep only what certainly stands, so a restart measures the
    * rest again. */
   if (kt__interrupted && tr->status != KT__ST_OK) return;
   kt__sbuf cfg = {0};
   kt__result_config_string(t->r, tr, &cfg);
-  kt__record rec = {cfg.s, tr->status, tr->stats, tr->compile_s, tr->message};
+  kt__record rec = {cfg.s, tr->status, tr->stats, tr->compile_s, tr->message, tr->outside};
   kt__errbuf eb;
   if (kt__store_put(t->store, &t->key, &rec, &eb) != KT_OK && !quiet(t))
     fprintf(stderr, "ktune: warning: could not store a result: %s\n", eb.msg);
   kt__sbuf_free(&cfg);
+}
+
+static void store_trial(tuning *t, const kt__trial *tr) { record_trial(t, tr, false); }
+
+/* A stored failure is measured again when it was not the kernel's doing
+ * (killed from outside), or when the caller asks (--retry-failed). */
+static bool worth_reusing(const tuning *t, const kt__record *rec) {
+  if (rec->status == KT__ST_OK) return true;
+  return !rec->outside && !t->o.retry_failed;
 }
 
 /* Fills TR from the database when this configuration was measured before. */
@@ -185,7 +196,7 @@ static bool reuse_stored(tuning *t, kt__trial *tr) {
   kt__result_config_string(t->r, tr, &cfg);
   const stored_entry *e = find_stored(t, cfg.s);
   kt__sbuf_free(&cfg);
-  if (!e) return false;
+  if (!e || !worth_reusing(t, &e->rec)) return false;
   tr->status = e->rec.status;
   tr->stats = e->rec.stats;
   tr->compile_s = e->rec.compile_s;
@@ -252,11 +263,34 @@ static bool take_compiled(tuning *t, kt__compile_job *j, kt__trial *tr) {
   return ok;
 }
 
+/* A crash or a hang is tried once more in a fresh worker before it counts:
+ * the worker may have been killed from outside (the OOM killer, an
+ * operator, a timeout on a loaded machine), or have inherited a broken
+ * state, and a failure recorded for good would keep the real winner out of
+ * every later run. ONLY_OUTSIDE: a failure of the kernel's own is final
+ * (the finalist rounds: a finalist that crashes at times is not trusted). */
+static void ask_twice_on_failure(tuning *t, const kt__request *req, kt__reply *rep, bool only_outside) {
+  ask_worker(t, req, rep);
+  if (rep->status != KT__ST_RUNTIME && rep->status != KT__ST_TIMEOUT) return;
+  if (kt__interrupted || (only_outside && !rep->outside)) return;
+  kt__reply *first = kt__xmalloc(sizeof *first);
+  *first = *rep;
+  ask_worker(t, req, rep);
+  if (rep->status == KT__ST_RUNTIME || rep->status == KT__ST_TIMEOUT) {
+    char msg[sizeof rep->msg];
+    snprintf(msg, sizeof msg, "%.1980s (failed twice, each time in a fresh worker)", rep->msg);
+    memcpy(rep->msg, msg, sizeof msg);
+    rep->outside = rep->outside && first->outside;
+  }
+  free(first);
+}
+
 static void evaluate(tuning *t, kt__trial *tr, kt__req_kind kind) {
   kt__request req;
   kt__reply rep;
   request_for(t, tr, kind, &req);
-  ask_worker(t, &req, &rep);
+  ask_twice_on_failure(t, &req, &rep, false);
+  tr->outside = rep.status != KT__ST_OK && rep.outside;
   tr->status = rep.status;
   set_message(tr, rep.msg);
   set_output(tr, &rep.output);
@@ -283,7 +317,7 @@ static int run_reference(tuning *t) {
     kt__request req;
     kt__reply rep;
     request_for(t, tr, KT__REQ_REFERENCE, &req);
-    ask_worker(t, &req, &rep);
+    ask_twice_on_failure(t, &req, &rep, false);
     kt__trace("reference: run and kept");
     tr->status = rep.status;
     set_message(tr, rep.msg);
@@ -663,22 +697,27 @@ static void finalist_rounds(tuning *t) {
       kt__reply rep;
       request_for(t, tr, KT__REQ_SAMPLE, &req);
       req.reps = tr->stats.reps > 0 ? tr->stats.reps : 1;
-      ask_worker(t, &req, &rep);
+      ask_twice_on_failure(t, &req, &rep, true);
       if (rep.status != KT__ST_OK) {
         tr->status = rep.status; /* a finalist that fails now is not trusted */
+        tr->outside = rep.outside;
         set_message(tr, rep.msg);
+        set_output(tr, &rep.output);
         continue;
       }
       if (round >= 0) samples[i * rounds + taken[i]++] = rep.sample_s;
     }
   /* The rounds are the trusted measurement: their statistics replace the
-   * first pass's, which ran beside other work. */
-  for (int i = 0; i < n; i++)
-    if (taken[i] > 0) {
-      kt__trial *tr = &t->r->trials[order[i]];
+   * first pass's, which ran beside other work. The database gets what the
+   * output says: the rounds' statistics, or the failure. */
+  for (int i = 0; i < n; i++) {
+    kt__trial *tr = &t->r->trials[order[i]];
+    if (taken[i] > 0 && tr->status == KT__ST_OK) {
       kt__stats_compute(samples + i * rounds, taken[i], tr->stats.reps, &tr->stats);
       tr->final_s = tr->stats.median;
     }
+    if (!kt__interrupted) record_trial(t, tr, true);
+  }
   free(samples);
   free(taken);
 }

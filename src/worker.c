@@ -704,11 +704,21 @@ static void reap(pid_t pid, int *status) {
   while (waitpid(pid, status, 0) < 0 && errno == EINTR) {}
 }
 
-/* Kills the worker (if still alive), reaps it, and describes how it ended. */
-static void bury(kt__worker *w, char *why, size_t size) {
+/* Signals a kernel raises by its own faults; any other signal that ends a
+ * worker came from outside it (the OOM killer, an operator, a kernel's
+ * kill() being the exception this cannot tell apart). */
+static bool kernel_signal(int sig) {
+  return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGABRT || sig == SIGTRAP ||
+         sig == SIGSYS;
+}
+
+/* Kills the worker (if still alive), reaps it, and describes how it ended;
+ * *OUTSIDE (may be NULL): it died by a signal not of its kernel's making. */
+static void bury(kt__worker *w, char *why, size_t size, bool *outside) {
   int status = 0;
   kt__zygote_reap(w->zygote, w->pid, &status);
   if (why) describe_exit(status, why, size);
+  if (outside) *outside = WIFSIGNALED(status) && !kernel_signal(WTERMSIG(status));
   close(w->fd);
   close(w->out_fd);
   w->pid = 0;
@@ -736,7 +746,7 @@ static int spawn_finish(kt__worker *w, kt__errbuf *eb) {
     w->info = h->info;
   } else {
     char why[256] = "";
-    bury(w, why, sizeof why);
+    bury(w, why, sizeof why, NULL);
     if (r == RECV_OK) rc = kt__err(eb, h->rc, "%s", h->msg);
     else if (r == RECV_TIMEOUT) rc = kt__err(eb, KT_NOBACKEND, "the worker did not open the device within %g s", START_TIMEOUT_S);
     else if (r == RECV_INTERRUPTED) rc = kt__err(eb, KT_INTERRUPTED, "interrupted while the worker opened the device");
@@ -803,12 +813,15 @@ void kt__worker_request(kt__worker *w, const kt__request *req, kt__reply *rep, d
   memset(rep, 0, sizeof *rep);
   if (w->pid == 0) {
     kt__errbuf eb = {{0}};
-    if (spawn(w, &eb) != KT_OK) return fail(rep, KT__ST_RUNTIME, "cannot restart the worker: %s", eb.msg);
+    if (spawn(w, &eb) != KT_OK) {
+      rep->outside = true;
+      return fail(rep, KT__ST_RUNTIME, "cannot restart the worker: %s", eb.msg);
+    }
     w->restarts++;
   }
   char why[256];
   if (!send_all(w->fd, req, sizeof *req)) { /* died between requests */
-    bury(w, why, sizeof why);
+    bury(w, why, sizeof why, &rep->outside);
     return fail(rep, KT__ST_RUNTIME, "%s", why);
   }
   double deadline = timeout_s > 0 ? kt__now() + timeout_s : 0;
@@ -820,16 +833,16 @@ void kt__worker_request(kt__worker *w, const kt__request *req, kt__reply *rep, d
   rep->output.total = out.total;
   switch (r) {
   case RECV_OK:
-    if (rep->status == KT__ST_RUNTIME || rep->status == KT__ST_STATE) bury(w, NULL, 0); /* it retires after these */
+    if (rep->status == KT__ST_RUNTIME || rep->status == KT__ST_STATE) bury(w, NULL, 0, NULL); /* it retires after these */
     return;
   case RECV_EOF:
-    bury(w, why, sizeof why);
+    bury(w, why, sizeof why, &rep->outside);
     return fail(rep, KT__ST_RUNTIME, "%s", why);
   case RECV_TIMEOUT:
-    bury(w, NULL, 0);
+    bury(w, NULL, 0, NULL);
     return fail(rep, KT__ST_TIMEOUT, "exceeded %g s", timeout_s);
   case RECV_INTERRUPTED: /* not measured: pending, so that it is not recorded */
-    bury(w, NULL, 0);
+    bury(w, NULL, 0, NULL);
     return fail(rep, KT__ST_PENDING, "interrupted");
   }
 }

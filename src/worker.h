@@ -66,6 +66,8 @@ typedef struct kt__reply {
   double sample_s;                 /* SAMPLE: per-launch seconds */
   double load_s, verify_s, measure_s; /* where the worker's time went */
   kt__output output;               /* filled by the tuner's side from the output pipe */
+  bool outside;                    /* tuner's side: the worker was killed from outside
+                                      (a signal no fault of its kernel raises) */
 } kt__reply;
 
 typedef struct kt__worker kt__worker;

@@ -78,6 +78,7 @@ static json_object *result_to_json(const kt__result_row *row) {
   json_object_object_add(o, "stopped_early", json_object_new_boolean(r->stats.stopped_early));
   json_object_object_add(o, "compile_s", json_real(r->compile_s));
   add_str(o, "message", r->message);
+  if (r->outside) add_str(o, "cause", "outside");
   add_str(o, "timestamp", row->timestamp);
   return o;
 }

@@ -170,14 +170,14 @@ enum { NRESREAL = sizeof result_real_fields / sizeof result_real_fields[0] };
 static int import_result(importer *im, int64_t key, json_object *jr, kt__errbuf *eb) {
   static const char *const sql =
       "INSERT INTO results(key_id, config, status, median, min, max, mean, stddev, compile_s, "
-      "nsamples, reps, stopped_early, message, timestamp) "
-      "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) "
+      "nsamples, reps, stopped_early, message, timestamp, cause) "
+      "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) "
       "ON CONFLICT(key_id, config) DO UPDATE SET status=excluded.status, "
       "median=excluded.median, min=excluded.min, max=excluded.max, mean=excluded.mean, "
       "stddev=excluded.stddev, compile_s=excluded.compile_s, nsamples=excluded.nsamples, "
       "reps=excluded.reps, stopped_early=excluded.stopped_early, message=excluded.message, "
-      "timestamp=excluded.timestamp WHERE excluded.timestamp > results.timestamp";
-  const char *config, *status, *message, *ts;
+      "timestamp=excluded.timestamp, cause=excluded.cause WHERE excluded.timestamp > results.timestamp";
+  const char *config, *status, *message, *ts, *cause;
   double reals[NRESREAL];
   int64_t nsamples, reps;
   json_object *early;
@@ -192,6 +192,9 @@ static int import_result(importer *im, int64_t key, json_object *jr, kt__errbuf 
   KT__FORWARD(field(im, jr, "stopped_early", json_type_boolean, false, &early, eb));
   KT__FORWARD(get_str(im, jr, "message", true, &message, eb));
   KT__FORWARD(get_str(im, jr, "timestamp", false, &ts, eb));
+  json_object *jc;
+  cause = NULL; /* absent before schema 2 */
+  if (json_object_object_get_ex(jr, "cause", &jc)) KT__FORWARD(get_str(im, jr, "cause", true, &cause, eb));
   KT__FORWARD(kt__store_prepare(im->s, sql, &st, "importing a result", eb));
   sqlite3_bind_int64(st, 1, key);
   sqlite3_bind_text(st, 2, config, -1, SQLITE_TRANSIENT);
@@ -202,6 +205,7 @@ static int import_result(importer *im, int64_t key, json_object *jr, kt__errbuf 
   sqlite3_bind_int(st, 12, json_object_get_boolean(early));
   if (message) sqlite3_bind_text(st, 13, message, -1, SQLITE_TRANSIENT);
   sqlite3_bind_text(st, 14, ts, -1, SQLITE_TRANSIENT);
+  if (cause) sqlite3_bind_text(st, 15, cause, -1, SQLITE_TRANSIENT);
   KT__FORWARD(step_done(im, st, "importing a result", eb));
   im->nresults++;
   return KT_OK;

@@ -49,8 +49,16 @@ static int migrate_to_1(kt__store *s, kt__errbuf *eb) {
   return rc == SQLITE_OK ? KT_OK : kt__store_fail(s, rc, "creating the schema", eb);
 }
 
+/* Version 2: why a failure happened. cause 'outside' marks one that was not
+ * the kernel's doing (its worker killed by a signal the tuner did not send:
+ * the OOM killer, an operator); NULL is the kernel's own. */
+static int migrate_to_2(kt__store *s, kt__errbuf *eb) {
+  int rc = sqlite3_exec(s->db, "ALTER TABLE results ADD COLUMN cause TEXT;", NULL, NULL, NULL);
+  return rc == SQLITE_OK ? KT_OK : kt__store_fail(s, rc, "adding the failure cause to the schema", eb);
+}
+
 /* migrations[v - 1] takes the database from version v - 1 to v. */
-static int (*const migrations[])(kt__store *, kt__errbuf *) = {migrate_to_1};
+static int (*const migrations[])(kt__store *, kt__errbuf *) = {migrate_to_1, migrate_to_2};
 _Static_assert(sizeof migrations / sizeof migrations[0] == KT__SCHEMA_VERSION,
                "one migration per schema version");
 

@@ -27,6 +27,8 @@ typedef struct kt__record {
   kt__stats stats;
   double compile_s;
   const char *message;      /* reason for a failure, or NULL */
+  bool outside;             /* a failure not of the kernel's own doing (its worker was
+                               killed from outside): a later run measures it again */
 } kt__record;
 
 /* PATH NULL: $KTUNE_DB, else $XDG_CACHE_HOME/ktune/results.db, else
@@ -54,7 +56,7 @@ void kt__hash_text(const char *text, size_t len, char out[65]);
 
 /* The schema version this build writes (PRAGMA user_version). A database of
  * a newer version is refused with KT_STORE rather than misread. */
-#define KT__SCHEMA_VERSION 1
+#define KT__SCHEMA_VERSION 2
 
 /* The default database path ($KTUNE_DB, $XDG_CACHE_HOME/ktune/results.db,
  * ~/.cache/ktune/results.db) into BUF. KT_INVALID when it does not fit or
