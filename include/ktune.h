@@ -144,7 +144,10 @@ typedef struct kt_tune_options {
 } kt_tune_options;
 
 /* Tunes the kernel for its current sizes and pins. KT_NOVALID when no
- * configuration survived; the result is still returned for reporting. */
+ * configuration survived; the result is still returned for reporting. A
+ * default configuration that violates @where is KT_INVALID, and pins that
+ * leave no configuration @where allows are KT_NOVALID: both are found before
+ * anything runs, and *out is then NULL. */
 int kt_tune(kt_kernel *k, const kt_tune_options *opts, kt_result **out);
 void kt_result_destroy(kt_result *r);
 

@@ -488,8 +488,8 @@ static int unknown_strategy(tuning *t) {
 }
 
 static int choose_strategy(tuning *t, stage *s, const kt__strategy_ops **ops) {
-  uint64_t valid = kt__space_count_valid(s->space, MAX_VALID_COUNT);
-  if (s->stage == 0) t->r->valid_size = valid;
+  /* check_space counted the first stage's valid configurations. */
+  uint64_t valid = s->stage == 0 ? t->r->valid_size : kt__space_count_valid(s->space, MAX_VALID_COUNT);
   long budget = t->o.budget_configs;
   kt__sbuf why = {0};
   if (t->o.strategy && s->stage == 0) {
@@ -568,25 +568,52 @@ static int pins_for_stage(const tuning *t, int which, kt__sbuf *out) {
   return KT_OK;
 }
 
-static int search(tuning *t, int which, const int64_t *base) {
+/* The space of stage WHICH, with the other stage's names bound to BASE (in
+ * OTHER, which must outlive it) and this stage's --autotune pins applied;
+ * warnings about pinned values go to WARN (may be NULL). */
+static int stage_space(tuning *t, int which, const int64_t *base, other_names *other, kt__sbuf *warn,
+                       kt__space **out) {
   const kt__kernel_decl *d = t->d;
-  stage s = {.stage = which, .offset = which ? d->ntune : 0};
-  memcpy(s.base, base, sizeof s.base);
-  other_names other;
-  if (which == 0) bind_other(t, d->ntune, d->ncluster, base, &other);
-  else bind_other(t, 0, d->ntune, base, &other);
+  if (which == 0) bind_other(t, d->ntune, d->ncluster, base, other);
+  else bind_other(t, 0, d->ntune, base, other);
   const kt__tunedim *dims = which ? d->cluster : d->tune;
   int ndims = which ? d->ncluster : d->ntune;
-  KT__FORWARD(kt__space_create(dims, ndims, d->where, d->nwhere, &other.env, &s.space, t->eb));
-  int rc = KT_OK;
-  kt__sbuf warn = {0};
+  KT__FORWARD(kt__space_create(dims, ndims, d->where, d->nwhere, &other->env, out, t->eb));
   kt__sbuf pins = {0};
-  rc = pins_for_stage(t, which, &pins);
-  if (rc == KT_OK && pins.len) rc = kt__space_pin(s.space, pins.s, &warn, t->eb);
+  int rc = pins_for_stage(t, which, &pins);
+  if (rc == KT_OK && pins.len) rc = kt__space_pin(*out, pins.s, warn, t->eb);
   kt__sbuf_free(&pins);
+  if (rc != KT_OK) {
+    kt__space_free(*out);
+    *out = NULL;
+  }
+  return rc;
+}
+
+/* Before anything runs: the default must satisfy @where (bad input), and
+ * the pinned space must hold a valid configuration; otherwise no result is
+ * made, so that no winner is ever picked from outside the space. Gives the
+ * space's size and valid count. */
+static int check_space(tuning *t, uint64_t *size, uint64_t *valid) {
+  other_names other;
+  kt__space *space;
+  KT__FORWARD(stage_space(t, 0, t->defaults, &other, NULL, &space));
+  int rc = kt__space_check_default(space, t->k->file->src.path, t->eb);
+  *size = kt__space_size(space);
+  *valid = rc == KT_OK ? kt__space_count_valid(space, MAX_VALID_COUNT) : 0;
+  if (rc == KT_OK && *valid == 0) rc = kt__space_none_valid(space, t->k->file->src.path, t->d->name, t->eb);
+  kt__space_free(space);
+  return rc;
+}
+
+static int search(tuning *t, int which, const int64_t *base) {
+  stage s = {.stage = which, .offset = which ? t->d->ntune : 0};
+  memcpy(s.base, base, sizeof s.base);
+  other_names other;
+  kt__sbuf warn = {0};
+  int rc = stage_space(t, which, base, &other, &warn, &s.space);
   if (rc != KT_OK) goto done;
   if (warn.len && !quiet(t) && which == 0) fputs(warn.s, stderr);
-  if (which == 0) t->r->space_size = kt__space_size(s.space);
   const kt__strategy_ops *ops;
   if ((rc = choose_strategy(t, &s, &ops)) != KT_OK) goto done;
   if (t->o.bench_only) s.budget = 1;
@@ -731,7 +758,11 @@ static int start(tuning *t) {
   KT__FORWARD(kt__kernel_resolve_sizes(t->k, t->sizes, t->eb));
   t->size_env = (kt__env){(const char *const *)d->sizes, t->sizes, d->nsizes, NULL};
   KT__FORWARD(setup_names(t));
+  uint64_t size, valid;
+  KT__FORWARD(check_space(t, &size, &valid));
   t->r = kt__result_create(d->name, t->k->file->src.path, t->names, t->nnames, d->ntune);
+  t->r->space_size = size;
+  t->r->valid_size = valid;
   describe_sizes(t);
   t->r->flops = eval_work(t, d->flops);
   t->r->bytes = eval_work(t, d->bytes);
