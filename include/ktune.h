@@ -50,7 +50,10 @@ const char *kt_err_name(int err);
 const char *kt_strerror(int err);
 
 /* The exit status the command line uses for an error: 2 for bad input
- * (KT_INVALID, KT_NOTFOUND, KT_NOBACKEND), 1 for KT_NOVALID, else 1. */
+ * (KT_INVALID, KT_NOTFOUND, KT_NOBACKEND) and for a results database that
+ * cannot be opened or written (KT_STORE: a tuning whose results could not
+ * all be stored ends with it), 130 for KT_INTERRUPTED, 1 for KT_NOVALID and
+ * anything else. */
 int kt_exit_status(int err);
 
 typedef struct kt_context kt_context;

@@ -57,6 +57,8 @@ typedef struct tuning {
   double started;
   int done, planned; /* for progress */
   bool tty;
+  int store_failures; /* writes to the database that failed, the first in store_eb */
+  kt__errbuf store_eb;
 } tuning;
 
 /* ---- helpers ---------------------------------------------------------- */
@@ -142,6 +144,15 @@ static int open_store(tuning *t) {
   return KT_OK;
 }
 
+/* A write that failed (disk full, the database's folder removed) loses
+ * results silently unless said: the first reason is kept for the error at
+ * the end of the tuning, which then exits as a store error. */
+static void store_failed(tuning *t, int rc) {
+  if (rc == KT_OK) return;
+  if (!t->store_failures++ && !quiet(t))
+    fprintf(stderr, "ktune: warning: could not store a result: %s\n", t->store_eb.msg);
+}
+
 static void store_trial(tuning *t, const kt__trial *tr) {
   if (!t->store || tr->reused || tr->status == KT__ST_PENDING) return;
   /* After Ctrl-C a failure may be the interrupt's doing (a killed worker or
@@ -151,9 +162,7 @@ static void store_trial(tuning *t, const kt__trial *tr) {
   kt__sbuf cfg = {0};
   kt__result_config_string(t->r, tr, &cfg);
   kt__record rec = {cfg.s, tr->status, tr->stats, tr->compile_s, tr->message};
-  kt__errbuf eb;
-  if (kt__store_put(t->store, &t->key, &rec, &eb) != KT_OK && !quiet(t))
-    fprintf(stderr, "ktune: warning: could not store a result: %s\n", eb.msg);
+  store_failed(t, kt__store_put(t->store, &t->key, &rec, t->store_failures ? &(kt__errbuf){{0}} : &t->store_eb));
   kt__sbuf_free(&cfg);
 }
 
@@ -766,7 +775,7 @@ static int start(tuning *t) {
   describe_sizes(t);
   t->r->flops = eval_work(t, d->flops);
   t->r->bytes = eval_work(t, d->bytes);
-  if (!(t->workdir = kt__workdir(t->eb))) return KT_IO;
+  if (!(t->workdir = kt__workdir(t->eb))) return KT_INVALID;
   kt__trace("setup: names and sizes");
   int rc = kt__argset_map(d, &t->size_env, t->k->ctx->opts.max_tensor_bytes, &t->args, t->eb);
   if (rc != KT_OK) return locate_error(t, rc);
@@ -822,9 +831,8 @@ static void store_winner(tuning *t) {
   kt__sbuf cfg = {0};
   const kt__trial *w = &t->r->trials[t->r->winner];
   kt__result_config_string(t->r, w, &cfg);
-  kt__errbuf eb;
-  if (kt__store_set_winner(t->store, &t->key, cfg.s, kt__trial_seconds(w), &eb) != KT_OK && !quiet(t))
-    fprintf(stderr, "ktune: warning: could not store the winner: %s\n", eb.msg);
+  store_failed(t, kt__store_set_winner(t->store, &t->key, cfg.s, kt__trial_seconds(w),
+                                       t->store_failures ? &(kt__errbuf){{0}} : &t->store_eb));
   kt__sbuf_free(&cfg);
 }
 
@@ -855,6 +863,7 @@ int kt_tune(kt_kernel *k, const kt_tune_options *opts, kt_result **out) {
   *out = NULL;
   kt__interrupted = 0;
   int rc = start(&t);
+  bool set_up = rc == KT_OK;
   double mark = kt__now();
   if (t.r) t.r->setup_s = mark - t.started;
   if (rc == KT_OK) rc = run_reference(&t);
@@ -877,8 +886,18 @@ int kt_tune(kt_kernel *k, const kt_tune_options *opts, kt_result **out) {
   finish(&t);
   if (t.r) t.r->wall_s = kt__now() - t.started;
   free(t.names);
+  /* A setup that failed measured nothing: there is no result to report. */
+  if (!set_up) {
+    kt_result_destroy(t.r);
+    t.r = NULL;
+  }
   *out = t.r;
   if (rc == KT_OK && t.r->winner < 0) rc = kt__err(t.eb, KT_NOVALID, "no configuration of %s was valid", k->decl->name);
+  if (rc == KT_OK && t.store_failures)
+    rc = kt__err(t.eb, KT_STORE,
+                 "ktune: error: %d of this tuning's writes to the results database failed, so its results are "
+                 "reported but not all kept: %s",
+                 t.store_failures, t.store_eb.msg);
   /* An interrupt can make the reference fail; bad input stays bad input. */
   if (kt__interrupted && (rc == KT_OK || rc == KT_NOVALID))
     rc = kt__err(t.eb, KT_INTERRUPTED, "ktune: interrupted; the finished measurements are kept%s",

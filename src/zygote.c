@@ -129,10 +129,12 @@ static void do_reap(int ctl, const request *rq) {
 static void zygote_main(int ctl, pid_t parent, kt__zygote_child_fn fn, void *ud) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(1);
-  /* Ctrl-C reaches the whole process group; the tuner decides when workers
-   * stop, so the zygote and (by inheritance) its workers ignore it. */
+  /* Ctrl-C (and a hang-up) reaches the whole process group; the tuner
+   * decides when workers stop, so the zygote and (by inheritance) its
+   * workers ignore it. */
   signal(SIGINT, SIG_IGN);
   signal(SIGTERM, SIG_IGN);
+  signal(SIGHUP, SIG_IGN);
   request rq;
   while (read_all(ctl, &rq, sizeof rq)) {
     if (rq.op == OP_SPAWN) do_spawn(ctl, fn, ud);
