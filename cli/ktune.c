@@ -9,7 +9,8 @@
  *   ktune cache list|show|export|import|clear ...
  *   ktune replay RESULTS.json [--strategy NAME] --budget N [--repeats R]
  *
- * Exit status: 0 done, 1 no valid configuration, 2 bad input. */
+ * Exit status: 0 done, 1 no valid configuration, 2 bad input or a results
+ * database error, 130 interrupted (SIGINT, SIGTERM, SIGHUP). */
 #include <ctype.h>
 #include <errno.h>
 #include <signal.h>
@@ -212,6 +213,10 @@ static void on_signal(int sig) {
   kt_interrupt();
 }
 
+/* Ctrl-C, kill and a closed terminal (SIGHUP) all stop the tuning the same
+ * way: finished results kept, temporary files removed. A file-size limit
+ * (ulimit -f) makes a write fail with EFBIG, reported as an error, instead
+ * of killing the tuner with SIGXFSZ and leaving its files behind. */
 static void install_signals(void) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
@@ -219,6 +224,8 @@ static void install_signals(void) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
+  signal(SIGXFSZ, SIG_IGN);
 }
 
 static int cmd_tune(const cli *c, int bench) {
@@ -245,8 +252,9 @@ static int cmd_tune(const cli *c, int bench) {
     install_signals();
     rc = kt_tune(k, &o, &r);
   }
-  /* A result is worth printing once tuning ran, even when nothing won. */
-  if (r && (rc == KT_OK || rc == KT_NOVALID || rc == KT_INTERRUPTED)) {
+  /* A result is worth printing once tuning ran, even when nothing won or
+   * the database could not keep it. */
+  if (r && (rc == KT_OK || rc == KT_NOVALID || rc == KT_INTERRUPTED || rc == KT_STORE)) {
     if (c->json) kt_result_print_json(r, stdout);
     else kt_result_print_table(r, stdout);
   }

@@ -50,7 +50,10 @@ const char *kt_err_name(int err);
 const char *kt_strerror(int err);
 
 /* The exit status the command line uses for an error: 2 for bad input
- * (KT_INVALID, KT_NOTFOUND, KT_NOBACKEND), 1 for KT_NOVALID, else 1. */
+ * (KT_INVALID, KT_NOTFOUND, KT_NOBACKEND) and for a results database that
+ * cannot be opened or written (KT_STORE: a tuning whose results could not
+ * all be stored ends with it), 130 for KT_INTERRUPTED, 1 for KT_NOVALID and
+ * anything else. */
 int kt_exit_status(int err);
 
 typedef struct kt_context kt_context;
@@ -148,7 +151,10 @@ typedef struct kt_tune_options {
 } kt_tune_options;
 
 /* Tunes the kernel for its current sizes and pins. KT_NOVALID when no
- * configuration survived; the result is still returned for reporting. */
+ * configuration survived; the result is still returned for reporting. A
+ * default configuration that violates @where is KT_INVALID, and pins that
+ * leave no configuration @where allows are KT_NOVALID: both are found before
+ * anything runs, and *out is then NULL. */
 int kt_tune(kt_kernel *k, const kt_tune_options *opts, kt_result **out);
 void kt_result_destroy(kt_result *r);
 

@@ -182,10 +182,24 @@ static int extents(kt__expr *const *ex, int n, const kt__env *env, const char *w
   return KT_OK;
 }
 
+/* Every backend counts the launch's work-items, grid * block over all three
+ * dimensions, in 64 bits (OpenCL's global size, CUDA's global index): past
+ * 2^64 the count wraps and a fraction of the work runs, outputs unwritten. */
+static int check_work_items(const uint64_t grid[3], const uint64_t block[3], kt__errbuf *eb) {
+  uint64_t total = 1;
+  for (int i = 0; i < 3; i++)
+    KT__RETURN_IF(!kt__mul_u64(total, grid[i], &total) || !kt__mul_u64(total, block[i], &total), eb, KT_INVALID,
+                  "@grid(%" PRIu64 ", %" PRIu64 ", %" PRIu64 ") x @block(%" PRIu64 ", %" PRIu64 ", %" PRIu64
+                  ") is more than 2^64 work-items, past what any backend can count",
+                  grid[0], grid[1], grid[2], block[0], block[1], block[2]);
+  return KT_OK;
+}
+
 int kt__launch_geometry(const kt__kernel_decl *decl, const kt__env *env, uint64_t grid[3], uint64_t block[3],
                         uint64_t *shared_bytes, kt__errbuf *eb) {
   KT__FORWARD(extents(decl->grid, decl->ngrid, env, "@grid", grid, eb));
   KT__FORWARD(extents(decl->block, decl->nblock, env, "@block", block, eb));
+  KT__FORWARD(check_work_items(grid, block, eb));
   *shared_bytes = 0;
   if (decl->shared) {
     int64_t s;

@@ -43,7 +43,9 @@ void kt__argset_fill(const kt__kernel_decl *decl, uint64_t seed, kt__argset *a);
 void kt__argset_free(kt__argset *a);
 
 /* Launch geometry of one configuration: ENV binds tuned names and sizes.
- * Missing @grid/@block give 1. */
+ * Missing @grid/@block give 1. KT_INVALID (the reason in EB) for an extent
+ * below 1 or more than 2^64 work-items in all (grid * block, every
+ * dimension): the worker reports either as a constraint. */
 int kt__launch_geometry(const kt__kernel_decl *decl, const kt__env *env, uint64_t grid[3],
                         uint64_t block[3], uint64_t *shared_bytes, kt__errbuf *eb);
 

@@ -46,7 +46,10 @@ void kt__print_autotuning(const char *kernel, const char *key, const char *how, 
  * VALUES[i] belongs to NAMES[i]; other names are ignored and names the text
  * lacks keep their value. */
 void kt__config_values(const char *const *names, int n, const char *config, int64_t *values);
-/* Per-process private directory (0700) for compiler outputs, removed at exit. */
+/* Per-process private directory (0700) for compiler outputs, removed at
+ * exit; creating it first removes the folders of ktune processes that died
+ * without removing theirs. NULL with KT_INVALID in EB when TMPDIR is
+ * missing, read-only or relative. */
 const char *kt__workdir(kt__errbuf *eb);
 
 #endif

@@ -92,15 +92,35 @@ static void print_space_text(kt_kernel *k, const kt__space *s, const kt__space *
   kt__sbuf_free(&flags);
 }
 
+/* The cluster names at their first choices, over the sizes: what the
+ * @autotune space's @where sees of them, as in the tuner's first stage. */
+typedef struct cluster_defaults {
+  const char *names[KT__MAX_NAMES];
+  int64_t values[KT__MAX_NAMES];
+  kt__env env;
+} cluster_defaults;
+
+static void bind_cluster_defaults(const kt__kernel_decl *d, const kt__env *sizes, cluster_defaults *c) {
+  int n = d->ncluster < KT__MAX_NAMES ? d->ncluster : KT__MAX_NAMES;
+  for (int i = 0; i < n; i++) {
+    c->names[i] = d->cluster[i].name;
+    c->values[i] = d->cluster[i].values[0];
+  }
+  c->env = (kt__env){c->names, c->values, n, sizes};
+}
+
 int kt_space_print(kt_kernel *k, FILE *out, int json) {
   const kt__kernel_decl *d = k->decl;
   kt__errbuf *eb = &k->ctx->err;
   int64_t *sizes = kt__xcalloc((size_t)d->nsizes + 1, sizeof *sizes);
   int rc = kt__kernel_resolve_sizes(k, sizes, eb);
   kt__env env = {(const char *const *)d->sizes, sizes, d->nsizes, NULL};
+  cluster_defaults cd;
+  bind_cluster_defaults(d, &env, &cd);
   kt__space *s = NULL, *cl = NULL;
-  if (rc == KT_OK) rc = kt__space_create(d->tune, d->ntune, d->where, d->nwhere, &env, &s, eb);
+  if (rc == KT_OK) rc = kt__space_create(d->tune, d->ntune, d->where, d->nwhere, &cd.env, &s, eb);
   if (rc == KT_OK) rc = kt__space_create(d->cluster, d->ncluster, NULL, 0, &env, &cl, eb);
+  if (rc == KT_OK) rc = kt__space_check_default(s, k->file->src.path, eb);
   kt__sbuf warn = {0};
   if (rc == KT_OK && k->pin) rc = kt__space_pin(s, k->pin, &warn, eb);
   if (warn.len) fputs(warn.s, stderr);
@@ -108,6 +128,8 @@ int kt_space_print(kt_kernel *k, FILE *out, int json) {
     uint64_t valid = kt__space_count_valid(s, COUNT_LIMIT);
     if (json) print_space_json(k, s, cl, valid, out);
     else print_space_text(k, s, cl, valid, out);
+    /* As `ktune tune` would: it refuses a space with nothing to measure. */
+    if (valid == 0) rc = kt__space_none_valid(s, k->file->src.path, d->name, eb);
   }
   kt__sbuf_free(&warn);
   kt__space_free(s);

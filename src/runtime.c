@@ -377,7 +377,7 @@ static int load_config(kt_kernel *k, const int64_t *values, void **fn) {
   const char *names[KT__MAX_NAMES];
   all_names(d, names);
   const char *workdir = kt__workdir(eb);
-  if (!workdir) return KT_IO;
+  if (!workdir) return KT_INVALID;
   if (!t->state) KT__FORWARD(kt__be_open(t->be, k->ctx->opts.device, &t->state, &t->device, eb));
   char tag[64];
   snprintf(tag, sizeof tag, "rt%p-%d", (void *)k, t->nconfigs);

@@ -57,6 +57,8 @@ typedef struct tuning {
   double started;
   int done, planned; /* for progress */
   bool tty;
+  int store_failures; /* writes to the database that failed, the first in store_eb */
+  kt__errbuf store_eb;
 } tuning;
 
 /* ---- helpers ---------------------------------------------------------- */
@@ -163,6 +165,15 @@ static int open_store(tuning *t) {
   return KT_OK;
 }
 
+/* A write that failed (disk full, the database's folder removed) loses
+ * results silently unless said: the first reason is kept for the error at
+ * the end of the tuning, which then exits as a store error. */
+static void store_failed(tuning *t, int rc) {
+  if (rc == KT_OK) return;
+  if (!t->store_failures++ && !quiet(t))
+    fprintf(stderr, "ktune: warning: could not store a result: %s\n", t->store_eb.msg);
+}
+
 /* Records TR as it stands now; a trial taken from the database is recorded
  * again only when UPDATED (the finalist rounds re-timed it or it failed). */
 static void record_trial(tuning *t, const kt__trial *tr, bool updated) {
@@ -174,9 +185,7 @@ static void record_trial(tuning *t, const kt__trial *tr, bool updated) {
   kt__sbuf cfg = {0};
   kt__result_config_string(t->r, tr, &cfg);
   kt__record rec = {cfg.s, tr->status, tr->stats, tr->compile_s, tr->message, tr->outside};
-  kt__errbuf eb;
-  if (kt__store_put(t->store, &t->key, &rec, &eb) != KT_OK && !quiet(t))
-    fprintf(stderr, "ktune: warning: could not store a result: %s\n", eb.msg);
+  store_failed(t, kt__store_put(t->store, &t->key, &rec, t->store_failures ? &(kt__errbuf){{0}} : &t->store_eb));
   kt__sbuf_free(&cfg);
 }
 
@@ -545,8 +554,8 @@ static int unknown_strategy(tuning *t) {
 }
 
 static int choose_strategy(tuning *t, stage *s, const kt__strategy_ops **ops) {
-  uint64_t valid = kt__space_count_valid(s->space, MAX_VALID_COUNT);
-  if (s->stage == 0) t->r->valid_size = valid;
+  /* check_space counted the first stage's valid configurations. */
+  uint64_t valid = s->stage == 0 ? t->r->valid_size : kt__space_count_valid(s->space, MAX_VALID_COUNT);
   long budget = t->o.budget_configs;
   kt__sbuf why = {0};
   if (t->o.strategy && s->stage == 0) {
@@ -625,25 +634,52 @@ static int pins_for_stage(const tuning *t, int which, kt__sbuf *out) {
   return KT_OK;
 }
 
-static int search(tuning *t, int which, const int64_t *base) {
+/* The space of stage WHICH, with the other stage's names bound to BASE (in
+ * OTHER, which must outlive it) and this stage's --autotune pins applied;
+ * warnings about pinned values go to WARN (may be NULL). */
+static int stage_space(tuning *t, int which, const int64_t *base, other_names *other, kt__sbuf *warn,
+                       kt__space **out) {
   const kt__kernel_decl *d = t->d;
-  stage s = {.stage = which, .offset = which ? d->ntune : 0};
-  memcpy(s.base, base, sizeof s.base);
-  other_names other;
-  if (which == 0) bind_other(t, d->ntune, d->ncluster, base, &other);
-  else bind_other(t, 0, d->ntune, base, &other);
+  if (which == 0) bind_other(t, d->ntune, d->ncluster, base, other);
+  else bind_other(t, 0, d->ntune, base, other);
   const kt__tunedim *dims = which ? d->cluster : d->tune;
   int ndims = which ? d->ncluster : d->ntune;
-  KT__FORWARD(kt__space_create(dims, ndims, d->where, d->nwhere, &other.env, &s.space, t->eb));
-  int rc = KT_OK;
-  kt__sbuf warn = {0};
+  KT__FORWARD(kt__space_create(dims, ndims, d->where, d->nwhere, &other->env, out, t->eb));
   kt__sbuf pins = {0};
-  rc = pins_for_stage(t, which, &pins);
-  if (rc == KT_OK && pins.len) rc = kt__space_pin(s.space, pins.s, &warn, t->eb);
+  int rc = pins_for_stage(t, which, &pins);
+  if (rc == KT_OK && pins.len) rc = kt__space_pin(*out, pins.s, warn, t->eb);
   kt__sbuf_free(&pins);
+  if (rc != KT_OK) {
+    kt__space_free(*out);
+    *out = NULL;
+  }
+  return rc;
+}
+
+/* Before anything runs: the default must satisfy @where (bad input), and
+ * the pinned space must hold a valid configuration; otherwise no result is
+ * made, so that no winner is ever picked from outside the space. Gives the
+ * space's size and valid count. */
+static int check_space(tuning *t, uint64_t *size, uint64_t *valid) {
+  other_names other;
+  kt__space *space;
+  KT__FORWARD(stage_space(t, 0, t->defaults, &other, NULL, &space));
+  int rc = kt__space_check_default(space, t->k->file->src.path, t->eb);
+  *size = kt__space_size(space);
+  *valid = rc == KT_OK ? kt__space_count_valid(space, MAX_VALID_COUNT) : 0;
+  if (rc == KT_OK && *valid == 0) rc = kt__space_none_valid(space, t->k->file->src.path, t->d->name, t->eb);
+  kt__space_free(space);
+  return rc;
+}
+
+static int search(tuning *t, int which, const int64_t *base) {
+  stage s = {.stage = which, .offset = which ? t->d->ntune : 0};
+  memcpy(s.base, base, sizeof s.base);
+  other_names other;
+  kt__sbuf warn = {0};
+  int rc = stage_space(t, which, base, &other, &warn, &s.space);
   if (rc != KT_OK) goto done;
   if (warn.len && !quiet(t) && which == 0) fputs(warn.s, stderr);
-  if (which == 0) t->r->space_size = kt__space_size(s.space);
   const kt__strategy_ops *ops;
   if ((rc = choose_strategy(t, &s, &ops)) != KT_OK) goto done;
   if (t->o.bench_only) s.budget = 1;
@@ -793,11 +829,15 @@ static int start(tuning *t) {
   KT__FORWARD(kt__kernel_resolve_sizes(t->k, t->sizes, t->eb));
   t->size_env = (kt__env){(const char *const *)d->sizes, t->sizes, d->nsizes, NULL};
   KT__FORWARD(setup_names(t));
+  uint64_t size, valid;
+  KT__FORWARD(check_space(t, &size, &valid));
   t->r = kt__result_create(d->name, t->k->file->src.path, t->names, t->nnames, d->ntune);
+  t->r->space_size = size;
+  t->r->valid_size = valid;
   describe_sizes(t);
   t->r->flops = eval_work(t, d->flops);
   t->r->bytes = eval_work(t, d->bytes);
-  if (!(t->workdir = kt__workdir(t->eb))) return KT_IO;
+  if (!(t->workdir = kt__workdir(t->eb))) return KT_INVALID;
   kt__trace("setup: names and sizes");
   int rc = kt__argset_map(d, &t->size_env, t->k->ctx->opts.max_tensor_bytes, &t->args, t->eb);
   if (rc != KT_OK) return locate_error(t, rc);
@@ -853,9 +893,8 @@ static void store_winner(tuning *t) {
   kt__sbuf cfg = {0};
   const kt__trial *w = &t->r->trials[t->r->winner];
   kt__result_config_string(t->r, w, &cfg);
-  kt__errbuf eb;
-  if (kt__store_set_winner(t->store, &t->key, cfg.s, kt__trial_seconds(w), &eb) != KT_OK && !quiet(t))
-    fprintf(stderr, "ktune: warning: could not store the winner: %s\n", eb.msg);
+  store_failed(t, kt__store_set_winner(t->store, &t->key, cfg.s, kt__trial_seconds(w),
+                                       t->store_failures ? &(kt__errbuf){{0}} : &t->store_eb));
   kt__sbuf_free(&cfg);
 }
 
@@ -886,6 +925,7 @@ int kt_tune(kt_kernel *k, const kt_tune_options *opts, kt_result **out) {
   *out = NULL;
   kt__interrupted = 0;
   int rc = start(&t);
+  bool set_up = rc == KT_OK;
   double mark = kt__now();
   if (t.r) t.r->setup_s = mark - t.started;
   if (rc == KT_OK) rc = run_reference(&t);
@@ -908,8 +948,18 @@ int kt_tune(kt_kernel *k, const kt_tune_options *opts, kt_result **out) {
   finish(&t);
   if (t.r) t.r->wall_s = kt__now() - t.started;
   free(t.names);
+  /* A setup that failed measured nothing: there is no result to report. */
+  if (!set_up) {
+    kt_result_destroy(t.r);
+    t.r = NULL;
+  }
   *out = t.r;
   if (rc == KT_OK && t.r->winner < 0) rc = kt__err(t.eb, KT_NOVALID, "no configuration of %s was valid", k->decl->name);
+  if (rc == KT_OK && t.store_failures)
+    rc = kt__err(t.eb, KT_STORE,
+                 "ktune: error: %d of this tuning's writes to the results database failed, so its results are "
+                 "reported but not all kept: %s",
+                 t.store_failures, t.store_eb.msg);
   /* An interrupt can make the reference fail; bad input stays bad input. */
   if (kt__interrupted && (rc == KT_OK || rc == KT_NOVALID))
     rc = kt__err(t.eb, KT_INTERRUPTED, "ktune: interrupted; the finished measurements are kept%s",

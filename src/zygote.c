@@ -195,8 +195,9 @@ static void zygote_main(int ctl, pid_t parent, kt__zygote_child_fn fn, void *ud)
    * and then kills its workers' process groups, which a death signal would
    * pre-empt. */
   if (getppid() != parent) _exit(1);
-  /* Ctrl-C reaches the whole process group; the tuner decides when workers
-   * stop, so the zygote and (by inheritance) its workers ignore it. */
+  /* Ctrl-C (and a hang-up) reaches the whole process group; the tuner
+   * decides when workers stop, so the zygote and (by inheritance) its
+   * workers ignore it. */
   signal(SIGINT, SIG_IGN);
   signal(SIGTERM, SIG_IGN);
   signal(SIGHUP, SIG_IGN);

@@ -41,31 +41,44 @@ int64_t kt__cuda_block_registers(int regs_per_thread, int64_t threads) {
 
 static const char *const axis[3] = {"x", "y", "z"};
 
+/* CUDA's own ceilings, whatever a driver attribute says: a grid's x below
+ * 2^31, y and z 16-bit, a block of at most 1024 threads (64 in z). A limit
+ * the driver reports as 0 (the attribute query failed) is taken as the
+ * ceiling: the launch then reports the driver's verdict. */
+static const int64_t cuda_max_grid[3] = {2147483647, 65535, 65535};
+static const int64_t cuda_max_block[3] = {1024, 1024, 64};
+enum { CUDA_MAX_THREADS = 1024 };
+
+static int64_t capped(int64_t device, int64_t ceiling) { return device > 0 && device < ceiling ? device : ceiling; }
+
 /* The driver takes 32-bit dimensions; anything larger is refused here. */
 static kt__status check_dims(const kt__cuda_device_limits *dev, const kt__launch *l, kt__cuda_launch_dims *out,
                              char *why, size_t whylen) {
   for (int i = 0; i < 3; i++) {
+    int64_t max_block = capped(dev->max_block[i], cuda_max_block[i]), max_grid = capped(dev->max_grid[i], cuda_max_grid[i]);
     if (l->block[i] == 0 || l->grid[i] == 0)
       return refuse(why, whylen, "empty launch: grid %s = %llu, block %s = %llu", axis[i],
                     (unsigned long long)l->grid[i], axis[i], (unsigned long long)l->block[i]);
-    if (l->block[i] > (uint64_t)dev->max_block[i])
-      return refuse(why, whylen, "block %s = %llu exceeds the device's maximum of %d", axis[i],
-                    (unsigned long long)l->block[i], dev->max_block[i]);
-    if (l->grid[i] > (uint64_t)dev->max_grid[i])
-      return refuse(why, whylen, "grid %s = %llu exceeds the device's maximum of %lld", axis[i],
-                    (unsigned long long)l->grid[i], (long long)dev->max_grid[i]);
+    if (l->block[i] > (uint64_t)max_block)
+      return refuse(why, whylen, "block %s = %llu exceeds the maximum of %lld (the device's, at most CUDA's %lld)",
+                    axis[i], (unsigned long long)l->block[i], (long long)max_block, (long long)cuda_max_block[i]);
+    if (l->grid[i] > (uint64_t)max_grid)
+      return refuse(why, whylen, "grid %s = %llu exceeds the maximum of %lld (the device's, at most CUDA's %lld)",
+                    axis[i], (unsigned long long)l->grid[i], (long long)max_grid, (long long)cuda_max_grid[i]);
     out->grid[i] = (unsigned)l->grid[i];
     out->block[i] = (unsigned)l->block[i];
   }
   return KT__ST_OK;
 }
 
+/* After check_dims: each block extent is at most 1024, so the product fits. */
 static kt__status check_threads(const kt__cuda_device_limits *dev, const kt__cuda_func_attrs *fn,
                                 const kt__launch *l, char *why, size_t whylen) {
   int64_t threads = (int64_t)(l->block[0] * l->block[1] * l->block[2]);
-  if (threads > dev->max_threads_per_block)
-    return refuse(why, whylen, "block of %lld threads exceeds the device's maximum of %d", (long long)threads,
-                  dev->max_threads_per_block);
+  int64_t max_threads = capped(dev->max_threads_per_block, CUDA_MAX_THREADS);
+  if (threads > max_threads)
+    return refuse(why, whylen, "block of %lld threads exceeds the maximum of %lld (the device's, at most CUDA's %d)",
+                  (long long)threads, (long long)max_threads, CUDA_MAX_THREADS);
   if (fn->max_threads_per_block > 0 && threads > fn->max_threads_per_block)
     return refuse(why, whylen,
                   "block of %lld threads exceeds this function's maximum of %d (it uses %d registers per thread)",

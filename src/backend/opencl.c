@@ -41,6 +41,7 @@ typedef struct cl_state {
   cl_command_queue queue;
   size_t max_item[3];
   size_t max_group;
+  cl_uint address_bits;      /* the device's size_t, which holds global sizes */
   cl_ulong local_mem;
   cl_ulong cache_bytes;
   bool can_slice;            /* sub-buffers at KT__SLICE_ALIGN are allowed */
@@ -225,6 +226,10 @@ static int query_limits(cl_state *s, kt__errbuf *eb) {
   KT__FORWARD(device_value(cl, s->device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizes, dims * sizeof sizes[0], eb));
   for (int i = 0; i < 3; i++) s->max_item[i] = i < (int)dims ? sizes[i] : 1;
   KT__FORWARD(device_value(cl, s->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, &s->max_group, sizeof s->max_group, eb));
+  KT__FORWARD(device_value(cl, s->device, CL_DEVICE_ADDRESS_BITS, &s->address_bits, sizeof s->address_bits, eb));
+  KT__RETURN_IF(s->address_bits != 32 && s->address_bits != 64, eb, KT_NOBACKEND,
+                "OpenCL: device reports %u address bits (CL_DEVICE_ADDRESS_BITS); 32 or 64 expected",
+                (unsigned)s->address_bits);
   KT__FORWARD(device_value(cl, s->device, CL_DEVICE_LOCAL_MEM_SIZE, &s->local_mem, sizeof s->local_mem, eb));
   KT__FORWARD(device_value(cl, s->device, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, &s->cache_bytes,
                            sizeof s->cache_bytes, eb));
@@ -478,22 +483,59 @@ static void cl_unload(void *state, void *fn) {
 
 /* ---- launching -------------------------------------------------------- */
 
-static kt__status cl_check(void *state, void *fn, const kt__launch *l, kt__errbuf *eb) {
-  cl_state *s = state;
-  cl_fn *f = fn;
+/* The global size, grid * block per dimension, is a size_t of the device
+ * (CL_DEVICE_ADDRESS_BITS), and so is the total number of work-items, which
+ * the runtime computes (get_global_linear_id): past it, a count wraps and a
+ * fraction of the work runs. */
+static kt__status check_global(const cl_state *s, const kt__launch *l, kt__errbuf *eb) {
+  uint64_t max = s->address_bits >= 64 ? UINT64_MAX : (UINT64_C(1) << s->address_bits) - 1, total = 1;
+  for (int i = 0; i < 3; i++) {
+    uint64_t g;
+    if (l->grid[i] == 0 || l->block[i] == 0)
+      return fail(eb, KT__ST_CONSTRAINT, "empty launch: grid or block is 0 in dimension %d", i);
+    if (!kt__mul_u64(l->grid[i], l->block[i], &g) || g > max)
+      return fail(eb, KT__ST_CONSTRAINT,
+                  "global size in dimension %d (grid %" PRIu64 " x block %" PRIu64
+                  ") exceeds the device's %u-bit size_t (CL_DEVICE_ADDRESS_BITS)",
+                  i, l->grid[i], l->block[i], (unsigned)s->address_bits);
+    if (!kt__mul_u64(total, g, &total) || total > max)
+      return fail(eb, KT__ST_CONSTRAINT,
+                  "the launch's work-items in total (global %" PRIu64 " x %" PRIu64 " x %" PRIu64
+                  ") exceed the device's %u-bit size_t (CL_DEVICE_ADDRESS_BITS)",
+                  l->grid[0] * l->block[0], l->grid[1] * l->block[1], l->grid[2] * l->block[2],
+                  (unsigned)s->address_bits);
+  }
+  return KT__ST_OK;
+}
+
+static kt__status check_group(const cl_state *s, const cl_fn *f, const kt__launch *l, kt__errbuf *eb) {
   uint64_t group = 1;
   for (int i = 0; i < 3; i++) {
     if (l->block[i] > s->max_item[i])
-      return fail(eb, KT__ST_CONSTRAINT, "block dimension %d is %" PRIu64 " work-items; the device allows %zu", i,
+      return fail(eb, KT__ST_CONSTRAINT,
+                  "block dimension %d is %" PRIu64 " work-items; the device allows %zu (CL_DEVICE_MAX_WORK_ITEM_SIZES)", i,
                   l->block[i], s->max_item[i]);
     if (!kt__mul_u64(group, l->block[i], &group))
       return fail(eb, KT__ST_CONSTRAINT, "work-group size overflows 64 bits");
   }
+  if (group > s->max_group)
+    return fail(eb, KT__ST_CONSTRAINT,
+                "work-group of %" PRIu64 " work-items exceeds the device's maximum of %zu (CL_DEVICE_MAX_WORK_GROUP_SIZE)",
+                group, s->max_group);
   if (group > f->group_limit)
     return fail(eb, KT__ST_CONSTRAINT,
                 "work-group of %" PRIu64 " work-items exceeds this kernel's limit of %zu on the device "
                 "(CL_KERNEL_WORK_GROUP_SIZE)",
                 group, f->group_limit);
+  return KT__ST_OK;
+}
+
+static kt__status cl_check(void *state, void *fn, const kt__launch *l, kt__errbuf *eb) {
+  cl_state *s = state;
+  cl_fn *f = fn;
+  kt__status st = check_global(s, l, eb);
+  if (st == KT__ST_OK) st = check_group(s, f, l, eb);
+  if (st != KT__ST_OK) return st;
   uint64_t local = (uint64_t)f->static_local + l->shared_bytes;
   if (local > s->local_mem)
     return fail(eb, KT__ST_CONSTRAINT,

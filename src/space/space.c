@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -160,6 +161,80 @@ uint64_t kt__space_count_valid(const kt__space *s, uint64_t limit) {
 
 void kt__space_default_values(const kt__space *s, int64_t *values) {
   for (int d = 0; d < s->ndims; d++) values[d] = s->dims[d].values[0];
+}
+
+/* A valid configuration to suggest, among the first FIX_SEARCH in index
+ * order; UINT64_MAX when none is found there. */
+enum { FIX_SEARCH = 100000 };
+static uint64_t first_valid(const kt__space *s) {
+  for (uint64_t i = 0; i < s->size && i < FIX_SEARCH; i++)
+    if (kt__space_valid_index(s, i)) return i;
+  return UINT64_MAX;
+}
+
+/* The default is the reference every configuration is verified against: a
+ * default that @where excludes would be measured, win, and be stored as the
+ * winner of a space that does not hold it. */
+static int default_violates(const kt__space *s, const int64_t *values, const kt__expr *where,
+                            const kt__eval_error *failed, const char *path, kt__errbuf *eb) {
+  kt__sbuf cfg = {0}, text = {0}, fix = {0};
+  kt__space_format(s, values, &cfg);
+  kt__expr_print(where, &text);
+  uint64_t valid = first_valid(s);
+  if (valid == UINT64_MAX) {
+    bool all = s->size <= FIX_SEARCH;
+    kt__sbuf_printf(&fix, "; none of the %s%" PRIu64 " configurations satisfies it: widen the choices or relax @where",
+                    all ? "" : "first ", all ? s->size : (uint64_t)FIX_SEARCH);
+  } else {
+    int64_t small[SMALL_DIMS];
+    int64_t *v = s->ndims <= SMALL_DIMS ? small : kt__xmalloc((size_t)s->ndims * sizeof *v);
+    kt__space_values(s, valid, v);
+    kt__sbuf_printf(&fix, ", e.g. ");
+    kt__space_format(s, v, &fix);
+    kt__sbuf_printf(&fix, " (valid)");
+    if (v != small) free(v);
+  }
+  kt__loc at = kt__expr_loc(where);
+  char how[300] = "";
+  if (failed) snprintf(how, sizeof how, " (it cannot be evaluated there: %s)", failed->msg);
+  int rc = kt__err(eb, KT_INVALID,
+                   "%s:%d:%d: error: the default configuration %s (the first choice of each name) violates "
+                   "@where(%s)%s; the default is the reference every configuration is verified against, so it "
+                   "must be valid: put the values of a valid configuration first in @autotune(...)%s",
+                   path, at.line, at.col, cfg.s, text.s ? text.s : "", how, fix.s ? fix.s : "");
+  kt__sbuf_free(&cfg);
+  kt__sbuf_free(&text);
+  kt__sbuf_free(&fix);
+  return rc;
+}
+
+int kt__space_check_default(const kt__space *s, const char *path, kt__errbuf *eb) {
+  int64_t small[SMALL_DIMS];
+  int64_t *values = s->ndims <= SMALL_DIMS ? small : kt__xmalloc((size_t)s->ndims * sizeof *values);
+  kt__space_default_values(s, values);
+  kt__env env = {.names = s->names, .values = values, .n = s->ndims, .parent = s->sizes};
+  int rc = KT_OK;
+  for (int i = 0; i < s->nwhere && rc == KT_OK; i++) {
+    int64_t v = 0;
+    kt__eval_error ee;
+    if (kt__expr_eval(s->where[i], &env, &v, &ee) != 0) rc = default_violates(s, values, s->where[i], &ee, path, eb);
+    else if (v == 0) rc = default_violates(s, values, s->where[i], NULL, path, eb);
+  }
+  if (values != small) free(values);
+  return rc;
+}
+
+int kt__space_none_valid(const kt__space *s, const char *path, const char *kernel, kt__errbuf *eb) {
+  kt__sbuf pins = {0};
+  for (int d = 0; d < s->ndims; d++)
+    if (s->pinned[d]) kt__sbuf_printf(&pins, "%s%s=%" PRId64, pins.len ? " " : "", s->names[d], s->pinval[d]);
+  int rc = kt__err(eb, KT_NOVALID,
+                   "%s: error: no valid configuration: none of the %" PRIu64 " configurations of kernel %s %s%s%s "
+                   "satisfies @where; pin values that @where allows",
+                   path, s->size, kernel, pins.len ? "left by --autotune \"" : "", pins.len ? pins.s : "",
+                   pins.len ? "\"" : "");
+  kt__sbuf_free(&pins);
+  return rc;
 }
 
 /* ---- pinning: "NAME=VALUE NAME=VALUE ..." ---- */

@@ -42,6 +42,15 @@ int kt__space_valid_index(const kt__space *s, uint64_t index);
  * pinning), as values. Not necessarily inside the pinned space. */
 void kt__space_default_values(const kt__space *s, int64_t *values);
 
+/* KT_OK when the default configuration satisfies every @where (evaluated
+ * with the space's SIZES bound); else KT_INVALID, "PATH:LINE:COL: error:"
+ * at the first @where it violates or cannot evaluate, saying how to fix it.
+ * Pins do not matter: the default is the reference whatever is pinned. */
+int kt__space_check_default(const kt__space *s, const char *path, kt__errbuf *eb);
+/* KT_NOVALID for a space without a valid configuration (pins that exclude
+ * every configuration @where allows), naming KERNEL and the pins. */
+int kt__space_none_valid(const kt__space *s, const char *path, const char *kernel, kt__errbuf *eb);
+
 /* Pins names from "NAME=VALUE NAME=VALUE ..." (VALUE an integer). An
  * undeclared name is KT_INVALID listing the declared names; a value outside
  * the declared choices is accepted and a warning is appended to WARN. */

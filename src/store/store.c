@@ -91,6 +91,11 @@ int kt__store_fail(kt__store *s, int rc, const char *what, kt__errbuf *eb) {
     return kt__err(eb, KT_STORE,
                    "results database %s: %s: still locked by another process after %.0f s (%s)",
                    s->path, what, KT__STORE_BUSY_S, detail);
+  if (primary == SQLITE_FULL || primary == SQLITE_IOERR)
+    return kt__err(eb, KT_STORE,
+                   "results database %s: %s: %s (free space on its disk, or choose another file with --db or "
+                   "KTUNE_DB)",
+                   s->path, what, detail);
   if (primary == SQLITE_CANTOPEN || primary == SQLITE_PERM || primary == SQLITE_READONLY)
     return kt__err(eb, KT_STORE,
                    "results database %s: %s: %s (check the file's permissions, or choose "
@@ -116,6 +121,21 @@ static void rollback(kt__store *s) {
   if (!sqlite3_get_autocommit(s->db)) sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
+/* SQLite keeps writing through its open descriptors when the file is
+ * unlinked (its folder removed): every commit succeeds into a file nobody
+ * will open again. A commit counts only while the path still names it. */
+static int check_in_place(kt__store *s, const char *what, kt__errbuf *eb) {
+  int moved = 0;
+  if (is_memory_path(s->path) || sqlite3_file_control(s->db, "main", SQLITE_FCNTL_HAS_MOVED, &moved) != SQLITE_OK ||
+      !moved)
+    return KT_OK;
+  return kt__err(eb, KT_STORE,
+                 "results database %s: %s: the file was removed or moved while ktune used it (was its folder "
+                 "deleted?), so what is written to it is lost; keep the database where it is, or choose another "
+                 "file with --db or KTUNE_DB",
+                 s->path, what);
+}
+
 int kt__store_write(kt__store *s, const char *what, kt__txn_body body, void *ud, kt__errbuf *eb) {
   double deadline = kt__now() + KT__STORE_BUSY_S;
   for (int attempt = 0;; attempt++) {
@@ -130,7 +150,7 @@ int kt__store_write(kt__store *s, const char *what, kt__txn_body body, void *ud,
       err = body(s, ud, eb);
       if (err == KT_OK) {
         rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
-        if (rc == SQLITE_OK) return KT_OK;
+        if (rc == SQLITE_OK) return check_in_place(s, what, eb);
         err = kt__store_fail(s, rc, what, eb);
       }
       rollback(s);
@@ -184,6 +204,17 @@ static int configure(kt__store *s, kt__errbuf *eb) {
   return KT_OK;
 }
 
+/* An open that created the file and then failed (a full disk fails the
+ * schema's first write) would leave an empty database behind: the file and
+ * its WAL companions are this open's own, and go. */
+static void remove_created(const char *path) {
+  static const char *const suffixes[] = {"", "-wal", "-shm", "-journal"};
+  for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+    char p[4200];
+    if (snprintf(p, sizeof p, "%s%s", path, suffixes[i]) < (int)sizeof p) (void)unlink(p); /* most do not exist */
+  }
+}
+
 int kt__store_open_ex(const char *path, int flags, kt__store **out, kt__errbuf *eb) {
   char defpath[4096];
   *out = NULL;
@@ -199,6 +230,8 @@ int kt__store_open_ex(const char *path, int flags, kt__store **out, kt__errbuf *
   }
   if (!memory) KT__FORWARD(make_parent_dirs(path, eb));
 
+  struct stat before;
+  bool created = !memory && stat(path, &before) != 0;
   kt__store *s = kt__xcalloc(1, sizeof *s);
   s->path = kt__xstrdup(path);
   s->seed = (unsigned)getpid() ^ (unsigned)(uint64_t)(kt__now() * 1e6); /* via 64 bits: the microseconds pass UINT_MAX after 71 minutes of uptime */
@@ -210,6 +243,7 @@ int kt__store_open_ex(const char *path, int flags, kt__store **out, kt__errbuf *
   if (err == KT_OK) err = kt__schema_prepare(s, eb);
   if (err != KT_OK) {
     kt__store_close(s);
+    if (created) remove_created(path);
     return err;
   }
   *out = s;

@@ -136,6 +136,37 @@ TEST(launch_geometry) {
   kt__file_free(f.file);
 }
 
+/* Past 2^64 work-items in all, every backend's count wraps: refused, while
+ * each extent alone and grid * block per dimension would fit. */
+TEST(launch_geometry_refuses_overflowing_work_items) {
+  static const char *const src = "// @autotune(G in [1, 2], B in [1, 2])\n"
+                                 "// @kernel k(x: out tensor<f32>[4])\n"
+                                 "// @grid(G, G, G)\n"
+                                 "// @block(B)\n"
+                                 "void k(float *x) {}\n";
+  kt__diag d;
+  kt__diag_init(&d, NULL);
+  kt__file *file = kt__parse_string("geo.c", src, KT__LANG_C, &d);
+  if (!file) kt_test_fail(__FILE__, __LINE__, "parse failed:\n%s", d.errors.s ? d.errors.s : "");
+  kt__diag_free(&d);
+  const kt__kernel_decl *decl = kt__file_kernel(file, NULL, NULL);
+  const char *names[] = {"G", "B"};
+  int64_t values[] = {(int64_t)1 << 21, 4};
+  kt__env env = {names, values, 2, NULL};
+  uint64_t grid[3], block[3], shared;
+  kt__errbuf eb = {{0}};
+  /* 2^63 * 4 = 2^65 */
+  ASSERT_EQ(kt__launch_geometry(decl, &env, grid, block, &shared, &eb), KT_INVALID);
+  ASSERT_CONTAINS(eb.msg, "@grid(2097152, 2097152, 2097152) x @block(4, 1, 1) is more than 2^64 work-items");
+  values[1] = 1; /* 2^63 fits */
+  ASSERT_EQ(kt__launch_geometry(decl, &env, grid, block, &shared, &eb), KT_OK);
+  ASSERT_EQ(grid[2], (uint64_t)1 << 21);
+  values[0] = -1;
+  ASSERT_EQ(kt__launch_geometry(decl, &env, grid, block, &shared, &eb), KT_INVALID);
+  ASSERT_CONTAINS(eb.msg, "@grid x is -1, not a positive count");
+  kt__file_free(file);
+}
+
 TEST(scalar_values) {
   fx f;
   setup(&f, 1000, 4);

@@ -438,6 +438,49 @@ TEST(limits_refuse_dims) {
   ASSERT_CONTAINS(why, "empty launch");
 }
 
+/* CUDA's own ceilings hold whatever the driver reports: a limit reported
+ * too large (a grid x of 2^32 would be truncated to 0 in the launch's
+ * 32-bit field) or as 0 (the attribute query failed). */
+TEST(limits_cap_at_cuda_ceilings) {
+  kt__cuda_device_limits dev = h100();
+  dev.max_grid[0] = dev.max_grid[1] = dev.max_grid[2] = INT64_MAX;
+  dev.max_block[0] = dev.max_block[1] = dev.max_block[2] = 1 << 20;
+  dev.max_threads_per_block = 1 << 20;
+  kt__cuda_func_attrs fn = {.num_regs = 16};
+  kt__cuda_launch_dims d;
+  char why[256];
+  kt__launch l = launch1((uint64_t)1 << 32, 32, 0);
+  ASSERT_EQ(kt__cuda_check_limits(&dev, &fn, &l, &d, why, sizeof why), KT__ST_CONSTRAINT);
+  ASSERT_CONTAINS(why, "grid x = 4294967296 exceeds the maximum of 2147483647");
+  l = (kt__launch){.grid = {1, 65536, 1}, .block = {1, 1, 1}};
+  ASSERT_EQ(kt__cuda_check_limits(&dev, &fn, &l, &d, why, sizeof why), KT__ST_CONSTRAINT);
+  ASSERT_CONTAINS(why, "grid y = 65536 exceeds the maximum of 65535");
+  l = (kt__launch){.grid = {1, 1, 65536}, .block = {1, 1, 1}};
+  ASSERT_EQ(kt__cuda_check_limits(&dev, &fn, &l, &d, why, sizeof why), KT__ST_CONSTRAINT);
+  ASSERT_CONTAINS(why, "grid z = 65536");
+  l = (kt__launch){.grid = {1, 1, 1}, .block = {2048, 1, 1}};
+  ASSERT_EQ(kt__cuda_check_limits(&dev, &fn, &l, &d, why, sizeof why), KT__ST_CONSTRAINT);
+  ASSERT_CONTAINS(why, "block x = 2048 exceeds the maximum of 1024");
+  l = (kt__launch){.grid = {1, 1, 1}, .block = {1, 1, 65}};
+  ASSERT_EQ(kt__cuda_check_limits(&dev, &fn, &l, &d, why, sizeof why), KT__ST_CONSTRAINT);
+  ASSERT_CONTAINS(why, "block z = 65 exceeds the maximum of 64");
+  l = (kt__launch){.grid = {1, 1, 1}, .block = {64, 32, 1}};
+  ASSERT_EQ(kt__cuda_check_limits(&dev, &fn, &l, &d, why, sizeof why), KT__ST_CONSTRAINT);
+  ASSERT_CONTAINS(why, "block of 2048 threads exceeds the maximum of 1024");
+  /* At the ceilings exactly, the launch is accepted. */
+  l = (kt__launch){.grid = {2147483647, 65535, 65535}, .block = {16, 1, 64}};
+  ASSERT_EQ(kt__cuda_check_limits(&dev, &fn, &l, &d, why, sizeof why), KT__ST_OK);
+  ASSERT_EQ(d.grid[0], 2147483647u);
+  /* Limits the driver did not report: CUDA's ceilings, not a refusal of all. */
+  dev.max_grid[0] = dev.max_grid[1] = dev.max_grid[2] = 0;
+  dev.max_block[0] = dev.max_block[1] = dev.max_block[2] = 0;
+  dev.max_threads_per_block = 0;
+  l = launch1(1000, 256, 0);
+  ASSERT_EQ(kt__cuda_check_limits(&dev, &fn, &l, &d, why, sizeof why), KT__ST_OK);
+  l = launch1(1, 2048, 0);
+  ASSERT_EQ(kt__cuda_check_limits(&dev, &fn, &l, &d, why, sizeof why), KT__ST_CONSTRAINT);
+}
+
 TEST(limits_shared_memory) {
   kt__cuda_device_limits dev = h100();
   kt__cuda_func_attrs fn = {.num_regs = 32, .static_shared = 16384, .max_threads_per_block = 1024};

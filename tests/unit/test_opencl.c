@@ -248,6 +248,42 @@ TEST(block_beyond_limit_is_constraint) {
   fx_close(&f);
 }
 
+/* The global size and the total of work-items must fit the device's size_t;
+ * an empty extent is refused; each before any launch, naming the limit. */
+TEST(global_size_beyond_size_t_is_constraint) {
+  static const char *const names[] = {"FACTOR"};
+  static const int64_t one = 1;
+  fixture f;
+  fx_open(&f);
+  void *fn = NULL;
+  ASSERT_EQ(fx_load(&f, scale_src, "scale", names, &one, 1, &fn), KT__ST_OK);
+  void *bx = fx_buffer(&f, NULL, 1), *by = fx_buffer(&f, NULL, 1);
+  kt__arg args[] = {tensor_arg(bx, 4), tensor_arg(by, 4), int_arg(0)};
+  /* 2^40 x 2^40 work-items: each dimension fits 64 bits, the total does not. */
+  kt__launch l = {.args = args, .nargs = 3, .grid = {(uint64_t)1 << 40, (uint64_t)1 << 40, 1}, .block = {1, 1, 1}};
+  ASSERT_EQ(kt__be_check(be, f.state, fn, &l, &f.eb), KT__ST_CONSTRAINT);
+  ASSERT_CONTAINS(f.eb.msg, "work-items in total");
+  ASSERT_CONTAINS(f.eb.msg, "CL_DEVICE_ADDRESS_BITS");
+  /* One dimension alone past 2^64. */
+  l = (kt__launch){.args = args, .nargs = 3, .grid = {(uint64_t)1 << 60, 1, 1}, .block = {32, 1, 1}};
+  ASSERT_EQ(kt__be_check(be, f.state, fn, &l, &f.eb), KT__ST_CONSTRAINT);
+  ASSERT_CONTAINS(f.eb.msg, "global size in dimension 0 (grid 1152921504606846976 x block 32)");
+  l = (kt__launch){.args = args, .nargs = 3, .grid = {4, 0, 1}, .block = {1, 1, 1}};
+  ASSERT_EQ(kt__be_check(be, f.state, fn, &l, &f.eb), KT__ST_CONSTRAINT);
+  ASSERT_CONTAINS(f.eb.msg, "empty launch");
+  /* Each dimension within CL_DEVICE_MAX_WORK_ITEM_SIZES, the group past
+   * CL_DEVICE_MAX_WORK_GROUP_SIZE. */
+  l = (kt__launch){.args = args, .nargs = 3, .grid = {1, 1, 1}, .block = {64, 64, 64}};
+  ASSERT_EQ(kt__be_check(be, f.state, fn, &l, &f.eb), KT__ST_CONSTRAINT);
+  ASSERT_CONTAINS(f.eb.msg, "CL_DEVICE_MAX_WORK_GROUP_SIZE");
+  l = launch_1d(args, 3, 16, 64);
+  ASSERT_EQ(kt__be_check(be, f.state, fn, &l, &f.eb), KT__ST_OK);
+  kt__be_release(be, f.state, bx);
+  kt__be_release(be, f.state, by);
+  kt__be_unload(be, f.state, fn);
+  fx_close(&f);
+}
+
 /* Reverses each work-group's slice through dynamic local memory. */
 static const char reverse_src[] =
     "__kernel void rev(__global const float *x, __global float *y, __local float *tmp) {\n"

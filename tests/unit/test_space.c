@@ -160,6 +160,56 @@ TEST(defaults_are_first_declared_choices) {
   kt__sbuf_free(&warn);
 }
 
+TEST(default_outside_where_is_invalid) {
+  static const char *const size_names[] = {"N"};
+  int64_t n = 2;
+  kt__env sizes = {.names = size_names, .values = &n, .n = 1};
+  kt__errbuf eb = {{0}};
+  kt__expr *w[2] = {parse("C != 5"), parse("A * N > 2")};
+  kt__space *s = make(abc, 3, w, 2, &sizes);
+  /* The default A=1 B=10 C=7: 1 * 2 > 2 fails, at the second @where. */
+  ASSERT_EQ(kt__space_check_default(s, "k.c", &eb), KT_INVALID);
+  ASSERT_CONTAINS(eb.msg, "k.c:1:7: error: the default configuration A=1 B=10 C=7");
+  ASSERT_CONTAINS(eb.msg, "violates @where(A * N > 2)");
+  ASSERT_CONTAINS(eb.msg, "e.g. A=2 B=10 C=7 (valid)");
+  /* The runtime size decides: with N = 3 the default is valid. */
+  n = 3;
+  ASSERT_EQ(kt__space_check_default(s, "k.c", &eb), KT_OK);
+  /* Pins do not move the default: it stays the reference. */
+  n = 2;
+  kt__sbuf warn = {0};
+  ASSERT_EQ(kt__space_pin(s, "A=4", &warn, &eb), KT_OK);
+  ASSERT_EQ(kt__space_check_default(s, "k.c", &eb), KT_INVALID);
+  kt__space_free(s);
+  kt__expr_free(w[0]);
+  kt__expr_free(w[1]);
+  /* Nothing valid to suggest; and an evaluation error counts as a violation. */
+  kt__expr *none[1] = {parse("A > 100")}, *err[1] = {parse("C / (A - 1) > 0")};
+  s = make(abc, 3, none, 1, NULL);
+  ASSERT_EQ(kt__space_check_default(s, "k.c", &eb), KT_INVALID);
+  ASSERT_CONTAINS(eb.msg, "none of the 24 configurations satisfies it");
+  kt__space_free(s);
+  s = make(abc, 3, err, 1, NULL);
+  ASSERT_EQ(kt__space_check_default(s, "k.c", &eb), KT_INVALID);
+  ASSERT_CONTAINS(eb.msg, "cannot be evaluated there: division by zero");
+  kt__space_free(s);
+  kt__expr_free(none[0]);
+  kt__expr_free(err[0]);
+}
+
+TEST(no_valid_names_the_pins) {
+  kt__expr *w[1] = {parse("A != 4")};
+  kt__space *s = make(abc, 3, w, 1, NULL);
+  kt__errbuf eb = {{0}};
+  ASSERT_EQ(kt__space_pin(s, "A=4 C=9", NULL, &eb), KT_OK);
+  ASSERT_EQ(kt__space_count_valid(s, 1000), 0);
+  ASSERT_EQ(kt__space_none_valid(s, "k.c", "kern", &eb), KT_NOVALID);
+  ASSERT_CONTAINS(eb.msg, "k.c: error: no valid configuration: none of the 2 configurations of kernel kern left by "
+                          "--autotune \"A=4 C=9\" satisfies @where");
+  kt__space_free(s);
+  kt__expr_free(w[0]);
+}
+
 TEST(pin_shrinks_space) {
   kt__space *s = make(abc, 3, NULL, 0, NULL);
   kt__sbuf warn = {0};

@@ -1,0 +1,33 @@
+# Launch limits are checked before every launch, on every backend: a
+# geometry past 2^64 work-items in all (grid * block over every dimension)
+# is a constraint on the CPU and on OpenCL (PoCL), where it used to run a
+# wrapped fraction of the work and be reported as wrong outputs, or, as the
+# default, make every configuration "ok" at 0.5 us; a work-group past
+# CL_DEVICE_MAX_WORK_GROUP_SIZE is a constraint naming that limit. A default
+# over a limit fails the tuning: it is the reference.
+. "$(dirname "$0")/common.bash"
+
+# check FILE BACKEND: kernel `fill` tunes with its over-limit shapes refused,
+# kernel `over` (the default over the limit) fails.
+check() {
+  file=$1 be=$2
+  run_status 0 "$KTUNE" tune "$file" --kernel fill --json --quiet --no-db
+  cp "$TMP/out" "$TMP/$be.json"
+  config() { json "$TMP/$be.json" "[c for c in d['configurations'] if c['config']['SHAPE']==$1][0]$2"; }
+  expect_eq "$(config 0 "['status']")" ok "$be: SHAPE=0 (default)"
+  expect_eq "$(config 1 "['status']")" constraint "$be: SHAPE=1 (2^86 work-items)"
+  expect_eq "$(config 1 "['message']")" \
+    "@grid(64, 1099511627776, 1099511627776) x @block(64, 1, 1) is more than 2^64 work-items, past what any backend can count" \
+    "$be: SHAPE=1 names the limit"
+  expect_eq "$(json "$TMP/$be.json" "d['winner']['config']['SHAPE'] != 1")" True "$be: winner within the limits"
+  run_status 1 "$KTUNE" tune "$file" --kernel over --quiet --no-db
+  expect_contains "$TMP/err" "the default configuration (SHAPE=1) failed with status constraint" "$be: default over the limit"
+  expect_contains "$TMP/err" "more than 2^64 work-items" "$be: default over the limit, why"
+}
+
+check tests/data/launch_limits.c cpu
+check tests/data/launch_limits.cl opencl
+expect_eq "$(config 2 "['status']")" constraint "opencl: SHAPE=2 (work-group of 8192)"
+expect_contains <(config 2 "['message']") "exceeds the device's maximum of [0-9]* (CL_DEVICE_MAX_WORK_GROUP_SIZE)" "opencl: SHAPE=2 names the limit"
+expect_eq "$(config 3 "['status']")" ok "opencl: SHAPE=3"
+finish
