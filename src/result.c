@@ -71,7 +71,7 @@ int kt__result_ranked(const kt_result *r, int *order, int max) {
   int n = 0;
   int *all = kt__xcalloc((size_t)r->ntrials + 1, sizeof *all);
   for (int i = 0; i < r->ntrials; i++)
-    if (r->trials[i].status == KT__ST_OK) all[n++] = i;
+    if (r->trials[i].status == KT__ST_OK && !r->trials[i].reference_only) all[n++] = i;
   rank_subject = r; /* qsort has no user pointer; results are ranked on one thread */
   qsort(all, (size_t)n, sizeof *all, by_time);
   if (n > max) n = max;

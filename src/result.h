@@ -19,6 +19,7 @@ typedef struct kt__trial {
   bool outside;                  /* failed by no fault of its own (worker killed from outside) */
   char *artifact;                /* compiled file kept for finalist rounds */
   bool is_default;
+  bool reference_only;           /* the default outside the pinned space: the reference, never the winner */
   bool reused;                   /* taken from the results database */
   int stage;                     /* 0 @autotune, 1 @cluster */
   uint64_t space_index;          /* index in its stage's space (UINT64_MAX: outside it) */

@@ -672,6 +672,14 @@ static int check_space(tuning *t, uint64_t *size, uint64_t *valid) {
   return rc;
 }
 
+/* --autotune pins the space; the default still runs as the reference, but
+ * outside the pinned space it must not win (the caller asked for B=8). */
+static void exclude_default_outside_pins(tuning *t, const kt__space *space) {
+  if (t->r->default_trial < 0) return;
+  uint64_t index = kt__space_index_of(space, t->defaults);
+  t->r->trials[t->r->default_trial].reference_only = index == UINT64_MAX || kt__space_valid_index(space, index) != 1;
+}
+
 static int search(tuning *t, int which, const int64_t *base) {
   stage s = {.stage = which, .offset = which ? t->d->ntune : 0};
   memcpy(s.base, base, sizeof s.base);
@@ -680,6 +688,7 @@ static int search(tuning *t, int which, const int64_t *base) {
   int rc = stage_space(t, which, base, &other, &warn, &s.space);
   if (rc != KT_OK) goto done;
   if (warn.len && !quiet(t) && which == 0) fputs(warn.s, stderr);
+  if (which == 0) exclude_default_outside_pins(t, s.space);
   const kt__strategy_ops *ops;
   if ((rc = choose_strategy(t, &s, &ops)) != KT_OK) goto done;
   if (t->o.bench_only) s.budget = 1;

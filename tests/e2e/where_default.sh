@@ -56,4 +56,17 @@ expect_eq "$(stored)" 0 "nothing stored for a space without a valid configuratio
 # A valid pin tunes as before.
 run_status 0 "$KTUNE" tune "$TMP/w.c" --autotune B=8 --quiet --json
 expect_eq "$(json "$TMP/out" "d['valid_size']")" 1 "a valid pin"
+# Pinned away from the default, the default (here the fastest) still runs
+# as the reference but does not win: the winner is inside the pinned space.
+cat >"$TMP/fast_default.c" <<'K'
+// @autotune(B in [1, 2, 4])
+// @kernel f(x: tensor<f32>[N], y: out tensor<f32>[N], n: i32 = N)
+// @dims(N = 100000)
+void f(const float *x, float *y, int n) {
+  for (int r = 0; r < B * 5; r++)
+    for (int i = 0; i < n; i++) y[i] = 2 * x[i];
+}
+K
+run_status 0 "$KTUNE" tune "$TMP/fast_default.c" --autotune B=4 --quiet --json
+expect_eq "$(json "$TMP/out" "d['winner']['config']['B']")" 4 "winner of a space pinned away from the default"
 finish
