@@ -85,6 +85,13 @@ static int finalist_count(const tuning *t) {
 
 static int round_count(const tuning *t) { return t->o.rounds > 0 ? t->o.rounds : DEFAULT_ROUNDS; }
 
+/* Fewer complete rounds than this (or than asked for) would decide on fewer
+ * samples than the first pass took (min_samples in request_for): then the
+ * first pass decides. */
+enum { MIN_ROUNDS = 3 };
+
+static int rounds_that_count(const tuning *t) { return round_count(t) < MIN_ROUNDS ? round_count(t) : MIN_ROUNDS; }
+
 static void set_message(kt__trial *tr, const char *msg) {
   free(tr->message);
   tr->message = msg && *msg ? kt__xstrdup(msg) : NULL;
@@ -222,7 +229,9 @@ static double sample_cost(const tuning *t, const kt__trial *tr) {
 
 /* The time the finalist rounds need: a warm-up and every round, for each
  * finalist of the ranking so far and for the default, with the default's
- * cost for each finalist not found yet. */
+ * cost for each finalist not found yet. Past its cap, the reserve keeps as
+ * many rounds as fit, and nothing when too few to count would fit: the
+ * search is then better off with the time. */
 static double finalists_reserve(const tuning *t) {
   int nf = finalist_count(t), order[64];
   int n = kt__result_ranked(t->r, order, nf);
@@ -230,7 +239,10 @@ static double finalists_reserve(const tuning *t) {
   double round = sample_cost(t, def) * (nf - n + 1);
   for (int i = 0; i < n; i++)
     if (order[i] != t->r->default_trial) round += sample_cost(t, &t->r->trials[order[i]]);
-  return fmin((round_count(t) + 1) * round, MAX_RESERVE_SHARE * t->o.budget_s);
+  double cap = MAX_RESERVE_SHARE * t->o.budget_s;
+  if ((round_count(t) + 1) * round <= cap) return (round_count(t) + 1) * round;
+  int fit = (int)(cap / round) - 1; /* after the warm-up */
+  return fit >= rounds_that_count(t) ? (fit + 1) * round : 0;
 }
 
 /* When the search must have ended (0: no time budget). */
@@ -249,7 +261,10 @@ static bool time_for_one_more(tuning *t, int pending) {
   int ahead = pending + 1;
   double need = ceil((double)ahead / t->r->compile_threads) * mean_of(t->compile_sum_s, t->compiles) +
                 ahead * mean_of(t->eval_sum_s, t->evals);
-  if (kt__now() + need <= search_deadline(t)) return true;
+  double left = search_deadline(t) - kt__now();
+  if (need <= left) return true;
+  kt__trace("budget: no time for another configuration (%.3f s needed, %.3f s left before the finalists' %.3f s)",
+            need, left, finalists_reserve(t));
   ran_out(t);
   return false;
 }
@@ -789,11 +804,6 @@ static bool one_round(tuning *t, const int *order, int n, int round, double *sam
   return true;
 }
 
-/* Fewer complete rounds than this (or than asked for) would decide on fewer
- * samples than the first pass took (min_samples in request_for): then the
- * first pass decides. */
-enum { MIN_ROUNDS = 3 };
-
 static void finalist_rounds(tuning *t) {
   int rounds = round_count(t);
   int order[65];
@@ -815,10 +825,12 @@ static void finalist_rounds(tuning *t) {
     if (in_rounds(t, &t->r->trials[order[i]])) foreseen += sample_cost(t, &t->r->trials[order[i]]);
   int complete = 0;
   /* Round -1 warms up: a finalist taken from the database has not run in
-   * this worker yet, and its first sample would carry the loading. */
-  for (int round = -1; round < rounds && !kt__interrupted; round++) {
+   * this worker yet, and its first sample would carry the loading. Rounds
+   * too few to count are not started. */
+  int need = rounds_that_count(t) + 1;
+  for (int round = -1; round < rounds && !kt__interrupted; round++, need--) {
     double start = kt__now();
-    if (timed(t) && start + foreseen > rounds_deadline(t)) {
+    if (timed(t) && start + (need > 1 ? need : 1) * foreseen > rounds_deadline(t)) {
       ran_out(t);
       break;
     }
@@ -831,7 +843,7 @@ static void finalist_rounds(tuning *t) {
   /* The rounds are the trusted measurement: their statistics replace the
    * first pass's, which ran beside other work. A round cut short sampled
    * only some finalists, and does not count. */
-  for (int i = 0; i < n && complete >= (rounds < MIN_ROUNDS ? rounds : MIN_ROUNDS); i++)
+  for (int i = 0; i < n && complete >= rounds_that_count(t); i++)
     if (taken[i] > 0) {
       kt__trial *tr = &t->r->trials[order[i]];
       kt__stats_compute(samples + i * rounds, taken[i] < complete ? taken[i] : complete, tr->stats.reps, &tr->stats);
