@@ -137,7 +137,7 @@ static void count_statuses(const kt_result *r, int counts[KT__ST_COUNT]) {
 static void print_time_budget(const kt_result *r, FILE *out) {
   fprintf(out, "time budget %g s: ", r->budget_s);
   if (r->reference_over_budget) fprintf(out, "spent by the default configuration, which is always run\n");
-  else if (!r->budget_ran_out) fprintf(out, "the search ended in time\n");
+  else if (!r->budget_ran_out) fprintf(out, "enough: nothing was stopped or cut off\n");
   else
     fprintf(out, "ran out (%d compilations abandoned, %d runs cut off, %d of %d finalist rounds)\n",
             r->compiles_abandoned, r->requests_cut, r->rounds_done, r->rounds_planned);
