@@ -52,6 +52,9 @@ leak_check "tune matmul.c with a database" "$K" tune kernels/c/matmul.c --dim M=
   --budget 6 --db "$tmp/results.db" --quiet
 leak_check "tune again (results reused)" "$K" tune kernels/c/matmul.c --dim M=64 --dim N=64 --dim K=64 \
   --budget 6 --db "$tmp/results.db" --quiet --json
+# A time budget that runs out with compilers running: they are abandoned.
+leak_check "tune with a time budget that runs out" env CC="$PWD/tests/data/sleepy_cc" "$K" tune tests/data/budget.c \
+  --budget 3s --no-db --quiet
 leak_check "cache export" sh -c "'$K' cache export --db '$tmp/results.db' >'$tmp/export.json'"
 leak_check "cache import" "$K" cache import "$tmp/export.json" --db "$tmp/copy.db"
 leak_check "bench" "$K" bench kernels/c/matmul.c --autotune "TILE_M=32 TILE_N=64 TILE_K=16 UNROLL=2" \

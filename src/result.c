@@ -135,6 +135,15 @@ static void count_statuses(const kt_result *r, int counts[KT__ST_COUNT]) {
   for (int i = 0; i < r->ntrials; i++) counts[r->trials[i].status]++;
 }
 
+static void print_time_budget(const kt_result *r, FILE *out) {
+  fprintf(out, "time budget %g s: ", r->budget_s);
+  if (r->reference_over_budget) fprintf(out, "spent by the default configuration, which is always run\n");
+  else if (!r->budget_ran_out) fprintf(out, "enough: nothing was stopped or cut off\n");
+  else
+    fprintf(out, "ran out (%d compilations abandoned, %d runs cut off, %d of %d finalist rounds)\n",
+            r->compiles_abandoned, r->requests_cut, r->rounds_done, r->rounds_planned);
+}
+
 int kt_result_print_table(const kt_result *r, FILE *out) {
   int counts[KT__ST_COUNT];
   count_statuses(r, counts);
@@ -163,6 +172,7 @@ int kt_result_print_table(const kt_result *r, FILE *out) {
   if (r->winner < 0) fprintf(out, "no configuration was valid\n");
   fprintf(out, "time %.2f s: compile busy %.2f s on %d threads, device busy %.2f s\n", r->wall_s, r->compile_busy_s,
           r->compile_threads, r->device_busy_s);
+  if (r->budget_s > 0) print_time_budget(r, out);
   if (r->interrupted) fprintf(out, "interrupted: results so far are kept\n");
   return KT_OK;
 }
@@ -254,6 +264,16 @@ static void json_summary(const kt_result *r, const kt__trial *t, const char *key
     kt__sbuf_printf(b, ",\n  \"%s_fraction_of_bandwidth_peak\": %.4g", key, r->bytes / s / 1e9 / r->device.peak_gbps);
 }
 
+/* How the time budget was spent; the phases are in the timeline. */
+static void json_time_budget(const kt_result *r, kt__sbuf *b) {
+  kt__sbuf_printf(b, ",\n  \"time_budget\": {\"ran_out\": %s, \"reference_over_budget\": %s, ",
+                  r->budget_ran_out ? "true" : "false", r->reference_over_budget ? "true" : "false");
+  json_num(b, "reserved_for_finalists_s", r->finalists_reserved_s);
+  kt__sbuf_printf(b, ", \"compiles_abandoned\": %d, \"requests_cut\": %d, \"finalist_rounds\": %d, "
+                     "\"finalist_rounds_planned\": %d}",
+                  r->compiles_abandoned, r->requests_cut, r->rounds_done, r->rounds_planned);
+}
+
 int kt_result_print_json(const kt_result *r, FILE *out) {
   kt__sbuf b = {0};
   kt__sbuf_printf(&b, "{\n  \"kernel\": ");
@@ -270,7 +290,9 @@ int kt_result_print_json(const kt_result *r, FILE *out) {
   kt__sbuf_json_string(&b, r->strategy ? r->strategy : "");
   kt__sbuf_printf(&b, ",\n  \"strategy_reason\": ");
   kt__sbuf_json_string(&b, r->strategy_reason ? r->strategy_reason : "");
-  kt__sbuf_printf(&b, ",\n  \"budget\": %ld,\n  \"configurations\": [", r->budget);
+  kt__sbuf_printf(&b, ",\n  \"budget\": %ld,\n  \"budget_s\": %.6g", r->budget, r->budget_s);
+  if (r->budget_s > 0) json_time_budget(r, &b);
+  kt__sbuf_printf(&b, ",\n  \"configurations\": [");
   for (int i = 0; i < r->ntrials; i++) {
     kt__sbuf_printf(&b, "%s\n    ", i ? "," : "");
     json_trial(r, &r->trials[i], &b);

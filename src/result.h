@@ -37,6 +37,13 @@ struct kt_result {
   uint64_t space_size, valid_size; /* valid_size UINT64_MAX: not counted */
   char *strategy, *strategy_reason;
   long budget;
+  /* The time budget (0: none) and how it was spent. */
+  double budget_s;
+  bool budget_ran_out;           /* it stopped or cut some work */
+  bool reference_over_budget;    /* the default alone took longer (it is always run) */
+  double finalists_reserved_s;   /* held back for the finalist rounds when the search stopped */
+  int compiles_abandoned, requests_cut;
+  int rounds_done, rounds_planned;
   kt__trial *trials;
   int ntrials, cap;
   int winner;                    /* trial index or -1 */

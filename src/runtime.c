@@ -381,7 +381,7 @@ static int load_config(kt_kernel *k, const int64_t *values, void **fn) {
   if (!t->state) KT__FORWARD(kt__be_open(t->be, k->ctx->opts.device, &t->state, &t->device, eb));
   char tag[64];
   snprintf(tag, sizeof tag, "rt%p-%d", (void *)k, t->nconfigs);
-  kt__build b = {k->file, d, names, values, nnames, &t->device, workdir, tag, 60.0};
+  kt__build b = {k->file, d, names, values, nnames, &t->device, workdir, tag, 60.0, NULL};
   kt__artifact a = {0};
   kt__status st = kt__be_compile(t->be, &b, &a, eb);
   if (st == KT__ST_OK) st = kt__be_load(t->be, t->state, &b, &a, fn, eb);

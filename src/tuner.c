@@ -55,6 +55,12 @@ typedef struct tuning {
   int nstored;
   double best_s;
   double started;
+  double deadline; /* started + the time budget; 0: none */
+  /* What this run has measured so far, to foresee what fits in the time
+   * budget: compiles, evaluations (the worker's round trip), and what a
+   * finalist sample costs beyond its launches. */
+  double compile_sum_s, eval_sum_s, sample_overhead_s;
+  int compiles, evals;
   int done, planned; /* for progress */
   bool tty;
   int store_failures; /* writes to the database that failed, the first in store_eb */
@@ -73,6 +79,20 @@ static double compile_timeout(const tuning *t) {
 }
 
 static bool quiet(const tuning *t) { return t->k->ctx->opts.quiet; }
+
+static int finalist_count(const tuning *t) {
+  int nf = t->o.finalists > 0 ? t->o.finalists : DEFAULT_FINALISTS;
+  return nf > 64 ? 64 : nf;
+}
+
+static int round_count(const tuning *t) { return t->o.rounds > 0 ? t->o.rounds : DEFAULT_ROUNDS; }
+
+/* Fewer complete rounds than this (or than asked for) would decide on fewer
+ * samples than the first pass took (min_samples in request_for): then the
+ * first pass decides. */
+enum { MIN_ROUNDS = 3 };
+
+static int rounds_that_count(const tuning *t) { return round_count(t) < MIN_ROUNDS ? round_count(t) : MIN_ROUNDS; }
 
 static void set_message(kt__trial *tr, const char *msg) {
   free(tr->message);
@@ -215,23 +235,120 @@ static bool reuse_stored(tuning *t, kt__trial *tr) {
   return true;
 }
 
+/* ---- the time budget -------------------------------------------------- */
+
+/* --budget Ns bounds the wall time of the whole tuning (docs/FAULTS.md).
+ * Work starts only when it is expected to end in time at the pace this run
+ * has shown; what still runs at a deadline is cut off: compilations are
+ * abandoned, worker requests are bounded by the time left. The search stops
+ * early enough to leave the finalist rounds the time they need. The default
+ * configuration is the exception: it is the reference, always run in full. */
+
+/* The tuning's work after the finalist rounds: joining the compile threads
+ * (an abandoned C compiler takes up to 50 ms to be killed and reaped), ending
+ * the worker and storing the winner. */
+static const double TEARDOWN_S = 0.1;
+/* The finalists' reserve is at most this share of the budget: a slow default
+ * would otherwise leave no time to search. */
+static const double MAX_RESERVE_SHARE = 0.2;
+
+static bool timed(const tuning *t) { return t->deadline > 0; }
+
+static void ran_out(tuning *t) {
+  if (!t->r->budget_ran_out) kt__trace("budget: ran out");
+  t->r->budget_ran_out = true;
+}
+
+static double mean_of(double sum, int n) { return n > 0 ? sum / n : 0; }
+
+/* Seconds one finalist sample of TR takes: its launches, and the worker's
+ * work around them (restoring state, flushing caches) as the default's
+ * measurement showed it. */
+static double sample_cost(const tuning *t, const kt__trial *tr) {
+  return tr->stats.reps * tr->stats.median + t->sample_overhead_s;
+}
+
+/* The time the finalist rounds need: a warm-up and every round, for each
+ * finalist of the ranking so far and for the default, with the default's
+ * cost for each finalist not found yet. Past its cap, the reserve keeps as
+ * many rounds as fit, and nothing when too few to count would fit: the
+ * search is then better off with the time. */
+static double finalists_reserve(const tuning *t) {
+  int nf = finalist_count(t), order[64];
+  int n = kt__result_ranked(t->r, order, nf);
+  const kt__trial *def = &t->r->trials[t->r->default_trial];
+  double round = sample_cost(t, def) * (nf - n + 1);
+  for (int i = 0; i < n; i++)
+    if (order[i] != t->r->default_trial) round += sample_cost(t, &t->r->trials[order[i]]);
+  double cap = MAX_RESERVE_SHARE * t->o.budget_s;
+  if ((round_count(t) + 1) * round <= cap) return (round_count(t) + 1) * round;
+  int fit = (int)(cap / round) - 1; /* after the warm-up */
+  return fit >= rounds_that_count(t) ? (fit + 1) * round : 0;
+}
+
+/* When the search must have ended (0: no time budget). */
+static double search_deadline(const tuning *t) {
+  return timed(t) ? t->deadline - finalists_reserve(t) - TEARDOWN_S : 0;
+}
+
+/* When the finalist rounds must have ended (0: no time budget). */
+static double rounds_deadline(const tuning *t) { return timed(t) ? t->deadline - TEARDOWN_S : 0; }
+
+/* Whether one more configuration, queued behind PENDING others, can still be
+ * compiled (on every thread) and evaluated (one at a time) before the search
+ * deadline. */
+static bool time_for_one_more(tuning *t, int pending) {
+  if (!timed(t)) return true;
+  int ahead = pending + 1;
+  double need = ceil((double)ahead / t->r->compile_threads) * mean_of(t->compile_sum_s, t->compiles) +
+                ahead * mean_of(t->eval_sum_s, t->evals);
+  double left = search_deadline(t) - kt__now();
+  if (need <= left) return true;
+  kt__trace("budget: no time for another configuration (%.3f s needed, %.3f s left before the finalists' %.3f s)",
+            need, left, finalists_reserve(t));
+  ran_out(t);
+  return false;
+}
+
+/* How long to wait for compiles while N compiled configurations wait to be
+ * evaluated: until there is just time left to evaluate those and one more
+ * (0: no limit). */
+static double collect_deadline(const tuning *t, int n) {
+  return timed(t) ? search_deadline(t) - (n + 1) * mean_of(t->eval_sum_s, t->evals) : 0;
+}
+
+/* Compiles still queued or running when the time is up are given up: a C
+ * compiler is killed, NVRTC left to finish in its thread. */
+static void abandon_late(tuning *t) {
+  if (!timed(t) || kt__pool_pending(t->pool) == 0) return;
+  int n = kt__pool_abandon(t->pool);
+  kt__trace("budget: %d compilations abandoned", n);
+  t->r->compiles_abandoned += n;
+  ran_out(t);
+}
+
+/* Configurations the budget left unmeasured say so (--json "message"). */
+static void mark_unmeasured(tuning *t) {
+  for (int i = 0; t->r->budget_ran_out && i < t->r->ntrials; i++) {
+    kt__trial *tr = &t->r->trials[i];
+    if (tr->status == KT__ST_PENDING && !tr->message) set_message(tr, "not measured: the time budget ran out");
+  }
+}
+
 /* ---- compile and evaluate --------------------------------------------- */
 
 static kt__compile_job *make_job(tuning *t, const kt__trial *tr) {
-  kt__compile_job *j = kt__xcalloc(1, sizeof *j);
-  j->id = tr->id;
-  memcpy(j->values, tr->values, (size_t)t->nnames * sizeof *tr->values);
-  snprintf(j->tag, sizeof j->tag, "c%llu", (unsigned long long)tr->id);
-  j->build = (kt__build){.file = t->k->file,
-                         .decl = t->d,
-                         .names = t->names,
-                         .values = j->values,
-                         .n = t->nnames,
-                         .device = &t->r->device,
-                         .workdir = t->workdir,
-                         .tag = j->tag,
-                         .timeout_s = compile_timeout(t)};
-  return j;
+  char tag[32];
+  snprintf(tag, sizeof tag, "c%llu", (unsigned long long)tr->id);
+  kt__build b = {.decl = t->d,
+                 .names = t->names,
+                 .values = tr->values,
+                 .n = t->nnames,
+                 .device = &t->r->device,
+                 .workdir = t->workdir,
+                 .tag = tag,
+                 .timeout_s = compile_timeout(t)};
+  return kt__compile_job_new(tr->id, t->k->file, &b);
 }
 
 static void submit(tuning *t, const kt__trial *tr) { kt__pool_submit(t->pool, make_job(t, tr)); }
@@ -249,16 +366,42 @@ static void request_for(const tuning *t, const kt__trial *tr, kt__req_kind kind,
                                     .max_total_s = 0.25, .best_s = t->best_s};
 }
 
-static void ask_worker(tuning *t, const kt__request *req, kt__reply *rep) {
+/* Asks the worker, waiting at most the run timeout and, with a time budget,
+ * no later than UNTIL (0: no limit). A request the budget cuts off, or has
+ * no time left for, is no fault of the configuration: it comes back PENDING,
+ * so that nothing is recorded and a later run measures it. */
+static void ask_worker(tuning *t, const kt__request *req, kt__reply *rep, double until) {
+  double timeout = run_timeout(t), left = until > 0 ? until - kt__now() : timeout;
+  if (left <= 0) {
+    *rep = (kt__reply){.status = KT__ST_PENDING};
+    snprintf(rep->msg, sizeof rep->msg, "not measured: the time budget ran out");
+    ran_out(t);
+    return;
+  }
+  bool cut_short = left < timeout;
   double t0 = kt__now();
-  kt__worker_request(t->worker, req, rep, run_timeout(t));
-  t->r->device_busy_s += kt__now() - t0;
+  kt__worker_request(t->worker, req, rep, cut_short ? left : timeout);
+  double took = kt__now() - t0;
+  t->r->device_busy_s += took;
+  if (cut_short && rep->status == KT__ST_TIMEOUT) {
+    rep->status = KT__ST_PENDING;
+    snprintf(rep->msg, sizeof rep->msg, "not measured: cut off by the time budget after %.3g s", took);
+    t->r->requests_cut++;
+    ran_out(t);
+  } else if (req->kind == KT__REQ_EVAL && rep->status != KT__ST_PENDING) {
+    t->eval_sum_s += took;
+    t->evals++;
+  }
 }
 
 /* Takes a finished compile job: records a compile failure, or keeps the
  * artifact for the worker. Returns true when the trial can run. */
 static bool take_compiled(tuning *t, kt__compile_job *j, kt__trial *tr) {
   tr->compile_s = j->finished - j->started;
+  if (j->status != KT__ST_PENDING) {
+    t->compile_sum_s += tr->compile_s;
+    t->compiles++;
+  }
   bool ok = j->status == KT__ST_OK;
   if (!ok) {
     tr->status = j->status == KT__ST_PENDING ? KT__ST_PENDING : KT__ST_COMPILE;
@@ -267,8 +410,7 @@ static bool take_compiled(tuning *t, kt__compile_job *j, kt__trial *tr) {
     free(tr->artifact);
     tr->artifact = kt__xstrdup(j->artifact.path);
   }
-  kt__artifact_free(&j->artifact);
-  free(j);
+  kt__compile_job_free(j);
   return ok;
 }
 
@@ -277,14 +419,15 @@ static bool take_compiled(tuning *t, kt__compile_job *j, kt__trial *tr) {
  * operator, a timeout on a loaded machine), or have inherited a broken
  * state, and a failure recorded for good would keep the real winner out of
  * every later run. ONLY_OUTSIDE: a failure of the kernel's own is final
- * (the finalist rounds: a finalist that crashes at times is not trusted). */
-static void ask_twice_on_failure(tuning *t, const kt__request *req, kt__reply *rep, bool only_outside) {
-  ask_worker(t, req, rep);
+ * (the finalist rounds: a finalist that crashes at times is not trusted).
+ * UNTIL bounds both requests, as ask_worker does. */
+static void ask_twice_on_failure(tuning *t, const kt__request *req, kt__reply *rep, bool only_outside, double until) {
+  ask_worker(t, req, rep, until);
   if (rep->status != KT__ST_RUNTIME && rep->status != KT__ST_TIMEOUT) return;
   if (kt__interrupted || (only_outside && !rep->outside)) return;
   kt__reply *first = kt__xmalloc(sizeof *first);
   *first = *rep;
-  ask_worker(t, req, rep);
+  ask_worker(t, req, rep, until);
   if (rep->status == KT__ST_RUNTIME || rep->status == KT__ST_TIMEOUT) {
     char msg[sizeof rep->msg];
     snprintf(msg, sizeof msg, "%.1980s (failed twice, each time in a fresh worker)", rep->msg);
@@ -294,11 +437,12 @@ static void ask_twice_on_failure(tuning *t, const kt__request *req, kt__reply *r
   free(first);
 }
 
-static void evaluate(tuning *t, kt__trial *tr, kt__req_kind kind) {
+/* One verified run and measurement, bounded by UNTIL (0: no limit). */
+static void evaluate(tuning *t, kt__trial *tr, kt__req_kind kind, double until) {
   kt__request req;
   kt__reply rep;
   request_for(t, tr, kind, &req);
-  ask_twice_on_failure(t, &req, &rep, false);
+  ask_twice_on_failure(t, &req, &rep, false, until);
   tr->outside = rep.status != KT__ST_OK && rep.outside;
   tr->status = rep.status;
   set_message(tr, rep.msg);
@@ -313,6 +457,21 @@ static void evaluate(tuning *t, kt__trial *tr, kt__req_kind kind) {
 
 /* ---- the reference (default configuration) ---------------------------- */
 
+/* What the default's measurement tells of the finalist samples' cost, and
+ * whether it alone spent the time budget (it is always run, and said so). */
+static void reference_timing(tuning *t, const kt__trial *def) {
+  const kt__stats *st = &def->stats;
+  if (st->nsamples > 0) t->sample_overhead_s = fmax(def->measure_s / st->nsamples - st->reps * st->median, 0);
+  if (!timed(t) || kt__now() < t->deadline) return;
+  t->r->reference_over_budget = true;
+  ran_out(t);
+  if (!quiet(t))
+    fprintf(stderr,
+            "ktune: note: the default configuration is always run in full, as the reference: it took %.2f s "
+            "(%.2f s with the setup) of the %g s budget, and nothing else was tried\n",
+            kt__now() - t->started - t->r->setup_s, kt__now() - t->started, t->o.budget_s);
+}
+
 static int run_reference(tuning *t) {
   kt__trial *tr = kt__result_add(t->r, t->defaults, 0);
   tr->is_default = true;
@@ -326,12 +485,12 @@ static int run_reference(tuning *t) {
     kt__request req;
     kt__reply rep;
     request_for(t, tr, KT__REQ_REFERENCE, &req);
-    ask_twice_on_failure(t, &req, &rep, false);
+    ask_twice_on_failure(t, &req, &rep, false, 0);
     kt__trace("reference: run and kept");
     tr->status = rep.status;
     set_message(tr, rep.msg);
     set_output(tr, &rep.output);
-    if (rep.status == KT__ST_OK) evaluate(t, tr, KT__REQ_EVAL);
+    if (rep.status == KT__ST_OK) evaluate(t, tr, KT__REQ_EVAL, 0);
     kt__trace("reference: verified and measured");
   }
   progress(t, tr);
@@ -346,6 +505,7 @@ static int run_reference(tuning *t) {
     kt__sbuf_free(&cfg);
     return KT_NOVALID;
   }
+  reference_timing(t, tr);
   return KT_OK;
 }
 
@@ -376,10 +536,10 @@ static kt__trial *trial_for_index(tuning *t, stage *s, uint64_t index) {
   return tr;
 }
 
-static bool out_of_budget(const tuning *t, const stage *s) {
+static bool out_of_budget(tuning *t, const stage *s) {
   if (kt__interrupted) return true;
   if (s->budget > 0 && s->asked >= s->budget) return true;
-  return t->o.budget_s > 0 && kt__now() - t->started > t->o.budget_s;
+  return !time_for_one_more(t, kt__pool_pending(t->pool));
 }
 
 static void finish_trial(tuning *t, stage *s, kt__trial *tr) {
@@ -429,7 +589,7 @@ static void prebuild(tuning *t, kt__compile_job **jobs, int n) {
     kt__request req;
     kt__reply rep;
     request_for(t, &t->r->trials[jobs[i]->id], KT__REQ_PREBUILD, &req);
-    ask_worker(t, &req, &rep);
+    ask_worker(t, &req, &rep, search_deadline(t));
   }
 }
 
@@ -446,15 +606,16 @@ static void run_stage_batched(tuning *t, stage *s) {
     refill(t, s, batch);
     int n = 0;
     kt__compile_job *j;
-    while ((j = kt__pool_wait(t->pool)) != NULL) {
+    while ((j = kt__pool_wait_until(t->pool, collect_deadline(t, n))) != NULL) {
       if (n == batch) jobs = kt__xreallocarray(jobs, (size_t)(batch *= 2) + 1, sizeof *jobs);
       jobs[n++] = j;
     }
+    abandon_late(t);
     if (n == 0) break;
     prebuild(t, jobs, n);
     for (int i = 0; i < n; i++) {
       kt__trial *tr = &t->r->trials[jobs[i]->id];
-      if (take_compiled(t, jobs[i], tr) && !kt__interrupted) evaluate(t, tr, KT__REQ_EVAL);
+      if (take_compiled(t, jobs[i], tr) && !kt__interrupted) evaluate(t, tr, KT__REQ_EVAL, search_deadline(t));
       if (tr->status != KT__ST_PENDING) finish_trial(t, s, tr);
     }
     if (kt__interrupted) break;
@@ -471,14 +632,15 @@ static void run_stage(tuning *t, stage *s) {
   int want = 2 * t->r->compile_threads + 2;
   refill(t, s, want);
   kt__compile_job *j;
-  while ((j = kt__pool_wait(t->pool)) != NULL) {
+  while ((j = kt__pool_wait_until(t->pool, collect_deadline(t, 0))) != NULL) {
     kt__trial *tr = &t->r->trials[j->id];
-    if (take_compiled(t, j, tr) && !kt__interrupted) evaluate(t, tr, KT__REQ_EVAL);
-    if (tr->status == KT__ST_PENDING) continue; /* cancelled by an interrupt */
+    if (take_compiled(t, j, tr) && !kt__interrupted) evaluate(t, tr, KT__REQ_EVAL, search_deadline(t));
+    if (tr->status == KT__ST_PENDING) continue; /* cancelled by an interrupt, or out of time */
     finish_trial(t, s, tr);
     if (kt__interrupted) kt__pool_cancel_queued(t->pool);
     else refill(t, s, want);
   }
+  abandon_late(t);
 }
 
 /* ---- warm start ------------------------------------------------------- */
@@ -503,10 +665,11 @@ static void run_submitted(tuning *t, stage *s) {
   kt__compile_job *jobs[MAX_WARM];
   int n = 0;
   kt__compile_job *j;
-  while ((j = kt__pool_wait(t->pool)) != NULL) jobs[n++] = j;
+  while ((j = kt__pool_wait_until(t->pool, collect_deadline(t, n))) != NULL) jobs[n++] = j;
+  abandon_late(t);
   for (int i = 0; i < n; i++) {
     kt__trial *tr = &t->r->trials[jobs[i]->id];
-    if (take_compiled(t, jobs[i], tr) && !kt__interrupted) evaluate(t, tr, KT__REQ_EVAL);
+    if (take_compiled(t, jobs[i], tr) && !kt__interrupted) evaluate(t, tr, KT__REQ_EVAL, search_deadline(t));
     if (tr->status != KT__ST_PENDING) finish_trial(t, s, tr);
   }
 }
@@ -704,23 +867,52 @@ done:
 
 /* ---- finalists -------------------------------------------------------- */
 
-/* Reused trials have no compiled file yet: build them for the rounds. */
+/* Reused trials have no compiled file yet: build them for the rounds, as
+ * far as the time budget allows (one not built in time sits them out). */
 static void compile_missing(tuning *t, const int *order, int n) {
   for (int i = 0; i < n; i++)
     if (!t->r->trials[order[i]].artifact && t->k->backend->compile) submit(t, &t->r->trials[order[i]]);
   kt__compile_job *j;
-  while ((j = kt__pool_wait(t->pool)) != NULL) {
+  while ((j = kt__pool_wait_until(t->pool, rounds_deadline(t))) != NULL) {
     kt__trial *tr = &t->r->trials[j->id];
     if (!take_compiled(t, j, tr)) tr->status = KT__ST_COMPILE;
   }
+  abandon_late(t);
+}
+
+static bool in_rounds(const tuning *t, const kt__trial *tr) {
+  return tr->status == KT__ST_OK && (tr->artifact || !t->k->backend->compile);
+}
+
+/* One round: a sample of each finalist, rotated so that none always runs
+ * first. False when the time budget or an interrupt cut it short. */
+static bool one_round(tuning *t, const int *order, int n, int round, double *samples, int *taken) {
+  for (int k = 0; k < n; k++) {
+    int i = (k + round + n) % n;
+    kt__trial *tr = &t->r->trials[order[i]];
+    if (!in_rounds(t, tr)) continue;
+    kt__request req;
+    kt__reply rep;
+    request_for(t, tr, KT__REQ_SAMPLE, &req);
+    req.reps = tr->stats.reps > 0 ? tr->stats.reps : 1;
+    ask_twice_on_failure(t, &req, &rep, true, rounds_deadline(t));
+    if (rep.status == KT__ST_PENDING) return false;
+    if (rep.status != KT__ST_OK) {
+      tr->status = rep.status; /* a finalist that fails now is not trusted */
+      tr->outside = rep.outside;
+      set_message(tr, rep.msg);
+      set_output(tr, &rep.output);
+      continue;
+    }
+    if (round >= 0) samples[i * round_count(t) + taken[i]++] = rep.sample_s;
+  }
+  return true;
 }
 
 static void finalist_rounds(tuning *t) {
-  int nf = t->o.finalists > 0 ? t->o.finalists : DEFAULT_FINALISTS;
-  int rounds = t->o.rounds > 0 ? t->o.rounds : DEFAULT_ROUNDS;
+  int rounds = round_count(t);
   int order[65];
-  if (nf > 64) nf = 64;
-  int n = kt__result_ranked(t->r, order, nf);
+  int n = kt__result_ranked(t->r, order, finalist_count(t));
   if (n < 2) return;
   /* The default runs in the rounds too, so that the reported speed-up over it
    * is measured side by side rather than across the run's changing load. */
@@ -731,34 +923,36 @@ static void finalist_rounds(tuning *t) {
   compile_missing(t, order, n);
   double *samples = kt__xcalloc((size_t)(n * rounds), sizeof *samples);
   int *taken = kt__xcalloc((size_t)n, sizeof *taken);
+  /* A round starts only when it can end before the deadline: the first is
+   * foreseen from the first pass, each later one from the one before. */
+  double foreseen = 0;
+  for (int i = 0; i < n; i++)
+    if (in_rounds(t, &t->r->trials[order[i]])) foreseen += sample_cost(t, &t->r->trials[order[i]]);
+  int complete = 0;
   /* Round -1 warms up: a finalist taken from the database has not run in
-   * this worker yet, and its first sample would carry the loading. */
-  for (int round = -1; round < rounds && !kt__interrupted; round++)
-    for (int k = 0; k < n; k++) {
-      int i = (k + round + n) % n; /* rotate so no finalist always runs first */
-      kt__trial *tr = &t->r->trials[order[i]];
-      if (tr->status != KT__ST_OK) continue;
-      kt__request req;
-      kt__reply rep;
-      request_for(t, tr, KT__REQ_SAMPLE, &req);
-      req.reps = tr->stats.reps > 0 ? tr->stats.reps : 1;
-      ask_twice_on_failure(t, &req, &rep, true);
-      if (rep.status != KT__ST_OK) {
-        tr->status = rep.status; /* a finalist that fails now is not trusted */
-        tr->outside = rep.outside;
-        set_message(tr, rep.msg);
-        set_output(tr, &rep.output);
-        continue;
-      }
-      if (round >= 0) samples[i * rounds + taken[i]++] = rep.sample_s;
+   * this worker yet, and its first sample would carry the loading. Rounds
+   * too few to count are not started. */
+  int need = rounds_that_count(t) + 1;
+  for (int round = -1; round < rounds && !kt__interrupted; round++, need--) {
+    double start = kt__now();
+    if (timed(t) && start + (need > 1 ? need : 1) * foreseen > rounds_deadline(t)) {
+      ran_out(t);
+      break;
     }
+    if (!one_round(t, order, n, round, samples, taken)) break;
+    foreseen = kt__now() - start;
+    complete += round >= 0;
+  }
+  t->r->rounds_done = complete;
+  t->r->rounds_planned = rounds;
   /* The rounds are the trusted measurement: their statistics replace the
-   * first pass's, which ran beside other work. The database gets what the
+   * first pass's, which ran beside other work. A round cut short sampled
+   * only some finalists, and does not count. The database gets what the
    * output says: the rounds' statistics, or the failure. */
   for (int i = 0; i < n; i++) {
     kt__trial *tr = &t->r->trials[order[i]];
-    if (taken[i] > 0 && tr->status == KT__ST_OK) {
-      kt__stats_compute(samples + i * rounds, taken[i], tr->stats.reps, &tr->stats);
+    if (complete >= rounds_that_count(t) && taken[i] > 0 && tr->status == KT__ST_OK) {
+      kt__stats_compute(samples + i * rounds, taken[i] < complete ? taken[i] : complete, tr->stats.reps, &tr->stats);
       tr->final_s = tr->stats.median;
     }
     if (!kt__interrupted) record_trial(t, tr, true);
@@ -843,6 +1037,7 @@ static int start(tuning *t) {
   t->r = kt__result_create(d->name, t->k->file->src.path, t->names, t->nnames, d->ntune);
   t->r->space_size = size;
   t->r->valid_size = valid;
+  t->r->budget_s = t->o.budget_s > 0 ? t->o.budget_s : 0;
   describe_sizes(t);
   t->r->flops = eval_work(t, d->flops);
   t->r->bytes = eval_work(t, d->bytes);
@@ -871,14 +1066,15 @@ static int start(tuning *t) {
   int jobs = t->k->ctx->opts.jobs > 0 ? t->k->ctx->opts.jobs : kt__ncores();
   t->r->compile_threads = jobs;
   t->pool = kt__pool_create(t->k->backend, jobs);
+  if (!t->pool) return kt__err(t->eb, KT_NOMEM, "cannot start a compile thread");
   return open_store(t);
 }
 
 static void finish(tuning *t) {
   if (t->pool) {
     kt__pool_cancel_queued(t->pool);
-    while (kt__pool_wait(t->pool)) {
-    } /* drained jobs are freed by kt__pool_free */
+    kt__compile_job *j;
+    while ((j = kt__pool_wait(t->pool)) != NULL) kt__compile_job_free(j);
     t->r->compile_busy_s = kt__pool_busy_seconds(t->pool);
   }
   kt__pool_free(t->pool);
@@ -931,6 +1127,7 @@ static double lap(double *mark) {
 int kt_tune(kt_kernel *k, const kt_tune_options *opts, kt_result **out) {
   tuning t = {.k = k, .d = k->decl, .eb = &k->ctx->err, .started = kt__now(), .tty = isatty(2)};
   if (opts) t.o = *opts;
+  if (t.o.budget_s > 0) t.deadline = t.started + t.o.budget_s;
   *out = NULL;
   kt__interrupted = 0;
   int rc = start(&t);
@@ -944,12 +1141,14 @@ int kt_tune(kt_kernel *k, const kt_tune_options *opts, kt_result **out) {
   if (rc == KT_OK && t.d->ncluster > 0 && t.r->winner >= 0 && !kt__interrupted)
     rc = search(&t, 1, t.r->trials[t.r->winner].values);
   if (t.r) t.r->search_s = lap(&mark);
+  if (rc == KT_OK && timed(&t)) t.r->finalists_reserved_s = finalists_reserve(&t);
   if (rc == KT_OK && !kt__interrupted) finalist_rounds(&t);
   if (t.r) t.r->finalists_s = lap(&mark);
   kt__trace("finalists done");
   if (t.r) {
     pick_winner(&t);
     t.r->interrupted = kt__interrupted;
+    mark_unmeasured(&t);
     store_winner(&t);
   }
   progress_end(&t);

@@ -9,6 +9,8 @@
 #ifndef KT_BACKEND_H
 #define KT_BACKEND_H
 
+#include <stdatomic.h>
+
 #include "../lang/decl.h"
 
 typedef struct kt__device_info {
@@ -42,6 +44,9 @@ typedef struct kt__build {
   const char *workdir;      /* private directory (mode 0700) for outputs */
   const char *tag;          /* unique file stem inside workdir for this build */
   double timeout_s;
+  /* Set (non-zero) when the tuner abandons this build: a compile that can
+   * stop early (stops_on_cancel) then returns PENDING soon. May be NULL. */
+  const atomic_int *cancel;
 } kt__build;
 
 /* What compile produced: a file in workdir (shared object, cubin, ...). */
@@ -85,6 +90,10 @@ typedef struct kt__backend {
   /* TUNER (threads): compile one configuration; NULL when load compiles.
    * Returns a kt__status: OK, or COMPILE with the log in a->log. */
   kt__status (*compile)(const kt__build *b, kt__artifact *a, kt__errbuf *eb);
+  /* compile returns within a fraction of a second once b->cancel is set
+   * (the C compiler is a child process, killed); false when it cannot be
+   * interrupted (NVRTC runs in the calling thread until it is done). */
+  bool stops_on_cancel;
   /* WORKER: open device INDEX; fills INFO. KT_OK or a kt_err. */
   int (*open)(int index, void **state, kt__device_info *info, kt__errbuf *eb);
   void (*close)(void *state);

@@ -66,14 +66,18 @@ typedef struct spawned {
   kt__sbuf out;    /* stdout and stderr, interleaved as written */
 } spawned;
 
+/* True once the tuner has abandoned this build (its time budget ran out). */
+static bool cancelled(const atomic_int *cancel) { return cancel && atomic_load(cancel); }
+
 /* Reads the child's output until EOF or DEADLINE; false on timeout, and
- * soon after kt_interrupt() (the wait wakes every 50 ms to look: the signal
- * may land on another thread), so that Ctrl-C does not wait for compilers. */
-static bool drain(int fd, double deadline, kt__sbuf *out) {
+ * soon after kt_interrupt() or CANCEL (the wait wakes every 50 ms to look:
+ * the signal may land on another thread), so that neither Ctrl-C nor a
+ * spent time budget waits for compilers. */
+static bool drain(int fd, double deadline, const atomic_int *cancel, kt__sbuf *out) {
   char buf[4096];
   for (;;) {
     double left = deadline - kt__now();
-    if (left <= 0 || kt__interrupted) return false;
+    if (left <= 0 || kt__interrupted || cancelled(cancel)) return false;
     struct pollfd p = {.fd = fd, .events = POLLIN};
     int r = poll(&p, 1, left > 0.05 ? 50 : (int)(left * 1000) + 1);
     if (r < 0 && errno == EINTR) continue;
@@ -87,8 +91,8 @@ static bool drain(int fd, double deadline, kt__sbuf *out) {
 
 /* Runs ARGV with stdin from /dev/null and output captured, in its own process
  * group so that a timeout kills the driver and the cc1/as/ld it started. */
-static int run_captured(const char *const argv[], char *const envp[], double timeout_s, spawned *sp,
-                        kt__errbuf *eb) {
+static int run_captured(const char *const argv[], char *const envp[], double timeout_s, const atomic_int *cancel,
+                        spawned *sp, kt__errbuf *eb) {
   *sp = (spawned){0};
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return kt__err(eb, KT_IO, "pipe: %s", strerror(errno));
@@ -115,7 +119,7 @@ static int run_captured(const char *const argv[], char *const envp[], double tim
     return kt__err(eb, KT_NOBACKEND, "cannot run the C compiler `%s`: %s (set CC to choose another)", argv[0],
                    strerror(rc));
   }
-  if (!drain(fds[0], kt__now() + timeout_s, &sp->out)) {
+  if (!drain(fds[0], kt__now() + timeout_s, cancel, &sp->out)) {
     sp->timed_out = true;
     kill(-pid, SIGKILL);
   }
@@ -308,13 +312,13 @@ static kt__status run_compiler(const kt__build *b, const char *so, const char *s
   kt__status st = KT__ST_OK;
   char why[256];
   char **envp = env_with_tmpdir(b->workdir);
-  int spawned_rc = run_captured(c->argv, envp, timeout, &sp, eb);
+  int spawned_rc = run_captured(c->argv, envp, timeout, b->cancel, &sp, eb);
   free_env(envp);
   if (spawned_rc != KT_OK) {
     st = KT__ST_COMPILE;
-  } else if (sp.timed_out && kt__interrupted) {
-    st = KT__ST_PENDING; /* killed by the interrupt: not a compile failure */
-    kt__err(eb, KT_INTERRUPTED, "interrupted");
+  } else if (sp.timed_out && (kt__interrupted || cancelled(b->cancel))) {
+    st = KT__ST_PENDING; /* killed by the interrupt or the budget: not a compile failure */
+    kt__err(eb, KT_INTERRUPTED, "%s", kt__interrupted ? "interrupted" : "abandoned: the time budget ran out");
   } else if (sp.timed_out) {
     snprintf(why, sizeof why, "the C compiler ran past the %g s timeout", timeout);
     st = compile_failed(a, eb, why, sp.out.s);
@@ -405,7 +409,7 @@ static void toolchain_version(char *out, size_t len) {
   argv[n] = NULL;
   spawned sp;
   snprintf(out, len, "%s (version unknown)", argv[0]);
-  if (run_captured(argv, NULL, 10, &sp, NULL) == KT_OK && sp.out.s && WIFEXITED(sp.status) && WEXITSTATUS(sp.status) == 0)
+  if (run_captured(argv, NULL, 10, NULL, &sp, NULL) == KT_OK && sp.out.s && WIFEXITED(sp.status) && WEXITSTATUS(sp.status) == 0)
     snprintf(out, len, "%.*s", (int)strcspn(sp.out.s, "\n"), sp.out.s);
   kt__sbuf_free(&sp.out);
   free(words);
@@ -599,6 +603,7 @@ const kt__backend kt__backend_cpu = {
     .name = "cpu",
     .list_devices = cpu_list_devices,
     .compile = cpu_compile,
+    .stops_on_cancel = true,
     .open = cpu_open,
     .close = cpu_close,
     .load = cpu_load,

@@ -31,7 +31,9 @@ void kt__nvrtc_arch(const kt__build *b, char *out, size_t len);
 
 /* The backend's compile: B's file to <workdir>/<tag>.cubin. When the kernel
  * is not extern "C", its mangled name is written beside, in <tag>.cubin.sym.
- * KT__ST_OK, or KT__ST_COMPILE with the NVRTC log in A->log and EB. */
+ * KT__ST_OK, or KT__ST_COMPILE with the NVRTC log in A->log and EB. NVRTC
+ * cannot be interrupted: B->cancel is not looked at (the pool leaves an
+ * abandoned build to end in its thread). */
 kt__status kt__nvrtc_build(const kt__build *b, kt__artifact *a, kt__errbuf *eb);
 
 #endif

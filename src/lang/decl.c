@@ -57,8 +57,13 @@ static void decl_free(kt__kernel_decl *k) {
   free(k->sig_is_const);
 }
 
+kt__file *kt__file_retain(kt__file *f) {
+  if (f) atomic_fetch_add(&f->extra_holders, 1);
+  return f;
+}
+
 void kt__file_free(kt__file *f) {
-  if (!f) return;
+  if (!f || atomic_fetch_sub(&f->extra_holders, 1) > 0) return;
   for (int i = 0; i < f->nkernels; i++) decl_free(&f->kernels[i]);
   free(f->kernels);
   kt__source_free(&f->src);

@@ -4,6 +4,8 @@
 #ifndef KT_LANG_DECL_H
 #define KT_LANG_DECL_H
 
+#include <stdatomic.h>
+
 #include "expr.h"
 
 typedef enum kt__lang { KT__LANG_C, KT__LANG_OPENCL, KT__LANG_CUDA } kt__lang;
@@ -102,6 +104,9 @@ typedef struct kt__file {
   kt__lang lang;
   kt__kernel_decl *kernels;
   int nkernels;
+  /* Holders beyond the first (kt__file_retain): a compilation the tuner
+   * abandoned may still read the file after its kernel is destroyed. */
+  atomic_int extra_holders;
 } kt__file;
 
 #endif

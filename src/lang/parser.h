@@ -15,6 +15,9 @@ int kt__expand_choices(const int64_t *written, int n, int64_t **out, int *count,
 kt__file *kt__parse_file(const char *path, int lang, kt__diag *d, kt__errbuf *eb);
 /* The same from a string (the source is copied). */
 kt__file *kt__parse_string(const char *label, const char *text, kt__lang lang, kt__diag *d);
+/* One more holder of F (returned): each holder calls kt__file_free once,
+ * and the last call frees. Safe from any thread. */
+kt__file *kt__file_retain(kt__file *f);
 void kt__file_free(kt__file *f);
 
 /* NAME NULL: the only kernel, else an error listing them. */

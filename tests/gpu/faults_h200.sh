@@ -18,7 +18,7 @@
 #      (retried in a fresh worker), and the run goes on.
 #   5. A worker killed with SIGKILL from outside mid-run (sgemm.cu):
 #      the run ends 0 and records nothing as failed by its configuration.
-#   6. tests/data/cuda_slow_compile.cu with --budget 10s (configurations of
+#   6. tests/data/cuda_compile_seconds.cu with --budget 10s (configurations of
 #      seconds each to compile): the wall time within 5 % of the budget.
 #   7. sgemm.cu measured whole (174 configurations): the wall time, to
 #      compare with docs/BENCHMARKS.md (the checks after each run cost).
@@ -92,7 +92,7 @@ check "worker killed from outside: nothing recorded against a configuration" $x 
 
 # 6. a time budget over slow compiles
 start=$(date +%s.%N)
-"$KTUNE" tune tests/data/cuda_slow_compile.cu --budget 10s --json --quiet --no-db >"$WORK/budget.json" 2>"$WORK/budget.err"
+"$KTUNE" tune tests/data/cuda_compile_seconds.cu --budget 10s --json --quiet --no-db >"$WORK/budget.json" 2>"$WORK/budget.err"
 rc=$?
 wall=$(python3 -c "import sys; print('%.2f' % (float(sys.argv[1]) - float(sys.argv[2])))" "$(date +%s.%N)" "$start")
 r=$(py "c=d['configurations']; print(len(c), sum(1 for x in c if x['status']=='ok'), '%.2f' % max(x.get('compile_s', 0) or 0 for x in c))" "$WORK/budget.json" 2>/dev/null)
