@@ -12,7 +12,6 @@
 // @grid(cdiv(N, 256))
 // @block(256)
 // @dims(N = 1 << 22)
-#include <cstdio>
 
 extern "C" __global__ void scale(float *x, float *y, int n) {
   int i = blockIdx.x * 256 + threadIdx.x;
