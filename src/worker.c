@@ -167,6 +167,7 @@ typedef struct child {
   kt__device_info info;
   void **bufs;   /* device buffer per tensor (guards[k].inner) */
   kt__guarded *guards; /* the allocations, with guard zones around each tensor */
+  void **pristine;      /* per `in` tensor, a device copy to compare with (NULL: compare on the host) */
   void *scratch; /* host buffer as large as the largest tensor */
   size_t scratch_bytes;
   loaded cache[CACHE_SLOTS];
@@ -275,6 +276,9 @@ static kt__status restore_all(child *c, bool alt_poison, kt__errbuf *eb) {
       continue;
     }
     if (kt__be_upload(c->s->backend, c->state, c->bufs[k], t->initial, t->bytes, eb) != KT_OK) return KT__ST_RUNTIME;
+    if (t->mode == KT__MODE_IN && c->pristine[k] &&
+        kt__be_copy(c->s->backend, c->state, c->pristine[k], c->bufs[k], t->bytes, eb) != KT_OK)
+      return KT__ST_RUNTIME;
   }
   c->inputs_fresh = true;
   return KT__ST_OK;
@@ -365,6 +369,12 @@ static kt__status check_inputs(child *c, kt__errbuf *eb) {
   for (int k = 0; k < a->ntensors; k++) {
     const kt__host_tensor *t = &a->tensors[k];
     if (t->mode != KT__MODE_IN) continue;
+    bool same = false;
+    if (c->pristine[k]) {
+      if (kt__be_equal(c->s->backend, c->state, c->bufs[k], c->pristine[k], t->bytes, &same, eb) != KT_OK)
+        return KT__ST_RUNTIME;
+      if (same) continue;
+    }
     if (kt__be_download(c->s->backend, c->state, c->scratch, c->bufs[k], t->bytes, eb) != KT_OK) return KT__ST_RUNTIME;
     if (kt__equal_parallel(c->scratch, t->initial, t->bytes, c->cores)) continue;
     c->inputs_fresh = false;
@@ -594,6 +604,14 @@ static kt__status serve(child *c, const kt__request *rq, kt__reply *rp, kt__errb
   return (kt__status)kt__err(eb, KT__ST_RUNTIME, "bad request kind %d", (int)rq->kind);
 }
 
+/* A device copy of input K to compare with after each run; without the
+ * memory for it, inputs are compared on the host. */
+static void keep_pristine_copy(child *c, int k) {
+  kt__errbuf ignored;
+  if (kt__be_alloc(c->s->backend, c->state, c->s->args->tensors[k].bytes, &c->pristine[k], &ignored) != KT_OK)
+    c->pristine[k] = NULL;
+}
+
 static int child_setup(child *c, kt__errbuf *eb) {
   const kt__worker_setup *s = c->s;
   kt__trace("worker: starting");
@@ -602,11 +620,14 @@ static int child_setup(child *c, kt__errbuf *eb) {
   const kt__argset *a = s->args;
   c->bufs = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->bufs);
   c->guards = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->guards);
+  c->pristine = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->pristine);
   size_t largest = 1;
   for (int k = 0; k < a->ntensors; k++) {
     KT__FORWARD(kt__guarded_alloc(s->backend, c->state, a->tensors[k].bytes, &c->guards[k], eb));
     KT__FORWARD(kt__guarded_arm(s->backend, c->state, &c->guards[k], eb));
     c->bufs[k] = c->guards[k].inner;
+    if (a->tensors[k].mode == KT__MODE_IN && s->backend->equal && s->backend->copy)
+      keep_pristine_copy(c, k);
     if (a->tensors[k].bytes > largest) largest = a->tensors[k].bytes;
   }
   /* Page-aligned so that the backend can page-lock it for fast downloads. */
@@ -624,10 +645,12 @@ static int child_setup(child *c, kt__errbuf *eb) {
 static void child_teardown(child *c) {
   free(c->queued);
   for (int i = 0; i < c->ncache; i++) kt__be_unload(c->s->backend, c->state, c->cache[i].fn);
+  for (int k = 0; c->pristine && k < c->s->args->ntensors; k++) kt__be_release(c->s->backend, c->state, c->pristine[k]);
   for (int k = 0; c->guards && k < c->s->args->ntensors; k++) kt__guarded_free(c->s->backend, c->state, &c->guards[k]);
   kt__be_close(c->s->backend, c->state);
   free(c->bufs);
   free(c->guards);
+  free(c->pristine);
   free(c->scratch);
 }
 

@@ -72,6 +72,14 @@ void kt__be_release(const kt__backend *be, void *state, void *buf) {
   if (buf) be->release(state, buf);
 }
 
+int kt__be_equal(const kt__backend *be, void *state, void *a, void *b, size_t bytes, bool *same, kt__errbuf *eb) {
+  return be->equal ? be->equal(state, a, b, bytes, same, eb) : KT_NOTFOUND;
+}
+
+int kt__be_copy(const kt__backend *be, void *state, void *dst, void *src, size_t bytes, kt__errbuf *eb) {
+  return be->copy ? be->copy(state, dst, src, bytes, eb) : KT_NOTFOUND;
+}
+
 int kt__be_slice(const kt__backend *be, void *state, void *buf, size_t offset, size_t bytes, void **out, kt__errbuf *eb) {
   *out = NULL;
   if (!be->slice) return KT_NOTFOUND;

@@ -132,6 +132,12 @@ typedef struct kt__backend {
    * backend has no guard zones. */
   int (*slice)(void *state, void *buf, size_t offset, size_t bytes, void **out, kt__errbuf *eb);
   void (*unslice)(void *state, void *slice);
+  /* WORKER, optional: *SAME tells whether BYTES of device buffers A and B
+   * are equal, compared on the device, and COPY copies device to device:
+   * the worker then checks inputs against a pristine device copy instead of
+   * downloading them. NULL: the worker compares on the host. */
+  int (*equal)(void *state, void *a, void *b, size_t bytes, bool *same, kt__errbuf *eb);
+  int (*copy)(void *state, void *dst, void *src, size_t bytes, kt__errbuf *eb);
   /* WORKER, optional: page-locks host memory that is copied often (inputs,
    * reference, scratch) so transfers run at full speed. A hint. */
   void (*pin_host)(void *state, void *host, size_t bytes);
@@ -165,6 +171,9 @@ void kt__be_prebuild(const kt__backend *be, void *state, const kt__build *b, int
 int kt__be_fill(const kt__backend *be, void *state, void *buf, size_t bytes, const void *pattern, size_t pattern_size,
                 kt__errbuf *eb);
 void kt__be_pin_host(const kt__backend *be, void *state, void *host, size_t bytes);
+/* KT_NOTFOUND when the backend cannot compare or copy on the device. */
+int kt__be_equal(const kt__backend *be, void *state, void *a, void *b, size_t bytes, bool *same, kt__errbuf *eb);
+int kt__be_copy(const kt__backend *be, void *state, void *dst, void *src, size_t bytes, kt__errbuf *eb);
 /* KT_NOTFOUND when the backend cannot slice. */
 int kt__be_slice(const kt__backend *be, void *state, void *buf, size_t offset, size_t bytes, void **out, kt__errbuf *eb);
 void kt__be_unslice(const kt__backend *be, void *state, void *slice);
