@@ -178,6 +178,13 @@ void kt__trace(const char *fmt, ...) {
   dprintf(kt__trace_fd, "ktune-trace %.6f %d %s\n", kt__now(), (int)getpid(), line);
 }
 
+void kt__print_autotuning(const char *kernel, const char *key, const char *how, double secs, const char *config) {
+  const char *env = getenv("KTUNE_PRINT_AUTOTUNING");
+  if (!env || !*env || strcmp(env, "0") == 0) return;
+  fprintf(stderr, "ktune: kernel %s, key [%s]: %s in %.3f s: %s\n", kernel, key, how, secs,
+          config && *config ? config : "(no tuned names)");
+}
+
 int kt__ncores(void) {
   long n = sysconf(_SC_NPROCESSORS_ONLN);
   return n > 0 ? (int)n : 1;

@@ -105,6 +105,10 @@ void kt__trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Where kt__trace writes: stderr, except in a device worker, whose stderr
  * is captured as its kernels' output. */
 extern int kt__trace_fd;
+/* With KTUNE_PRINT_AUTOTUNING set (and not "0"), one line on stderr for a
+ * tuning or a kt_launch fallback: kernel, key, what happened, the time it
+ * took and the configuration chosen. */
+void kt__print_autotuning(const char *kernel, const char *key, const char *how, double secs, const char *config);
 /* Number of online CPU cores (at least 1). */
 int kt__ncores(void);
 

@@ -20,6 +20,7 @@
 #include "result.h"
 #include "search/strategy.h"
 #include "space/space.h"
+#include "workdir.h"
 
 enum { DEFAULT_FINALISTS = 5, DEFAULT_ROUNDS = 7, MAX_VALID_COUNT = 1000000, AUTO_BUDGET = 400 };
 enum { PREBUILD_BATCH_MAX = 64 };
