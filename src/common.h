@@ -17,8 +17,9 @@ typedef struct kt__errbuf {
 } kt__errbuf;
 
 /* Sets the message (printf-style) and returns CODE, so that
- * `return kt__err(eb, KT_INVALID, "...")` reads as one step. eb may be NULL. */
-int kt__err(kt__errbuf *eb, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+ * `return kt__err(eb, KT_INVALID, "...")` reads as one step. eb may be NULL.
+ * A configuration's status has its own helper, kt__fail, below. */
+kt_err kt__err(kt__errbuf *eb, kt_err code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #define KT__RETURN_IF(cond, eb, code, ...)                                   \
   do { if (cond) return kt__err((eb), (code), __VA_ARGS__); } while (0)
@@ -45,6 +46,9 @@ typedef enum kt__status {
   KT__ST_COUNT
 } kt__status;
 const char *kt__status_name(kt__status st);
+/* kt__err for a configuration's status: sets the message and returns ST, so
+ * that `return kt__fail(eb, KT__ST_RUNTIME, "...")` reads as one step. */
+kt__status kt__fail(kt__errbuf *eb, kt__status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int kt__status_from_name(const char *name); /* -1 when unknown */
 
 /* Element types of @kernel parameters. */
