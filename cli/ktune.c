@@ -157,6 +157,18 @@ static int parse_budget(const char *s, kt_tune_options *o) {
   return 0;
 }
 
+/* --strategy is checked here, so that the message names the flag (the
+ * library names what it was given, not where it came from). */
+static int check_strategy(const char *name) {
+  if (!name || kt_strategy_summary(name)) return 0;
+  char names[1024] = "";
+  size_t len = 0;
+  for (const char *const *n = kt_strategy_names(); *n && len < sizeof names; n++)
+    len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "", *n);
+  fprintf(stderr, "ktune: error: --strategy %s: no such strategy; choose one of: %s\n", name, names);
+  return EXIT_BAD_INPUT;
+}
+
 static int fail(kt_context *ctx, int rc) {
   const char *msg = kt_errmsg(ctx);
   if (msg && *msg) {
@@ -237,6 +249,7 @@ static int cmd_tune(const cli *c, int bench) {
   o.show_output = c->show_output;
   o.retry_failed = c->retry_failed;
   if (parse_budget(c->budget, &o) != 0) return bad("--budget %s: expected a number of configurations or seconds (30s)", c->budget);
+  if (check_strategy(c->strategy)) return EXIT_BAD_INPUT;
   if (c->seed) {
     long s;
     if (parse_int(c->seed, 0, 0x7fffffffL, &s) != 0) return bad("--seed %s: expected a non-negative integer", c->seed);

@@ -52,8 +52,9 @@ const char *kt_strerror(int err);
 /* The exit status the command line uses for an error: 2 for bad input
  * (KT_INVALID, KT_NOTFOUND, KT_NOBACKEND) and for a results database that
  * cannot be opened or written (KT_STORE: a tuning whose results could not
- * all be stored ends with it), 130 for KT_INTERRUPTED, 1 for KT_NOVALID and
- * anything else. */
+ * all be stored ends with it, even when it was also interrupted), 130 for
+ * KT_INTERRUPTED (SIGINT, SIGTERM, SIGHUP during a tuning), 1 for
+ * KT_NOVALID and anything else (KT_IO, KT_NOMEM, KT_INTERNAL). */
 int kt_exit_status(int err);
 
 typedef struct kt_context kt_context;

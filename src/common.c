@@ -10,14 +10,24 @@
 volatile int kt__interrupted;
 void kt_interrupt(void) { kt__interrupted = 1; }
 
-int kt__err(kt__errbuf *eb, int code, const char *fmt, ...) {
-  if (eb) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(eb->msg, sizeof eb->msg, fmt, ap);
-    va_end(ap);
-  }
+__attribute__((format(printf, 2, 0))) static void set_message(kt__errbuf *eb, const char *fmt, va_list ap) {
+  if (eb) vsnprintf(eb->msg, sizeof eb->msg, fmt, ap);
+}
+
+kt_err kt__err(kt__errbuf *eb, kt_err code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  set_message(eb, fmt, ap);
+  va_end(ap);
   return code;
+}
+
+kt__status kt__fail(kt__errbuf *eb, kt__status st, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  set_message(eb, fmt, ap);
+  va_end(ap);
+  return st;
 }
 
 static const char *const status_names[] = {
@@ -176,6 +186,13 @@ void kt__trace(const char *fmt, ...) {
   vsnprintf(line, sizeof line, fmt, ap);
   va_end(ap);
   dprintf(kt__trace_fd, "ktune-trace %.6f %d %s\n", kt__now(), (int)getpid(), line);
+}
+
+void kt__print_autotuning(const char *kernel, const char *key, const char *how, double secs, const char *config) {
+  const char *env = getenv("KTUNE_PRINT_AUTOTUNING");
+  if (!env || !*env || strcmp(env, "0") == 0) return;
+  fprintf(stderr, "ktune: kernel %s, key [%s]: %s in %.3f s: %s\n", kernel, key, how, secs,
+          config && *config ? config : "(no tuned names)");
 }
 
 int kt__ncores(void) {

@@ -17,8 +17,9 @@ typedef struct kt__errbuf {
 } kt__errbuf;
 
 /* Sets the message (printf-style) and returns CODE, so that
- * `return kt__err(eb, KT_INVALID, "...")` reads as one step. eb may be NULL. */
-int kt__err(kt__errbuf *eb, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+ * `return kt__err(eb, KT_INVALID, "...")` reads as one step. eb may be NULL.
+ * A configuration's status has its own helper, kt__fail, below. */
+kt_err kt__err(kt__errbuf *eb, kt_err code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #define KT__RETURN_IF(cond, eb, code, ...)                                   \
   do { if (cond) return kt__err((eb), (code), __VA_ARGS__); } while (0)
@@ -45,6 +46,9 @@ typedef enum kt__status {
   KT__ST_COUNT
 } kt__status;
 const char *kt__status_name(kt__status st);
+/* kt__err for a configuration's status: sets the message and returns ST, so
+ * that `return kt__fail(eb, KT__ST_RUNTIME, "...")` reads as one step. */
+kt__status kt__fail(kt__errbuf *eb, kt__status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int kt__status_from_name(const char *name); /* -1 when unknown */
 
 /* Element types of @kernel parameters. */
@@ -105,6 +109,10 @@ void kt__trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Where kt__trace writes: stderr, except in a device worker, whose stderr
  * is captured as its kernels' output. */
 extern int kt__trace_fd;
+/* With KTUNE_PRINT_AUTOTUNING set (and not "0"), one line on stderr for a
+ * tuning or a kt_launch fallback: kernel, key, what happened, the time it
+ * took and the configuration chosen. */
+void kt__print_autotuning(const char *kernel, const char *key, const char *how, double secs, const char *config);
 /* Number of online CPU cores (at least 1). */
 int kt__ncores(void);
 

@@ -38,18 +38,5 @@ int kt__kernel_resolve_sizes(kt_kernel *k, int64_t *values, kt__errbuf *eb);
 kt__store *kt__context_store(kt_context *ctx);
 /* Canonical "M=1 N=2" of the key sizes. */
 void kt__kernel_key_sizes(const kt_kernel *k, const int64_t *sizes, kt__sbuf *out);
-/* With KTUNE_PRINT_AUTOTUNING set (and not "0"), one line on stderr for a
- * tuning or a kt_launch fallback: kernel, key, what happened, the time it
- * took and the configuration chosen (runtime.c). */
-void kt__print_autotuning(const char *kernel, const char *key, const char *how, double secs, const char *config);
-/* Reads a stored "NAME=VALUE NAME=VALUE" configuration into VALUES, where
- * VALUES[i] belongs to NAMES[i]; other names are ignored and names the text
- * lacks keep their value. */
-void kt__config_values(const char *const *names, int n, const char *config, int64_t *values);
-/* Per-process private directory (0700) for compiler outputs, removed at
- * exit; creating it first removes the folders of ktune processes that died
- * without removing theirs. NULL with KT_INVALID in EB when TMPDIR is
- * missing, read-only or relative. */
-const char *kt__workdir(kt__errbuf *eb);
 
 #endif

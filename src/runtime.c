@@ -24,95 +24,14 @@
 #include "cluster.h"
 #include "context.h"
 #include "result.h"
-
-enum { RT_MAX_SIZES = 16, RT_MAX_ARGS = 64 };
-
-/* One configuration compiled and loaded in this process; shapes that get
- * the same configuration share it (bucketed keys make that common). */
-typedef struct rt_config {
-  int64_t values[KT__MAX_NAMES];
-  void *fn;
-} rt_config;
-
-typedef struct rt_entry {
-  bool used;
-  int64_t sizes[RT_MAX_SIZES];
-  void *fn;
-  kt__launch launch; /* geometry; args and stream are filled per call */
-} rt_entry;
-
-struct kt__runtime_table {
-  const kt__backend *be;
-  void *state;       /* the backend opened in this process (on the first load) */
-  bool device_known; /* DEVICE probed (before STATE exists) */
-  kt__device_info device;
-  rt_entry *entries;
-  int cap, n;        /* cap is a power of two, at least twice n */
-  rt_config *configs;
-  int nconfigs;
-  int nparams;
-  unsigned char scalar_size[RT_MAX_ARGS]; /* 0 for tensors */
-};
-
-/* ---- the table -------------------------------------------------------- */
-
-static uint64_t hash_sizes(const int64_t *sizes, int n) {
-  uint64_t h = 0x9e3779b97f4a7c15ull;
-  for (int i = 0; i < n; i++) {
-    h ^= (uint64_t)sizes[i];
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-  }
-  return h;
-}
-
-static rt_entry *rt_find(const kt__runtime_table *t, const int64_t *sizes, int n) {
-  if (!t || !t->cap) return NULL;
-  uint64_t mask = (uint64_t)(t->cap - 1);
-  for (uint64_t i = hash_sizes(sizes, n) & mask;; i = (i + 1) & mask) {
-    rt_entry *e = &t->entries[i];
-    if (!e->used) return NULL;
-    if (memcmp(e->sizes, sizes, (size_t)n * sizeof *sizes) == 0) return e;
-  }
-}
-
-/* The free slot for SIZES (not in the table), growing it first if needed. */
-static rt_entry *rt_slot(kt__runtime_table *t, const int64_t *sizes, int n);
-
-static void rt_grow(kt__runtime_table *t, int nsizes) {
-  rt_entry *old = t->entries;
-  int oldcap = t->cap;
-  t->cap = t->cap ? 2 * t->cap : 16;
-  t->entries = kt__xcalloc((size_t)t->cap, sizeof *t->entries);
-  t->n = 0;
-  for (int i = 0; i < oldcap; i++)
-    if (old[i].used) *rt_slot(t, old[i].sizes, nsizes) = old[i];
-  free(old);
-}
-
-static rt_entry *rt_slot(kt__runtime_table *t, const int64_t *sizes, int n) {
-  if (2 * (t->n + 1) > t->cap) rt_grow(t, n);
-  uint64_t mask = (uint64_t)(t->cap - 1);
-  uint64_t i = hash_sizes(sizes, n) & mask;
-  while (t->entries[i].used) i = (i + 1) & mask;
-  t->n++;
-  return &t->entries[i];
-}
-
-void kt__runtime_free(kt__runtime_table *t) {
-  if (!t) return;
-  for (int i = 0; i < t->nconfigs; i++) kt__be_unload(t->be, t->state, t->configs[i].fn);
-  if (t->state) kt__be_close(t->be, t->state);
-  free(t->configs);
-  free(t->entries);
-  free(t);
-}
+#include "runtime_table.h"
+#include "workdir.h"
 
 /* ---- the hot path ----------------------------------------------------- */
 
-static int rt_run(kt_kernel *k, const rt_entry *e, void *const *args, void *stream) {
+static int rt_run(kt_kernel *k, const kt__rt_entry *e, void *const *args, void *stream) {
   const kt__runtime_table *t = k->runtime;
-  kt__arg argv[RT_MAX_ARGS];
+  kt__arg argv[KT__RT_MAX_ARGS];
   for (int i = 0; i < t->nparams; i++) {
     kt__arg *a = &argv[i];
     a->size = t->scalar_size[i];
@@ -126,15 +45,6 @@ static int rt_run(kt_kernel *k, const rt_entry *e, void *const *args, void *stre
   l.stream = stream;
   kt__status st = kt__be_run(t->be, t->state, e->fn, &l, &k->ctx->err);
   return st == KT__ST_OK ? KT_OK : KT_INTERNAL;
-}
-
-/* ---- what a miss prints ------------------------------------------------ */
-
-void kt__print_autotuning(const char *kernel, const char *key, const char *how, double secs, const char *config) {
-  const char *env = getenv("KTUNE_PRINT_AUTOTUNING");
-  if (!env || !*env || strcmp(env, "0") == 0) return;
-  fprintf(stderr, "ktune: kernel %s, key [%s]: %s in %.3f s: %s\n", kernel, key, how, secs,
-          config && *config ? config : "(no tuned names)");
 }
 
 /* ---- the device ------------------------------------------------------- */
@@ -181,19 +91,6 @@ static int probe_device(const kt__backend *be, int index, kt__device_info *info,
 }
 
 /* ---- stored configurations -------------------------------------------- */
-
-void kt__config_values(const char *const *names, int n, const char *config, int64_t *values) {
-  const char *p = config;
-  while (*p) {
-    while (*p == ' ') p++;
-    size_t len = strcspn(p, "= ");
-    if (p[len] != '=') break;
-    int64_t v = strtoll(p + len + 1, NULL, 10);
-    for (int i = 0; i < n; i++)
-      if (strlen(names[i]) == len && strncmp(names[i], p, len) == 0) values[i] = v;
-    p += len + 1 + strcspn(p + len + 1, " ");
-  }
-}
 
 /* Tuned names, then cluster names: the order of every values array. */
 static int all_names(const kt__kernel_decl *d, const char **names) {
@@ -275,8 +172,8 @@ static void consider_nearest(void *ud, const char *sizes, const char *config, do
  * kernel's own sizes are put back afterwards. */
 static int tune_now(kt_kernel *k, const int64_t *sizes, void *const *args, int64_t *values) {
   const kt__kernel_decl *d = k->decl;
-  int64_t saved[RT_MAX_SIZES];
-  bool saved_given[RT_MAX_SIZES];
+  int64_t saved[KT__RT_MAX_SIZES];
+  bool saved_given[KT__RT_MAX_SIZES];
   for (int i = 0; i < d->nsizes; i++) {
     saved[i] = k->sizes[i], saved_given[i] = k->size_given[i];
     k->sizes[i] = sizes[i];
@@ -404,7 +301,7 @@ static int load_config(kt_kernel *k, const int64_t *values, void **fn) {
 
 /* The launch geometry of VALUES at SIZES, and a check against the device's
  * limits where the backend has one. */
-static int entry_geometry(kt_kernel *k, const int64_t *sizes, const int64_t *values, rt_entry *e) {
+static int entry_geometry(kt_kernel *k, const int64_t *sizes, const int64_t *values, kt__rt_entry *e) {
   const kt__kernel_decl *d = k->decl;
   kt__errbuf *eb = &k->ctx->err;
   const char *names[KT__MAX_NAMES];
@@ -421,11 +318,11 @@ static int entry_geometry(kt_kernel *k, const int64_t *sizes, const int64_t *val
 
 static int rt_create(kt_kernel *k) {
   const kt__kernel_decl *d = k->decl;
-  KT__RETURN_IF(d->nsizes > RT_MAX_SIZES, &k->ctx->err, KT_INVALID,
+  KT__RETURN_IF(d->nsizes > KT__RT_MAX_SIZES, &k->ctx->err, KT_INVALID,
                 "kt_launch: kernel %s has %d runtime sizes; at most %d are supported", d->name, d->nsizes,
-                RT_MAX_SIZES);
-  KT__RETURN_IF(d->nparams > RT_MAX_ARGS, &k->ctx->err, KT_INVALID,
-                "kt_launch: kernel %s has %d parameters; at most %d are supported", d->name, d->nparams, RT_MAX_ARGS);
+                KT__RT_MAX_SIZES);
+  KT__RETURN_IF(d->nparams > KT__RT_MAX_ARGS, &k->ctx->err, KT_INVALID,
+                "kt_launch: kernel %s has %d parameters; at most %d are supported", d->name, d->nparams, KT__RT_MAX_ARGS);
   KT__RETURN_IF(d->ntune + d->ncluster > KT__MAX_NAMES, &k->ctx->err, KT_INVALID,
                 "kt_launch: kernel %s has %d tuned names; at most %d are supported", d->name, d->ntune + d->ncluster,
                 KT__MAX_NAMES);
@@ -462,7 +359,7 @@ static int know_device(kt_kernel *k) {
   return KT_OK;
 }
 
-static int rt_miss(kt_kernel *k, const int64_t *sizes, void *const *args, rt_entry **out) {
+static int rt_miss(kt_kernel *k, const int64_t *sizes, void *const *args, kt__rt_entry **out) {
   KT__FORWARD(check_sizes(k, sizes));
   if (!k->runtime) KT__FORWARD(rt_create(k));
   KT__FORWARD(know_device(k));
@@ -470,7 +367,7 @@ static int rt_miss(kt_kernel *k, const int64_t *sizes, void *const *args, rt_ent
   double t0 = kt__now();
   int64_t values[KT__MAX_NAMES];
   kt__sbuf how = {0};
-  rt_entry e = {0};
+  kt__rt_entry e = {0};
   int rc = choose_config(k, sizes, args, values, &how);
   if (rc == KT_OK) rc = load_config(k, values, &e.fn);
   if (rc == KT_OK) rc = entry_geometry(k, sizes, values, &e);
@@ -479,7 +376,7 @@ static int rt_miss(kt_kernel *k, const int64_t *sizes, void *const *args, rt_ent
   KT__FORWARD(rc);
   e.used = true;
   memcpy(e.sizes, sizes, (size_t)k->decl->nsizes * sizeof *sizes);
-  rt_entry *slot = rt_slot(t, sizes, k->decl->nsizes);
+  kt__rt_entry *slot = kt__rt_slot(t, sizes, k->decl->nsizes);
   *slot = e;
   *out = slot;
   return KT_OK;
@@ -487,7 +384,7 @@ static int rt_miss(kt_kernel *k, const int64_t *sizes, void *const *args, rt_ent
 
 int kt_launch(kt_kernel *k, const int64_t *sizes, void *const *args, void *stream) {
   if (!k || (!sizes && k->decl->nsizes) || (!args && k->decl->nparams)) return KT_INVALID;
-  rt_entry *e = rt_find(k->runtime, sizes, k->decl->nsizes);
+  kt__rt_entry *e = kt__rt_find(k->runtime, sizes, k->decl->nsizes);
   if (!e) KT__FORWARD(rt_miss(k, sizes, args, &e));
   return rt_run(k, e, args, stream);
 }

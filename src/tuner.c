@@ -20,6 +20,7 @@
 #include "result.h"
 #include "search/strategy.h"
 #include "space/space.h"
+#include "workdir.h"
 
 enum { DEFAULT_FINALISTS = 5, DEFAULT_ROUNDS = 7, MAX_VALID_COUNT = 1000000, AUTO_BUDGET = 400 };
 enum { PREBUILD_BATCH_MAX = 64 };
@@ -711,7 +712,7 @@ static void warm_start(tuning *t, stage *s) {
 static int unknown_strategy(tuning *t) {
   kt__sbuf names = {0};
   for (const char *const *n = kt__strategy_names(); *n; n++) kt__sbuf_printf(&names, "%s%s", names.len ? ", " : "", *n);
-  kt__err(t->eb, KT_INVALID, "--strategy %s: no such strategy; choose one of: %s", t->o.strategy, names.s);
+  kt__err(t->eb, KT_INVALID, "strategy %s: no such strategy; choose one of: %s", t->o.strategy, names.s);
   kt__sbuf_free(&names);
   return KT_INVALID;
 }
@@ -770,7 +771,7 @@ static void bind_other(const tuning *t, int from, int count, const int64_t *valu
   o->env = (kt__env){o->names, o->values, count, &t->size_env};
 }
 
-/* The part of --autotune "NAME=VALUE ..." that names this stage's names; a
+/* The part of the pins "NAME=VALUE ..." that names this stage's names; a
  * name neither stage declares is an error listing the declared ones. */
 static int pins_for_stage(const tuning *t, int which, kt__sbuf *out) {
   const char *p = t->k->pin;
@@ -786,7 +787,7 @@ static int pins_for_stage(const tuning *t, int which, kt__sbuf *out) {
     if (found < 0) {
       kt__sbuf names = {0};
       for (int i = 0; i < t->nnames; i++) kt__sbuf_printf(&names, "%s%s", i ? ", " : "", t->names[i]);
-      kt__err(t->eb, KT_INVALID, "--autotune: unknown name %.*s; kernel %s declares: %s", (int)name_len, p,
+      kt__err(t->eb, KT_INVALID, "pin: unknown name %.*s; kernel %s declares: %s", (int)name_len, p,
               t->d->name, names.s ? names.s : "(none)");
       kt__sbuf_free(&names);
       return KT_INVALID;

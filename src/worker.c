@@ -340,11 +340,11 @@ static kt__status check_guards(child *c, kt__errbuf *eb) {
     size_t esize = kt__dtype_size(t->type);
     long long index = d.before ? -(long long)((d.distance + esize - 1) / esize) : (long long)(t->count + d.distance / esize);
     const char *name = c->s->decl->params[t->param].name;
-    return (kt__status)kt__err(eb, KT__ST_BOUNDS,
-                               "wrote outside %s: it changed %zu bytes of the %d-byte guard zone %s, the nearest at "
-                               "%s[%lld]",
-                               name, d.count, (int)KT__GUARD_BYTES, d.before ? "before its start" : "past its end", name,
-                               index);
+    return kt__fail(eb, KT__ST_BOUNDS,
+                    "wrote outside %s: it changed %zu bytes of the %d-byte guard zone %s, the nearest at "
+                    "%s[%lld]",
+                    name, d.count, (int)KT__GUARD_BYTES, d.before ? "before its start" : "past its end", name,
+                    index);
   }
   return KT__ST_OK;
 }
@@ -382,10 +382,10 @@ static kt__status check_inputs(child *c, kt__errbuf *eb) {
     char where[512];
     kt__tensor_index_text(c->s->decl, t, first, where, sizeof where);
     const char *name = c->s->decl->params[t->param].name;
-    return (kt__status)kt__err(eb, KT__ST_INPUT,
-                               "wrote its input %s: %" PRIu64 " of %" PRIu64 " elements changed (the first: %s); a "
-                               "kernel that updates %s declares it `inout`",
-                               name, n, t->count, where, name);
+    return kt__fail(eb, KT__ST_INPUT,
+                    "wrote its input %s: %" PRIu64 " of %" PRIu64 " elements changed (the first: %s); a "
+                    "kernel that updates %s declares it `inout`",
+                    name, n, t->count, where, name);
   }
   return KT__ST_OK;
 }
@@ -395,7 +395,7 @@ static kt__status check_inputs(child *c, kt__errbuf *eb) {
 static kt__status check_state(child *c, kt__errbuf *eb) {
   char why[256];
   if (!c->watch_state || kt__procstate_same(&c->initial, why, sizeof why)) return KT__ST_OK;
-  return (kt__status)kt__err(eb, KT__ST_STATE, "%s; a kernel must leave the process as it found it", why);
+  return kt__fail(eb, KT__ST_STATE, "%s; a kernel must leave the process as it found it", why);
 }
 
 /* After a run, before its outputs are looked at: a thread still writing an
@@ -435,12 +435,12 @@ static kt__status check_reference_written(child *c, void *fn, const kt__launch *
     char where[512];
     kt__tensor_index_text(c->s->decl, t, first, where, sizeof where);
     const char *name = c->s->decl->params[t->param].name;
-    return (kt__status)kt__err(eb, KT__ST_CORRECTNESS,
-                               "it leaves %" PRIu64 " of %" PRIu64 " elements of %s unwritten (the first: %s), so it "
-                               "cannot be the reference. If the kernel leaves them alone on purpose, give %s an "
-                               "initial value (`%s: out tensor<...>[...] = zeros`): every configuration is then "
-                               "compared on them alike",
-                               n, t->count, name, where, name, name);
+    return kt__fail(eb, KT__ST_CORRECTNESS,
+                    "it leaves %" PRIu64 " of %" PRIu64 " elements of %s unwritten (the first: %s), so it "
+                    "cannot be the reference. If the kernel leaves them alone on purpose, give %s an "
+                    "initial value (`%s: out tensor<...>[...] = zeros`): every configuration is then "
+                    "compared on them alike",
+                    n, t->count, name, where, name, name);
   }
   return st;
 }
@@ -480,9 +480,9 @@ static kt__status check_tensor(child *c, int k, kt__errbuf *eb) {
     return KT__ST_OK;
   char where[512];
   kt__tensor_index_text(c->s->decl, t, m.first, where, sizeof where);
-  return (kt__status)kt__err(eb, KT__ST_CORRECTNESS,
-                             "%s: got %.9g, want %.9g (%" PRIu64 " of %" PRIu64 " elements differ; atol %g, rtol %g)",
-                             where, m.got, m.want, m.count, t->count, atol, rtol);
+  return kt__fail(eb, KT__ST_CORRECTNESS,
+                  "%s: got %.9g, want %.9g (%" PRIu64 " of %" PRIu64 " elements differ; atol %g, rtol %g)",
+                  where, m.got, m.want, m.count, t->count, atol, rtol);
 }
 
 static kt__status verify_outputs(child *c, kt__errbuf *eb) {
@@ -556,7 +556,7 @@ static kt__status queue_build(child *c, const kt__request *rq) {
 static kt__status serve(child *c, const kt__request *rq, kt__reply *rp, kt__errbuf *eb) {
   const kt__kernel_decl *d = c->s->decl;
   if (rq->nvalues != c->nnames || d->nparams > MAX_PARAMS)
-    return (kt__status)kt__err(eb, KT__ST_RUNTIME, "bad request: %d values for %d names", rq->nvalues, c->nnames);
+    return kt__fail(eb, KT__ST_RUNTIME, "bad request: %d values for %d names", rq->nvalues, c->nnames);
   if (rq->kind == KT__REQ_PREBUILD) return queue_build(c, rq);
   build_queued(c);
   void *fn;
@@ -601,7 +601,7 @@ static kt__status serve(child *c, const kt__request *rq, kt__reply *rp, kt__errb
   }
   case KT__REQ_PREBUILD: break; /* served above */
   }
-  return (kt__status)kt__err(eb, KT__ST_RUNTIME, "bad request kind %d", (int)rq->kind);
+  return kt__fail(eb, KT__ST_RUNTIME, "bad request kind %d", (int)rq->kind);
 }
 
 /* A device copy of input K to compare with after each run; without the

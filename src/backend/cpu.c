@@ -279,8 +279,7 @@ static void build_command(const kt__build *b, const char *so, const char *src, c
 
 static kt__status compile_failed(kt__artifact *a, kt__errbuf *eb, const char *why, const char *log) {
   a->log = first_lines(log);
-  kt__err(eb, KT__ST_COMPILE, "%s%s%s", why, a->log ? ":\n" : "", a->log ? a->log : "");
-  return KT__ST_COMPILE;
+  return kt__fail(eb, KT__ST_COMPILE, "%s%s%s", why, a->log ? ":\n" : "", a->log ? a->log : "");
 }
 
 /* The environment with TMPDIR set to DIR: the compiler's own temporaries
@@ -317,8 +316,8 @@ static kt__status run_compiler(const kt__build *b, const char *so, const char *s
   if (spawned_rc != KT_OK) {
     st = KT__ST_COMPILE;
   } else if (sp.timed_out && (kt__interrupted || cancelled(b->cancel))) {
-    st = KT__ST_PENDING; /* killed by the interrupt or the budget: not a compile failure */
-    kt__err(eb, KT_INTERRUPTED, "%s", kt__interrupted ? "interrupted" : "abandoned: the time budget ran out");
+    /* killed by the interrupt or the budget: not a compile failure */
+    st = kt__fail(eb, KT__ST_PENDING, "%s", kt__interrupted ? "interrupted" : "abandoned: the time budget ran out");
   } else if (sp.timed_out) {
     snprintf(why, sizeof why, "the C compiler ran past the %g s timeout", timeout);
     st = compile_failed(a, eb, why, sp.out.s);
@@ -343,7 +342,7 @@ static kt__status cpu_compile(const kt__build *b, kt__artifact *a, kt__errbuf *e
   kt__sbuf_printf(&wrapper, "%s/%s.entry.c", b->workdir, b->tag);
   kt__status st = KT__ST_COMPILE;
   if (b->n > MAX_DEFS) {
-    kt__err(eb, KT__ST_COMPILE, "too many tuned names (%d, at most %d)", b->n, MAX_DEFS);
+    kt__fail(eb, KT__ST_COMPILE, "too many tuned names (%d, at most %d)", b->n, MAX_DEFS);
   } else if (kernel_source(b, &src, eb) == KT_OK && write_wrapper(b, wrapper.s, eb) == KT_OK) {
     st = run_compiler(b, so.s, src.s, wrapper.s, a, eb);
   }
@@ -463,13 +462,13 @@ static kt__status load_object(const char *path, void **fn, kt__errbuf *eb) {
   void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     const char *e = dlerror();
-    return (kt__status)kt__err(eb, KT__ST_RUNTIME, "cannot load %s: %s", path, e ? e : "unknown reason");
+    return kt__fail(eb, KT__ST_RUNTIME, "cannot load %s: %s", path, e ? e : "unknown reason");
   }
   entry_fn entry;
   void *sym = dlsym(lib, "kt__entry");
   if (!sym) {
     dlclose(lib);
-    return (kt__status)kt__err(eb, KT__ST_RUNTIME, "%s has no kt__entry", path);
+    return kt__fail(eb, KT__ST_RUNTIME, "%s has no kt__entry", path);
   }
   memcpy(&entry, &sym, sizeof entry); /* object pointer -> function pointer */
   cpu_fn *f = kt__xcalloc(1, sizeof *f);
@@ -550,7 +549,7 @@ typedef struct call_args {
 
 static kt__status prepare(const kt__launch *l, call_args *c, kt__errbuf *eb) {
   if (l->nargs > MAX_ARGS)
-    return (kt__status)kt__err(eb, KT__ST_RUNTIME, "too many arguments (%d, at most %d)", l->nargs, MAX_ARGS);
+    return kt__fail(eb, KT__ST_RUNTIME, "too many arguments (%d, at most %d)", l->nargs, MAX_ARGS);
   for (int i = 0; i < l->nargs; i++) {
     if (l->args[i].is_tensor) {
       c->ptr[i] = l->args[i].buf;

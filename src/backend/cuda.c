@@ -265,15 +265,13 @@ static kt__status cu_status(cuda_state *s, CUresult r, const char *what, kt__err
   if (kt__cuda_error_is_sticky((int)r)) {
     s->poisoned = true;
     snprintf(s->poison, sizeof s->poison, "%s", err_name(r));
-    kt__err(eb, KT_INTERNAL, "%s failed: %s (context poisoned: the worker must be replaced)", what, err_name(r));
-    return KT__ST_RUNTIME;
+    return kt__fail(eb, KT__ST_RUNTIME, "%s failed: %s (context poisoned: the worker must be replaced)", what,
+                    err_name(r));
   }
   if (kt__cuda_error_is_resource((int)r)) {
-    kt__err(eb, KT_INTERNAL, "%s refused for resources: %s", what, err_name(r));
-    return KT__ST_CONSTRAINT;
+    return kt__fail(eb, KT__ST_CONSTRAINT, "%s refused for resources: %s", what, err_name(r));
   }
-  kt__err(eb, KT_INTERNAL, "%s failed: %s", what, err_name(r));
-  return KT__ST_RUNTIME;
+  return kt__fail(eb, KT__ST_RUNTIME, "%s failed: %s", what, err_name(r));
 }
 
 /* The same for calls that return a kt_err (memory, copies). */
@@ -371,24 +369,21 @@ static kt__status load_module(cuda_state *s, const char *path, const char *name,
   size_t len = 0;
   char *image = read_file(path, &len);
   if (!image) {
-    kt__err(eb, KT_IO, "cannot read the cubin %s", path);
-    return KT__ST_COMPILE;
+    return kt__fail(eb, KT__ST_COMPILE, "cannot read the cubin %s", path);
   }
   CUresult r = cu.ModuleLoadData(&fn->mod, image);
   free(image);
   if (r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_INVALID_IMAGE || r == CUDA_ERROR_INVALID_PTX ||
       r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION) {
-    kt__err(eb, KT_INVALID, "the cubin does not load on %s (%s): %s (built for another architecture? see "
+    return kt__fail(eb, KT__ST_COMPILE, "the cubin does not load on %s (%s): %s (built for another architecture? see "
             "KTUNE_CUDA_ARCH)", s->info.name, s->info.arch, err_name(r));
-    return KT__ST_COMPILE;
   }
   if (r != CUDA_SUCCESS) return cu_status(s, r, "cuModuleLoadData", eb);
   char *sym = kernel_symbol(path, name);
   r = cu.ModuleGetFunction(&fn->f, fn->mod, sym);
   free(sym);
   if (r != CUDA_SUCCESS) {
-    kt__err(eb, KT_INVALID, "the module has no kernel named %s (%s)", name, err_name(r));
-    return KT__ST_COMPILE;
+    return kt__fail(eb, KT__ST_COMPILE, "the module has no kernel named %s (%s)", name, err_name(r));
   }
   return func_attrs(s, fn, eb);
 }
@@ -434,11 +429,9 @@ static kt__status cuda_check_dims(cuda_state *s, cuda_fn *fn, const kt__launch *
                                   kt__errbuf *eb) {
   char why[512];
   kt__status st = kt__cuda_check_limits(&s->lim, &fn->attrs, l, d, why, sizeof why);
-  if (st != KT__ST_OK) kt__err(eb, KT_INVALID, "%s", why);
-  if (st == KT__ST_OK && d->use_cluster && !cu.LaunchKernelEx) {
-    kt__err(eb, KT_INVALID, "a cluster launch needs cuLaunchKernelEx, which this driver lacks");
-    st = KT__ST_CONSTRAINT;
-  }
+  if (st != KT__ST_OK) kt__fail(eb, st, "%s", why);
+  if (st == KT__ST_OK && d->use_cluster && !cu.LaunchKernelEx)
+    st = kt__fail(eb, KT__ST_CONSTRAINT, "a cluster launch needs cuLaunchKernelEx, which this driver lacks");
   return st;
 }
 
@@ -474,7 +467,7 @@ typedef struct params {
 
 static kt__status params_build(const kt__launch *l, params *p, kt__errbuf *eb) {
   if (l->nargs > MAX_PARAMS)
-    return (kt__status)kt__err(eb, KT__ST_RUNTIME, "too many kernel arguments (%d, at most %d)", l->nargs, MAX_PARAMS);
+    return kt__fail(eb, KT__ST_RUNTIME, "too many kernel arguments (%d, at most %d)", l->nargs, MAX_PARAMS);
   for (int i = 0; i < l->nargs; i++) {
     if (l->args[i].is_tensor) {
       p->ptrs[i] = (CUdeviceptr)(uintptr_t)l->args[i].buf;
@@ -765,8 +758,7 @@ static int cuda_open(int index, void **state, kt__device_info *info, kt__errbuf 
 }
 static void cuda_close(void *state) {}
 static kt__status cuda_load(void *state, const kt__build *b, const kt__artifact *a, void **fn, kt__errbuf *eb) {
-  kt__err(eb, KT_NOBACKEND, "%s", no_header);
-  return KT__ST_RUNTIME;
+  return kt__fail(eb, KT__ST_RUNTIME, "%s", no_header);
 }
 static void cuda_unload(void *state, void *fn) {}
 static int cuda_alloc(void *state, size_t bytes, void **buf, kt__errbuf *eb) {
@@ -780,8 +772,7 @@ static int cuda_upload(void *state, void *buf, const void *host, size_t bytes, k
   return cuda_copy(state, buf, (void *)host, bytes, eb);
 }
 static kt__status cuda_run(void *state, void *fn, const kt__launch *l, kt__errbuf *eb) {
-  kt__err(eb, KT_NOBACKEND, "%s", no_header);
-  return KT__ST_RUNTIME;
+  return kt__fail(eb, KT__ST_RUNTIME, "%s", no_header);
 }
 static kt__status cuda_time(void *state, void *fn, const kt__launch *l, int n, double *seconds, kt__errbuf *eb) {
   return cuda_run(state, fn, l, eb);

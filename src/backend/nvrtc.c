@@ -214,9 +214,8 @@ static kt__status save_outputs(nvrtcProgram prog, const kt__build *b, kt__artifa
   size_t n = 0;
   nvrtcResult r = nv.nvrtcGetCUBINSize(prog, &n);
   if (r != NVRTC_SUCCESS || n == 0) {
-    kt__err(eb, KT_INTERNAL, "NVRTC produced no cubin (%s): is the architecture a real one (sm_XY)?",
+    return kt__fail(eb, KT__ST_COMPILE, "NVRTC produced no cubin (%s): is the architecture a real one (sm_XY)?",
             nv.nvrtcGetErrorString(r));
-    return KT__ST_COMPILE;
   }
   char *cubin = kt__xmalloc(n);
   nv.nvrtcGetCUBIN(prog, cubin);
@@ -267,8 +266,7 @@ kt__status kt__nvrtc_build(const kt__build *b, kt__artifact *a, kt__errbuf *eb) 
   nvrtcProgram prog = NULL;
   nvrtcResult r = nv.nvrtcCreateProgram(&prog, b->file->src.text, b->file->src.path, 0, NULL, NULL);
   if (r != NVRTC_SUCCESS) {
-    kt__err(eb, KT_INTERNAL, "NVRTC could not create a program: %s", nv.nvrtcGetErrorString(r));
-    return KT__ST_COMPILE;
+    return kt__fail(eb, KT__ST_COMPILE, "NVRTC could not create a program: %s", nv.nvrtcGetErrorString(r));
   }
   /* Asking for the kernel's lowered name finds it whether or not it is
    * extern "C"; a missing kernel becomes a compile error naming it. */

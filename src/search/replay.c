@@ -387,8 +387,8 @@ static void summarise(double *frac, int n, kt__replay_stats *st) {
 
 int kt__replay_run(const kt__recorded *r, const kt__strategy_ops *ops, long budget, int repeats,
                    uint64_t seed, const uint64_t *warm, int nwarm, kt__replay_stats *st, kt__errbuf *eb) {
-  KT__RETURN_IF(repeats < 1, eb, KT_INVALID, "--repeats must be at least 1");
-  KT__RETURN_IF(budget < 0, eb, KT_INVALID, "--budget must not be negative");
+  KT__RETURN_IF(repeats < 1, eb, KT_INVALID, "repeats must be at least 1");
+  KT__RETURN_IF(budget < 0, eb, KT_INVALID, "the budget must not be negative");
   *st = (kt__replay_stats){.repeats = repeats};
   double *frac = kt__xmalloc((size_t)repeats * sizeof *frac);
   int rc = KT_OK;

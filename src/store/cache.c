@@ -1,14 +1,18 @@
 /* The public face of the results database for `ktune cache ...`: list, show
  * (as a table, a header of #defines or -D flags), export, import, clear.
  * Each call opens the database, does one thing and closes it. */
-#include "store_int.h"
-
 #include <json-c/json.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "db.h"
+#include "export.h"
+#include "import.h"
+#include "select.h"
+#include "store.h"
 
 /* ---- plumbing ---- */
 

@@ -1,12 +1,16 @@
 /* Export of stored tunings: ktune's own JSON document (read back by
  * import.c, so it carries every column), and the FAIR benchmark hub's T4
  * results format (schema 1.0.0, as in shared/datasets/t4) for other tools. */
-#include "store_int.h"
+#include "export.h"
 
 #include <json-c/json.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "db.h"
+#include "select.h"
+#include "store.h"
 
 /* JSON has no NaN or infinity: NaN (a statistic never measured) is null and
  * infinities are the strings "inf"/"-inf", which import reads back. */

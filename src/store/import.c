@@ -2,13 +2,16 @@
  * one write transaction: a malformed entry anywhere imports nothing. Of two
  * records of the same configuration under the same key the newer (by
  * timestamp) is kept, so importing the same file twice changes nothing. */
-#include "store_int.h"
+#include "import.h"
 
 #include <errno.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "db.h"
+#include "export.h"
 
 /* ---- reading the file ---- */
 

@@ -3,10 +3,12 @@
  * is ktune's, PRAGMA user_version says which schema it holds. A migration
  * function takes the file from version N-1 to N inside the same write
  * transaction that bumps user_version, so a crash leaves either version. */
-#include "store_int.h"
+#include "schema.h"
 
 #include <stdio.h>
 #include <string.h>
+
+#include "db.h"
 
 /* Version 1: keys, every measured configuration, and winners. A key is every
  * condition a measurement depends on; a result is never reused across any. */

@@ -1,8 +1,9 @@
-/* The results database: opening (path, directories, WAL, durability), write
- * transactions that survive contention, and the per-key record operations
- * the tuner and the runtime use. The schema lives in schema.c, the cache
- * commands in cache.c, export.c and import.c. */
-#include "store_int.h"
+/* The results database's records API (store.h): opening (path,
+ * directories, schema), and the per-key record and winner operations the
+ * tuner and the runtime use. The connection and SQL plumbing live in db.c,
+ * the schema in schema.c, the key selection of the cache commands in
+ * select.c, the commands themselves in cache.c, export.c and import.c. */
+#include "store.h"
 
 #include <errno.h>
 #include <math.h>
@@ -11,8 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "db.h"
+#include "schema.h"
 
 /* ---- paths ---- */
 
@@ -67,142 +70,7 @@ static int make_parent_dirs(const char *path, kt__errbuf *eb) {
   return rc;
 }
 
-static bool is_memory_path(const char *path) { return strcmp(path, ":memory:") == 0; }
-
-/* ---- errors and transactions ---- */
-
-static bool is_busy(int rc) {
-  int primary = rc & 0xff;
-  return primary == SQLITE_BUSY || primary == SQLITE_LOCKED;
-}
-
-int kt__store_fail(kt__store *s, int rc, const char *what, kt__errbuf *eb) {
-  int primary = rc & 0xff;
-  const char *detail = s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc);
-  s->busy = is_busy(rc);
-  if (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB)
-    return kt__err(eb, KT_STORE,
-                   "results database %s: %s: %s.\n"
-                   "The file is damaged or is not a ktune results database. Move it away "
-                   "(mv '%s' '%s.broken') and ktune starts a fresh one, or choose another "
-                   "file with --db or KTUNE_DB.",
-                   s->path, what, detail, s->path, s->path);
-  if (s->busy)
-    return kt__err(eb, KT_STORE,
-                   "results database %s: %s: still locked by another process after %.0f s (%s)",
-                   s->path, what, KT__STORE_BUSY_S, detail);
-  if (primary == SQLITE_FULL || primary == SQLITE_IOERR)
-    return kt__err(eb, KT_STORE,
-                   "results database %s: %s: %s (free space on its disk, or choose another file with --db or "
-                   "KTUNE_DB)",
-                   s->path, what, detail);
-  if (primary == SQLITE_CANTOPEN || primary == SQLITE_PERM || primary == SQLITE_READONLY)
-    return kt__err(eb, KT_STORE,
-                   "results database %s: %s: %s (check the file's permissions, or choose "
-                   "another file with --db or KTUNE_DB)",
-                   s->path, what, detail);
-  return kt__err(eb, KT_STORE, "results database %s: %s: %s", s->path, what, detail);
-}
-
-int kt__store_prepare(kt__store *s, const char *sql, sqlite3_stmt **st, const char *what, kt__errbuf *eb) {
-  int rc = sqlite3_prepare_v2(s->db, sql, -1, st, NULL);
-  return rc == SQLITE_OK ? KT_OK : kt__store_fail(s, rc, what, eb);
-}
-
-/* A short random pause, so that two waiting writers do not retry in step. */
-static void backoff(kt__store *s, int attempt) {
-  long us = 1000L << (attempt < 6 ? attempt : 6);
-  us += rand_r(&s->seed) % 1000;
-  struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
-  nanosleep(&ts, NULL);
-}
-
-static void rollback(kt__store *s) {
-  if (!sqlite3_get_autocommit(s->db)) sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-}
-
-/* SQLite keeps writing through its open descriptors when the file is
- * unlinked (its folder removed): every commit succeeds into a file nobody
- * will open again. A commit counts only while the path still names it. */
-static int check_in_place(kt__store *s, const char *what, kt__errbuf *eb) {
-  int moved = 0;
-  if (is_memory_path(s->path) || sqlite3_file_control(s->db, "main", SQLITE_FCNTL_HAS_MOVED, &moved) != SQLITE_OK ||
-      !moved)
-    return KT_OK;
-  return kt__err(eb, KT_STORE,
-                 "results database %s: %s: the file was removed or moved while ktune used it (was its folder "
-                 "deleted?), so what is written to it is lost; keep the database where it is, or choose another "
-                 "file with --db or KTUNE_DB",
-                 s->path, what);
-}
-
-int kt__store_write(kt__store *s, const char *what, kt__txn_body body, void *ud, kt__errbuf *eb) {
-  double deadline = kt__now() + KT__STORE_BUSY_S;
-  for (int attempt = 0;; attempt++) {
-    /* IMMEDIATE takes the write lock up front: a deferred transaction that
-     * read first could not upgrade under WAL and would fail without waiting. */
-    int rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
-    int err;
-    if (rc != SQLITE_OK) {
-      err = kt__store_fail(s, rc, what, eb);
-    } else {
-      s->busy = false;
-      err = body(s, ud, eb);
-      if (err == KT_OK) {
-        rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
-        if (rc == SQLITE_OK) return check_in_place(s, what, eb);
-        err = kt__store_fail(s, rc, what, eb);
-      }
-      rollback(s);
-    }
-    if (!s->busy || kt__now() > deadline) return err;
-    backoff(s, attempt);
-  }
-}
-
-void kt__store_timestamp(char out[32]) {
-  struct timespec ts;
-  struct tm tm;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  gmtime_r(&ts.tv_sec, &tm);
-  size_t n = strftime(out, 32, "%Y-%m-%dT%H:%M:%S", &tm);
-  snprintf(out + n, 32 - n, ".%03ldZ", ts.tv_nsec / 1000000);
-}
-
-const char *kt__col_text(sqlite3_stmt *st, int col) {
-  const unsigned char *t = sqlite3_column_text(st, col);
-  return t ? (const char *)t : "";
-}
-
-double kt__col_real(sqlite3_stmt *st, int col) {
-  return sqlite3_column_type(st, col) == SQLITE_NULL ? NAN : sqlite3_column_double(st, col);
-}
-
 /* ---- open and close ---- */
-
-/* Connection settings. WAL lets readers run beside one writer. With WAL,
- * synchronous=NORMAL writes every commit to the WAL before COMMIT returns, so
- * a committed record survives the process being killed at any moment (what
- * resuming needs; tests kill -9 a writer); only an OS crash or power cut may
- * lose the last commits, never the file's integrity. FULL would add an fsync
- * per record: 8 ms against 0.2 ms per put on an ext4 disk here. */
-static int configure(kt__store *s, kt__errbuf *eb) {
-  sqlite3_busy_timeout(s->db, 5000);
-  sqlite3_extended_result_codes(s->db, 1);
-  double deadline = kt__now() + KT__STORE_BUSY_S;
-  int rc;
-  /* Switching to WAL needs a moment of exclusive access; a second process
-   * opening at the same time may see BUSY. */
-  for (int attempt = 0;; attempt++) {
-    rc = sqlite3_exec(s->db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL);
-    if (!is_busy(rc) || kt__now() > deadline) break;
-    backoff(s, attempt);
-  }
-  if (rc != SQLITE_OK) return kt__store_fail(s, rc, "opening", eb);
-  rc = sqlite3_exec(s->db, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON", NULL, NULL, NULL);
-  if (rc != SQLITE_OK) return kt__store_fail(s, rc, "opening", eb);
-  return KT_OK;
-}
 
 /* An open that created the file and then failed (a full disk fails the
  * schema's first write) would leave an empty database behind: the file and
@@ -223,7 +91,7 @@ int kt__store_open_ex(const char *path, int flags, kt__store **out, kt__errbuf *
     path = defpath;
   }
   KT__RETURN_IF(!*path, eb, KT_INVALID, "empty results database path");
-  bool memory = is_memory_path(path);
+  bool memory = kt__db_is_memory(path);
   if (!memory && (flags & KT__STORE_NOCREATE)) {
     struct stat sb;
     KT__RETURN_IF(stat(path, &sb) != 0, eb, KT_NOTFOUND, "no results database at %s", path);
@@ -232,17 +100,10 @@ int kt__store_open_ex(const char *path, int flags, kt__store **out, kt__errbuf *
 
   struct stat before;
   bool created = !memory && stat(path, &before) != 0;
-  kt__store *s = kt__xcalloc(1, sizeof *s);
-  s->path = kt__xstrdup(path);
-  s->seed = (unsigned)getpid() ^ (unsigned)(uint64_t)(kt__now() * 1e6); /* via 64 bits: the microseconds pass UINT_MAX after 71 minutes of uptime */
-  pthread_mutex_init(&s->mu, NULL);
-  int oflags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX;
-  int rc = sqlite3_open_v2(path, &s->db, oflags, NULL);
-  int err = rc == SQLITE_OK ? KT_OK : kt__store_fail(s, rc, "opening", eb);
-  if (err == KT_OK) err = configure(s, eb);
-  if (err == KT_OK) err = kt__schema_prepare(s, eb);
+  kt__store *s;
+  int err = kt__db_open(path, &s, eb);
+  if (err == KT_OK && (err = kt__schema_prepare(s, eb)) != KT_OK) kt__db_close(s);
   if (err != KT_OK) {
-    kt__store_close(s);
     if (created) remove_created(path);
     return err;
   }
@@ -254,13 +115,7 @@ int kt__store_open(const char *path, kt__store **out, kt__errbuf *eb) {
   return kt__store_open_ex(path, 0, out, eb);
 }
 
-void kt__store_close(kt__store *s) {
-  if (!s) return;
-  sqlite3_close_v2(s->db);
-  pthread_mutex_destroy(&s->mu);
-  free(s->path);
-  free(s);
-}
+void kt__store_close(kt__store *s) { kt__db_close(s); }
 
 const char *kt__store_path(const kt__store *s) { return s->path; }
 
@@ -650,87 +505,3 @@ int kt__store_check(kt__store *s, kt__errbuf *eb) {
   return err;
 }
 
-/* ---- selection for the cache commands ---- */
-
-bool kt__sizes_match(const char *have, const char *want) {
-  if (!want) return true;
-  const char *p = want;
-  for (;;) {
-    while (*p == ' ' || *p == ',') p++;
-    if (!*p) return true;
-    size_t n = strcspn(p, " ,");
-    bool found = false;
-    for (const char *h = have; *h && !found;) {
-      while (*h == ' ') h++;
-      size_t m = strcspn(h, " ");
-      found = m == n && strncmp(h, p, n) == 0;
-      h += m;
-    }
-    if (!found) return false;
-    p += n;
-  }
-}
-
-static bool device_matches(const kt__key_row *r, const char *device) {
-  if (!device || !*device) return true;
-  return strcasecmp(r->backend, device) == 0 || strcasestr(r->device, device) != NULL;
-}
-
-static void read_key_row(sqlite3_stmt *st, kt__key_row *r) {
-  char **text[] = {&r->source_hash, &r->kernel, &r->backend, &r->device, &r->arch,
-                   &r->driver_version, &r->toolchain_version, &r->method_version, &r->sizes,
-                   &r->created};
-  memset(r, 0, sizeof *r);
-  r->id = sqlite3_column_int64(st, 0);
-  for (int i = 0; i < 10; i++) *text[i] = kt__xstrdup(kt__col_text(st, 1 + i));
-  r->memory = sqlite3_column_int64(st, 11);
-  r->nresults = (long)sqlite3_column_int64(st, 12);
-  r->nok = (long)sqlite3_column_int64(st, 13);
-  if (sqlite3_column_type(st, 14) != SQLITE_NULL) {
-    r->winner_config = kt__xstrdup(kt__col_text(st, 14));
-    r->winner_s = kt__col_real(st, 15);
-    r->winner_ts = kt__xstrdup(kt__col_text(st, 16));
-  }
-}
-
-static void free_key_row(kt__key_row *r) {
-  char *text[] = {r->source_hash, r->kernel, r->backend, r->device, r->arch, r->driver_version,
-                  r->toolchain_version, r->method_version, r->sizes, r->created,
-                  r->winner_config, r->winner_ts};
-  for (size_t i = 0; i < sizeof text / sizeof text[0]; i++) free(text[i]);
-}
-
-void kt__key_rows_free(kt__key_row *rows, int n) {
-  for (int i = 0; i < n; i++) free_key_row(&rows[i]);
-  free(rows);
-}
-
-int kt__store_select(kt__store *s, const kt_cache_filter *f, kt__key_row **rows, int *n, kt__errbuf *eb) {
-  static const char *const sql =
-      "SELECT k.id, k.source_hash, k.kernel, k.backend, k.device, k.arch, k.driver_version, "
-      "k.toolchain_version, k.method_version, k.sizes, k.created, k.memory, "
-      "(SELECT count(*) FROM results r WHERE r.key_id=k.id), "
-      "(SELECT count(*) FROM results r WHERE r.key_id=k.id AND r.status='ok'), "
-      "w.config, w.seconds, w.timestamp "
-      "FROM keys k LEFT JOIN winners w ON w.key_id=k.id "
-      "WHERE ?1 IS NULL OR k.kernel=?1 ORDER BY k.id";
-  sqlite3_stmt *st;
-  int rc, cap = 0;
-  *rows = NULL;
-  *n = 0;
-  KT__FORWARD(kt__store_prepare(s, sql, &st, "listing keys", eb));
-  if (f && f->kernel && *f->kernel) sqlite3_bind_text(st, 1, f->kernel, -1, SQLITE_TRANSIENT);
-  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-    if (*n == cap) *rows = kt__xreallocarray(*rows, (size_t)(cap = cap ? 2 * cap : 16), sizeof **rows);
-    kt__key_row *r = &(*rows)[*n];
-    read_key_row(st, r);
-    if (f && (!device_matches(r, f->device) || !kt__sizes_match(r->sizes, f->sizes))) free_key_row(r);
-    else (*n)++;
-  }
-  sqlite3_finalize(st);
-  if (rc == SQLITE_DONE) return KT_OK;
-  kt__key_rows_free(*rows, *n);
-  *rows = NULL;
-  *n = 0;
-  return kt__store_fail(s, rc, "listing keys", eb);
-}

@@ -7,6 +7,7 @@
 
 #include "../backend/backend.h"
 #include "../measure/measure.h"
+#include "schema.h" /* KT__SCHEMA_VERSION */
 
 typedef struct kt__store kt__store;
 
@@ -39,7 +40,7 @@ const char *kt__store_path(const kt__store *s);
 
 /* Keeps one measured configuration (replaces an earlier one of the same
  * config under the same key). Durable when it returns: it survives the
- * process being killed at any moment (WAL, synchronous=NORMAL; see store.c). */
+ * process being killed at any moment (WAL, synchronous=NORMAL; see db.c). */
 int kt__store_put(kt__store *s, const kt__store_key *k, const kt__record *r, kt__errbuf *eb);
 /* Calls FN for every record under K. */
 int kt__store_each(kt__store *s, const kt__store_key *k,
@@ -53,10 +54,6 @@ int kt__store_winner(kt__store *s, const kt__store_key *k, char **config, double
 void kt__hash_text(const char *text, size_t len, char out[65]);
 
 /* ---- Additions (store engineer) ---- */
-
-/* The schema version this build writes (PRAGMA user_version). A database of
- * a newer version is refused with KT_STORE rather than misread. */
-#define KT__SCHEMA_VERSION 2
 
 /* The default database path ($KTUNE_DB, $XDG_CACHE_HOME/ktune/results.db,
  * ~/.cache/ktune/results.db) into BUF. KT_INVALID when it does not fit or
@@ -86,5 +83,17 @@ int kt__store_count(kt__store *s, const kt__store_key *k, long *count, kt__errbu
 
 /* PRAGMA integrity_check: KT_OK, or KT_STORE with SQLite's report. */
 int kt__store_check(kt__store *s, kt__errbuf *eb);
+
+/* One result of a key as stored, with its timestamp (the cache commands). */
+typedef struct kt__result_row {
+  kt__record rec;
+  const char *timestamp;
+} kt__result_row;
+
+/* All results of the key with id KEY_ID (from kt__store_select), in
+ * insertion order, into a malloc'ed array (free with kt__result_rows_free).
+ * The caller holds the handle's lock. */
+int kt__store_results_of(kt__store *s, int64_t key_id, kt__result_row **rows, int *n, kt__errbuf *eb);
+void kt__result_rows_free(kt__result_row *rows, int n);
 
 #endif

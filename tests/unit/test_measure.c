@@ -17,7 +17,7 @@ typedef struct fake {
 static kt__status fake_timer(void *ud, int reps, double *seconds, kt__errbuf *eb) {
   fake *f = ud;
   if (f->calls < 2) f->first_reps[f->calls] = reps;
-  if (++f->calls == f->fail_at) return (kt__status)kt__err(eb, KT__ST_RUNTIME, "device fault at call %d", f->calls);
+  if (++f->calls == f->fail_at) return kt__fail(eb, KT__ST_RUNTIME, "device fault at call %d", f->calls);
   double factor = f->nnoise ? f->noise[(f->calls - 1) % f->nnoise] : 1.0;
   f->launches += reps;
   *seconds = reps * f->per_launch * factor;
