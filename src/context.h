@@ -3,6 +3,7 @@
 #define KT_CONTEXT_H
 
 #include "backend/backend.h"
+#include "config.h"
 #include "lang/parser.h"
 #include "store/store.h"
 
@@ -22,7 +23,8 @@ struct kt_kernel {
   const kt__backend *backend;
   int64_t *sizes;    /* per decl->sizes */
   bool *size_given;  /* set through kt_kernel_set_size */
-  char *pin;         /* "NAME=VALUE ..." or NULL */
+  kt__config config; /* the names of its configurations, built once from decl */
+  kt__config_pins pins; /* --autotune (kt_kernel_pin), over config's names */
   char source_hash[65];
   kt__runtime_table *runtime; /* kt_launch's in-memory winners */
   void *const *tune_args;     /* kt_launch tuning on a miss (CPU backend): the caller's
@@ -42,10 +44,6 @@ void kt__kernel_key_sizes(const kt_kernel *k, const int64_t *sizes, kt__sbuf *ou
  * tuning or a kt_launch fallback: kernel, key, what happened, the time it
  * took and the configuration chosen (runtime.c). */
 void kt__print_autotuning(const char *kernel, const char *key, const char *how, double secs, const char *config);
-/* Reads a stored "NAME=VALUE NAME=VALUE" configuration into VALUES, where
- * VALUES[i] belongs to NAMES[i]; other names are ignored and names the text
- * lacks keep their value. */
-void kt__config_values(const char *const *names, int n, const char *config, int64_t *values);
 /* Per-process private directory (0700) for compiler outputs, removed at
  * exit; creating it first removes the folders of ktune processes that died
  * without removing theirs. NULL with KT_INVALID in EB when TMPDIR is
