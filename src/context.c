@@ -145,6 +145,8 @@ static int kernel_from_file(kt_context *ctx, kt__file *f, const char *name, kt_k
   k->sizes = kt__xcalloc((size_t)decl->nsizes + 1, sizeof *k->sizes);
   k->size_given = kt__xcalloc((size_t)decl->nsizes + 1, sizeof *k->size_given);
   kt__hash_text(f->src.text, f->src.len, k->source_hash);
+  kt__config_init(&k->config, decl);
+  kt__config_pins_init(&k->pins, k->config.n);
   *out = k;
   return KT_OK;
 }
@@ -196,7 +198,8 @@ void kt_kernel_destroy(kt_kernel *k) {
   kt__file_free(k->file);
   free(k->sizes);
   free(k->size_given);
-  free(k->pin);
+  kt__config_free(&k->config);
+  kt__config_pins_free(&k->pins);
   free(k);
 }
 
@@ -252,35 +255,20 @@ int kt_kernel_set_size_arg(kt_kernel *k, const char *arg) {
   return rc;
 }
 
-/* Checks a --autotune spec against every tuned name (both stages) before
- * anything runs: a one-choice-per-name space is enough to check the syntax,
- * the names and repeats, and its product cannot overflow. */
-static int check_pins(kt_kernel *k, const char *spec) {
-  const kt__kernel_decl *d = k->decl;
-  int n = d->ntune + d->ncluster;
-  kt__tunedim *dims = kt__xcalloc((size_t)n + 1, sizeof *dims);
-  for (int i = 0; i < n; i++) {
-    dims[i] = i < d->ntune ? d->tune[i] : d->cluster[i - d->ntune];
-    dims[i].count = 1;
+/* The spec is parsed once, here, against every tuned name of both stages,
+ * before anything runs; each stage's space takes its part (kt__config_pins_stage). */
+int kt_kernel_pin(kt_kernel *k, const char *spec) {
+  if (!spec || !*spec) {
+    memset(k->pins.set, 0, (size_t)k->config.n * sizeof *k->pins.set);
+    return KT_OK;
   }
-  kt__space *s = NULL;
-  int rc = kt__space_create(dims, n, NULL, 0, NULL, &s, &k->ctx->err);
-  if (rc == KT_OK) rc = kt__space_pin(s, spec, NULL, &k->ctx->err);
+  int rc = kt__config_parse_pins(k->config.names, k->config.n, spec, &k->pins, &k->ctx->err);
   if (rc != KT_OK) {
     char msg[sizeof k->ctx->err.msg];
     snprintf(msg, sizeof msg, "%s", k->ctx->err.msg);
-    kt__err(&k->ctx->err, rc, "%s: error: kernel %s: %s", k->file->src.path, d->name, msg);
+    kt__err(&k->ctx->err, rc, "%s: error: kernel %s: %s", k->file->src.path, k->decl->name, msg);
   }
-  kt__space_free(s);
-  free(dims);
   return rc;
-}
-
-int kt_kernel_pin(kt_kernel *k, const char *spec) {
-  if (spec && *spec) KT__FORWARD(check_pins(k, spec));
-  free(k->pin);
-  k->pin = spec && *spec ? kt__xstrdup(spec) : NULL;
-  return KT_OK;
 }
 
 int kt__kernel_resolve_sizes(kt_kernel *k, int64_t *values, kt__errbuf *eb) {
@@ -320,12 +308,18 @@ static int64_t bucket(const char *how, int64_t v) {
 
 void kt__kernel_key_sizes(const kt_kernel *k, const int64_t *sizes, kt__sbuf *out) {
   const kt__kernel_decl *d = k->decl;
+  const char **names = kt__xcalloc((size_t)d->nsizes + 1, sizeof *names);
+  int64_t *values = kt__xcalloc((size_t)d->nsizes + 1, sizeof *values);
+  int n = 0;
   for (int i = 0; i < d->nsizes; i++) {
     const kt__binding *b = NULL;
     for (int j = 0; j < d->nkey; j++)
       if (strcmp(d->key[j].name, d->sizes[i]) == 0) b = &d->key[j];
     if (d->has_key && !b) continue;
-    kt__sbuf_printf(out, "%s%s=%lld", out->len ? " " : "", d->sizes[i], (long long)bucket(b ? b->bucket : NULL, sizes[i]));
+    names[n] = d->sizes[i];
+    values[n++] = bucket(b ? b->bucket : NULL, sizes[i]);
   }
-  if (!out->s) kt__sbuf_append(out, "", 0);
+  kt__config_format(names, values, n, "", out);
+  free(names);
+  free(values);
 }

@@ -3,6 +3,7 @@
 #define KT_CONTEXT_H
 
 #include "backend/backend.h"
+#include "config.h"
 #include "lang/parser.h"
 #include "store/store.h"
 
@@ -22,7 +23,8 @@ struct kt_kernel {
   const kt__backend *backend;
   int64_t *sizes;    /* per decl->sizes */
   bool *size_given;  /* set through kt_kernel_set_size */
-  char *pin;         /* "NAME=VALUE ..." or NULL */
+  kt__config config; /* the names of its configurations, built once from decl */
+  kt__config_pins pins; /* --autotune (kt_kernel_pin), over config's names */
   char source_hash[65];
   kt__runtime_table *runtime; /* kt_launch's in-memory winners */
   void *const *tune_args;     /* kt_launch tuning on a miss (CPU backend): the caller's

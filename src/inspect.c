@@ -45,8 +45,7 @@ static void json_values(const kt__space *s, const int64_t *v, kt__sbuf *b) {
 }
 
 static void print_space_json(kt_kernel *k, const kt__space *s, const kt__space *cl, uint64_t valid, FILE *out) {
-  int64_t def[KT__MAX_NAMES];
-  kt__space_default_values(s, def);
+  const int64_t *def = k->config.defaults; /* the @autotune names come first */
   kt__sbuf b = {0}, flags = {0};
   kt__space_format_defines(s, def, &flags);
   kt__sbuf_printf(&b, "{\n  \"kernel\": ");
@@ -75,8 +74,7 @@ static void print_space_json(kt_kernel *k, const kt__space *s, const kt__space *
 }
 
 static void print_space_text(kt_kernel *k, const kt__space *s, const kt__space *cl, uint64_t valid, FILE *out) {
-  int64_t def[KT__MAX_NAMES];
-  kt__space_default_values(s, def);
+  const int64_t *def = k->config.defaults; /* the @autotune names come first */
   fprintf(out, "kernel %s (%s)\n", k->decl->name, k->file->src.path);
   text_dims(s, "@autotune", out);
   text_dims(cl, "@cluster", out);
@@ -92,37 +90,28 @@ static void print_space_text(kt_kernel *k, const kt__space *s, const kt__space *
   kt__sbuf_free(&flags);
 }
 
-/* The cluster names at their first choices, over the sizes: what the
- * @autotune space's @where sees of them, as in the tuner's first stage. */
-typedef struct cluster_defaults {
-  const char *names[KT__MAX_NAMES];
-  int64_t values[KT__MAX_NAMES];
-  kt__env env;
-} cluster_defaults;
-
-static void bind_cluster_defaults(const kt__kernel_decl *d, const kt__env *sizes, cluster_defaults *c) {
-  int n = d->ncluster < KT__MAX_NAMES ? d->ncluster : KT__MAX_NAMES;
-  for (int i = 0; i < n; i++) {
-    c->names[i] = d->cluster[i].name;
-    c->values[i] = d->cluster[i].values[0];
-  }
-  c->env = (kt__env){c->names, c->values, n, sizes};
-}
-
 int kt_space_print(kt_kernel *k, FILE *out, int json) {
   const kt__kernel_decl *d = k->decl;
   kt__errbuf *eb = &k->ctx->err;
   int64_t *sizes = kt__xcalloc((size_t)d->nsizes + 1, sizeof *sizes);
   int rc = kt__kernel_resolve_sizes(k, sizes, eb);
   kt__env env = {(const char *const *)d->sizes, sizes, d->nsizes, NULL};
-  cluster_defaults cd;
-  bind_cluster_defaults(d, &env, &cd);
+  /* The cluster names at their first choices, over the sizes: what the
+   * @autotune space's @where sees of them, as in the tuner's first stage. */
+  const kt__config *cfg = &k->config;
+  int first = kt__config_stage_first(cfg, 1);
+  kt__env cluster_defaults = {cfg->names + first, cfg->defaults + first, kt__config_stage_count(cfg, 1), &env};
   kt__space *s = NULL, *cl = NULL;
-  if (rc == KT_OK) rc = kt__space_create(d->tune, d->ntune, d->where, d->nwhere, &cd.env, &s, eb);
+  if (rc == KT_OK) rc = kt__space_create(d->tune, d->ntune, d->where, d->nwhere, &cluster_defaults, &s, eb);
   if (rc == KT_OK) rc = kt__space_create(d->cluster, d->ncluster, NULL, 0, &env, &cl, eb);
   if (rc == KT_OK) rc = kt__space_check_default(s, k->file->src.path, eb);
   kt__sbuf warn = {0};
-  if (rc == KT_OK && k->pin) rc = kt__space_pin(s, k->pin, &warn, eb);
+  kt__config_pins tune_pins = kt__config_pins_stage(cfg, &k->pins, 0);
+  kt__config_pins cluster_pins = kt__config_pins_stage(cfg, &k->pins, 1);
+  if (rc == KT_OK) {
+    kt__space_pin_values(s, &tune_pins, &warn);
+    kt__space_pin_values(cl, &cluster_pins, &warn);
+  }
   if (warn.len) fputs(warn.s, stderr);
   if (rc == KT_OK) {
     uint64_t valid = kt__space_count_valid(s, COUNT_LIMIT);

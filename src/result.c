@@ -53,9 +53,7 @@ void kt_result_destroy(kt_result *r) {
 }
 
 void kt__result_config_string(const kt_result *r, const kt__trial *t, kt__sbuf *out) {
-  for (int i = 0; i < r->nnames; i++)
-    kt__sbuf_printf(out, "%s%s=%lld", i ? " " : "", r->names[i], (long long)t->values[i]);
-  if (!out->s) kt__sbuf_append(out, "", 0);
+  kt__config_format((const char *const *)r->names, t->values, r->nnames, "", out);
 }
 
 void kt__config_values(const char *const *names, int n, const char *config, int64_t *values) {

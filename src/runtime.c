@@ -92,39 +92,13 @@ static int probe_device(const kt__backend *be, int index, kt__device_info *info,
 
 /* ---- stored configurations -------------------------------------------- */
 
-/* Tuned names, then cluster names: the order of every values array. */
-static int all_names(const kt__kernel_decl *d, const char **names) {
-  for (int i = 0; i < d->ntune; i++) names[i] = d->tune[i].name;
-  for (int i = 0; i < d->ncluster; i++) names[d->ntune + i] = d->cluster[i].name;
-  return d->ntune + d->ncluster;
-}
-
-static void parse_config(const kt__kernel_decl *d, const char *config, int64_t *values) {
-  const char *names[KT__MAX_NAMES];
-  int n = all_names(d, names);
-  kt__config_values(names, n, config, values);
-}
-
-static void default_values(const kt__kernel_decl *d, int64_t *values) {
-  for (int i = 0; i < d->ntune; i++) values[i] = d->tune[i].values[0];
-  for (int i = 0; i < d->ncluster; i++) values[d->ntune + i] = d->cluster[i].values[0];
-}
-
-static void format_values(const kt__kernel_decl *d, const int64_t *values, kt__sbuf *out) {
-  const char *names[KT__MAX_NAMES];
-  int n = all_names(d, names);
-  for (int i = 0; i < n; i++) kt__sbuf_printf(out, "%s%s=%lld", i ? " " : "", names[i], (long long)values[i]);
-}
-
-/* The value of NAME in a "M=1 N=2" size string, or -1. */
-static double size_value(const char *sizes, const char *name, size_t len) {
-  for (const char *q = sizes; *q;) {
-    while (*q == ' ') q++;
-    size_t m = strcspn(q, "= ");
-    if (q[m] != '=') break;
-    if (m == len && strncmp(q, name, len) == 0) return strtod(q + m + 1, NULL);
-    q += m + 1 + strcspn(q + m + 1, " ");
-  }
+/* The value of size WANT names in a "M=1 N=2" size string, or -1. */
+static double size_value(const char *sizes, const kt__config_item *want) {
+  kt__config_item it;
+  int64_t v;
+  for (const char *p = sizes; kt__config_next(&p, &it);)
+    if (it.name_len == want->name_len && memcmp(it.text, want->text, it.name_len) == 0)
+      return kt__config_item_int(&it, &v) ? (double)v : -1;
   return -1;
 }
 
@@ -132,13 +106,11 @@ static double size_value(const char *sizes, const char *name, size_t len) {
  * |log2 ratio|, so that 1024 is as near to 512 as to 2048. */
 static double size_distance(const char *a, const char *b) {
   double dist = 0;
-  for (const char *p = a; *p;) {
-    while (*p == ' ') p++;
-    size_t n = strcspn(p, "= ");
-    if (p[n] != '=') break;
-    double va = strtod(p + n + 1, NULL), vb = size_value(b, p, n);
+  kt__config_item it;
+  int64_t v;
+  for (const char *p = a; kt__config_next(&p, &it);) {
+    double va = kt__config_item_int(&it, &v) ? (double)v : -1, vb = size_value(b, &it);
     dist += va > 0 && vb > 0 ? fabs(log2(va / vb)) : 64;
-    p += n + 1 + strcspn(p + n + 1, " ");
   }
   return dist;
 }
@@ -202,13 +174,13 @@ static bool can_tune(const kt_kernel *k) {
 }
 
 /* The nearest stored size's winner into VALUES; false when none. */
-static bool use_nearest(kt__store *store, const kt__store_key *key, const kt__kernel_decl *d, int64_t *values,
+static bool use_nearest(kt__store *store, const kt__store_key *key, const kt_kernel *k, int64_t *values,
                         kt__sbuf *how) {
   nearest n = {key->sizes, INFINITY, NULL, NULL};
   kt__errbuf eb;
   if (store) kt__store_each_winner(store, key, consider_nearest, &n, &eb);
   if (n.config) {
-    parse_config(d, n.config, values);
+    kt__config_read(&k->config, n.config, values);
     kt__sbuf_printf(how, "nearest stored size [%s]", n.sizes);
   }
   free(n.sizes);
@@ -222,7 +194,7 @@ static bool use_nearest(kt__store *store, const kt__store_key *key, const kt__ke
 static int choose_config(kt_kernel *k, const int64_t *sizes, void *const *args, int64_t *values, kt__sbuf *how) {
   kt__runtime_table *t = k->runtime;
   const kt__kernel_decl *d = k->decl;
-  default_values(d, values);
+  memcpy(values, k->config.defaults, (size_t)k->config.n * sizeof *values);
   kt__sbuf key_sizes = {0};
   kt__kernel_key_sizes(k, sizes, &key_sizes);
   kt__store *store = kt__context_store(k->ctx);
@@ -232,11 +204,11 @@ static int choose_config(kt_kernel *k, const int64_t *sizes, void *const *args, 
   int rc = KT_OK;
   kt__errbuf eb;
   if (store && kt__store_winner(store, &key, &config, &secs, &eb) == KT_OK) {
-    parse_config(d, config, values);
+    kt__config_read(&k->config, config, values);
     kt__sbuf_printf(how, "stored winner");
   } else if (can_tune(k)) {
     rc = tune_now(k, sizes, args, values);
-  } else if (k->ctx->opts.miss_policy == KT_MISS_DEFAULT || !use_nearest(store, &key, d, values, how)) {
+  } else if (k->ctx->opts.miss_policy == KT_MISS_DEFAULT || !use_nearest(store, &key, k, values, how)) {
     kt__sbuf_printf(how, "default configuration");
   }
   if (how->len && k->ctx->opts.miss_policy == KT_MISS_TUNE && strcmp(how->s, "stored winner") != 0)
@@ -252,7 +224,7 @@ static void report_choice(const kt_kernel *k, const int64_t *sizes, const char *
                           double secs) {
   kt__sbuf key_sizes = {0}, shown = {0};
   kt__kernel_key_sizes(k, sizes, &key_sizes);
-  format_values(k->decl, values, &shown);
+  kt__config_format(k->config.names, values, k->config.n, "", &shown);
   kt__print_autotuning(k->decl->name, key_sizes.s, how, secs, shown.s);
   kt__sbuf_free(&key_sizes);
   kt__sbuf_free(&shown);
@@ -264,30 +236,28 @@ static void report_choice(const kt_kernel *k, const int64_t *sizes, const char *
 static int load_config(kt_kernel *k, const int64_t *values, void **fn) {
   kt__runtime_table *t = k->runtime;
   const kt__kernel_decl *d = k->decl;
-  int nnames = d->ntune + d->ncluster;
+  const kt__config *cfg = &k->config;
   for (int i = 0; i < t->nconfigs; i++)
-    if (memcmp(t->configs[i].values, values, (size_t)nnames * sizeof *values) == 0) {
+    if (memcmp(t->configs[i].values, values, (size_t)cfg->n * sizeof *values) == 0) {
       *fn = t->configs[i].fn;
       return KT_OK;
     }
   kt__errbuf *eb = &k->ctx->err;
-  const char *names[KT__MAX_NAMES];
-  all_names(d, names);
   const char *workdir = kt__workdir(eb);
   if (!workdir) return KT_INVALID;
   if (!t->state) KT__FORWARD(kt__be_open(t->be, k->ctx->opts.device, &t->state, &t->device, eb));
   char tag[64];
   snprintf(tag, sizeof tag, "rt%p-%d", (void *)k, t->nconfigs);
-  kt__build b = {k->file, d, names, values, nnames, &t->device, workdir, tag, 60.0, NULL};
+  kt__build b = {k->file, d, cfg->names, values, cfg->n, &t->device, workdir, tag, 60.0, NULL};
   kt__artifact a = {0};
   kt__status st = kt__be_compile(t->be, &b, &a, eb);
   if (st == KT__ST_OK) st = kt__be_load(t->be, t->state, &b, &a, fn, eb);
   if (st != KT__ST_OK) {
-    kt__sbuf cfg = {0}, why = {0};
-    format_values(d, values, &cfg);
+    kt__sbuf shown = {0}, why = {0};
+    kt__config_format(cfg->names, values, cfg->n, "", &shown);
     kt__sbuf_printf(&why, "%s", a.log ? a.log : eb->msg); /* a copy: eb is rewritten below */
-    kt__err(eb, KT_INTERNAL, "kt_launch: building %s (%s) failed:\n%s", d->name, cfg.s ? cfg.s : "", why.s);
-    kt__sbuf_free(&cfg);
+    kt__err(eb, KT_INTERNAL, "kt_launch: building %s (%s) failed:\n%s", d->name, shown.s, why.s);
+    kt__sbuf_free(&shown);
     kt__sbuf_free(&why);
     kt__artifact_free(&a);
     return KT_INTERNAL;
@@ -304,10 +274,8 @@ static int load_config(kt_kernel *k, const int64_t *values, void **fn) {
 static int entry_geometry(kt_kernel *k, const int64_t *sizes, const int64_t *values, kt__rt_entry *e) {
   const kt__kernel_decl *d = k->decl;
   kt__errbuf *eb = &k->ctx->err;
-  const char *names[KT__MAX_NAMES];
-  int nnames = all_names(d, names);
   kt__env size_env = {(const char *const *)d->sizes, sizes, d->nsizes, NULL};
-  kt__env env = {names, values, nnames, &size_env};
+  kt__env env = {k->config.names, values, k->config.n, &size_env};
   KT__FORWARD(kt__launch_geometry(d, &env, e->launch.grid, e->launch.block, &e->launch.shared_bytes, eb));
   kt__cluster_dims(&env, e->launch.cluster);
   e->launch.nargs = d->nparams;
@@ -323,9 +291,7 @@ static int rt_create(kt_kernel *k) {
                 KT__RT_MAX_SIZES);
   KT__RETURN_IF(d->nparams > KT__RT_MAX_ARGS, &k->ctx->err, KT_INVALID,
                 "kt_launch: kernel %s has %d parameters; at most %d are supported", d->name, d->nparams, KT__RT_MAX_ARGS);
-  KT__RETURN_IF(d->ntune + d->ncluster > KT__MAX_NAMES, &k->ctx->err, KT_INVALID,
-                "kt_launch: kernel %s has %d tuned names; at most %d are supported", d->name, d->ntune + d->ncluster,
-                KT__MAX_NAMES);
+  KT__FORWARD(kt__config_check_size(&k->config, k->file->src.path, d->name, &k->ctx->err));
   kt__runtime_table *t = kt__xcalloc(1, sizeof *t);
   t->be = k->backend;
   t->nparams = d->nparams;

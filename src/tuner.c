@@ -41,9 +41,7 @@ typedef struct tuning {
   kt_tune_options o;
   int64_t *sizes;
   kt__env size_env;
-  const char **names; /* tuned names, then cluster names */
-  int nnames;
-  int64_t defaults[KT__MAX_NAMES];
+  const kt__config *cfg; /* the kernel's names: tuned, then cluster */
   kt__argset *args;
   kt__worker *worker;
   kt__pool *pool;
@@ -110,7 +108,7 @@ static void set_output(kt__trial *tr, const kt__output *o) {
 
 static int find_trial(const tuning *t, const int64_t *values) {
   for (int i = 0; i < t->r->ntrials; i++)
-    if (memcmp(t->r->trials[i].values, values, (size_t)t->nnames * sizeof *values) == 0) return i;
+    if (memcmp(t->r->trials[i].values, values, (size_t)t->cfg->n * sizeof *values) == 0) return i;
   return -1;
 }
 
@@ -342,9 +340,9 @@ static kt__compile_job *make_job(tuning *t, const kt__trial *tr) {
   char tag[32];
   snprintf(tag, sizeof tag, "c%llu", (unsigned long long)tr->id);
   kt__build b = {.decl = t->d,
-                 .names = t->names,
+                 .names = t->cfg->names,
                  .values = tr->values,
-                 .n = t->nnames,
+                 .n = t->cfg->n,
                  .device = &t->r->device,
                  .workdir = t->workdir,
                  .tag = tag,
@@ -358,8 +356,8 @@ static void request_for(const tuning *t, const kt__trial *tr, kt__req_kind kind,
   memset(req, 0, sizeof *req);
   req->kind = kind;
   req->id = tr->id;
-  req->nvalues = t->nnames;
-  memcpy(req->values, tr->values, (size_t)t->nnames * sizeof *tr->values);
+  req->nvalues = t->cfg->n;
+  memcpy(req->values, tr->values, (size_t)t->cfg->n * sizeof *tr->values);
   if (tr->artifact) snprintf(req->artifact, sizeof req->artifact, "%s", tr->artifact);
   /* The worker times the verified run and hands it to kt__measure as the
    * first launch (first_s), in place of a warm-up. */
@@ -474,7 +472,7 @@ static void reference_timing(tuning *t, const kt__trial *def) {
 }
 
 static int run_reference(tuning *t) {
-  kt__trial *tr = kt__result_add(t->r, t->defaults, 0);
+  kt__trial *tr = kt__result_add(t->r, t->cfg->defaults, 0);
   tr->is_default = true;
   tr->space_index = UINT64_MAX;
   t->r->default_trial = (int)tr->id;
@@ -655,8 +653,8 @@ typedef struct warm_configs {
 static void collect_winner(void *ud, const char *sizes, const char *config, double seconds) {
   warm_configs *w = ud;
   if (w->n == MAX_WARM) return;
-  memcpy(w->values[w->n], w->t->defaults, sizeof w->values[0]);
-  kt__config_values(w->t->names, w->t->nnames, config, w->values[w->n]);
+  memcpy(w->values[w->n], w->t->cfg->defaults, (size_t)w->t->cfg->n * sizeof w->values[0][0]);
+  kt__config_read(w->t->cfg, config, w->values[w->n]);
   w->n++;
 }
 
@@ -756,68 +754,33 @@ static int choose_strategy(tuning *t, stage *s, const kt__strategy_ops **ops) {
   return KT_OK;
 }
 
-/* The env that binds the other stage's names while @where is evaluated. */
+/* The env that binds the other stage's names while @where is evaluated. The
+ * values are a copy: the winner's trial moves as trials are added. */
 typedef struct other_names {
-  const char *names[KT__MAX_NAMES];
   int64_t values[KT__MAX_NAMES];
   kt__env env;
 } other_names;
 
-static void bind_other(const tuning *t, int from, int count, const int64_t *values, other_names *o) {
-  for (int i = 0; i < count; i++) {
-    o->names[i] = t->names[from + i];
-    o->values[i] = values[from + i];
-  }
-  o->env = (kt__env){o->names, o->values, count, &t->size_env};
-}
-
-/* The part of the pins "NAME=VALUE ..." that names this stage's names; a
- * name neither stage declares is an error listing the declared ones. */
-static int pins_for_stage(const tuning *t, int which, kt__sbuf *out) {
-  const char *p = t->k->pin;
-  while (p && *p) {
-    while (*p == ' ' || *p == '\t' || *p == ',') p++;
-    size_t len = strcspn(p, " \t,");
-    if (!len) break;
-    size_t name_len = strcspn(p, "=");
-    if (name_len > len) name_len = len;
-    int found = -1;
-    for (int i = 0; i < t->nnames; i++)
-      if (strlen(t->names[i]) == name_len && strncmp(t->names[i], p, name_len) == 0) found = i;
-    if (found < 0) {
-      kt__sbuf names = {0};
-      for (int i = 0; i < t->nnames; i++) kt__sbuf_printf(&names, "%s%s", i ? ", " : "", t->names[i]);
-      kt__err(t->eb, KT_INVALID, "pin: unknown name %.*s; kernel %s declares: %s", (int)name_len, p,
-              t->d->name, names.s ? names.s : "(none)");
-      kt__sbuf_free(&names);
-      return KT_INVALID;
-    }
-    if ((found >= t->d->ntune) == (which == 1)) kt__sbuf_printf(out, "%s%.*s", out->len ? " " : "", (int)len, p);
-    p += len;
-  }
-  return KT_OK;
+static void bind_other(const tuning *t, int which, const int64_t *values, other_names *o) {
+  int from = kt__config_stage_first(t->cfg, which), count = kt__config_stage_count(t->cfg, which);
+  memcpy(o->values, values + from, (size_t)count * sizeof *values);
+  o->env = (kt__env){t->cfg->names + from, o->values, count, &t->size_env};
 }
 
 /* The space of stage WHICH, with the other stage's names bound to BASE (in
- * OTHER, which must outlive it) and this stage's --autotune pins applied;
- * warnings about pinned values go to WARN (may be NULL). */
+ * OTHER, which must outlive it) and this stage's --autotune pins applied
+ * (parsed once, by kt_kernel_pin); warnings about pinned values go to WARN
+ * (may be NULL). */
 static int stage_space(tuning *t, int which, const int64_t *base, other_names *other, kt__sbuf *warn,
                        kt__space **out) {
   const kt__kernel_decl *d = t->d;
-  if (which == 0) bind_other(t, d->ntune, d->ncluster, base, other);
-  else bind_other(t, 0, d->ntune, base, other);
+  bind_other(t, !which, base, other);
   const kt__tunedim *dims = which ? d->cluster : d->tune;
   int ndims = which ? d->ncluster : d->ntune;
   KT__FORWARD(kt__space_create(dims, ndims, d->where, d->nwhere, &other->env, out, t->eb));
-  kt__sbuf pins = {0};
-  int rc = pins_for_stage(t, which, &pins);
-  if (rc == KT_OK && pins.len) rc = kt__space_pin(*out, pins.s, warn, t->eb);
-  kt__sbuf_free(&pins);
-  if (rc != KT_OK) {
-    kt__space_free(*out);
-    *out = NULL;
-  }
-  return rc;
+  kt__config_pins pins = kt__config_pins_stage(t->cfg, &t->k->pins, which);
+  kt__space_pin_values(*out, &pins, warn);
+  return KT_OK;
 }
 
 /* Before anything runs: the default must satisfy @where (bad input), and
@@ -827,7 +790,7 @@ static int stage_space(tuning *t, int which, const int64_t *base, other_names *o
 static int check_space(tuning *t, uint64_t *size, uint64_t *valid) {
   other_names other;
   kt__space *space;
-  KT__FORWARD(stage_space(t, 0, t->defaults, &other, NULL, &space));
+  KT__FORWARD(stage_space(t, 0, t->cfg->defaults, &other, NULL, &space));
   int rc = kt__space_check_default(space, t->k->file->src.path, t->eb);
   *size = kt__space_size(space);
   *valid = rc == KT_OK ? kt__space_count_valid(space, MAX_VALID_COUNT) : 0;
@@ -840,13 +803,13 @@ static int check_space(tuning *t, uint64_t *size, uint64_t *valid) {
  * outside the pinned space it must not win (the caller asked for B=8). */
 static void exclude_default_outside_pins(tuning *t, const kt__space *space) {
   if (t->r->default_trial < 0) return;
-  uint64_t index = kt__space_index_of(space, t->defaults);
+  uint64_t index = kt__space_index_of(space, t->cfg->defaults);
   t->r->trials[t->r->default_trial].reference_only = index == UINT64_MAX || kt__space_valid_index(space, index) != 1;
 }
 
 static int search(tuning *t, int which, const int64_t *base) {
-  stage s = {.stage = which, .offset = which ? t->d->ntune : 0};
-  memcpy(s.base, base, sizeof s.base);
+  stage s = {.stage = which, .offset = kt__config_stage_first(t->cfg, which)};
+  memcpy(s.base, base, (size_t)t->cfg->n * sizeof *base);
   other_names other;
   kt__sbuf warn = {0};
   int rc = stage_space(t, which, base, &other, &warn, &s.space);
@@ -969,27 +932,9 @@ static void pick_winner(tuning *t) {
 
 /* ---- setup and teardown ----------------------------------------------- */
 
-static int setup_names(tuning *t) {
-  const kt__kernel_decl *d = t->d;
-  t->nnames = d->ntune + d->ncluster;
-  if (t->nnames > KT__MAX_NAMES)
-    return kt__err(t->eb, KT_INVALID, "%s: error: kernel %s declares %d tuned names; ktune handles at most %d",
-                   t->k->file->src.path, d->name, t->nnames, KT__MAX_NAMES);
-  t->names = kt__xcalloc((size_t)t->nnames + 1, sizeof *t->names);
-  for (int i = 0; i < d->ntune; i++) {
-    t->names[i] = d->tune[i].name;
-    t->defaults[i] = d->tune[i].values[0];
-  }
-  for (int i = 0; i < d->ncluster; i++) {
-    t->names[d->ntune + i] = d->cluster[i].name;
-    t->defaults[d->ntune + i] = d->cluster[i].values[0];
-  }
-  return KT_OK;
-}
-
 static double eval_work(const tuning *t, const kt__expr *e) {
   if (!e) return 0;
-  kt__env env = {t->names, t->defaults, t->nnames, &t->size_env};
+  kt__env env = {t->cfg->names, t->cfg->defaults, t->cfg->n, &t->size_env};
   int64_t v;
   kt__eval_error ee;
   return kt__expr_eval(e, &env, &v, &ee) == 0 ? (double)v : 0;
@@ -997,9 +942,8 @@ static double eval_work(const tuning *t, const kt__expr *e) {
 
 static void describe_sizes(tuning *t) {
   kt__sbuf b = {0};
-  for (int i = 0; i < t->d->nsizes; i++)
-    kt__sbuf_printf(&b, "%s%s=%lld", i ? " " : "", t->d->sizes[i], (long long)t->sizes[i]);
-  t->r->sizes = b.s ? b.s : kt__xstrdup("");
+  kt__config_format((const char *const *)t->d->sizes, t->sizes, t->d->nsizes, "", &b);
+  t->r->sizes = b.s;
 }
 
 /* Messages from the argument setup point at "line:col: ..." or nowhere;
@@ -1032,10 +976,10 @@ static int start(tuning *t) {
   t->sizes = kt__xcalloc((size_t)d->nsizes + 1, sizeof *t->sizes);
   KT__FORWARD(kt__kernel_resolve_sizes(t->k, t->sizes, t->eb));
   t->size_env = (kt__env){(const char *const *)d->sizes, t->sizes, d->nsizes, NULL};
-  KT__FORWARD(setup_names(t));
+  KT__FORWARD(kt__config_check_size(t->cfg, t->k->file->src.path, d->name, t->eb));
   uint64_t size, valid;
   KT__FORWARD(check_space(t, &size, &valid));
-  t->r = kt__result_create(d->name, t->k->file->src.path, t->names, t->nnames, d->ntune);
+  t->r = kt__result_create(d->name, t->k->file->src.path, t->cfg->names, t->cfg->n, t->cfg->ntune);
   t->r->space_size = size;
   t->r->valid_size = valid;
   t->r->budget_s = t->o.budget_s > 0 ? t->o.budget_s : 0;
@@ -1126,7 +1070,7 @@ static double lap(double *mark) {
 }
 
 int kt_tune(kt_kernel *k, const kt_tune_options *opts, kt_result **out) {
-  tuning t = {.k = k, .d = k->decl, .eb = &k->ctx->err, .started = kt__now(), .tty = isatty(2)};
+  tuning t = {.k = k, .d = k->decl, .cfg = &k->config, .eb = &k->ctx->err, .started = kt__now(), .tty = isatty(2)};
   if (opts) t.o = *opts;
   if (t.o.budget_s > 0) t.deadline = t.started + t.o.budget_s;
   *out = NULL;
@@ -1137,7 +1081,7 @@ int kt_tune(kt_kernel *k, const kt_tune_options *opts, kt_result **out) {
   if (t.r) t.r->setup_s = mark - t.started;
   if (rc == KT_OK) rc = run_reference(&t);
   if (t.r) t.r->reference_s = lap(&mark);
-  if (rc == KT_OK) rc = search(&t, 0, t.defaults);
+  if (rc == KT_OK) rc = search(&t, 0, t.cfg->defaults);
   if (t.r) pick_winner(&t); /* no result when the setup failed */
   if (rc == KT_OK && t.d->ncluster > 0 && t.r->winner >= 0 && !kt__interrupted)
     rc = search(&t, 1, t.r->trials[t.r->winner].values);
@@ -1156,7 +1100,6 @@ int kt_tune(kt_kernel *k, const kt_tune_options *opts, kt_result **out) {
   print_tuning(&t);
   finish(&t);
   if (t.r) t.r->wall_s = kt__now() - t.started;
-  free(t.names);
   /* A setup that failed measured nothing: there is no result to report. */
   if (!set_up) {
     kt_result_destroy(t.r);

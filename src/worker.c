@@ -173,8 +173,7 @@ typedef struct child {
   loaded cache[CACHE_SLOTS];
   int ncache;
   uint64_t clock;
-  const char *names[KT__MAX_NAMES]; /* tuned names, then cluster names */
-  int nnames;
+  kt__config config; /* the names of the values a request carries */
   /* The `in` tensors on the device still hold their initial content: they
    * are uploaded once, not before every run. A kernel that writes its input
    * would make a later configuration look wrong, never right; a mismatch is
@@ -186,13 +185,6 @@ typedef struct child {
   bool watch_state;      /* kernels are host code: compare the process state */
   kt__procstate initial; /* ... with this, taken once the device is open */
 } child;
-
-static void child_names(child *c) {
-  const kt__kernel_decl *d = c->s->decl;
-  c->nnames = 0;
-  for (int i = 0; i < d->ntune && c->nnames < KT__MAX_NAMES; i++) c->names[c->nnames++] = d->tune[i].name;
-  for (int i = 0; i < d->ncluster && c->nnames < KT__MAX_NAMES; i++) c->names[c->nnames++] = d->cluster[i].name;
-}
 
 static void evict_oldest(child *c) {
   int old = 0;
@@ -212,8 +204,8 @@ static kt__status get_fn(child *c, const kt__request *rq, void **fn, kt__errbuf 
     }
   char tag[64];
   snprintf(tag, sizeof tag, "w%ld-c%" PRIu64, (long)getpid(), rq->id);
-  kt__build b = {.file = c->s->file, .decl = c->s->decl, .names = c->names, .values = rq->values,
-                 .n = c->nnames, .device = &c->info, .workdir = c->s->workdir, .tag = tag,
+  kt__build b = {.file = c->s->file, .decl = c->s->decl, .names = c->config.names, .values = rq->values,
+                 .n = c->config.n, .device = &c->info, .workdir = c->s->workdir, .tag = tag,
                  .timeout_s = LOAD_COMPILE_TIMEOUT_S};
   kt__artifact a = {.path = rq->artifact[0] ? (char *)rq->artifact : NULL};
   kt__status st = kt__be_load(c->s->backend, c->state, &b, &a, fn, eb);
@@ -226,7 +218,7 @@ static kt__status get_fn(child *c, const kt__request *rq, void **fn, kt__errbuf 
 /* Launch description for one request: geometry, then every argument. */
 static kt__status make_launch(child *c, const kt__request *rq, kt__launch *l, kt__arg *args, kt__errbuf *eb) {
   const kt__kernel_decl *d = c->s->decl;
-  kt__env env = {.names = c->names, .values = rq->values, .n = c->nnames, .parent = c->s->sizes};
+  kt__env env = {.names = c->config.names, .values = rq->values, .n = c->config.n, .parent = c->s->sizes};
   *l = (kt__launch){.args = args, .nargs = d->nparams};
   if (kt__launch_geometry(d, &env, l->grid, l->block, &l->shared_bytes, eb) != KT_OK) return KT__ST_CONSTRAINT;
   kt__cluster_dims(&env, l->cluster);
@@ -536,8 +528,8 @@ static void build_queued(child *c) {
   char (*tags)[64] = kt__xcalloc((size_t)c->nqueued, sizeof *tags);
   for (int i = 0; i < c->nqueued; i++) {
     snprintf(tags[i], sizeof tags[i], "w%ld-p%d", (long)getpid(), i);
-    b[i] = (kt__build){.file = c->s->file, .decl = c->s->decl, .names = c->names, .values = c->queued[i],
-                       .n = c->nnames, .device = &c->info, .workdir = c->s->workdir, .tag = tags[i],
+    b[i] = (kt__build){.file = c->s->file, .decl = c->s->decl, .names = c->config.names, .values = c->queued[i],
+                       .n = c->config.n, .device = &c->info, .workdir = c->s->workdir, .tag = tags[i],
                        .timeout_s = LOAD_COMPILE_TIMEOUT_S};
   }
   kt__be_prebuild(c->s->backend, c->state, b, c->nqueued);
@@ -549,14 +541,14 @@ static void build_queued(child *c) {
 static kt__status queue_build(child *c, const kt__request *rq) {
   if (!c->queued) c->queued = kt__xcalloc(PREBUILD_MAX, sizeof *c->queued);
   if (c->nqueued == PREBUILD_MAX) build_queued(c);
-  memcpy(c->queued[c->nqueued++], rq->values, (size_t)c->nnames * sizeof rq->values[0]);
+  memcpy(c->queued[c->nqueued++], rq->values, (size_t)c->config.n * sizeof rq->values[0]);
   return KT__ST_OK;
 }
 
 static kt__status serve(child *c, const kt__request *rq, kt__reply *rp, kt__errbuf *eb) {
   const kt__kernel_decl *d = c->s->decl;
-  if (rq->nvalues != c->nnames || d->nparams > MAX_PARAMS)
-    return kt__fail(eb, KT__ST_RUNTIME, "bad request: %d values for %d names", rq->nvalues, c->nnames);
+  if (rq->nvalues != c->config.n || d->nparams > MAX_PARAMS)
+    return kt__fail(eb, KT__ST_RUNTIME, "bad request: %d values for %d names", rq->nvalues, c->config.n);
   if (rq->kind == KT__REQ_PREBUILD) return queue_build(c, rq);
   build_queued(c);
   void *fn;
@@ -635,7 +627,7 @@ static int child_setup(child *c, kt__errbuf *eb) {
   c->scratch_bytes = largest;
   kt__trace("worker: buffers allocated");
   c->cores = kt__ncores();
-  child_names(c);
+  kt__config_init(&c->config, s->decl);
   protect_shared(a, false);
   c->watch_state = s->backend->runs_host_code;
   if (c->watch_state) kt__procstate_take(&c->initial);
@@ -644,6 +636,7 @@ static int child_setup(child *c, kt__errbuf *eb) {
 
 static void child_teardown(child *c) {
   free(c->queued);
+  kt__config_free(&c->config);
   for (int i = 0; i < c->ncache; i++) kt__be_unload(c->s->backend, c->state, c->cache[i].fn);
   for (int k = 0; c->pristine && k < c->s->args->ntensors; k++) kt__be_release(c->s->backend, c->state, c->pristine[k]);
   for (int k = 0; c->guards && k < c->s->args->ntensors; k++) kt__guarded_free(c->s->backend, c->state, &c->guards[k]);

@@ -7,6 +7,7 @@
 
 #include "args.h"
 #include "backend/backend.h"
+#include "config.h"
 #include "measure/measure.h"
 
 /* Everything a worker needs; must stay alive as long as the worker. */
@@ -37,8 +38,6 @@ typedef enum kt__req_kind {
                         load time (OpenCL) then build the queue on all cores before
                         the next other request */
 } kt__req_kind;
-
-enum { KT__MAX_NAMES = 64 };
 
 typedef struct kt__request {
   kt__req_kind kind;

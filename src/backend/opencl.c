@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../config.h"
+
 #if KTUNE_HAVE_CL_H
 
 enum {
@@ -302,8 +304,8 @@ static uint64_t fnv1a(const char *s, size_t n) {
 
 static char *build_options(const kt__build *b) {
   kt__sbuf o = {0};
-  for (int i = 0; i < b->n; i++) kt__sbuf_printf(&o, "%s-D%s=%" PRId64, i ? " " : "", b->names[i], b->values[i]);
-  return o.s ? o.s : kt__xstrdup("");
+  kt__config_format(b->names, b->values, b->n, "-D", &o);
+  return o.s;
 }
 
 /* The first LOG_LINES lines of the build log, for the COMPILE message. */

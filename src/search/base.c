@@ -6,7 +6,7 @@
 bool kt__base_init(kt__search_base *b, const kt__space *space, uint64_t seed, long budget) {
   memset(b, 0, sizeof *b);
   b->ndims = kt__space_ndims(space);
-  if (b->ndims > KT__SEARCH_MAX_DIMS) return false;
+  if (b->ndims > KT__MAX_NAMES) return false;
   b->space = space;
   b->budget = budget;
   kt__rng_seed(&b->rng, seed);
@@ -98,7 +98,7 @@ static int other_choice(kt__search_base *b, int d, int c) {
 
 uint64_t kt__base_mutate(kt__search_base *b, uint64_t index, int k) {
   if (b->nfree == 0) return index;
-  int ch[KT__SEARCH_MAX_DIMS];
+  int ch[KT__MAX_NAMES];
   kt__space_decode(b->space, index, ch);
   for (int i = 0; i < k; i++) {
     int d = b->free_dims[kt__rng_below(&b->rng, (uint64_t)b->nfree)];
@@ -120,7 +120,7 @@ bool kt__base_near(kt__search_base *b, uint64_t index, int k, uint64_t *out) {
 }
 
 int kt__base_hamming1(kt__search_base *b, uint64_t index, uint64_t *out, int max) {
-  int ch[KT__SEARCH_MAX_DIMS], n = 0;
+  int ch[KT__MAX_NAMES], n = 0;
   kt__space_decode(b->space, index, ch);
   for (int f = 0; f < b->nfree; f++) {
     int d = b->free_dims[f], keep = ch[d];

@@ -6,12 +6,10 @@
 #ifndef KT_SEARCH_BASE_H
 #define KT_SEARCH_BASE_H
 
+#include "../config.h" /* KT__MAX_NAMES: the most dims the buffers below hold */
 #include "rng.h"
 #include "strategy.h"
 #include "u64map.h"
-
-/* Dims beyond this are not supported by the strategies' fixed buffers. */
-enum { KT__SEARCH_MAX_DIMS = 64 };
 
 typedef struct kt__search_base {
   const kt__space *space;
@@ -19,7 +17,7 @@ typedef struct kt__search_base {
   long budget;
   int ndims;
   int nfree;                       /* dims with more than one choice */
-  int free_dims[KT__SEARCH_MAX_DIMS];
+  int free_dims[KT__MAX_NAMES];
   kt__u64map seen;                 /* proposed: index -> 0 */
   kt__u64map cost;                 /* told: index -> cost bits */
   uint64_t best;                   /* UINT64_MAX until an OK result */

@@ -157,7 +157,7 @@ static void build_features(model *f, const variant *var) {
 }
 
 static void features(const model *f, uint64_t index, unsigned char *x) {
-  int ch[KT__SEARCH_MAX_DIMS];
+  int ch[KT__MAX_NAMES];
   kt__space_decode(f->b.space, index, ch);
   for (int i = 0; i < f->nfeat; i++) {
     const feature *ft = &f->feat[i];

@@ -39,7 +39,7 @@ static const member *tournament(genetic *g) {
 
 static uint64_t breed(genetic *g) {
   const kt__space *sp = g->b.space;
-  int a[KT__SEARCH_MAX_DIMS], c[KT__SEARCH_MAX_DIMS];
+  int a[KT__MAX_NAMES], c[KT__MAX_NAMES];
   kt__space_decode(sp, tournament(g)->index, a);
   kt__space_decode(sp, tournament(g)->index, c);
   for (int d = 0; d < g->b.ndims; d++)

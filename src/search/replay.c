@@ -11,12 +11,13 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "../config.h"
 #include "rng.h"
 #include "u64map.h"
 
 /* Spaces bigger than this are not replayed: the table is dense. */
 #define KT__REPLAY_MAX_POINTS ((uint64_t)1 << 26)
-enum { MAX_PARAMS = 64, MAX_VALUES = 4096 };
+enum { MAX_VALUES = 4096 };
 
 /* One parameter of the file with its distinct values. */
 typedef struct rparam {
@@ -108,8 +109,8 @@ static int collect_params(kt__recorded *r, json_object *results, const char *pat
   KT__RETURN_IF(!cfg0 || !json_object_is_type(cfg0, json_type_object), eb, KT_INVALID,
                 "%s: results[0] has no \"configuration\" object", path);
   int n = json_object_object_length(cfg0);
-  KT__RETURN_IF(n < 1 || n > MAX_PARAMS, eb, KT_INVALID, "%s: %d parameters (1 to %d expected)", path,
-                n, MAX_PARAMS);
+  KT__RETURN_IF(n < 1 || n > KT__MAX_NAMES, eb, KT_INVALID, "%s: %d parameters (1 to %d expected)", path,
+                n, KT__MAX_NAMES);
   r->params = kt__xcalloc((size_t)n, sizeof *r->params);
   json_object_object_foreach(cfg0, key, val) {
     (void)val;
@@ -191,7 +192,7 @@ static void result_values(kt__recorded *r, json_object *cfg, int64_t *values) {
 }
 
 static void record_one(kt__recorded *r, json_object *res) {
-  int64_t values[MAX_PARAMS];
+  int64_t values[KT__MAX_NAMES];
   result_values(r, member(res, "configuration"), values);
   uint64_t index = kt__space_index_of(r->space, values);
   if (r->state[index] != KT__ST_CONSTRAINT) return; /* a duplicate: the first stands */
@@ -305,7 +306,7 @@ bool kt__recorded_best_in(const kt__recorded *r, const kt__recorded *from, uint6
   for (uint64_t i = 0; i < n; i++)
     if (from->state[i] == KT__ST_OK && (best == UINT64_MAX || from->time[i] < from->time[best])) best = i;
   if (best == UINT64_MAX) return false;
-  int64_t fv[MAX_PARAMS], v[MAX_PARAMS];
+  int64_t fv[KT__MAX_NAMES], v[KT__MAX_NAMES];
   kt__space_values(from->space, best, fv);
   for (int p = 0; p < r->nparams; p++) {
     int q = 0;

@@ -5,8 +5,6 @@
 #include "space.h"
 
 #include <assert.h>
-#include <ctype.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,10 +222,21 @@ int kt__space_check_default(const kt__space *s, const char *path, kt__errbuf *eb
   return rc;
 }
 
+/* The pinned names as "NAME=VALUE ...", in dim order. */
+static void format_pins(const kt__space *s, kt__sbuf *out) {
+  const char **names = kt__xcalloc((size_t)s->ndims + 1, sizeof *names);
+  int64_t *values = kt__xcalloc((size_t)s->ndims + 1, sizeof *values);
+  int n = 0;
+  for (int d = 0; d < s->ndims; d++)
+    if (s->pinned[d]) names[n] = s->names[d], values[n++] = s->pinval[d];
+  kt__config_format(names, values, n, "", out);
+  free(names);
+  free(values);
+}
+
 int kt__space_none_valid(const kt__space *s, const char *path, const char *kernel, kt__errbuf *eb) {
   kt__sbuf pins = {0};
-  for (int d = 0; d < s->ndims; d++)
-    if (s->pinned[d]) kt__sbuf_printf(&pins, "%s%s=%" PRId64, pins.len ? " " : "", s->names[d], s->pinval[d]);
+  format_pins(s, &pins);
   int rc = kt__err(eb, KT_NOVALID,
                    "%s: error: no valid configuration: none of the %" PRIu64 " configurations of kernel %s %s%s%s "
                    "satisfies @where; pin values that @where allows",
@@ -237,59 +246,7 @@ int kt__space_none_valid(const kt__space *s, const char *path, const char *kerne
   return rc;
 }
 
-/* ---- pinning: "NAME=VALUE NAME=VALUE ..." ---- */
-
-typedef struct pin_item {
-  int dim;
-  int64_t value;
-} pin_item;
-
-static int dim_by_name(const kt__space *s, const char *name, size_t len) {
-  for (int d = 0; d < s->ndims; d++)
-    if (strlen(s->names[d]) == len && memcmp(s->names[d], name, len) == 0) return d;
-  return -1;
-}
-
-static int unknown_name(const kt__space *s, const char *name, size_t len, kt__errbuf *eb) {
-  kt__sbuf b = {0};
-  for (int d = 0; d < s->ndims; d++) kt__sbuf_printf(&b, "%s%s", d ? ", " : "", s->names[d]);
-  int rc = kt__err(eb, KT_INVALID, "unknown name %.*s in --autotune; the kernel declares: %s",
-                   (int)len, name, s->ndims ? b.s : "(no tuned names)");
-  kt__sbuf_free(&b);
-  return rc;
-}
-
-static int bad_pin_syntax(const char *item, size_t len, kt__errbuf *eb) {
-  return kt__err(eb, KT_INVALID,
-                 "bad --autotune item '%.*s': expected NAME=VALUE pairs separated by spaces, "
-                 "with VALUE an integer, as in \"BLOCK=256 VEC=4\"",
-                 (int)len, item);
-}
-
-static bool is_ident_start(int c) { return isalpha(c) || c == '_'; }
-static bool is_ident_char(int c) { return isalnum(c) || c == '_'; }
-static bool is_sep(int c) { return isspace(c) || c == ','; }
-
-/* item -> ident "=" int ; parsed from *P, which advances past the item. */
-static int parse_pin_item(const kt__space *s, const char **p, pin_item *item, kt__errbuf *eb) {
-  const char *start = *p, *q = *p;
-  size_t itemlen = 0;
-  while (start[itemlen] && !is_sep((unsigned char)start[itemlen])) itemlen++;
-  *p = start + itemlen;
-  if (!is_ident_start((unsigned char)*q)) return bad_pin_syntax(start, itemlen, eb);
-  while (is_ident_char((unsigned char)*q)) q++;
-  size_t namelen = (size_t)(q - start);
-  if (*q != '=') return bad_pin_syntax(start, itemlen, eb);
-  const char *num = q + 1;
-  char *end = NULL;
-  errno = 0;
-  long long v = strtoll(num, &end, 0);
-  if (end == num || end != start + itemlen || errno == ERANGE) return bad_pin_syntax(start, itemlen, eb);
-  item->dim = dim_by_name(s, start, namelen);
-  if (item->dim < 0) return unknown_name(s, start, namelen, eb);
-  item->value = (int64_t)v;
-  return KT_OK;
-}
+/* ---- pinning ---- */
 
 static bool declared_choice(const kt__tunedim *dim, int64_t v) {
   for (int c = 0; c < dim->count; c++)
@@ -305,36 +262,24 @@ static void warn_undeclared(const kt__tunedim *dim, int64_t v, kt__sbuf *warn) {
   kt__sbuf_printf(warn, "); using it anyway\n");
 }
 
-/* Parses every item before applying any, so that a bad spec changes nothing. */
+void kt__space_pin_values(kt__space *s, const kt__config_pins *pins, kt__sbuf *warn) {
+  for (int d = 0; d < s->ndims; d++) {
+    if (!pins->set[d]) continue;
+    if (!declared_choice(&s->dims[d], pins->values[d])) warn_undeclared(&s->dims[d], pins->values[d], warn);
+    s->pinned[d] = true;
+    s->pinval[d] = pins->values[d];
+  }
+  bool fits = product(s, &s->size);
+  assert(fits); /* pinning only shrinks a space that already fit */
+  (void)fits;
+}
+
 int kt__space_pin(kt__space *s, const char *spec, kt__sbuf *warn, kt__errbuf *eb) {
-  KT__RETURN_IF(!spec, eb, KT_INVALID, "empty --autotune value");
-  size_t cap = strlen(spec) / 2 + 1;
-  pin_item *items = kt__xcalloc(cap, sizeof *items);
-  int n = 0, rc = KT_OK;
-  for (const char *p = spec;;) {
-    while (is_sep((unsigned char)*p)) p++;
-    if (!*p) break;
-    assert((size_t)n < cap);
-    rc = parse_pin_item(s, &p, &items[n], eb);
-    if (rc != KT_OK) break;
-    for (int i = 0; i < n && rc == KT_OK; i++)
-      if (items[i].dim == items[n].dim)
-        rc = kt__err(eb, KT_INVALID, "%s is pinned twice in --autotune", s->names[items[n].dim]);
-    if (rc != KT_OK) break;
-    n++;
-  }
-  for (int i = 0; rc == KT_OK && i < n; i++) {
-    const kt__tunedim *dim = &s->dims[items[i].dim];
-    if (!declared_choice(dim, items[i].value)) warn_undeclared(dim, items[i].value, warn);
-    s->pinned[items[i].dim] = true;
-    s->pinval[items[i].dim] = items[i].value;
-  }
-  free(items);
-  if (rc == KT_OK) {
-    bool fits = product(s, &s->size);
-    assert(fits); /* pinning only shrinks a space that already fit */
-    (void)fits;
-  }
+  kt__config_pins pins;
+  kt__config_pins_init(&pins, s->ndims);
+  int rc = kt__config_parse_pins(s->names, s->ndims, spec, &pins, eb);
+  if (rc == KT_OK) kt__space_pin_values(s, &pins, warn);
+  kt__config_pins_free(&pins);
   return rc;
 }
 
@@ -369,15 +314,11 @@ uint64_t kt__space_index_of(const kt__space *s, const int64_t *values) {
 }
 
 void kt__space_format(const kt__space *s, const int64_t *values, kt__sbuf *out) {
-  for (int d = 0; d < s->ndims; d++)
-    kt__sbuf_printf(out, "%s%s=%" PRId64, d ? " " : "", s->names[d], values[d]);
-  if (!out->s) kt__sbuf_append(out, "", 0);
+  kt__config_format(s->names, values, s->ndims, "", out);
 }
 
 void kt__space_format_defines(const kt__space *s, const int64_t *values, kt__sbuf *out) {
-  for (int d = 0; d < s->ndims; d++)
-    kt__sbuf_printf(out, "%s-D%s=%" PRId64, d ? " " : "", s->names[d], values[d]);
-  if (!out->s) kt__sbuf_append(out, "", 0);
+  kt__config_format(s->names, values, s->ndims, "-D", out);
 }
 
 void kt__space_set_filter(kt__space *s, kt__space_filter_fn fn, void *ud) {

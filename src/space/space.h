@@ -4,7 +4,7 @@
 #ifndef KT_SPACE_H
 #define KT_SPACE_H
 
-#include "../lang/decl.h"
+#include "../config.h"
 
 typedef struct kt__space kt__space;
 
@@ -51,9 +51,13 @@ int kt__space_check_default(const kt__space *s, const char *path, kt__errbuf *eb
  * every configuration @where allows), naming KERNEL and the pins. */
 int kt__space_none_valid(const kt__space *s, const char *path, const char *kernel, kt__errbuf *eb);
 
-/* Pins names from "NAME=VALUE NAME=VALUE ..." (VALUE an integer). An
- * undeclared name is KT_INVALID listing the declared names; a value outside
- * the declared choices is accepted and a warning is appended to WARN. */
+/* Pins dim d to PINS->values[d] where PINS->set[d] (PINS indexed like the
+ * dims); a value outside the declared choices is accepted and a warning is
+ * appended to WARN (may be NULL). */
+void kt__space_pin_values(kt__space *s, const kt__config_pins *pins, kt__sbuf *warn);
+/* Pins names from "NAME=VALUE NAME=VALUE ..." (VALUE an integer), parsed by
+ * kt__config_parse_pins over the space's names: an undeclared name is
+ * KT_INVALID listing the declared names, and a bad spec changes nothing. */
 int kt__space_pin(kt__space *s, const char *spec, kt__sbuf *warn, kt__errbuf *eb);
 bool kt__space_is_pinned(const kt__space *s, int d);
 

@@ -13,6 +13,7 @@
 #include "import.h"
 #include "select.h"
 #include "store.h"
+#include "../config.h"
 
 /* ---- plumbing ---- */
 
@@ -274,20 +275,15 @@ static void guard_name(const char *kernel, char *buf, size_t len) {
   buf[i] = 0;
 }
 
-/* Calls FN(name, value) for each "NAME=VALUE" of CONFIG. */
-static void each_setting(const char *config, void (*fn)(void *ud, const char *name, const char *value), void *ud) {
-  char *copy = kt__xstrdup(config), *save = NULL;
-  for (char *tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-    char *eq = strchr(tok, '=');
-    if (!eq) continue;
-    *eq = 0;
-    fn(ud, tok, eq + 1);
-  }
-  free(copy);
+/* Calls FN for each "NAME=VALUE" item of CONFIG. */
+static void each_setting(const char *config, void (*fn)(void *ud, const kt__config_item *it), void *ud) {
+  kt__config_item it;
+  for (const char *p = config; kt__config_next(&p, &it);)
+    if (it.value) fn(ud, &it);
 }
 
-static void print_define(void *ud, const char *name, const char *value) {
-  fprintf((FILE *)ud, "#define %s %s\n", name, value);
+static void print_define(void *ud, const kt__config_item *it) {
+  fprintf((FILE *)ud, "#define %.*s %.*s\n", (int)it->name_len, it->text, (int)it->value_len, it->value);
 }
 
 static void show_defines(const char *path, const kt__key_row *k, FILE *out) {
@@ -304,9 +300,9 @@ static void show_defines(const char *path, const kt__key_row *k, FILE *out) {
   fprintf(out, "#endif\n");
 }
 
-static void dflag_to(void *ud, const char *name, const char *value) {
+static void dflag_to(void *ud, const kt__config_item *it) {
   struct { FILE *out; int first; } *a = ud;
-  fprintf(a->out, "%s-D%s=%s", a->first ? "" : " ", name, value);
+  fprintf(a->out, "%s-D%.*s", a->first ? "" : " ", (int)it->len, it->text);
   a->first = 0;
 }
 

@@ -11,6 +11,7 @@
 #include "db.h"
 #include "select.h"
 #include "store.h"
+#include "../config.h"
 
 /* JSON has no NaN or infinity: NaN (a statistic never measured) is null and
  * infinities are the strings "inf"/"-inf", which import reads back. */
@@ -175,17 +176,16 @@ static json_object *t4_timestamp(const char *ts) {
 /* "A=1 B=2" as {"A": 1, "B": 2}; a value that is not an integer stays a string. */
 static json_object *t4_configuration(const char *config) {
   json_object *o = json_object_new_object();
-  char *copy = kt__xstrdup(config), *save = NULL;
-  for (char *tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-    char *eq = strchr(tok, '=');
-    if (!eq) continue;
-    *eq = 0;
-    char *end;
-    long long v = strtoll(eq + 1, &end, 0);
-    json_object_object_add(o, tok, *end == 0 && end != eq + 1 ? json_object_new_int64(v)
-                                                              : json_object_new_string(eq + 1));
+  kt__config_item it;
+  for (const char *p = config; kt__config_next(&p, &it);) {
+    if (!it.value) continue;
+    char *name = kt__xstrndup(it.text, it.name_len);
+    int64_t v;
+    json_object *value = kt__config_item_int(&it, &v) ? json_object_new_int64(v)
+                                                      : json_object_new_string_len(it.value, (int)it.value_len);
+    json_object_object_add(o, name, value);
+    free(name);
   }
-  free(copy);
   return o;
 }
 

@@ -1,26 +1,25 @@
 /* The key selection the cache commands share (select.h). */
 #include "select.h"
 
+#include "../config.h"
+
 #include <stdlib.h>
 #include <string.h>
 
+/* Whether ITEM, as written, is among the items of LIST. */
+static bool has_item(const char *list, const kt__config_item *item) {
+  kt__config_item it;
+  for (const char *p = list; kt__config_next(&p, &it);)
+    if (it.len == item->len && memcmp(it.text, item->text, it.len) == 0) return true;
+  return false;
+}
+
 bool kt__sizes_match(const char *have, const char *want) {
   if (!want) return true;
-  const char *p = want;
-  for (;;) {
-    while (*p == ' ' || *p == ',') p++;
-    if (!*p) return true;
-    size_t n = strcspn(p, " ,");
-    bool found = false;
-    for (const char *h = have; *h && !found;) {
-      while (*h == ' ') h++;
-      size_t m = strcspn(h, " ");
-      found = m == n && strncmp(h, p, n) == 0;
-      h += m;
-    }
-    if (!found) return false;
-    p += n;
-  }
+  kt__config_item it;
+  for (const char *p = want; kt__config_next(&p, &it);)
+    if (!has_item(have, &it)) return false;
+  return true;
 }
 
 static bool device_matches(const kt__key_row *r, const char *device) {

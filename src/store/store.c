@@ -16,6 +16,7 @@
 
 #include "db.h"
 #include "schema.h"
+#include "../config.h"
 
 /* ---- paths ---- */
 

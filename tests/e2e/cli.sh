@@ -5,6 +5,17 @@ expect_eq "$(json "$TMP/out" "[x['choices'] for x in d['dims'] if x['name']=='TI
 expect_eq "$(json "$TMP/out" "d['default_flags']")" "-DTILE_M=8 -DTILE_N=16 -DTILE_K=16 -DUNROLL=1" "default as flags"
 run_status 0 "$KTUNE" space kernels/c/matmul.c --autotune "TILE_M=32"
 expect_contains "$TMP/out" "pinned" "pinned name shown"
+# `space` takes the pins `tune` takes, @cluster names included.
+run_status 0 "$KTUNE" space kernels/cuda/cluster.cu --autotune "CLUSTER_X=2 BLOCK=128" --json
+expect_eq "$(json "$TMP/out" "[(x['name'], x['choices'], x['pinned']) for x in d['cluster_dims']]")" \
+  "[('CLUSTER_X', [2], True)]" "cluster pin applied"
+expect_eq "$(json "$TMP/out" "(d['size'], d['cluster_size'])")" "(4, 1)" "both stages pinned"
+run_status 2 "$KTUNE" space kernels/cuda/cluster.cu --autotune "CLUSTER_X=two"
+expect_contains "$TMP/err" "cluster.cu: error: kernel cluster_sum: bad --autotune item 'CLUSTER_X=two': expected NAME=VALUE" \
+  "bad pin: what, where, how"
+run_status 2 "$KTUNE" space kernels/cuda/cluster.cu --autotune "CLUSTER_Y=2"
+expect_contains "$TMP/err" "unknown name CLUSTER_Y in --autotune; the kernel declares: BLOCK, ITEMS, CLUSTER_X" \
+  "both stages' names listed"
 run_status 2 "$KTUNE" tune kernels/c/matmul.c --autotune "TILE_Q=4" --no-db
 expect_contains "$TMP/err" "TILE_Q" "unknown pinned name named"
 expect_contains "$TMP/err" "TILE_M, TILE_N, TILE_K, UNROLL" "declared names listed"
