@@ -48,10 +48,21 @@ typedef struct cli {
   int json, quiet, no_cache, no_db, show_output, retry_failed;
 } cli;
 
+/* The backends' names into OUT, joined by SEP, the last by LAST. */
+static void backend_names(char *out, size_t len, const char *sep, const char *last) {
+  size_t used = 0;
+  out[0] = 0;
+  for (int k = KT_BACKEND_AUTO + 1; kt_backend_name(k) && used < len; k++) {
+    const char *before = k == KT_BACKEND_AUTO + 1 ? "" : kt_backend_name(k + 1) ? sep : last;
+    used += (size_t)snprintf(out + used, len - used, "%s%s", before, kt_backend_name(k));
+  }
+}
+
 static void usage(FILE *out) {
-  fputs("usage:\n"
-        "  ktune tune FILE [--kernel NAME] [--backend cpu|opencl|cuda] [--device N]\n"
-        "                  [--dim NAME=VALUE]... [--autotune \"NAME=VALUE ...\"]\n"
+  char names[256];
+  backend_names(names, sizeof names, "|", "|");
+  fprintf(out, "usage:\n  ktune tune FILE [--kernel NAME] [--backend %s] [--device N]\n", names);
+  fputs("                  [--dim NAME=VALUE]... [--autotune \"NAME=VALUE ...\"]\n"
         "                  [--strategy NAME] [--budget N|Ns] [--seed S] [--db PATH] [--no-db]\n"
         "                  [--no-cache] [--jobs N] [--timeout S] [--compile-timeout S]\n"
         "                  [--retry-failed] [--show-output] [--json] [--quiet]\n"
@@ -136,12 +147,13 @@ static int parse_args(int argc, char **argv, cli *c) {
 }
 
 static int backend_kind(const char *name, kt_backend_kind *out) {
-  if (!name) *out = KT_BACKEND_AUTO;
-  else if (strcmp(name, "cpu") == 0) *out = KT_BACKEND_CPU;
-  else if (strcmp(name, "opencl") == 0) *out = KT_BACKEND_OPENCL;
-  else if (strcmp(name, "cuda") == 0) *out = KT_BACKEND_CUDA;
-  else return -1;
-  return 0;
+  *out = KT_BACKEND_AUTO;
+  for (int k = KT_BACKEND_AUTO + 1; name && kt_backend_name(k); k++)
+    if (strcmp(name, kt_backend_name(k)) == 0) {
+      *out = (kt_backend_kind)k;
+      return 0;
+    }
+  return name ? -1 : 0;
 }
 
 /* --budget 100 (configurations) or --budget 30s (seconds). */
@@ -182,7 +194,12 @@ static int fail(kt_context *ctx, int rc) {
 
 static int make_context(const cli *c, kt_context **ctx) {
   kt_options o = {0};
-  if (backend_kind(c->backend, &o.backend) != 0) return bad("--backend %s: expected cpu, opencl or cuda", c->backend);
+  if (backend_kind(c->backend, &o.backend) != 0) {
+    char names[256], fmt[300];
+    backend_names(names, sizeof names, ", ", " or ");
+    snprintf(fmt, sizeof fmt, "--backend %%s: expected %s", names);
+    return bad(fmt, c->backend);
+  }
   o.device = c->device;
   o.db_path = c->db;
   o.no_db = c->no_db;

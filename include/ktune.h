@@ -68,6 +68,11 @@ typedef enum kt_backend_kind {
   KT_BACKEND_CUDA
 } kt_backend_kind;
 
+/* The name of backend KIND, as --backend takes it ("cpu", "opencl", "cuda");
+ * NULL for KT_BACKEND_AUTO and past the last kind, so that counting up from
+ * KT_BACKEND_AUTO + 1 until NULL lists every backend. */
+const char *kt_backend_name(int kind);
+
 /* What to do when kt_launch meets a key with no stored winner. */
 typedef enum kt_miss_policy {
   KT_MISS_TUNE = 0, /* tune now, on the caller's buffers */

@@ -115,25 +115,29 @@ kt__store *kt__context_store(kt_context *ctx) {
   return ctx->store;
 }
 
-/* The backend: from the file's language unless the user named one, which
- * must then match the language (a .c file cannot run on CUDA). */
-static int backend_for(kt_context *ctx, const kt__file *f, const kt__backend **out) {
-  static const char *const kinds[] = {NULL, "cpu", "opencl", "cuda"};
-  const kt__backend *implied = kt__backend_for_lang(f->lang);
-  *out = ctx->opts.backend == KT_BACKEND_AUTO ? implied : kt__backend_find(kinds[ctx->opts.backend]);
-  if (*out != implied)
+const char *kt_backend_name(int kind) {
+  const kt__backend *be = kt__backend_of(kind);
+  return be ? be->name : NULL;
+}
+
+/* The backend: the one IMPLIED by the file's extension unless the user named
+ * one, which must then read the file's language (a .c file cannot run on
+ * CUDA). */
+static int backend_for(kt_context *ctx, const kt__file *f, const kt__backend *implied, const kt__backend **out) {
+  *out = ctx->opts.backend == KT_BACKEND_AUTO ? implied : kt__backend_of(ctx->opts.backend);
+  if ((*out)->lang != f->lang)
     return kt__err(&ctx->err, KT_INVALID,
                    "%s: error: the %s backend cannot run this file's language (it needs the %s backend); "
                    "drop --backend or use a %s file",
-                   f->src.path, (*out)->name, implied->name,
-                   *out == &kt__backend_cpu ? ".c" : *out == &kt__backend_opencl ? ".cl" : ".cu");
+                   f->src.path, (*out)->name, implied->name, (*out)->extensions[0]);
   return KT_OK;
 }
 
-static int kernel_from_file(kt_context *ctx, kt__file *f, const char *name, kt_kernel **out) {
+static int kernel_from_file(kt_context *ctx, kt__file *f, const kt__backend *implied, const char *name,
+                            kt_kernel **out) {
   const kt__kernel_decl *decl = kt__file_kernel(f, name, &ctx->err);
   const kt__backend *be = NULL;
-  if (!decl || backend_for(ctx, f, &be) != KT_OK) {
+  if (!decl || backend_for(ctx, f, implied, &be) != KT_OK) {
     kt__file_free(f);
     return decl ? KT_INVALID : KT_NOTFOUND;
   }
@@ -168,20 +172,40 @@ int kt_kernel_load_file(kt_context *ctx, const char *path, const char *name, kt_
     return KT_INVALID;
   }
   kt__diag_free(&d);
-  return kernel_from_file(ctx, f, name, out);
+  const kt__backend *implied = kt__backend_for_path(path);
+  return kernel_from_file(ctx, f, implied ? implied : kt__backend_for_lang(f->lang), name, out);
+}
+
+/* The backend whose first extension, without its dot, is LANG ("cu"). */
+static const kt__backend *backend_named_by_extension(const char *lang) {
+  const kt__backend *be;
+  for (int k = KT_BACKEND_AUTO + 1; (be = kt__backend_of(k)); k++)
+    if (strcmp(be->extensions[0] + 1, lang) == 0) return be;
+  return NULL;
+}
+
+/* "\"c\", \"cl\" or \"cu\"": the LANG values kt_kernel_load_string takes. */
+static void languages_taken(kt__sbuf *b) {
+  const kt__backend *be;
+  for (int k = KT_BACKEND_AUTO + 1; (be = kt__backend_of(k)); k++)
+    kt__sbuf_printf(b, "%s\"%s\"", k == KT_BACKEND_AUTO + 1 ? "" : kt__backend_of(k + 1) ? ", " : " or ",
+                    be->extensions[0] + 1);
 }
 
 int kt_kernel_load_string(kt_context *ctx, const char *label, const char *source, const char *lang, const char *name,
                           kt_kernel **out) {
   *out = NULL;
-  kt__lang l = KT__LANG_C;
-  if (lang && strcmp(lang, "cl") == 0) l = KT__LANG_OPENCL;
-  else if (lang && strcmp(lang, "cu") == 0) l = KT__LANG_CUDA;
-  else if (lang && strcmp(lang, "c") != 0)
-    return kt__err(&ctx->err, KT_INVALID, "unknown kernel language \"%s\": use \"c\", \"cl\" or \"cu\"", lang);
+  const kt__backend *implied = lang ? backend_named_by_extension(lang) : kt__backend_for_lang(KT__LANG_C);
+  if (!implied) {
+    kt__sbuf taken = {0};
+    languages_taken(&taken);
+    kt__err(&ctx->err, KT_INVALID, "unknown kernel language \"%s\": use %s", lang, taken.s);
+    kt__sbuf_free(&taken);
+    return KT_INVALID;
+  }
   kt__diag d;
   kt__diag_init(&d, NULL);
-  kt__file *f = kt__parse_string(label ? label : "<string>", source, l, &d);
+  kt__file *f = kt__parse_string(label ? label : "<string>", source, implied->lang, &d);
   report_diag(ctx, &d);
   if (!f) {
     kt__err(&ctx->err, KT_INVALID, "%s", d.errors.s ? d.errors.s : "parse error");
@@ -189,7 +213,7 @@ int kt_kernel_load_string(kt_context *ctx, const char *label, const char *source
     return KT_INVALID;
   }
   kt__diag_free(&d);
-  return kernel_from_file(ctx, f, name, out);
+  return kernel_from_file(ctx, f, implied, name, out);
 }
 
 void kt_kernel_destroy(kt_kernel *k) {

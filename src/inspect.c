@@ -128,17 +128,17 @@ int kt_space_print(kt_kernel *k, FILE *out, int json) {
 }
 
 int kt_devices_print(kt_context *ctx, FILE *out, int json) {
-  static const char *const names[] = {"cpu", "opencl", "cuda"};
   kt__sbuf b = {0};
   if (json) kt__sbuf_printf(&b, "{\"backends\": [");
-  for (int i = 0; i < 3; i++) {
-    const kt__backend *be = kt__backend_find(names[i]);
+  const kt__backend *be;
+  for (int k = KT_BACKEND_AUTO + 1; (be = kt__backend_of(k)); k++) {
     kt__device_info devs[32];
     int n = 0;
     kt__errbuf eb = {{0}};
     int rc = kt__worker_list_devices(be, devs, 32, &n, &eb);
     if (json) {
-      kt__sbuf_printf(&b, "%s\n  {\"backend\": \"%s\", \"available\": %s", i ? "," : "", names[i],
+      kt__sbuf_printf(&b, "%s\n  {\"backend\": \"%s\", \"available\": %s", k > KT_BACKEND_AUTO + 1 ? "," : "",
+                      be->name,
                       rc == KT_OK && n > 0 ? "true" : "false");
       if (rc != KT_OK) {
         kt__sbuf_printf(&b, ", \"reason\": ");
@@ -151,9 +151,9 @@ int kt_devices_print(kt_context *ctx, FILE *out, int json) {
       }
       kt__sbuf_printf(&b, "]}");
     } else if (rc != KT_OK) {
-      kt__sbuf_printf(&b, "%s: not available: %s\n", names[i], eb.msg);
+      kt__sbuf_printf(&b, "%s: not available: %s\n", be->name, eb.msg);
     } else {
-      kt__sbuf_printf(&b, "%s:\n", names[i]);
+      kt__sbuf_printf(&b, "%s:\n", be->name);
       for (int j = 0; j < n; j++)
         kt__sbuf_printf(&b, "  --device %d  %s  [%s]  %.1f GiB  %s\n", j, devs[j].name, devs[j].arch,
                         (double)devs[j].memory_bytes / (1u << 30), devs[j].driver_version);

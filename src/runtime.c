@@ -151,7 +151,7 @@ static int tune_now(kt_kernel *k, const int64_t *sizes, void *const *args, int64
     k->sizes[i] = sizes[i];
     k->size_given[i] = true;
   }
-  k->tune_args = k->backend == &kt__backend_cpu ? args : NULL;
+  k->tune_args = k->backend->runs_host_code ? args : NULL;
   kt_result *r = NULL;
   kt_tune_options o = {0};
   if (k->ctx->opts.miss_tune) o = *k->ctx->opts.miss_tune;
@@ -170,7 +170,7 @@ static int tune_now(kt_kernel *k, const int64_t *sizes, void *const *args, int64
  * it out (see probe_device). */
 static bool can_tune(const kt_kernel *k) {
   const kt__runtime_table *t = k->runtime;
-  return k->ctx->opts.miss_policy == KT_MISS_TUNE && !(t->state && t->be != &kt__backend_cpu);
+  return k->ctx->opts.miss_policy == KT_MISS_TUNE && !(t->state && !t->be->runs_host_code);
 }
 
 /* The nearest stored size's winner into VALUES; false when none. */
@@ -313,7 +313,7 @@ static int check_sizes(kt_kernel *k, const int64_t *sizes) {
 static int know_device(kt_kernel *k) {
   kt__runtime_table *t = k->runtime;
   if (t->device_known) return KT_OK;
-  if (t->be == &kt__backend_cpu) { /* no driver to keep out of this process */
+  if (t->be->runs_host_code) { /* no driver to keep out of this process */
     KT__FORWARD(kt__be_open(t->be, k->ctx->opts.device, &t->state, &t->device, &k->ctx->err));
   } else if (probe_device(t->be, k->ctx->opts.device, &t->device, &k->ctx->err) != KT_OK) {
     /* The usual reason: the application initialised the driver already, so

@@ -23,7 +23,6 @@
 #include "workdir.h"
 
 enum { DEFAULT_FINALISTS = 5, DEFAULT_ROUNDS = 7, MAX_VALID_COUNT = 1000000, AUTO_BUDGET = 400 };
-enum { PREBUILD_BATCH_MAX = 64 };
 /* With only a time budget, spaces up to this size are still walked in order. */
 enum { TIME_ONLY_EXHAUSTIVE = 200 };
 enum { MAX_WARM = 16 }; /* stored winners at other sizes evaluated first */
@@ -582,7 +581,7 @@ static void refill(tuning *t, stage *s, int want) {
 /* Backends that build at load time (OpenCL) get the batch queued first, so
  * that the worker builds it on all cores rather than one build per trial. */
 static void prebuild(tuning *t, kt__compile_job **jobs, int n) {
-  if (t->k->backend->compile) return;
+  if (!t->k->backend->builds_at_load) return;
   for (int i = 0; i < n; i++) {
     if (jobs[i]->status != KT__ST_OK) continue;
     kt__request req;
@@ -597,9 +596,10 @@ static void prebuild(tuning *t, kt__compile_job **jobs, int n) {
  * also go batch by batch, so that a batch can be built at once. */
 static void run_stage_batched(tuning *t, stage *s) {
   int batch = 4 * t->r->compile_threads;
-  /* A backend that builds at load keeps a bounded cache of built programs
-   * (OpenCL: 128); a batch larger than that would be built twice. */
-  if (!t->k->backend->compile && batch > PREBUILD_BATCH_MAX) batch = PREBUILD_BATCH_MAX;
+  /* A backend that builds at load keeps a bounded cache of built programs,
+   * half of it for a prebuild; a batch larger than that would be built twice. */
+  const kt__backend *be = t->k->backend;
+  if (be->builds_at_load && be->programs_kept && batch > be->programs_kept / 2) batch = be->programs_kept / 2;
   kt__compile_job **jobs = kt__xcalloc((size_t)batch + 1, sizeof *jobs);
   for (;;) {
     refill(t, s, batch);
@@ -624,7 +624,7 @@ static void run_stage_batched(tuning *t, stage *s) {
 
 /* Otherwise the pool keeps compiling while the device times what is ready. */
 static void run_stage(tuning *t, stage *s) {
-  if (t->r->device.host_cpu || !t->k->backend->compile) {
+  if (t->r->device.host_cpu || t->k->backend->builds_at_load) {
     run_stage_batched(t, s);
     return;
   }
@@ -835,7 +835,7 @@ done:
  * far as the time budget allows (one not built in time sits them out). */
 static void compile_missing(tuning *t, const int *order, int n) {
   for (int i = 0; i < n; i++)
-    if (!t->r->trials[order[i]].artifact && t->k->backend->compile) submit(t, &t->r->trials[order[i]]);
+    if (!t->r->trials[order[i]].artifact && !t->k->backend->builds_at_load) submit(t, &t->r->trials[order[i]]);
   kt__compile_job *j;
   while ((j = kt__pool_wait_until(t->pool, rounds_deadline(t))) != NULL) {
     kt__trial *tr = &t->r->trials[j->id];
@@ -1007,7 +1007,6 @@ static int start(tuning *t) {
   kt__trace("setup: tensors written");
   KT__FORWARD(kt__worker_ready(&t->worker, &t->r->device, t->eb));
   kt__trace("setup: worker started");
-  if (t->k->backend == &kt__backend_cpu) t->r->device.host_cpu = true;
   int jobs = t->k->ctx->opts.jobs > 0 ? t->k->ctx->opts.jobs : kt__ncores();
   t->r->compile_threads = jobs;
   t->pool = kt__pool_create(t->k->backend, jobs);

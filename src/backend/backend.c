@@ -4,20 +4,35 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const kt__backend *const registry[] = {&kt__backend_cpu, &kt__backend_opencl, &kt__backend_cuda};
+/* Each table at its kt_backend_kind; KT_BACKEND_AUTO's slot stays NULL. */
+#define KT__BACKEND_ENTRY(kind, table) [kind] = &table,
+static const kt__backend *const registry[] = {KT__BACKENDS(KT__BACKEND_ENTRY)};
+#undef KT__BACKEND_ENTRY
 
-const kt__backend *kt__backend_find(const char *name) {
-  for (size_t i = 0; i < sizeof registry / sizeof registry[0]; i++)
-    if (strcmp(registry[i]->name, name) == 0) return registry[i];
+const kt__backend *kt__backend_of(int kind) {
+  return kind >= 0 && (size_t)kind < sizeof registry / sizeof registry[0] ? registry[kind] : NULL;
+}
+
+const kt__backend *kt__backend_for_path(const char *path) {
+  const char *dot = strrchr(path, '.');
+  const kt__backend *be;
+  for (int k = KT_BACKEND_AUTO + 1; dot && (be = kt__backend_of(k)); k++)
+    for (int i = 0; be->extensions[i]; i++)
+      if (strcmp(dot, be->extensions[i]) == 0) return be;
   return NULL;
 }
 
 const kt__backend *kt__backend_for_lang(kt__lang lang) {
-  switch (lang) {
-  case KT__LANG_CUDA: return &kt__backend_cuda;
-  case KT__LANG_OPENCL: return &kt__backend_opencl;
-  default: return &kt__backend_cpu;
-  }
+  const kt__backend *be;
+  for (int k = KT_BACKEND_AUTO + 1; (be = kt__backend_of(k)); k++)
+    if (be->lang == lang) return be;
+  return NULL;
+}
+
+/* A backend this build cannot use fails with its reason wherever it can be
+ * reached without an open device. */
+static int unavailable(const kt__backend *be, kt__errbuf *eb) {
+  return kt__err(eb, KT_NOBACKEND, "%s", be->unavailable);
 }
 
 void kt__artifact_free(kt__artifact *a) {
@@ -29,12 +44,17 @@ void kt__artifact_free(kt__artifact *a) {
 
 int kt__be_list_devices(const kt__backend *be, kt__device_info *out, int max, int *count, kt__errbuf *eb) {
   *count = 0;
+  if (be->unavailable) return unavailable(be, eb);
   return be->list_devices(out, max, count, eb);
 }
 
 kt__status kt__be_compile(const kt__backend *be, const kt__build *b, kt__artifact *a, kt__errbuf *eb) {
   memset(a, 0, sizeof *a);
-  if (!be->compile) return KT__ST_OK; /* compiled at load time */
+  if (be->builds_at_load) return KT__ST_OK;
+  if (be->unavailable) {
+    unavailable(be, eb);
+    return KT__ST_COMPILE;
+  }
   return be->compile(b, a, eb);
 }
 
@@ -42,6 +62,10 @@ int kt__be_open(const kt__backend *be, int index, void **state, kt__device_info 
   memset(info, 0, sizeof *info);
   strncpy(info->backend, be->name, sizeof info->backend - 1);
   info->index = index;
+  if (be->unavailable) {
+    *state = NULL;
+    return unavailable(be, eb);
+  }
   return be->open(index, state, info, eb);
 }
 

@@ -1,5 +1,7 @@
-/* The backend interface: one const vtable per backend (cpu, opencl, cuda),
- * registered by name. The core calls backends only through the kt__be_*
+/* The backend interface: one const table per backend, listed in the
+ * registry (KT__BACKENDS below). The table says what the core needs to know
+ * of a backend (its language, its file extensions, what it can do, whether
+ * this build can use it); the core calls backends only through the kt__be_*
  * wrappers in backend.c, never through the table directly.
  *
  * Process rule: the tuner process never initialises a GPU driver (a forked
@@ -80,14 +82,34 @@ typedef struct kt__launch {
 enum { KT__SLICE_ALIGN = 4096 };
 
 typedef struct kt__backend {
-  const char *name;
-  /* Kernels are host code running in the worker process itself (the CPU
+  const char *name; /* what --backend takes; the results key's backend */
+  /* The language its kernels are written in, and the file extensions that
+   * select this backend (NULL-terminated). The first extension is the one
+   * messages suggest, and without its dot kt_kernel_load_string's LANG. */
+  kt__lang lang;
+  const char *extensions[4];
+  /* Why this build cannot use the backend (built without its headers), or
+   * NULL. The entries below may then all be NULL: the wrappers fail
+   * list_devices, open and compile with this reason (KT_NOBACKEND), and
+   * nothing else is reached without an open device. */
+  const char *unavailable;
+  /* Kernels are host code running in the process that loads them (the CPU
    * backend): the worker then checks after each run that the kernel left
-   * the process as it found it (procstate.h). */
+   * the process as it found it (procstate.h); kt_launch's buffers are the
+   * caller's host memory, which a tuning can read, and opening the device
+   * in the application's process initialises no driver (runtime.c). */
   bool runs_host_code;
+  /* There is no compile: load builds each configuration, in the worker that
+   * owns the device context (OpenCL). The tuner then asks for prebuilds and
+   * goes batch by batch, so that a batch is built on all cores at once. */
+  bool builds_at_load;
+  /* With builds_at_load: the built programs a worker keeps (0: no bound).
+   * prebuild fills at most half of them, so that the recently loaded ones
+   * stay, and the tuner's batches are no larger than that half. */
+  int programs_kept;
   /* WORKER: lists devices (at most MAX) into OUT. */
   int (*list_devices)(kt__device_info *out, int max, int *count, kt__errbuf *eb);
-  /* TUNER (threads): compile one configuration; NULL when load compiles.
+  /* TUNER (threads): compile one configuration; NULL with builds_at_load.
    * Returns a kt__status: OK, or COMPILE with the log in a->log. */
   kt__status (*compile)(const kt__build *b, kt__artifact *a, kt__errbuf *eb);
   /* compile returns within a fraction of a second once b->cancel is set
@@ -143,13 +165,26 @@ typedef struct kt__backend {
   void (*pin_host)(void *state, void *host, size_t bytes);
 } kt__backend;
 
-extern const kt__backend kt__backend_cpu;
-extern const kt__backend kt__backend_opencl;
-extern const kt__backend kt__backend_cuda;
+/* The registry: every backend, as its kt_backend_kind (ktune.h) and its
+ * table. The order is that of `ktune devices`, and the first backend of a
+ * language is the one a file of that language gets when its extension names
+ * none. Adding a backend is its file and one line here (docs/CONTRIBUTING.md). */
+#define KT__BACKENDS(X)                    \
+  X(KT_BACKEND_CPU, kt__backend_cpu)       \
+  X(KT_BACKEND_OPENCL, kt__backend_opencl) \
+  X(KT_BACKEND_CUDA, kt__backend_cuda)
 
-/* Registry: "cpu", "opencl", "cuda"; NULL when unknown. */
-const kt__backend *kt__backend_find(const char *name);
-/* The backend a file's language implies. */
+#define KT__BACKEND_DECLARE(kind, table) extern const kt__backend table;
+KT__BACKENDS(KT__BACKEND_DECLARE)
+#undef KT__BACKEND_DECLARE
+
+/* The backend of KIND; NULL for KT_BACKEND_AUTO and past the last, so that
+ * `for (int k = KT_BACKEND_AUTO + 1; (be = kt__backend_of(k)); k++)` visits
+ * them all. */
+const kt__backend *kt__backend_of(int kind);
+/* The backend one of whose extensions ends PATH; NULL when none. */
+const kt__backend *kt__backend_for_path(const char *path);
+/* The first backend whose kernels are in LANG. */
 const kt__backend *kt__backend_for_lang(kt__lang lang);
 
 /* Wrappers the core uses. */

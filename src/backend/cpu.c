@@ -598,8 +598,10 @@ static void cpu_flush_cache(void *state) {
 }
 
 const kt__backend kt__backend_cpu = {
-    .runs_host_code = true,
     .name = "cpu",
+    .lang = KT__LANG_C,
+    .extensions = {".c"},
+    .runs_host_code = true,
     .list_devices = cpu_list_devices,
     .compile = cpu_compile,
     .stops_on_cancel = true,

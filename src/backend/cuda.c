@@ -722,8 +722,13 @@ static void cuda_pin_host(void *state, void *host, size_t bytes) {
   if (!s->poisoned) cu.MemHostRegister(host, bytes, 0);
 }
 
+#endif
+
 const kt__backend kt__backend_cuda = {
     .name = "cuda",
+    .lang = KT__LANG_CUDA,
+    .extensions = {".cu", ".cuh"},
+#ifdef KTUNE_HAVE_CUDA_H
     .list_devices = list_devices,
     .compile = kt__nvrtc_build,
     .open = cuda_open,
@@ -743,55 +748,8 @@ const kt__backend kt__backend_cuda = {
     .run = cuda_run,
     .time = cuda_time,
     .flush_cache = cuda_flush_cache,
-};
-
-#else /* !KTUNE_HAVE_CUDA_H: the backend exists and says why it cannot work. */
-
-static const char no_header[] = "CUDA is not available: ktune was built without cuda.h "
-                                "(install the CUDA toolkit's headers and rebuild)";
-
-static int list_devices(kt__device_info *out, int max, int *count, kt__errbuf *eb) {
-  return kt__err(eb, KT_NOBACKEND, "%s", no_header);
-}
-static int cuda_open(int index, void **state, kt__device_info *info, kt__errbuf *eb) {
-  return kt__err(eb, KT_NOBACKEND, "%s", no_header);
-}
-static void cuda_close(void *state) {}
-static kt__status cuda_load(void *state, const kt__build *b, const kt__artifact *a, void **fn, kt__errbuf *eb) {
-  return kt__fail(eb, KT__ST_RUNTIME, "%s", no_header);
-}
-static void cuda_unload(void *state, void *fn) {}
-static int cuda_alloc(void *state, size_t bytes, void **buf, kt__errbuf *eb) {
-  return kt__err(eb, KT_NOBACKEND, "%s", no_header);
-}
-static void cuda_release(void *state, void *buf) {}
-static int cuda_copy(void *state, void *a, void *b, size_t bytes, kt__errbuf *eb) {
-  return kt__err(eb, KT_NOBACKEND, "%s", no_header);
-}
-static int cuda_upload(void *state, void *buf, const void *host, size_t bytes, kt__errbuf *eb) {
-  return cuda_copy(state, buf, (void *)host, bytes, eb);
-}
-static kt__status cuda_run(void *state, void *fn, const kt__launch *l, kt__errbuf *eb) {
-  return kt__fail(eb, KT__ST_RUNTIME, "%s", no_header);
-}
-static kt__status cuda_time(void *state, void *fn, const kt__launch *l, int n, double *seconds, kt__errbuf *eb) {
-  return cuda_run(state, fn, l, eb);
-}
-
-const kt__backend kt__backend_cuda = {
-    .name = "cuda",
-    .list_devices = list_devices,
-    .compile = kt__nvrtc_build,
-    .open = cuda_open,
-    .close = cuda_close,
-    .load = cuda_load,
-    .unload = cuda_unload,
-    .alloc = cuda_alloc,
-    .release = cuda_release,
-    .upload = cuda_upload,
-    .download = cuda_copy,
-    .run = cuda_run,
-    .time = cuda_time,
-};
-
+#else /* listed all the same, saying why it cannot work */
+    .unavailable = "CUDA is not available: ktune was built without cuda.h "
+                   "(install the CUDA toolkit's headers and rebuild)",
 #endif
+};

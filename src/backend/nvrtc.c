@@ -277,21 +277,4 @@ kt__status kt__nvrtc_build(const kt__build *b, kt__artifact *a, kt__errbuf *eb) 
   return st;
 }
 
-#else /* !KTUNE_HAVE_CUDA_H */
-
-static const char no_header[] = "NVRTC is not available: ktune was built without cuda.h and nvrtc.h "
-                                "(install the CUDA toolkit's headers and rebuild)";
-
-int kt__nvrtc_load(kt__errbuf *eb) { return kt__err(eb, KT_NOBACKEND, "%s", no_header); }
-
-int kt__nvrtc_version_string(char *out, size_t len, kt__errbuf *eb) {
-  if (len) out[0] = 0;
-  return kt__nvrtc_load(eb);
-}
-
-kt__status kt__nvrtc_build(const kt__build *b, kt__artifact *a, kt__errbuf *eb) {
-  kt__nvrtc_load(eb);
-  return KT__ST_COMPILE;
-}
-
 #endif

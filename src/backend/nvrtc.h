@@ -5,6 +5,7 @@
 
 #include "backend.h"
 
+#ifdef KTUNE_HAVE_CUDA_H /* without cuda.h the CUDA backend is unavailable */
 /* Loads NVRTC once per process (thread-safe). KT_OK, or KT_NOBACKEND with
  * the libraries tried and why each failed. Candidates: $KTUNE_NVRTC, then
  * libnvrtc.so.13, .so.12, .so, then those under $CUDA_HOME/lib64 and
@@ -13,6 +14,14 @@ int kt__nvrtc_load(kt__errbuf *eb);
 
 /* "NVRTC 13.0" into OUT; KT_NOBACKEND when NVRTC is missing. */
 int kt__nvrtc_version_string(char *out, size_t len, kt__errbuf *eb);
+
+/* The backend's compile: B's file to <workdir>/<tag>.cubin. When the kernel
+ * is not extern "C", its mangled name is written beside, in <tag>.cubin.sym.
+ * KT__ST_OK, or KT__ST_COMPILE with the NVRTC log in A->log and EB. NVRTC
+ * cannot be interrupted: B->cancel is not looked at (the pool leaves an
+ * abandoned build to end in its thread). */
+kt__status kt__nvrtc_build(const kt__build *b, kt__artifact *a, kt__errbuf *eb);
+#endif
 
 /* The options a build is compiled with (arch, language standard, CUDA
  * include directory, -DNAME=VALUE per name), as a NULL-terminated array of
@@ -28,12 +37,5 @@ const char *kt__nvrtc_include_dir(void);
 /* The architecture B compiles for: $KTUNE_CUDA_ARCH, the kernel's
  * `@arch(sm_90a)` when it refines the device's, the device's, or sm_90. */
 void kt__nvrtc_arch(const kt__build *b, char *out, size_t len);
-
-/* The backend's compile: B's file to <workdir>/<tag>.cubin. When the kernel
- * is not extern "C", its mangled name is written beside, in <tag>.cubin.sym.
- * KT__ST_OK, or KT__ST_COMPILE with the NVRTC log in A->log and EB. NVRTC
- * cannot be interrupted: B->cancel is not looked at (the pool leaves an
- * abandoned build to end in its thread). */
-kt__status kt__nvrtc_build(const kt__build *b, kt__artifact *a, kt__errbuf *eb);
 
 #endif

@@ -744,10 +744,16 @@ static void cl_flush_cache(void *state) {
   if (rc != CL_SUCCESS) s->flush_failed = true;
 }
 
+#endif
+
 const kt__backend kt__backend_opencl = {
     .name = "opencl",
+    .lang = KT__LANG_OPENCL,
+    .extensions = {".cl"},
+#if KTUNE_HAVE_CL_H
+    .builds_at_load = true, /* in the worker that owns the context */
+    .programs_kept = CACHE_SLOTS,
     .list_devices = cl_list_devices,
-    .compile = NULL, /* built at load time, in the worker that owns the context */
     .open = cl_open,
     .close = cl_close,
     .load = cl_load,
@@ -763,53 +769,8 @@ const kt__backend kt__backend_opencl = {
     .time = cl_time,
     .flush_cache = cl_flush_cache,
     .prebuild = cl_prebuild,
-};
-
-#else /* !KTUNE_HAVE_CL_H */
-
-/* Built without CL/cl.h: the backend exists, and says why it cannot run.
- * open fails, so the other entries are never reached with a state. */
-static int no_cl(kt__errbuf *eb) {
-  return kt__err(eb, KT_NOBACKEND, "OpenCL: ktune was built without the OpenCL headers (CL/cl.h); "
-                                   "install opencl-headers and rebuild");
-}
-static int nocl_list(kt__device_info *out, int max, int *count, kt__errbuf *eb) { return no_cl(eb); }
-static int nocl_open(int index, void **state, kt__device_info *info, kt__errbuf *eb) {
-  *state = NULL;
-  return no_cl(eb);
-}
-static void nocl_close(void *state) {}
-static kt__status nocl_load(void *state, const kt__build *b, const kt__artifact *a, void **fn, kt__errbuf *eb) {
-  no_cl(eb);
-  return KT__ST_RUNTIME;
-}
-static void nocl_unload(void *state, void *fn) {}
-static int nocl_alloc(void *state, size_t bytes, void **buf, kt__errbuf *eb) { return no_cl(eb); }
-static void nocl_release(void *state, void *buf) {}
-static int nocl_upload(void *state, void *buf, const void *host, size_t bytes, kt__errbuf *eb) { return no_cl(eb); }
-static int nocl_download(void *state, void *host, void *buf, size_t bytes, kt__errbuf *eb) { return no_cl(eb); }
-static kt__status nocl_run(void *state, void *fn, const kt__launch *l, kt__errbuf *eb) {
-  no_cl(eb);
-  return KT__ST_RUNTIME;
-}
-static kt__status nocl_time(void *state, void *fn, const kt__launch *l, int n, double *seconds, kt__errbuf *eb) {
-  no_cl(eb);
-  return KT__ST_RUNTIME;
-}
-
-const kt__backend kt__backend_opencl = {
-    .name = "opencl",
-    .list_devices = nocl_list,
-    .open = nocl_open,
-    .close = nocl_close,
-    .load = nocl_load,
-    .unload = nocl_unload,
-    .alloc = nocl_alloc,
-    .release = nocl_release,
-    .upload = nocl_upload,
-    .download = nocl_download,
-    .run = nocl_run,
-    .time = nocl_time,
-};
-
+#else /* listed all the same, saying why it cannot work */
+    .unavailable = "OpenCL: ktune was built without the OpenCL headers (CL/cl.h); "
+                   "install opencl-headers and rebuild",
 #endif
+};

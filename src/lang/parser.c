@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../backend/backend.h"
 #include "internal.h"
 
 enum {
@@ -731,11 +732,11 @@ static kt__file *parse_source(kt__file *f, kt__diag *d) {
   return NULL;
 }
 
+/* The language of the backend PATH's extension is registered by; C when
+ * none is. */
 static kt__lang lang_of(const char *path) {
-  const char *dot = strrchr(path, '.');
-  if (dot && strcmp(dot, ".cl") == 0) return KT__LANG_OPENCL;
-  if (dot && (strcmp(dot, ".cu") == 0 || strcmp(dot, ".cuh") == 0)) return KT__LANG_CUDA;
-  return KT__LANG_C;
+  const kt__backend *be = kt__backend_for_path(path);
+  return be ? be->lang : KT__LANG_C;
 }
 
 kt__file *kt__parse_file(const char *path, int lang, kt__diag *d, kt__errbuf *eb) {
