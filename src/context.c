@@ -8,7 +8,9 @@
 
 #include "lang/expr.h"
 #include "runtime_table.h"
+#include "search/replay.h"
 #include "space/space.h"
+#include "store/cache.h"
 
 int kt_version_number(void) { return KTUNE_VERSION_NUMBER; }
 const char *kt_version(void) { return KTUNE_VERSION_STRING; }
@@ -113,6 +115,37 @@ kt__store *kt__context_store(kt_context *ctx) {
     return NULL;
   }
   return ctx->store;
+}
+
+/* ---- the results database's commands and replay, on a context ---- */
+
+int kt_cache_path(kt_context *ctx, char *buf, size_t len) {
+  return kt__cache_path(ctx->opts.db_path, buf, len, &ctx->err);
+}
+
+int kt_cache_list(kt_context *ctx, const kt_cache_filter *f, int json, FILE *out) {
+  return kt__cache_list(ctx->opts.db_path, f, json, out, &ctx->err);
+}
+
+int kt_cache_show(kt_context *ctx, const kt_cache_filter *f, const char *format, FILE *out) {
+  return kt__cache_show(ctx->opts.db_path, f, format, out, &ctx->err);
+}
+
+int kt_cache_export(kt_context *ctx, const kt_cache_filter *f, const char *format, FILE *out) {
+  return kt__cache_export(ctx->opts.db_path, f, format, out, &ctx->err);
+}
+
+int kt_cache_import(kt_context *ctx, const char *path, FILE *out) {
+  return kt__cache_import(ctx->opts.db_path, path, out, &ctx->err);
+}
+
+int kt_cache_clear(kt_context *ctx, const kt_cache_filter *f, FILE *out) {
+  return kt__cache_clear(ctx->opts.db_path, f, out, &ctx->err);
+}
+
+int kt_replay(kt_context *ctx, const char *path, const char *strategy, long budget, int repeats, uint64_t seed,
+              const char *const *warm, int nwarm, int json, FILE *out) {
+  return kt__replay_report(path, strategy, budget, repeats, seed, warm, nwarm, json, out, &ctx->err);
 }
 
 const char *kt_backend_name(int kind) {
