@@ -200,6 +200,7 @@ static int make_context(const cli *c, kt_context **ctx) {
     snprintf(fmt, sizeof fmt, "--backend %%s: expected %s", names);
     return bad(fmt, c->backend);
   }
+  o.labels = (kt_labels){.kernel = "--kernel", .size = "--dim", .pin = "--autotune", .db = "--db"};
   o.device = c->device;
   o.db_path = c->db;
   o.no_db = c->no_db;

@@ -11,7 +11,9 @@
  * file:line:col, a compiler log...; and how to fix it) is kt_errmsg(ctx) of
  * the context the call worked on, directly or through a kernel made on it.
  * No call takes a buffer for messages; the calls on a result have nothing to
- * say beyond their code. */
+ * say beyond their code. Messages name the caller's inputs as the context's
+ * kt_labels say: in the library's words unless the caller gives its own (a
+ * command line: its flags). */
 #ifndef KTUNE_H
 #define KTUNE_H
 
@@ -86,6 +88,17 @@ typedef enum kt_miss_policy {
   KT_MISS_DEFAULT   /* the default configuration (first choices) */
 } kt_miss_policy;
 
+/* How messages name the caller's inputs. A command line passes its flags
+ * ("--dim"), so that an error names the flag to fix; a NULL field takes the
+ * library's own word, given after it. The strings must stay valid while the
+ * context lives. */
+typedef struct kt_labels {
+  const char *kernel; /* the NAME of kt_kernel_load_*: "the name" */
+  const char *size;   /* kt_kernel_set_size and kt_kernel_set_size_arg: "size" */
+  const char *pin;    /* kt_kernel_pin: "pins" */
+  const char *db;     /* db_path below: "kt_options.db_path" */
+} kt_labels;
+
 /* Context options. Zero-initialise, then set what you need: every zero field
  * means "the documented default". */
 typedef struct kt_options {
@@ -103,6 +116,7 @@ typedef struct kt_options {
   const struct kt_tune_options *miss_tune;
   uint64_t max_tensor_bytes; /* cap on the tensors of one tuning (one copy each),
                                 checked before allocating; 0: half the memory */
+  kt_labels labels;          /* how messages name the inputs; zero: the library's words */
 } kt_options;
 
 /* Zero fields of kt_options take the documented default, unless these

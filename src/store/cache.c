@@ -20,8 +20,8 @@
 
 /* Reading commands pass CREATE false: a missing file leaves *S NULL and
  * reads as an empty database. */
-static int open_db(const char *db_path, bool create, kt__store **s, kt__errbuf *eb) {
-  int err = kt__store_open_ex(db_path, create ? 0 : KT__STORE_NOCREATE, s, eb);
+static int open_db(const kt_options *o, bool create, kt__store **s, kt__errbuf *eb) {
+  int err = kt__store_open_ex(o->db_path, o->labels.db, create ? 0 : KT__STORE_NOCREATE, s, eb);
   if (err == KT_NOTFOUND && !create) {
     *s = NULL;
     return KT_OK;
@@ -29,12 +29,12 @@ static int open_db(const char *db_path, bool create, kt__store **s, kt__errbuf *
   return err;
 }
 
-/* Whether the database file (DB_PATH, else the default) exists already. */
-static bool db_exists(const char *db_path) {
+/* Whether the database file (O's db_path, else the default) exists already. */
+static bool db_exists(const kt_options *o) {
   char path[4096];
   struct stat sb;
   kt__errbuf ignored;
-  if (kt__cache_path(db_path, path, sizeof path, &ignored) != KT_OK) return false;
+  if (kt__cache_path(o, path, sizeof path, &ignored) != KT_OK) return false;
   return stat(path, &sb) == 0;
 }
 
@@ -64,9 +64,9 @@ static bool valid_format(const char *format, const char *const *allowed) {
   return false;
 }
 
-int kt__cache_path(const char *db_path, char *buf, size_t len, kt__errbuf *eb) {
-  if (!db_path) return kt__store_default_path(buf, len, eb);
-  int n = snprintf(buf, len, "%s", db_path);
+int kt__cache_path(const kt_options *o, char *buf, size_t len, kt__errbuf *eb) {
+  if (!o->db_path) return kt__store_default_path(buf, len, o->labels.db, eb);
+  int n = snprintf(buf, len, "%s", o->db_path);
   KT__RETURN_IF(n < 0 || (size_t)n >= len, eb, KT_INVALID, "results database path is too long");
   return KT_OK;
 }
@@ -121,13 +121,13 @@ static void list_table(const char *path, const kt__key_row *keys, int n, FILE *o
   }
 }
 
-int kt__cache_list(const char *db_path, const kt_cache_filter *f, int json, FILE *out, kt__errbuf *eb) {
+int kt__cache_list(const kt_options *o, const kt_cache_filter *f, int json, FILE *out, kt__errbuf *eb) {
   kt__store *s;
   kt__key_row *keys = NULL;
   int n = 0;
   char path[4096];
-  KT__FORWARD(kt__cache_path(db_path, path, sizeof path, eb));
-  int rc = open_db(db_path, false, &s, eb);
+  KT__FORWARD(kt__cache_path(o, path, sizeof path, eb));
+  int rc = open_db(o, false, &s, eb);
   if (rc == KT_OK && s) {
     pthread_mutex_lock(&s->mu);
     rc = kt__store_select(s, f, &keys, &n, eb);
@@ -311,18 +311,18 @@ static int show_selected(kt__store *s, const char *format, const kt__key_row *ke
   return KT_OK;
 }
 
-int kt__cache_show(const char *db_path, const kt_cache_filter *f, const char *format, FILE *out, kt__errbuf *eb) {
+int kt__cache_show(const kt_options *o, const kt_cache_filter *f, const char *format, FILE *out, kt__errbuf *eb) {
   static const char *const formats[] = {"table", "defines", "dflags", "json", NULL};
   kt__store *s = NULL;
   if (!format) format = "table";
   KT__RETURN_IF(!valid_format(format, formats), eb, KT_INVALID,
                 "unknown show format '%s' (table, defines, dflags or json)", format);
-  if (strcmp(format, "json") == 0) return kt__cache_export(db_path, f, "json", out, eb);
-  int rc = open_db(db_path, false, &s, eb);
+  if (strcmp(format, "json") == 0) return kt__cache_export(o, f, "json", out, eb);
+  int rc = open_db(o, false, &s, eb);
   if (rc == KT_OK && !s) {
     char path[4096];
     kt__errbuf ignored;
-    if (kt__cache_path(db_path, path, sizeof path, &ignored) != KT_OK) snprintf(path, sizeof path, "(default)");
+    if (kt__cache_path(o, path, sizeof path, &ignored) != KT_OK) snprintf(path, sizeof path, "(default)");
     rc = kt__err(eb, KT_NOTFOUND, "no results database at %s (nothing tuned yet)", path);
   }
   if (rc == KT_OK) {
@@ -343,38 +343,38 @@ int kt__cache_show(const char *db_path, const kt_cache_filter *f, const char *fo
 /* ---- export, import, clear ---- */
 
 /* An empty export document for a database that does not exist yet. */
-static int export_missing(const char *db_path, const kt_cache_filter *f, const char *format, FILE *out, kt__errbuf *eb) {
+static int export_missing(const kt_options *o, const kt_cache_filter *f, const char *format, FILE *out, kt__errbuf *eb) {
   KT__RETURN_IF(strcmp(format, "t4") == 0, eb, KT_NOTFOUND,
-                "no results database at %s (nothing tuned yet)", db_path ? db_path : "the default path");
+                "no results database at %s (nothing tuned yet)", o->db_path ? o->db_path : "the default path");
   kt__store *mem;
-  KT__FORWARD(kt__store_open(":memory:", &mem, eb));
+  KT__FORWARD(kt__store_open(":memory:", o->labels.db, &mem, eb));
   int rc = kt__export_json(mem, f, out, eb);
   kt__store_close(mem);
   return rc;
 }
 
-int kt__cache_export(const char *db_path, const kt_cache_filter *f, const char *format, FILE *out,
+int kt__cache_export(const kt_options *o, const kt_cache_filter *f, const char *format, FILE *out,
                      kt__errbuf *eb) {
   static const char *const formats[] = {"json", "t4", NULL};
   kt__store *s = NULL;
   if (!format) format = "json";
   KT__RETURN_IF(!valid_format(format, formats), eb, KT_INVALID, "unknown export format '%s' (json or t4)", format);
-  int rc = open_db(db_path, false, &s, eb);
-  if (rc == KT_OK && !s) rc = export_missing(db_path, f, format, out, eb);
+  int rc = open_db(o, false, &s, eb);
+  if (rc == KT_OK && !s) rc = export_missing(o, f, format, out, eb);
   else if (rc == KT_OK && strcmp(format, "t4") == 0) rc = kt__export_t4(s, f, out, eb);
   else if (rc == KT_OK) rc = kt__export_json(s, f, out, eb);
   kt__store_close(s);
   return rc;
 }
 
-int kt__cache_import(const char *db_path, const char *path, FILE *out, kt__errbuf *eb) {
+int kt__cache_import(const kt_options *o, const char *path, FILE *out, kt__errbuf *eb) {
   kt__store *s = NULL;
   long nkeys = 0, nresults = 0;
   json_object *doc = NULL;
   KT__RETURN_IF(!path, eb, KT_INVALID, "import: no file given");
   int rc = kt__import_load(path, &doc, eb);
-  bool existed = rc == KT_OK && db_exists(db_path);
-  if (rc == KT_OK) rc = open_db(db_path, true, &s, eb);
+  bool existed = rc == KT_OK && db_exists(o);
+  if (rc == KT_OK) rc = open_db(o, true, &s, eb);
   if (rc == KT_OK) rc = kt__import_doc(s, path, doc, &nkeys, &nresults, eb);
   if (rc == KT_OK && out)
     fprintf(out, "imported %ld result%s under %ld key%s from %s into %s\n", nresults,
@@ -415,10 +415,10 @@ static int clear_body(kt__store *s, void *ud, kt__errbuf *eb) {
   return rc;
 }
 
-int kt__cache_clear(const char *db_path, const kt_cache_filter *f, FILE *out, kt__errbuf *eb) {
+int kt__cache_clear(const kt_options *o, const kt_cache_filter *f, FILE *out, kt__errbuf *eb) {
   kt__store *s = NULL;
   clear_args a = {f, 0, 0};
-  int rc = open_db(db_path, false, &s, eb);
+  int rc = open_db(o, false, &s, eb);
   if (rc == KT_OK && s) {
     pthread_mutex_lock(&s->mu);
     rc = kt__store_write(s, "clearing", clear_body, &a, eb);

@@ -74,7 +74,7 @@ static kt__record record(const char *config, kt__status st, double median) {
 static kt__store *open_ok(const char *path) {
   kt__store *s = NULL;
   kt__errbuf eb = {{0}};
-  int rc = kt__store_open(path, &s, &eb);
+  int rc = kt__store_open(path, "kt_options.db_path", &s, &eb);
   if (rc != KT_OK) fprintf(stderr, "%s\n", eb.msg);
   ASSERT_EQ(rc, KT_OK);
   return s;
@@ -222,17 +222,17 @@ TEST(default_path_order) {
   char buf[512];
   setenv("KTUNE_DB", "/x/y.db", 1);
   setenv("XDG_CACHE_HOME", "/cache", 1);
-  ASSERT_EQ(kt__store_default_path(buf, sizeof buf, &eb), KT_OK);
+  ASSERT_EQ(kt__store_default_path(buf, sizeof buf, "kt_options.db_path", &eb), KT_OK);
   ASSERT_STREQ(buf, "/x/y.db");
   unsetenv("KTUNE_DB");
-  ASSERT_EQ(kt__store_default_path(buf, sizeof buf, &eb), KT_OK);
+  ASSERT_EQ(kt__store_default_path(buf, sizeof buf, "kt_options.db_path", &eb), KT_OK);
   ASSERT_STREQ(buf, "/cache/ktune/results.db");
   setenv("XDG_CACHE_HOME", "relative", 1); /* ignored, as the XDG spec says */
   setenv("HOME", "/home/u", 1);
-  ASSERT_EQ(kt__store_default_path(buf, sizeof buf, &eb), KT_OK);
+  ASSERT_EQ(kt__store_default_path(buf, sizeof buf, "kt_options.db_path", &eb), KT_OK);
   ASSERT_STREQ(buf, "/home/u/.cache/ktune/results.db");
   unsetenv("XDG_CACHE_HOME");
-  ASSERT_EQ(kt__store_default_path(buf, sizeof buf, &eb), KT_OK);
+  ASSERT_EQ(kt__store_default_path(buf, sizeof buf, "kt_options.db_path", &eb), KT_OK);
   ASSERT_STREQ(buf, "/home/u/.cache/ktune/results.db");
 }
 
@@ -481,11 +481,12 @@ TEST(not_a_database_is_a_clear_error) {
   write_file(path, junk);
   kt__store *s = NULL;
   kt__errbuf eb = {{0}};
-  ASSERT_EQ(kt__store_open(path, &s, &eb), KT_STORE);
+  ASSERT_EQ(kt__store_open(path, "--db", &s, &eb), KT_STORE);
   ASSERT_TRUE(s == NULL);
   ASSERT_CONTAINS(eb.msg, path);
   ASSERT_CONTAINS(eb.msg, "Move it away");
   ASSERT_CONTAINS(eb.msg, "mv '");
+  ASSERT_CONTAINS(eb.msg, "choose another file with --db or KTUNE_DB"); /* the caller's label */
 }
 
 TEST(damaged_header_is_a_clear_error) {
@@ -503,7 +504,7 @@ TEST(damaged_header_is_a_clear_error) {
   fwrite("garbage garbage!", 1, 16, f);
   fclose(f);
   s = NULL;
-  ASSERT_EQ(kt__store_open(path, &s, &eb), KT_STORE);
+  ASSERT_EQ(kt__store_open(path, "kt_options.db_path", &s, &eb), KT_STORE);
   ASSERT_CONTAINS(eb.msg, path);
   ASSERT_CONTAINS(eb.msg, "damaged");
 }
@@ -514,7 +515,7 @@ TEST(newer_schema_refused) {
   sql_exec(path, "PRAGMA user_version=99");
   kt__store *s = NULL;
   kt__errbuf eb = {{0}};
-  ASSERT_EQ(kt__store_open(path, &s, &eb), KT_STORE);
+  ASSERT_EQ(kt__store_open(path, "kt_options.db_path", &s, &eb), KT_STORE);
   ASSERT_CONTAINS(eb.msg, "schema version 99");
   ASSERT_CONTAINS(eb.msg, "newer ktune");
   ASSERT_EQ(sql_int(path, "PRAGMA user_version"), 99); /* left as it was */
@@ -525,8 +526,9 @@ TEST(foreign_sqlite_file_refused) {
   sql_exec(path, "CREATE TABLE notes(x TEXT); INSERT INTO notes VALUES('mine')");
   kt__store *s = NULL;
   kt__errbuf eb = {{0}};
-  ASSERT_EQ(kt__store_open(path, &s, &eb), KT_STORE);
+  ASSERT_EQ(kt__store_open(path, "kt_options.db_path", &s, &eb), KT_STORE);
   ASSERT_CONTAINS(eb.msg, "not a ktune results database");
+  ASSERT_CONTAINS(eb.msg, "Choose another file with kt_options.db_path or KTUNE_DB");
   ASSERT_EQ(sql_int(path, "SELECT count(*) FROM notes"), 1);
 }
 
@@ -536,7 +538,7 @@ TEST(unwritable_directory_is_a_clear_error) {
   ASSERT_EQ(mkdir(dir, 0500), 0);
   kt__store *s = NULL;
   kt__errbuf eb = {{0}};
-  ASSERT_EQ(kt__store_open(tmp_path("ro/sub/r.db"), &s, &eb), KT_STORE);
+  ASSERT_EQ(kt__store_open(tmp_path("ro/sub/r.db"), "kt_options.db_path", &s, &eb), KT_STORE);
   ASSERT_CONTAINS(eb.msg, "cannot create directory");
 }
 
@@ -858,7 +860,7 @@ static void writer(const char *path, const char *who, int n, int start_fd, int a
   if (start_fd >= 0 && read(start_fd, &go, 1) != 1) _exit(3);
   kt__store *s = NULL;
   kt__errbuf eb;
-  if (kt__store_open(path, &s, &eb) != KT_OK) {
+  if (kt__store_open(path, "kt_options.db_path", &s, &eb) != KT_OK) {
     fprintf(stderr, "%s: %s\n", who, eb.msg);
     _exit(1);
   }
