@@ -200,6 +200,7 @@ static int make_context(const cli *c, kt_context **ctx) {
     snprintf(fmt, sizeof fmt, "--backend %%s: expected %s", names);
     return bad(fmt, c->backend);
   }
+  o.labels = (kt_labels){.kernel = "--kernel", .size = "--dim", .pin = "--autotune", .db = "--db"};
   o.device = c->device;
   o.db_path = c->db;
   o.no_db = c->no_db;
@@ -318,22 +319,44 @@ static int cmd_devices(const cli *c) {
   return status;
 }
 
+/* The database's and replay's messages name no file of their own, so the
+ * line says who speaks. */
+static int fail_command(kt_context *ctx, int rc) {
+  const char *msg = kt_errmsg(ctx);
+  fprintf(stderr, "ktune: error: %s\n", msg && *msg ? msg : kt_strerror(rc));
+  return kt_exit_status(rc);
+}
+
+/* One of the verbs on the context's database. */
+static int cache_verb(const cli *c, kt_context *ctx, const char *verb) {
+  kt_cache_filter f = {c->kernel, c->device_filter, NULL};
+  if (strcmp(verb, "list") == 0) return kt_cache_list(ctx, &f, c->json, stdout);
+  if (strcmp(verb, "show") == 0) return kt_cache_show(ctx, &f, c->json ? "json" : c->format, stdout);
+  if (strcmp(verb, "export") == 0) return kt_cache_export(ctx, &f, c->format, stdout);
+  if (strcmp(verb, "import") == 0) return kt_cache_import(ctx, c->positional[1], stdout);
+  return kt_cache_clear(ctx, &f, stdout);
+}
+
+static int known_verb(const char *verb) {
+  static const char *const verbs[] = {"list", "show", "export", "import", "clear"};
+  for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+    if (strcmp(verb, verbs[i]) == 0) return 1;
+  return 0;
+}
+
 static int cmd_cache(const cli *c) {
   const char *verb = c->npositional > 0 ? c->positional[0] : NULL;
-  kt_cache_filter f = {c->kernel, c->device_filter, NULL};
-  char err[4096] = "";
-  int rc;
   if (!verb) return bad("%s needs a verb: list, show, export, import or clear", "cache");
-  if (strcmp(verb, "list") == 0) rc = kt_cache_list(c->db, &f, c->json, stdout, err, sizeof err);
-  else if (strcmp(verb, "show") == 0) rc = kt_cache_show(c->db, &f, c->json ? "json" : c->format, stdout, err, sizeof err);
-  else if (strcmp(verb, "export") == 0) rc = kt_cache_export(c->db, &f, c->format, stdout, err, sizeof err);
-  else if (strcmp(verb, "import") == 0) {
-    if (c->npositional < 2) return bad("%s needs a FILE to import (- for stdin)", "cache import");
-    rc = kt_cache_import(c->db, c->positional[1], stdout, err, sizeof err);
-  } else if (strcmp(verb, "clear") == 0) rc = kt_cache_clear(c->db, &f, stdout, err, sizeof err);
-  else return bad("cache %s: unknown verb; use list, show, export, import or clear", verb);
-  if (rc != KT_OK) fprintf(stderr, "ktune: error: %s\n", *err ? err : kt_strerror(rc));
-  return kt_exit_status(rc);
+  if (!known_verb(verb)) return bad("cache %s: unknown verb; use list, show, export, import or clear", verb);
+  if (strcmp(verb, "import") == 0 && c->npositional < 2)
+    return bad("%s needs a FILE to import (- for stdin)", "cache import");
+  kt_context *ctx;
+  int rc = make_context(c, &ctx);
+  if (rc) return rc;
+  rc = cache_verb(c, ctx, verb);
+  int status = rc == KT_OK ? 0 : fail_command(ctx, rc);
+  kt_context_destroy(ctx);
+  return status;
 }
 
 static int cmd_replay(const cli *c) {
@@ -345,11 +368,13 @@ static int cmd_replay(const cli *c) {
     return bad("--repeats %s: expected a positive number", c->repeats);
   if (c->seed && parse_int(c->seed, 0, 0x7fffffffL, &seed) != 0)
     return bad("--seed %s: expected a non-negative integer", c->seed);
-  char err[4096] = "";
-  int rc = kt_replay(c->file, c->strategy, budget, (int)repeats, (uint64_t)seed, c->warm, c->nwarm, c->json, stdout,
-                     err, sizeof err);
-  if (rc != KT_OK) fprintf(stderr, "ktune: error: %s\n", *err ? err : kt_strerror(rc));
-  return kt_exit_status(rc);
+  kt_context *ctx;
+  int rc = make_context(c, &ctx);
+  if (rc) return rc;
+  rc = kt_replay(ctx, c->file, c->strategy, budget, (int)repeats, (uint64_t)seed, c->warm, c->nwarm, c->json, stdout);
+  int status = rc == KT_OK ? 0 : fail_command(ctx, rc);
+  kt_context_destroy(ctx);
+  return status;
 }
 
 int main(int argc, char **argv) {

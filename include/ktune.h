@@ -4,8 +4,16 @@
  * compile-time constants worth trying (see README.md and docs/DESIGN.md).
  * This header is the whole public interface: the command line uses nothing
  * else. Handles are opaque; every create has a destroy, and destroy(NULL) is a
- * no-op. Functions return KT_OK (0) or a negative kt_err; the long message of
- * the last error (file:line:col, compiler log...) is kt_errmsg(ctx). */
+ * no-op.
+ *
+ * Errors, one way everywhere: functions return KT_OK (0) or a negative
+ * kt_err, and the message of the last error (what is wrong, where:
+ * file:line:col, a compiler log...; and how to fix it) is kt_errmsg(ctx) of
+ * the context the call worked on, directly or through a kernel made on it.
+ * No call takes a buffer for messages; the calls on a result have nothing to
+ * say beyond their code. Messages name the caller's inputs as the context's
+ * kt_labels say: in the library's words unless the caller gives its own (a
+ * command line: its flags). */
 #ifndef KTUNE_H
 #define KTUNE_H
 
@@ -80,6 +88,17 @@ typedef enum kt_miss_policy {
   KT_MISS_DEFAULT   /* the default configuration (first choices) */
 } kt_miss_policy;
 
+/* How messages name the caller's inputs. A command line passes its flags
+ * ("--dim"), so that an error names the flag to fix; a NULL field takes the
+ * library's own word, given after it. The strings must stay valid while the
+ * context lives. */
+typedef struct kt_labels {
+  const char *kernel; /* the NAME of kt_kernel_load_*: "the name" */
+  const char *size;   /* kt_kernel_set_size and kt_kernel_set_size_arg: "size" */
+  const char *pin;    /* kt_kernel_pin: "pins" */
+  const char *db;     /* db_path below: "kt_options.db_path" */
+} kt_labels;
+
 /* Context options. Zero-initialise, then set what you need: every zero field
  * means "the documented default". */
 typedef struct kt_options {
@@ -97,6 +116,7 @@ typedef struct kt_options {
   const struct kt_tune_options *miss_tune;
   uint64_t max_tensor_bytes; /* cap on the tensors of one tuning (one copy each),
                                 checked before allocating; 0: half the memory */
+  kt_labels labels;          /* how messages name the inputs; zero: the library's words */
 } kt_options;
 
 /* Zero fields of kt_options take the documented default, unless these
@@ -188,12 +208,13 @@ void kt_interrupt(void);
 int kt_launch(kt_kernel *k, const int64_t *sizes, void *const *args, void *stream);
 
 /* ---- The results database, for `ktune cache ...` ----
- * DB_PATH NULL means the default ($KTUNE_DB, else
- * $XDG_CACHE_HOME/ktune/results.db, else ~/.cache/ktune/results.db). On
- * error these return KT_INVALID (bad argument or input file), KT_NOTFOUND
- * (nothing matched where something must) or KT_STORE (the database), with a
- * one-paragraph message in ERR (may be NULL). Reading commands never create
- * a database: a missing file reads as an empty one. */
+ * The database is the context's kt_options.db_path (NULL: $KTUNE_DB, else
+ * $XDG_CACHE_HOME/ktune/results.db, else ~/.cache/ktune/results.db); no_db
+ * does not apply to these commands. On error they return KT_INVALID (bad
+ * argument or input file), KT_NOTFOUND (nothing matched where something
+ * must) or KT_STORE (the database), with a one-paragraph message in
+ * kt_errmsg(ctx). Reading commands never create a database: a missing file
+ * reads as an empty one. */
 
 /* Which stored tunings a command applies to; zero-initialise (or pass NULL)
  * for all. */
@@ -203,31 +224,28 @@ typedef struct kt_cache_filter {
   const char *sizes;  /* "N=4096 M=512": each must be among the key's sizes */
 } kt_cache_filter;
 
-/* The path the database has (DB_PATH, else the default) into BUF. */
-int kt_cache_path(const char *db_path, char *buf, size_t len, char *err, size_t errlen);
+/* The path the database has (db_path, else the default) into BUF. */
+int kt_cache_path(kt_context *ctx, char *buf, size_t len);
 /* One line (or one JSON object) per stored key: kernel, device, sizes,
  * results measured and valid, the winner and its time. */
-int kt_cache_list(const char *db_path, const kt_cache_filter *f, int json, FILE *out,
-                  char *err, size_t errlen);
+int kt_cache_list(kt_context *ctx, const kt_cache_filter *f, int json, FILE *out);
 /* FORMAT "table" (NULL): every result of each matching key, fastest first.
  * "defines": the winner as a C header of #define lines; "dflags": the winner
  * as -DNAME=VALUE flags on one line; both need exactly one matching key with
  * a winner (else KT_NOTFOUND or KT_INVALID listing the candidates).
  * "json": as kt_cache_export's json. */
-int kt_cache_show(const char *db_path, const kt_cache_filter *f, const char *format, FILE *out,
-                  char *err, size_t errlen);
+int kt_cache_show(kt_context *ctx, const kt_cache_filter *f, const char *format, FILE *out);
 /* FORMAT "json" (NULL): ktune's own document, read back by kt_cache_import.
  * "t4": the FAIR benchmark hub's T4 results format (schema 1.0.0) for one
  * key (KT_INVALID when the filter matches several). */
-int kt_cache_export(const char *db_path, const kt_cache_filter *f, const char *format, FILE *out,
-                    char *err, size_t errlen);
+int kt_cache_export(kt_context *ctx, const kt_cache_filter *f, const char *format, FILE *out);
 /* Merges a kt_cache_export json file (PATH "-": stdin) into the database; of
  * two records of the same configuration the newer is kept. A summary line
  * goes to OUT (may be NULL). */
-int kt_cache_import(const char *db_path, const char *path, FILE *out, char *err, size_t errlen);
+int kt_cache_import(kt_context *ctx, const char *path, FILE *out);
 /* Deletes the matching keys with their results and winners; a summary line
  * goes to OUT (may be NULL). */
-int kt_cache_clear(const char *db_path, const kt_cache_filter *f, FILE *out, char *err, size_t errlen);
+int kt_cache_clear(kt_context *ctx, const kt_cache_filter *f, FILE *out);
 
 /* Search strategies (docs/SEARCH.md): their names, NULL-terminated, and a
  * one-line summary of each (NULL for an unknown name). */
@@ -247,9 +265,10 @@ const char *kt_default_strategy(uint64_t valid_space_size, long budget);
  * files of the same kernel (other devices): each repeat evaluates their
  * fastest configurations first, as kt_tune's warm start does with winners
  * stored for other devices. Errors: KT_IO, KT_INVALID (bad file, unknown
- * strategy), with the detail in ERR. */
-int kt_replay(const char *path, const char *strategy, long budget, int repeats, uint64_t seed,
-              const char *const *warm, int nwarm, int json, FILE *out, char *err, size_t errlen);
+ * strategy), with the detail in kt_errmsg(ctx); the context's options do not
+ * matter. */
+int kt_replay(kt_context *ctx, const char *path, const char *strategy, long budget, int repeats, uint64_t seed,
+              const char *const *warm, int nwarm, int json, FILE *out);
 
 #ifdef __cplusplus
 }

@@ -102,7 +102,7 @@ static int plan(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t max_
   if (max_bytes == 0) max_bytes = default_max_bytes();
   KT__RETURN_IF(total > max_bytes, eb, KT_INVALID,
                 "the tensors need %.3g GB, more than the %.3g GB allowed (the largest is %s, %.3g GB); "
-                "choose smaller sizes with --dim",
+                "choose smaller sizes",
                 (double)total / 1e9, (double)max_bytes / 1e9, largest ? largest->name : "?",
                 (double)largest_bytes / 1e9);
   a->total_bytes = (size_t)total;

@@ -115,26 +115,27 @@ static bool is_name(const kt__config_item *it) {
   return true;
 }
 
-static int bad_pin_syntax(const kt__config_item *it, kt__errbuf *eb) {
+static int bad_pin_syntax(const kt__config_item *it, const char *label, kt__errbuf *eb) {
   return kt__err(eb, KT_INVALID,
-                 "bad --autotune item '%.*s': expected NAME=VALUE pairs separated by spaces, "
+                 "bad %s item '%.*s': expected NAME=VALUE pairs separated by spaces, "
                  "with VALUE an integer, as in \"BLOCK=256 VEC=4\"",
-                 (int)it->len, it->text);
+                 label, (int)it->len, it->text);
 }
 
-static int unknown_name(const char *const *names, int n, const kt__config_item *it, kt__errbuf *eb) {
+static int unknown_name(const char *const *names, int n, const kt__config_item *it, const char *label,
+                        kt__errbuf *eb) {
   kt__sbuf b = {0};
   for (int i = 0; i < n; i++) kt__sbuf_printf(&b, "%s%s", i ? ", " : "", names[i]);
-  int rc = kt__err(eb, KT_INVALID, "unknown name %.*s in --autotune; the kernel declares: %s", (int)it->name_len,
-                   it->text, n ? b.s : "(no tuned names)");
+  int rc = kt__err(eb, KT_INVALID, "unknown name %.*s in %s; the kernel declares: %s", (int)it->name_len, it->text,
+                   label, n ? b.s : "(no tuned names)");
   kt__sbuf_free(&b);
   return rc;
 }
 
 /* Parses every item before OUT changes, so that a bad spec changes nothing. */
-int kt__config_parse_pins(const char *const *names, int n, const char *spec, kt__config_pins *out,
-                          kt__errbuf *eb) {
-  KT__RETURN_IF(!spec, eb, KT_INVALID, "empty --autotune value");
+int kt__config_parse_pins(const char *const *names, int n, const char *spec, const char *label,
+                          kt__config_pins *out, kt__errbuf *eb) {
+  KT__RETURN_IF(!spec, eb, KT_INVALID, "empty %s value", label);
   kt__config_pins p;
   kt__config_pins_init(&p, n);
   int rc = KT_OK;
@@ -142,9 +143,9 @@ int kt__config_parse_pins(const char *const *names, int n, const char *spec, kt_
   for (const char *q = spec; rc == KT_OK && kt__config_next(&q, &it);) {
     int64_t v = 0;
     int i = kt__config_find(names, n, &it);
-    if (!it.value || !is_name(&it) || !kt__config_item_int(&it, &v)) rc = bad_pin_syntax(&it, eb);
-    else if (i < 0) rc = unknown_name(names, n, &it, eb);
-    else if (p.set[i]) rc = kt__err(eb, KT_INVALID, "%s is pinned twice in --autotune", names[i]);
+    if (!it.value || !is_name(&it) || !kt__config_item_int(&it, &v)) rc = bad_pin_syntax(&it, label, eb);
+    else if (i < 0) rc = unknown_name(names, n, &it, label, eb);
+    else if (p.set[i]) rc = kt__err(eb, KT_INVALID, "%s is pinned twice in %s", names[i], label);
     else p.set[i] = true, p.values[i] = v;
   }
   if (rc == KT_OK) {

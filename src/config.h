@@ -75,9 +75,9 @@ kt__config_pins kt__config_pins_stage(const kt__config *c, const kt__config_pins
 /* Parses SPEC, "NAME=VALUE NAME=VALUE ..." over NAMES (N of them; VALUE an
  * integer), into OUT: every entry is rewritten, names SPEC does not mention
  * are not pinned. A malformed item, a name not in NAMES or a name given
- * twice is KT_INVALID saying which item, where and what is expected, and
- * leaves OUT as it was. */
-int kt__config_parse_pins(const char *const *names, int n, const char *spec, kt__config_pins *out,
-                          kt__errbuf *eb);
+ * twice is KT_INVALID saying which item, where (LABEL: what the caller calls
+ * the pins, kt_labels.pin) and what is expected, and leaves OUT as it was. */
+int kt__config_parse_pins(const char *const *names, int n, const char *spec, const char *label,
+                          kt__config_pins *out, kt__errbuf *eb);
 
 #endif

@@ -8,7 +8,9 @@
 
 #include "lang/expr.h"
 #include "runtime_table.h"
+#include "search/replay.h"
 #include "space/space.h"
+#include "store/cache.h"
 
 int kt_version_number(void) { return KTUNE_VERSION_NUMBER; }
 const char *kt_version(void) { return KTUNE_VERSION_STRING; }
@@ -91,9 +93,18 @@ static int limits_from_env(kt_context *ctx) {
   return KT_OK;
 }
 
+/* The library's own words for the inputs the caller left unlabelled. */
+static void default_labels(kt_labels *l) {
+  if (!l->kernel) l->kernel = "the name";
+  if (!l->size) l->size = "size";
+  if (!l->pin) l->pin = "pins";
+  if (!l->db) l->db = "kt_options.db_path";
+}
+
 int kt_context_create(const kt_options *opts, kt_context **out) {
   kt_context *ctx = kt__xcalloc(1, sizeof *ctx);
   if (opts) ctx->opts = *opts;
+  default_labels(&ctx->opts.labels);
   *out = ctx;
   return limits_from_env(ctx);
 }
@@ -108,11 +119,42 @@ const char *kt_errmsg(const kt_context *ctx) { return ctx ? ctx->err.msg : ""; }
 
 kt__store *kt__context_store(kt_context *ctx) {
   if (ctx->opts.no_db || ctx->store_failed) return NULL;
-  if (!ctx->store && kt__store_open(ctx->opts.db_path, &ctx->store, &ctx->err) != KT_OK) {
+  if (!ctx->store && kt__store_open(ctx->opts.db_path, ctx->opts.labels.db, &ctx->store, &ctx->err) != KT_OK) {
     ctx->store_failed = true;
     return NULL;
   }
   return ctx->store;
+}
+
+/* ---- the results database's commands and replay, on a context ---- */
+
+int kt_cache_path(kt_context *ctx, char *buf, size_t len) {
+  return kt__cache_path(&ctx->opts, buf, len, &ctx->err);
+}
+
+int kt_cache_list(kt_context *ctx, const kt_cache_filter *f, int json, FILE *out) {
+  return kt__cache_list(&ctx->opts, f, json, out, &ctx->err);
+}
+
+int kt_cache_show(kt_context *ctx, const kt_cache_filter *f, const char *format, FILE *out) {
+  return kt__cache_show(&ctx->opts, f, format, out, &ctx->err);
+}
+
+int kt_cache_export(kt_context *ctx, const kt_cache_filter *f, const char *format, FILE *out) {
+  return kt__cache_export(&ctx->opts, f, format, out, &ctx->err);
+}
+
+int kt_cache_import(kt_context *ctx, const char *path, FILE *out) {
+  return kt__cache_import(&ctx->opts, path, out, &ctx->err);
+}
+
+int kt_cache_clear(kt_context *ctx, const kt_cache_filter *f, FILE *out) {
+  return kt__cache_clear(&ctx->opts, f, out, &ctx->err);
+}
+
+int kt_replay(kt_context *ctx, const char *path, const char *strategy, long budget, int repeats, uint64_t seed,
+              const char *const *warm, int nwarm, int json, FILE *out) {
+  return kt__replay_report(path, strategy, budget, repeats, seed, warm, nwarm, json, out, &ctx->err);
 }
 
 const char *kt_backend_name(int kind) {
@@ -128,14 +170,14 @@ static int backend_for(kt_context *ctx, const kt__file *f, const kt__backend *im
   if ((*out)->lang != f->lang)
     return kt__err(&ctx->err, KT_INVALID,
                    "%s: error: the %s backend cannot run this file's language (it needs the %s backend); "
-                   "drop --backend or use a %s file",
-                   f->src.path, (*out)->name, implied->name, (*out)->extensions[0]);
+                   "choose the %s backend or a %s file",
+                   f->src.path, (*out)->name, implied->name, implied->name, (*out)->extensions[0]);
   return KT_OK;
 }
 
 static int kernel_from_file(kt_context *ctx, kt__file *f, const kt__backend *implied, const char *name,
                             kt_kernel **out) {
-  const kt__kernel_decl *decl = kt__file_kernel(f, name, &ctx->err);
+  const kt__kernel_decl *decl = kt__file_kernel(f, name, ctx->opts.labels.kernel, &ctx->err);
   const kt__backend *be = NULL;
   if (!decl || backend_for(ctx, f, implied, &be) != KT_OK) {
     kt__file_free(f);
@@ -239,38 +281,40 @@ static void list_sizes(const kt__kernel_decl *d, kt__sbuf *b) {
 }
 
 int kt_kernel_set_size(kt_kernel *k, const char *name, int64_t value) {
+  const char *label = k->ctx->opts.labels.size;
   int i = kt__decl_size_index(k->decl, name);
   if (i < 0) {
     kt__sbuf b = {0};
     list_sizes(k->decl, &b);
-    kt__err(&k->ctx->err, KT_INVALID, "--dim %s: kernel %s has no runtime size %s; its sizes are: %s", name,
+    kt__err(&k->ctx->err, KT_INVALID, "%s %s: kernel %s has no runtime size %s; its sizes are: %s", label, name,
             k->decl->name, name, b.s);
     kt__sbuf_free(&b);
     return KT_INVALID;
   }
   if (value <= 0)
-    return kt__err(&k->ctx->err, KT_INVALID, "--dim %s=%lld: sizes must be positive", name, (long long)value);
+    return kt__err(&k->ctx->err, KT_INVALID, "%s %s=%lld: sizes must be positive", label, name, (long long)value);
   k->sizes[i] = value;
   k->size_given[i] = true;
   return KT_OK;
 }
 
 int kt_kernel_set_size_arg(kt_kernel *k, const char *arg) {
+  const char *label = k->ctx->opts.labels.size;
   const char *eq = strchr(arg, '=');
   if (!eq || eq == arg || !eq[1])
-    return kt__err(&k->ctx->err, KT_INVALID, "--dim \"%s\": expected NAME=VALUE, e.g. --dim N=4096", arg);
+    return kt__err(&k->ctx->err, KT_INVALID, "%s \"%s\": expected NAME=VALUE, e.g. %s N=4096", label, arg, label);
   char *name = kt__xstrndup(arg, (size_t)(eq - arg));
   kt__diag d;
   kt__source src;
-  kt__source_from_string("--dim", eq + 1, &src);
+  kt__source_from_string(label, eq + 1, &src);
   kt__diag_init(&d, &src);
   kt__expr *e = kt__expr_parse_text(eq + 1, (kt__loc){1, 1}, &d);
   int64_t v = 0;
   kt__eval_error ee;
   int rc = KT_OK;
-  if (!e) rc = kt__err(&k->ctx->err, KT_INVALID, "--dim %s: bad value\n%s", arg, d.errors.s ? d.errors.s : "");
+  if (!e) rc = kt__err(&k->ctx->err, KT_INVALID, "%s %s: bad value\n%s", label, arg, d.errors.s ? d.errors.s : "");
   else if (kt__expr_eval(e, &(kt__env){0}, &v, &ee) != 0)
-    rc = kt__err(&k->ctx->err, KT_INVALID, "--dim %s: %s", arg, ee.msg);
+    rc = kt__err(&k->ctx->err, KT_INVALID, "%s %s: %s", label, arg, ee.msg);
   else rc = kt_kernel_set_size(k, name, v);
   kt__expr_free(e);
   kt__diag_free(&d);
@@ -286,7 +330,8 @@ int kt_kernel_pin(kt_kernel *k, const char *spec) {
     memset(k->pins.set, 0, (size_t)k->config.n * sizeof *k->pins.set);
     return KT_OK;
   }
-  int rc = kt__config_parse_pins(k->config.names, k->config.n, spec, &k->pins, &k->ctx->err);
+  int rc =
+      kt__config_parse_pins(k->config.names, k->config.n, spec, k->ctx->opts.labels.pin, &k->pins, &k->ctx->err);
   if (rc != KT_OK) {
     char msg[sizeof k->ctx->err.msg];
     snprintf(msg, sizeof msg, "%s", k->ctx->err.msg);
@@ -307,8 +352,9 @@ int kt__kernel_resolve_sizes(kt_kernel *k, int64_t *values, kt__errbuf *eb) {
       if (strcmp(d->dims[j].name, d->sizes[i]) == 0) def = &d->dims[j];
     if (!def)
       return kt__err(eb, KT_INVALID,
-                     "%s: error: runtime size %s of kernel %s has no value: pass --dim %s=VALUE or declare @dims(%s = ...)",
-                     k->file->src.path, d->sizes[i], d->name, d->sizes[i], d->sizes[i]);
+                     "%s: error: runtime size %s of kernel %s has no value: pass %s %s=VALUE "
+                     "or declare @dims(%s = ...)",
+                     k->file->src.path, d->sizes[i], d->name, k->ctx->opts.labels.size, d->sizes[i], d->sizes[i]);
     kt__env env = {(const char *const *)d->sizes, values, i, NULL};
     kt__eval_error ee;
     if (kt__expr_eval(def->value, &env, &values[i], &ee) != 0)

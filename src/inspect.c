@@ -118,7 +118,7 @@ int kt_space_print(kt_kernel *k, FILE *out, int json) {
     if (json) print_space_json(k, s, cl, valid, out);
     else print_space_text(k, s, cl, valid, out);
     /* As `ktune tune` would: it refuses a space with nothing to measure. */
-    if (valid == 0) rc = kt__space_none_valid(s, k->file->src.path, d->name, eb);
+    if (valid == 0) rc = kt__space_none_valid(s, k->file->src.path, d->name, k->ctx->opts.labels.pin, eb);
   }
   kt__sbuf_free(&warn);
   kt__space_free(s);

@@ -794,7 +794,8 @@ static int check_space(tuning *t, uint64_t *size, uint64_t *valid) {
   int rc = kt__space_check_default(space, t->k->file->src.path, t->eb);
   *size = kt__space_size(space);
   *valid = rc == KT_OK ? kt__space_count_valid(space, MAX_VALID_COUNT) : 0;
-  if (rc == KT_OK && *valid == 0) rc = kt__space_none_valid(space, t->k->file->src.path, t->d->name, t->eb);
+  if (rc == KT_OK && *valid == 0)
+    rc = kt__space_none_valid(space, t->k->file->src.path, t->d->name, t->k->ctx->opts.labels.pin, t->eb);
   kt__space_free(space);
   return rc;
 }

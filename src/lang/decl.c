@@ -74,7 +74,7 @@ static void list_kernels(const kt__file *f, kt__sbuf *b) {
   for (int i = 0; i < f->nkernels; i++) kt__sbuf_printf(b, "%s%s", i ? ", " : "", f->kernels[i].name);
 }
 
-const kt__kernel_decl *kt__file_kernel(const kt__file *f, const char *name, kt__errbuf *eb) {
+const kt__kernel_decl *kt__file_kernel(const kt__file *f, const char *name, const char *label, kt__errbuf *eb) {
   if (f->nkernels == 0) {
     kt__err(eb, KT_INVALID, "%s: error: no annotated kernel in %s; add `// @kernel NAME(params)` and "
             "`// @autotune(...)` above the kernel function", f->src.path, f->src.path);
@@ -85,8 +85,8 @@ const kt__kernel_decl *kt__file_kernel(const kt__file *f, const char *name, kt__
     if (strcmp(f->kernels[i].name, name) == 0) return &f->kernels[i];
   kt__sbuf b = {0};
   list_kernels(f, &b);
-  if (!name) kt__err(eb, KT_INVALID, "%s: error: several kernels in %s: %s; choose one with --kernel NAME", f->src.path,
-                     f->src.path, b.s);
+  if (!name) kt__err(eb, KT_INVALID, "%s: error: several kernels in %s: %s; choose one with %s NAME", f->src.path,
+                     f->src.path, b.s, label);
   else kt__err(eb, KT_NOTFOUND, "%s: error: no kernel named '%s' in %s; its kernels: %s", f->src.path, name,
                   f->src.path, b.s);
   kt__sbuf_free(&b);

@@ -20,8 +20,10 @@ kt__file *kt__parse_string(const char *label, const char *text, kt__lang lang, k
 kt__file *kt__file_retain(kt__file *f);
 void kt__file_free(kt__file *f);
 
-/* NAME NULL: the only kernel, else an error listing them. */
-const kt__kernel_decl *kt__file_kernel(const kt__file *f, const char *name, kt__errbuf *eb);
+/* NAME NULL: the only kernel, else an error listing them that says to
+ * choose one with LABEL NAME (LABEL: what the caller calls the name,
+ * kt_labels.kernel). */
+const kt__kernel_decl *kt__file_kernel(const kt__file *f, const char *name, const char *label, kt__errbuf *eb);
 
 /* Index of a tuned (@autotune) name, or -1. */
 int kt__decl_tune_index(const kt__kernel_decl *k, const char *name);

@@ -49,4 +49,9 @@ bool kt__recorded_best_in(const kt__recorded *r, const kt__recorded *from, uint6
  * reproduce single repeats). */
 uint64_t kt__replay_seed(uint64_t seed, int i);
 
+/* kt_replay (context.c makes the call on a context): loads, replays and
+ * prints as ktune.h says, with the detail of an error in EB. */
+int kt__replay_report(const char *path, const char *strategy, long budget, int repeats, uint64_t seed,
+                      const char *const *warm, int nwarm, int json, FILE *out, kt__errbuf *eb);
+
 #endif

@@ -1,4 +1,4 @@
-/* kt_replay: the public face of replay, as `ktune replay` prints it. */
+/* kt__replay_report, behind kt_replay: replay as `ktune replay` prints it. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -48,11 +48,6 @@ static void print_json(FILE *out, const char *path, const kt__recorded *r, const
   kt__sbuf_free(&b);
 }
 
-static int fail(char *err, size_t errlen, int rc, const char *msg) {
-  if (err && errlen) snprintf(err, errlen, "%s", msg);
-  return rc;
-}
-
 /* The best configuration of each WARM file, as indices of R's space; a file
  * that cannot be read is an error, one whose best is not in R's space is
  * skipped. */
@@ -68,31 +63,29 @@ static int warm_indices(const kt__recorded *r, const char *const *warm, int nwar
   return KT_OK;
 }
 
-int kt_replay(const char *path, const char *strategy, long budget, int repeats, uint64_t seed,
-              const char *const *warm, int nwarm, int json, FILE *out, char *err, size_t errlen) {
-  kt__errbuf eb = {{0}};
-  if (!path || !out || nwarm < 0 || (nwarm && !warm))
-    return fail(err, errlen, KT_INVALID, "kt_replay: no file, no output, or NWARM without WARM files");
+int kt__replay_report(const char *path, const char *strategy, long budget, int repeats, uint64_t seed,
+                      const char *const *warm, int nwarm, int json, FILE *out, kt__errbuf *eb) {
+  KT__RETURN_IF(!path || !out || nwarm < 0 || (nwarm && !warm), eb, KT_INVALID,
+                "kt_replay: no file, no output, or NWARM without WARM files");
   if (strategy && !kt__strategy_find(strategy)) {
     kt__sbuf names = {0};
     for (const char *const *n = kt__strategy_names(); *n; n++)
       kt__sbuf_printf(&names, "%s%s", n == kt__strategy_names() ? "" : ", ", *n);
-    kt__err(&eb, KT_INVALID, "unknown strategy %s; known: %s", strategy, names.s);
+    kt__err(eb, KT_INVALID, "unknown strategy %s; known: %s", strategy, names.s);
     kt__sbuf_free(&names);
-    return fail(err, errlen, KT_INVALID, eb.msg);
+    return KT_INVALID;
   }
   kt__recorded *r = NULL;
-  int rc = kt__recorded_load(path, &r, &eb);
-  if (rc != KT_OK) return fail(err, errlen, rc, eb.msg);
+  KT__FORWARD(kt__recorded_load(path, &r, eb));
   uint64_t *warm_idx = kt__xcalloc((size_t)(nwarm ? nwarm : 1), sizeof *warm_idx);
   int nw = 0;
-  rc = warm_indices(r, warm, nwarm, warm_idx, &nw, &eb);
+  int rc = warm_indices(r, warm, nwarm, warm_idx, &nw, eb);
   if (!strategy) strategy = kt_default_strategy(kt__recorded_count(r), budget);
   kt__replay_stats st;
-  if (rc == KT_OK) rc = kt__replay_run(r, kt__strategy_find(strategy), budget, repeats, seed, warm_idx, nw, &st, &eb);
+  if (rc == KT_OK) rc = kt__replay_run(r, kt__strategy_find(strategy), budget, repeats, seed, warm_idx, nw, &st, eb);
   if (rc == KT_OK && json) print_json(out, path, r, strategy, budget, seed, nw, &st);
   if (rc == KT_OK && !json) print_text(out, path, r, strategy, budget, seed, nw, &st);
   free(warm_idx);
   kt__recorded_free(r);
-  return rc == KT_OK ? KT_OK : fail(err, errlen, rc, eb.msg);
+  return rc;
 }

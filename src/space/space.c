@@ -234,15 +234,17 @@ static void format_pins(const kt__space *s, kt__sbuf *out) {
   free(values);
 }
 
-int kt__space_none_valid(const kt__space *s, const char *path, const char *kernel, kt__errbuf *eb) {
-  kt__sbuf pins = {0};
+int kt__space_none_valid(const kt__space *s, const char *path, const char *kernel, const char *label,
+                         kt__errbuf *eb) {
+  kt__sbuf pins = {0}, left = {0};
   format_pins(s, &pins);
+  if (pins.len) kt__sbuf_printf(&left, " left by %s \"%s\"", label, pins.s);
   int rc = kt__err(eb, KT_NOVALID,
-                   "%s: error: no valid configuration: none of the %" PRIu64 " configurations of kernel %s %s%s%s "
+                   "%s: error: no valid configuration: none of the %" PRIu64 " configurations of kernel %s%s "
                    "satisfies @where; pin values that @where allows",
-                   path, s->size, kernel, pins.len ? "left by --autotune \"" : "", pins.len ? pins.s : "",
-                   pins.len ? "\"" : "");
+                   path, s->size, kernel, left.len ? left.s : "");
   kt__sbuf_free(&pins);
+  kt__sbuf_free(&left);
   return rc;
 }
 
@@ -274,10 +276,10 @@ void kt__space_pin_values(kt__space *s, const kt__config_pins *pins, kt__sbuf *w
   (void)fits;
 }
 
-int kt__space_pin(kt__space *s, const char *spec, kt__sbuf *warn, kt__errbuf *eb) {
+int kt__space_pin(kt__space *s, const char *spec, const char *label, kt__sbuf *warn, kt__errbuf *eb) {
   kt__config_pins pins;
   kt__config_pins_init(&pins, s->ndims);
-  int rc = kt__config_parse_pins(s->names, s->ndims, spec, &pins, eb);
+  int rc = kt__config_parse_pins(s->names, s->ndims, spec, label, &pins, eb);
   if (rc == KT_OK) kt__space_pin_values(s, &pins, warn);
   kt__config_pins_free(&pins);
   return rc;

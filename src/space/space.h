@@ -48,17 +48,20 @@ void kt__space_default_values(const kt__space *s, int64_t *values);
  * Pins do not matter: the default is the reference whatever is pinned. */
 int kt__space_check_default(const kt__space *s, const char *path, kt__errbuf *eb);
 /* KT_NOVALID for a space without a valid configuration (pins that exclude
- * every configuration @where allows), naming KERNEL and the pins. */
-int kt__space_none_valid(const kt__space *s, const char *path, const char *kernel, kt__errbuf *eb);
+ * every configuration @where allows), naming KERNEL and the pins (LABEL:
+ * what the caller calls them, kt_labels.pin). */
+int kt__space_none_valid(const kt__space *s, const char *path, const char *kernel, const char *label,
+                         kt__errbuf *eb);
 
 /* Pins dim d to PINS->values[d] where PINS->set[d] (PINS indexed like the
  * dims); a value outside the declared choices is accepted and a warning is
  * appended to WARN (may be NULL). */
 void kt__space_pin_values(kt__space *s, const kt__config_pins *pins, kt__sbuf *warn);
 /* Pins names from "NAME=VALUE NAME=VALUE ..." (VALUE an integer), parsed by
- * kt__config_parse_pins over the space's names: an undeclared name is
- * KT_INVALID listing the declared names, and a bad spec changes nothing. */
-int kt__space_pin(kt__space *s, const char *spec, kt__sbuf *warn, kt__errbuf *eb);
+ * kt__config_parse_pins over the space's names (LABEL as there): an
+ * undeclared name is KT_INVALID listing the declared names, and a bad spec
+ * changes nothing. */
+int kt__space_pin(kt__space *s, const char *spec, const char *label, kt__sbuf *warn, kt__errbuf *eb);
 bool kt__space_is_pinned(const kt__space *s, int d);
 
 /* Neighbours of INDEX: configurations that differ in one name by one step in

@@ -1,6 +1,6 @@
-/* The public face of the results database for `ktune cache ...`: list, show
- * (as a table, a header of #defines or -D flags), export, import, clear.
- * Each call opens the database, does one thing and closes it. */
+/* The cache commands behind kt_cache_* (context.c): list, show (as a
+ * table, a header of #defines or -D flags), export, import, clear. Each call
+ * opens the database, does one thing and closes it. */
 #include <json-c/json.h>
 #include <math.h>
 #include <stdlib.h>
@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "db.h"
 #include "export.h"
 #include "import.h"
@@ -17,15 +18,10 @@
 
 /* ---- plumbing ---- */
 
-static int finish(int err, const kt__errbuf *eb, char *errout, size_t errlen) {
-  if (errout && errlen) snprintf(errout, errlen, "%s", err == KT_OK ? "" : eb->msg);
-  return err;
-}
-
 /* Reading commands pass CREATE false: a missing file leaves *S NULL and
  * reads as an empty database. */
-static int open_db(const char *db_path, bool create, kt__store **s, kt__errbuf *eb) {
-  int err = kt__store_open_ex(db_path, create ? 0 : KT__STORE_NOCREATE, s, eb);
+static int open_db(const kt_options *o, bool create, kt__store **s, kt__errbuf *eb) {
+  int err = kt__store_open_ex(o->db_path, o->labels.db, create ? 0 : KT__STORE_NOCREATE, s, eb);
   if (err == KT_NOTFOUND && !create) {
     *s = NULL;
     return KT_OK;
@@ -33,11 +29,12 @@ static int open_db(const char *db_path, bool create, kt__store **s, kt__errbuf *
   return err;
 }
 
-/* Whether the database file (DB_PATH, else the default) exists already. */
-static bool db_exists(const char *db_path) {
+/* Whether the database file (O's db_path, else the default) exists already. */
+static bool db_exists(const kt_options *o) {
   char path[4096];
   struct stat sb;
-  if (kt_cache_path(db_path, path, sizeof path, NULL, 0) != KT_OK) return false;
+  kt__errbuf ignored;
+  if (kt__cache_path(o, path, sizeof path, &ignored) != KT_OK) return false;
   return stat(path, &sb) == 0;
 }
 
@@ -67,16 +64,11 @@ static bool valid_format(const char *format, const char *const *allowed) {
   return false;
 }
 
-int kt_cache_path(const char *db_path, char *buf, size_t len, char *err, size_t errlen) {
-  kt__errbuf eb;
-  int rc = KT_OK;
-  if (db_path) {
-    int n = snprintf(buf, len, "%s", db_path);
-    if (n < 0 || (size_t)n >= len) rc = kt__err(&eb, KT_INVALID, "results database path is too long");
-  } else {
-    rc = kt__store_default_path(buf, len, &eb);
-  }
-  return finish(rc, &eb, err, errlen);
+int kt__cache_path(const kt_options *o, char *buf, size_t len, kt__errbuf *eb) {
+  if (!o->db_path) return kt__store_default_path(buf, len, o->labels.db, eb);
+  int n = snprintf(buf, len, "%s", o->db_path);
+  KT__RETURN_IF(n < 0 || (size_t)n >= len, eb, KT_INVALID, "results database path is too long");
+  return KT_OK;
 }
 
 /* ---- list ---- */
@@ -129,18 +121,16 @@ static void list_table(const char *path, const kt__key_row *keys, int n, FILE *o
   }
 }
 
-int kt_cache_list(const char *db_path, const kt_cache_filter *f, int json, FILE *out, char *err, size_t errlen) {
-  kt__errbuf eb;
+int kt__cache_list(const kt_options *o, const kt_cache_filter *f, int json, FILE *out, kt__errbuf *eb) {
   kt__store *s;
   kt__key_row *keys = NULL;
   int n = 0;
   char path[4096];
-  int rc = kt_cache_path(db_path, path, sizeof path, err, errlen);
-  if (rc != KT_OK) return rc;
-  rc = open_db(db_path, false, &s, &eb);
+  KT__FORWARD(kt__cache_path(o, path, sizeof path, eb));
+  int rc = open_db(o, false, &s, eb);
   if (rc == KT_OK && s) {
     pthread_mutex_lock(&s->mu);
-    rc = kt__store_select(s, f, &keys, &n, &eb);
+    rc = kt__store_select(s, f, &keys, &n, eb);
     pthread_mutex_unlock(&s->mu);
     kt__store_close(s);
   }
@@ -149,7 +139,7 @@ int kt_cache_list(const char *db_path, const kt_cache_filter *f, int json, FILE 
     else list_table(path, keys, n, out);
   }
   kt__key_rows_free(keys, n);
-  return finish(rc, &eb, err, errlen);
+  return rc;
 }
 
 /* ---- show: table ---- */
@@ -321,76 +311,71 @@ static int show_selected(kt__store *s, const char *format, const kt__key_row *ke
   return KT_OK;
 }
 
-int kt_cache_show(const char *db_path, const kt_cache_filter *f, const char *format, FILE *out,
-                  char *err, size_t errlen) {
+int kt__cache_show(const kt_options *o, const kt_cache_filter *f, const char *format, FILE *out, kt__errbuf *eb) {
   static const char *const formats[] = {"table", "defines", "dflags", "json", NULL};
-  kt__errbuf eb;
   kt__store *s = NULL;
   if (!format) format = "table";
-  if (!valid_format(format, formats))
-    return finish(kt__err(&eb, KT_INVALID, "unknown show format '%s' (table, defines, dflags or json)", format),
-                  &eb, err, errlen);
-  if (strcmp(format, "json") == 0) return kt_cache_export(db_path, f, "json", out, err, errlen);
-  int rc = open_db(db_path, false, &s, &eb);
+  KT__RETURN_IF(!valid_format(format, formats), eb, KT_INVALID,
+                "unknown show format '%s' (table, defines, dflags or json)", format);
+  if (strcmp(format, "json") == 0) return kt__cache_export(o, f, "json", out, eb);
+  int rc = open_db(o, false, &s, eb);
   if (rc == KT_OK && !s) {
     char path[4096];
-    if (kt_cache_path(db_path, path, sizeof path, NULL, 0) != KT_OK) snprintf(path, sizeof path, "(default)");
-    rc = kt__err(&eb, KT_NOTFOUND, "no results database at %s (nothing tuned yet)", path);
+    kt__errbuf ignored;
+    if (kt__cache_path(o, path, sizeof path, &ignored) != KT_OK) snprintf(path, sizeof path, "(default)");
+    rc = kt__err(eb, KT_NOTFOUND, "no results database at %s (nothing tuned yet)", path);
   }
   if (rc == KT_OK) {
     kt__key_row *keys;
     int n;
     pthread_mutex_lock(&s->mu);
-    rc = kt__store_select(s, f, &keys, &n, &eb);
+    rc = kt__store_select(s, f, &keys, &n, eb);
     if (rc == KT_OK) {
-      rc = show_selected(s, format, keys, n, out, &eb);
+      rc = show_selected(s, format, keys, n, out, eb);
       kt__key_rows_free(keys, n);
     }
     pthread_mutex_unlock(&s->mu);
   }
   kt__store_close(s);
-  return finish(rc, &eb, err, errlen);
+  return rc;
 }
 
 /* ---- export, import, clear ---- */
 
 /* An empty export document for a database that does not exist yet. */
-static int export_missing(const char *db_path, const kt_cache_filter *f, const char *format, FILE *out, kt__errbuf *eb) {
+static int export_missing(const kt_options *o, const kt_cache_filter *f, const char *format, FILE *out, kt__errbuf *eb) {
   KT__RETURN_IF(strcmp(format, "t4") == 0, eb, KT_NOTFOUND,
-                "no results database at %s (nothing tuned yet)", db_path ? db_path : "the default path");
+                "no results database at %s (nothing tuned yet)", o->db_path ? o->db_path : "the default path");
   kt__store *mem;
-  KT__FORWARD(kt__store_open(":memory:", &mem, eb));
+  KT__FORWARD(kt__store_open(":memory:", o->labels.db, &mem, eb));
   int rc = kt__export_json(mem, f, out, eb);
   kt__store_close(mem);
   return rc;
 }
 
-int kt_cache_export(const char *db_path, const kt_cache_filter *f, const char *format, FILE *out,
-                    char *err, size_t errlen) {
+int kt__cache_export(const kt_options *o, const kt_cache_filter *f, const char *format, FILE *out,
+                     kt__errbuf *eb) {
   static const char *const formats[] = {"json", "t4", NULL};
-  kt__errbuf eb;
   kt__store *s = NULL;
   if (!format) format = "json";
-  if (!valid_format(format, formats))
-    return finish(kt__err(&eb, KT_INVALID, "unknown export format '%s' (json or t4)", format), &eb, err, errlen);
-  int rc = open_db(db_path, false, &s, &eb);
-  if (rc == KT_OK && !s) rc = export_missing(db_path, f, format, out, &eb);
-  else if (rc == KT_OK && strcmp(format, "t4") == 0) rc = kt__export_t4(s, f, out, &eb);
-  else if (rc == KT_OK) rc = kt__export_json(s, f, out, &eb);
+  KT__RETURN_IF(!valid_format(format, formats), eb, KT_INVALID, "unknown export format '%s' (json or t4)", format);
+  int rc = open_db(o, false, &s, eb);
+  if (rc == KT_OK && !s) rc = export_missing(o, f, format, out, eb);
+  else if (rc == KT_OK && strcmp(format, "t4") == 0) rc = kt__export_t4(s, f, out, eb);
+  else if (rc == KT_OK) rc = kt__export_json(s, f, out, eb);
   kt__store_close(s);
-  return finish(rc, &eb, err, errlen);
+  return rc;
 }
 
-int kt_cache_import(const char *db_path, const char *path, FILE *out, char *err, size_t errlen) {
-  kt__errbuf eb;
+int kt__cache_import(const kt_options *o, const char *path, FILE *out, kt__errbuf *eb) {
   kt__store *s = NULL;
   long nkeys = 0, nresults = 0;
   json_object *doc = NULL;
-  if (!path) return finish(kt__err(&eb, KT_INVALID, "import: no file given"), &eb, err, errlen);
-  int rc = kt__import_load(path, &doc, &eb);
-  bool existed = rc == KT_OK && db_exists(db_path);
-  if (rc == KT_OK) rc = open_db(db_path, true, &s, &eb);
-  if (rc == KT_OK) rc = kt__import_doc(s, path, doc, &nkeys, &nresults, &eb);
+  KT__RETURN_IF(!path, eb, KT_INVALID, "import: no file given");
+  int rc = kt__import_load(path, &doc, eb);
+  bool existed = rc == KT_OK && db_exists(o);
+  if (rc == KT_OK) rc = open_db(o, true, &s, eb);
+  if (rc == KT_OK) rc = kt__import_doc(s, path, doc, &nkeys, &nresults, eb);
   if (rc == KT_OK && out)
     fprintf(out, "imported %ld result%s under %ld key%s from %s into %s\n", nresults,
             nresults == 1 ? "" : "s", nkeys, nkeys == 1 ? "" : "s", path, kt__store_path(s));
@@ -399,7 +384,7 @@ int kt_cache_import(const char *db_path, const char *path, FILE *out, char *err,
   if (rc != KT_OK && s && !existed) remove_db(kt__store_path(s));
   kt__store_close(s);
   json_object_put(doc);
-  return finish(rc, &eb, err, errlen);
+  return rc;
 }
 
 typedef struct clear_args {
@@ -430,19 +415,18 @@ static int clear_body(kt__store *s, void *ud, kt__errbuf *eb) {
   return rc;
 }
 
-int kt_cache_clear(const char *db_path, const kt_cache_filter *f, FILE *out, char *err, size_t errlen) {
-  kt__errbuf eb;
+int kt__cache_clear(const kt_options *o, const kt_cache_filter *f, FILE *out, kt__errbuf *eb) {
   kt__store *s = NULL;
   clear_args a = {f, 0, 0};
-  int rc = open_db(db_path, false, &s, &eb);
+  int rc = open_db(o, false, &s, eb);
   if (rc == KT_OK && s) {
     pthread_mutex_lock(&s->mu);
-    rc = kt__store_write(s, "clearing", clear_body, &a, &eb);
+    rc = kt__store_write(s, "clearing", clear_body, &a, eb);
     pthread_mutex_unlock(&s->mu);
   }
   if (rc == KT_OK && out)
     fprintf(out, "removed %ld tuning%s (%ld result%s)%s%s\n", a.nkeys, a.nkeys == 1 ? "" : "s",
             a.nresults, a.nresults == 1 ? "" : "s", s ? " from " : "", s ? kt__store_path(s) : "");
   kt__store_close(s);
-  return finish(rc, &eb, err, errlen);
+  return rc;
 }

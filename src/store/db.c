@@ -26,22 +26,22 @@ int kt__store_fail(kt__store *s, int rc, const char *what, kt__errbuf *eb) {
                    "results database %s: %s: %s.\n"
                    "The file is damaged or is not a ktune results database. Move it away "
                    "(mv '%s' '%s.broken') and ktune starts a fresh one, or choose another "
-                   "file with --db or KTUNE_DB.",
-                   s->path, what, detail, s->path, s->path);
+                   "file with %s or KTUNE_DB.",
+                   s->path, what, detail, s->path, s->path, s->label);
   if (s->busy)
     return kt__err(eb, KT_STORE,
                    "results database %s: %s: still locked by another process after %.0f s (%s)",
                    s->path, what, KT__STORE_BUSY_S, detail);
   if (primary == SQLITE_FULL || primary == SQLITE_IOERR)
     return kt__err(eb, KT_STORE,
-                   "results database %s: %s: %s (free space on its disk, or choose another file with --db or "
+                   "results database %s: %s: %s (free space on its disk, or choose another file with %s or "
                    "KTUNE_DB)",
-                   s->path, what, detail);
+                   s->path, what, detail, s->label);
   if (primary == SQLITE_CANTOPEN || primary == SQLITE_PERM || primary == SQLITE_READONLY)
     return kt__err(eb, KT_STORE,
                    "results database %s: %s: %s (check the file's permissions, or choose "
-                   "another file with --db or KTUNE_DB)",
-                   s->path, what, detail);
+                   "another file with %s or KTUNE_DB)",
+                   s->path, what, detail, s->label);
   return kt__err(eb, KT_STORE, "results database %s: %s: %s", s->path, what, detail);
 }
 
@@ -73,8 +73,8 @@ static int check_in_place(kt__store *s, const char *what, kt__errbuf *eb) {
   return kt__err(eb, KT_STORE,
                  "results database %s: %s: the file was removed or moved while ktune used it (was its folder "
                  "deleted?), so what is written to it is lost; keep the database where it is, or choose another "
-                 "file with --db or KTUNE_DB",
-                 s->path, what);
+                 "file with %s or KTUNE_DB",
+                 s->path, what, s->label);
 }
 
 int kt__store_write(kt__store *s, const char *what, kt__txn_body body, void *ud, kt__errbuf *eb) {
@@ -145,9 +145,10 @@ static int configure(kt__store *s, kt__errbuf *eb) {
   return KT_OK;
 }
 
-int kt__db_open(const char *path, kt__store **out, kt__errbuf *eb) {
+int kt__db_open(const char *path, const char *label, kt__store **out, kt__errbuf *eb) {
   kt__store *s = kt__xcalloc(1, sizeof *s);
   s->path = kt__xstrdup(path);
+  s->label = kt__xstrdup(label);
   s->seed = (unsigned)getpid() ^ (unsigned)(uint64_t)(kt__now() * 1e6); /* via 64 bits: the microseconds pass UINT_MAX after 71 minutes of uptime */
   pthread_mutex_init(&s->mu, NULL);
   int oflags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX;
@@ -167,5 +168,6 @@ void kt__db_close(kt__store *s) {
   sqlite3_close_v2(s->db);
   pthread_mutex_destroy(&s->mu);
   free(s->path);
+  free(s->label);
   free(s);
 }

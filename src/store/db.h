@@ -20,14 +20,16 @@
 typedef struct kt__store {
   sqlite3 *db;
   char *path;
+  char *label; /* what the caller calls that path (kt_labels.db), for advice */
   pthread_mutex_t mu;
   bool busy; /* the last failure was SQLITE_BUSY/LOCKED: the write may be retried */
   unsigned seed; /* per process, so that waiting writers do not retry in step */
 } kt__store;
 
-/* Opens (creating) the SQLite file PATH with ktune's connection settings;
- * on failure nothing stays open and *OUT is NULL. */
-int kt__db_open(const char *path, kt__store **out, kt__errbuf *eb);
+/* Opens (creating) the SQLite file PATH, which the caller calls LABEL, with
+ * ktune's connection settings; on failure nothing stays open and *OUT is
+ * NULL. */
+int kt__db_open(const char *path, const char *label, kt__store **out, kt__errbuf *eb);
 void kt__db_close(kt__store *s);
 /* SQLite's in-memory database: no file, no folders. */
 bool kt__db_is_memory(const char *path);

@@ -50,8 +50,8 @@ static int check_header(const char *path, json_object *doc, kt__errbuf *eb) {
                 "%s: not a ktune export (the document is not a JSON object)", path);
   if (!json_object_object_get_ex(doc, "format", &fmt)) {
     KT__RETURN_IF(json_object_object_get_ex(doc, "results", &fmt), eb, KT_INVALID,
-                  "%s: this looks like a T4 results file; ktune imports its own export "
-                  "only (ktune cache export --format json)",
+                  "%s: this looks like a T4 results file; ktune imports only its own export "
+                  "(the json format of the cache export)",
                   path);
     return kt__err(eb, KT_INVALID, "%s: not a ktune export (no \"format\" field)", path);
   }

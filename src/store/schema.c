@@ -85,15 +85,15 @@ static int refuse_newer(kt__store *s, int version, kt__errbuf *eb) {
   return kt__err(eb, KT_STORE,
                  "results database %s has schema version %d, but this ktune (%s) knows "
                  "versions up to %d: it was written by a newer ktune. Use that ktune, or "
-                 "choose another file with --db or KTUNE_DB.",
-                 s->path, version, KTUNE_VERSION_STRING, KT__SCHEMA_VERSION);
+                 "choose another file with %s or KTUNE_DB.",
+                 s->path, version, KTUNE_VERSION_STRING, KT__SCHEMA_VERSION, s->label);
 }
 
 static int refuse_foreign(kt__store *s, kt__errbuf *eb) {
   return kt__err(eb, KT_STORE,
                  "%s is an SQLite database, but not a ktune results database. Choose another "
-                 "file with --db or KTUNE_DB (or move it away: mv '%s' '%s.other').",
-                 s->path, s->path, s->path);
+                 "file with %s or KTUNE_DB (or move it away: mv '%s' '%s.other').",
+                 s->path, s->label, s->path, s->path);
 }
 
 /* Inside the write transaction: re-read the header (another process may have

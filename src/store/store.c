@@ -30,7 +30,7 @@ static int home_dir(const char **home) {
   return h && *h ? KT_OK : KT_INVALID;
 }
 
-int kt__store_default_path(char *buf, size_t len, kt__errbuf *eb) {
+int kt__store_default_path(char *buf, size_t len, const char *label, kt__errbuf *eb) {
   const char *env = getenv("KTUNE_DB");
   const char *xdg = getenv("XDG_CACHE_HOME");
   int n;
@@ -41,7 +41,7 @@ int kt__store_default_path(char *buf, size_t len, kt__errbuf *eb) {
   } else {
     const char *home;
     KT__RETURN_IF(home_dir(&home) != KT_OK, eb, KT_INVALID,
-                  "no home directory for the results database: set KTUNE_DB or use --db");
+                  "no home directory for the results database: set KTUNE_DB or %s", label);
     n = snprintf(buf, len, "%s/.cache/ktune/results.db", home);
   }
   KT__RETURN_IF(n < 0 || (size_t)n >= len, eb, KT_INVALID, "results database path is too long");
@@ -84,11 +84,11 @@ static void remove_created(const char *path) {
   }
 }
 
-int kt__store_open_ex(const char *path, int flags, kt__store **out, kt__errbuf *eb) {
+int kt__store_open_ex(const char *path, const char *label, int flags, kt__store **out, kt__errbuf *eb) {
   char defpath[4096];
   *out = NULL;
   if (!path) {
-    KT__FORWARD(kt__store_default_path(defpath, sizeof defpath, eb));
+    KT__FORWARD(kt__store_default_path(defpath, sizeof defpath, label, eb));
     path = defpath;
   }
   KT__RETURN_IF(!*path, eb, KT_INVALID, "empty results database path");
@@ -102,7 +102,7 @@ int kt__store_open_ex(const char *path, int flags, kt__store **out, kt__errbuf *
   struct stat before;
   bool created = !memory && stat(path, &before) != 0;
   kt__store *s;
-  int err = kt__db_open(path, &s, eb);
+  int err = kt__db_open(path, label, &s, eb);
   if (err == KT_OK && (err = kt__schema_prepare(s, eb)) != KT_OK) kt__db_close(s);
   if (err != KT_OK) {
     if (created) remove_created(path);
@@ -112,8 +112,8 @@ int kt__store_open_ex(const char *path, int flags, kt__store **out, kt__errbuf *
   return KT_OK;
 }
 
-int kt__store_open(const char *path, kt__store **out, kt__errbuf *eb) {
-  return kt__store_open_ex(path, 0, out, eb);
+int kt__store_open(const char *path, const char *label, kt__store **out, kt__errbuf *eb) {
+  return kt__store_open_ex(path, label, 0, out, eb);
 }
 
 void kt__store_close(kt__store *s) { kt__db_close(s); }

@@ -33,8 +33,10 @@ typedef struct kt__record {
 } kt__record;
 
 /* PATH NULL: $KTUNE_DB, else $XDG_CACHE_HOME/ktune/results.db, else
- * ~/.cache/ktune/results.db. Creates directories and migrates the schema. */
-int kt__store_open(const char *path, kt__store **out, kt__errbuf *eb);
+ * ~/.cache/ktune/results.db. Creates directories and migrates the schema.
+ * LABEL is what the caller calls PATH (kt_labels.db): messages that advise
+ * another file name it. */
+int kt__store_open(const char *path, const char *label, kt__store **out, kt__errbuf *eb);
 void kt__store_close(kt__store *s);
 const char *kt__store_path(const kt__store *s);
 
@@ -57,13 +59,13 @@ void kt__hash_text(const char *text, size_t len, char out[65]);
 
 /* The default database path ($KTUNE_DB, $XDG_CACHE_HOME/ktune/results.db,
  * ~/.cache/ktune/results.db) into BUF. KT_INVALID when it does not fit or
- * no home directory is known. */
-int kt__store_default_path(char *buf, size_t len, kt__errbuf *eb);
+ * no home directory is known (advising KTUNE_DB or LABEL, as kt__store_open). */
+int kt__store_default_path(char *buf, size_t len, const char *label, kt__errbuf *eb);
 
 /* As kt__store_open; with KT__STORE_NOCREATE a missing file is KT_NOTFOUND
  * (read-only commands use it so that looking does not create a database). */
 enum { KT__STORE_NOCREATE = 1 };
-int kt__store_open_ex(const char *path, int flags, kt__store **out, kt__errbuf *eb);
+int kt__store_open_ex(const char *path, const char *label, int flags, kt__store **out, kt__errbuf *eb);
 
 /* Calls FN for the stored winner of every key that matches K in all but its
  * sizes (same source, kernel, device, toolchain, driver, method): what the

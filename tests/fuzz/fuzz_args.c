@@ -35,7 +35,7 @@ static void pin_space(const char *spec) {
   if (kt__space_create(k->decl->tune, k->decl->ntune, k->decl->where, k->decl->nwhere, &env, &s, &eb) != KT_OK)
     abort();
   kt__sbuf warn = {0};
-  if (kt__space_pin(s, spec, &warn, &eb) == KT_OK) {
+  if (kt__space_pin(s, spec, "--autotune", &warn, &eb) == KT_OK) {
     uint64_t n = kt__space_size(s);
     if (n == 0 || n > 8 * 6 * 3) abort(); /* pinning only shrinks */
     (void)kt__space_count_valid(s, 1000);

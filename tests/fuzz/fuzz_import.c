@@ -7,8 +7,9 @@
 #include "ktune.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  static kt_context *ctx;
+  if (!ctx) (void)kt_context_create(&(kt_options){.db_path = ":memory:"}, &ctx);
   const char *path = kt__fuzz_file(data, size, ".json");
-  char err[1024];
-  (void)kt_cache_import(":memory:", path, NULL, err, sizeof err);
+  (void)kt_cache_import(ctx, path, NULL);
   return 0;
 }

@@ -16,8 +16,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   kt__file *f = kt__parse_string("fuzz.c", text, lang, &d);
   if (f) {
     kt__errbuf eb;
-    for (int i = 0; i < f->nkernels; i++) (void)kt__file_kernel(f, f->kernels[i].name, &eb);
-    (void)kt__file_kernel(f, NULL, &eb);
+    for (int i = 0; i < f->nkernels; i++) (void)kt__file_kernel(f, f->kernels[i].name, "--kernel", &eb);
+    (void)kt__file_kernel(f, NULL, "--kernel", &eb);
   }
   kt__file_free(f);
   kt__diag_free(&d);

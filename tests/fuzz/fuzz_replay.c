@@ -9,9 +9,10 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static FILE *sink;
+  static kt_context *ctx;
   if (!sink && !(sink = fopen("/dev/null", "w"))) abort();
+  if (!ctx) (void)kt_context_create(NULL, &ctx);
   const char *path = kt__fuzz_file(data, size, ".json");
-  char err[1024];
-  (void)kt_replay(path, "random", 8, 2, 1, NULL, 0, size % 2, sink, err, sizeof err);
+  (void)kt_replay(ctx, path, "random", 8, 2, 1, NULL, 0, size % 2, sink);
   return 0;
 }

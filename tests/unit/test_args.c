@@ -27,7 +27,7 @@ static void setup(fx *f, int64_t m, int64_t k) {
   f->file = kt__parse_string("args.c", SRC, KT__LANG_C, &d);
   if (!f->file) kt_test_fail(__FILE__, __LINE__, "parse failed:\n%s", d.errors.s ? d.errors.s : "");
   kt__diag_free(&d);
-  f->decl = kt__file_kernel(f->file, NULL, NULL);
+  f->decl = kt__file_kernel(f->file, NULL, "the name", NULL);
   f->names[0] = "M", f->names[1] = "K", f->names[2] = "s";
   f->values[0] = m, f->values[1] = k, f->values[2] = 7;
   f->env = (kt__env){f->names, f->values, 3, NULL};
@@ -149,7 +149,7 @@ TEST(launch_geometry_refuses_overflowing_work_items) {
   kt__file *file = kt__parse_string("geo.c", src, KT__LANG_C, &d);
   if (!file) kt_test_fail(__FILE__, __LINE__, "parse failed:\n%s", d.errors.s ? d.errors.s : "");
   kt__diag_free(&d);
-  const kt__kernel_decl *decl = kt__file_kernel(file, NULL, NULL);
+  const kt__kernel_decl *decl = kt__file_kernel(file, NULL, "the name", NULL);
   const char *names[] = {"G", "B"};
   int64_t values[] = {(int64_t)1 << 21, 4};
   kt__env env = {names, values, 2, NULL};

@@ -28,7 +28,7 @@ static kt__file *parse(const char *source) {
 
 static kt__config config_of(const kt__file *f) {
   kt__config c;
-  kt__config_init(&c, kt__file_kernel(f, NULL, NULL));
+  kt__config_init(&c, kt__file_kernel(f, NULL, "the name", NULL));
   return c;
 }
 
@@ -170,7 +170,7 @@ TEST(pins_split_by_stage) {
   kt__config_pins pins;
   kt__config_pins_init(&pins, c.n);
   kt__errbuf eb = {{0}};
-  ASSERT_EQ(kt__config_parse_pins(c.names, c.n, "CLUSTER_X=8, A=1", &pins, &eb), KT_OK);
+  ASSERT_EQ(kt__config_parse_pins(c.names, c.n, "CLUSTER_X=8, A=1", "pins", &pins, &eb), KT_OK);
   kt__config_pins tune = kt__config_pins_stage(&c, &pins, 0), cluster = kt__config_pins_stage(&c, &pins, 1);
   ASSERT_TRUE(tune.set[0]);
   ASSERT_EQ(tune.values[0], 1);
@@ -178,7 +178,7 @@ TEST(pins_split_by_stage) {
   ASSERT_TRUE(cluster.set[0]);
   ASSERT_EQ(cluster.values[0], 8);
   /* A new spec replaces the old one. */
-  ASSERT_EQ(kt__config_parse_pins(c.names, c.n, "B=64", &pins, &eb), KT_OK);
+  ASSERT_EQ(kt__config_parse_pins(c.names, c.n, "B=64", "pins", &pins, &eb), KT_OK);
   ASSERT_FALSE(pins.set[0]);
   ASSERT_TRUE(pins.set[1]);
   ASSERT_FALSE(pins.set[2]);
@@ -194,21 +194,21 @@ TEST(bad_pins_say_what_where_and_how_to_fix) {
   kt__config_pins pins;
   kt__config_pins_init(&pins, c.n);
   kt__errbuf eb = {{0}};
-  ASSERT_EQ(kt__config_parse_pins(c.names, c.n, "B=64", &pins, &eb), KT_OK);
+  ASSERT_EQ(kt__config_parse_pins(c.names, c.n, "B=64", "pins", &pins, &eb), KT_OK);
   static const struct {
     const char *spec, *msg;
   } bad[] = {
-      {"A=1 B", "bad --autotune item 'B': expected NAME=VALUE pairs separated by spaces, with VALUE an integer, "
+      {"A=1 B", "bad pins item 'B': expected NAME=VALUE pairs separated by spaces, with VALUE an integer, "
                 "as in \"BLOCK=256 VEC=4\""},
-      {"A=two", "bad --autotune item 'A=two': expected NAME=VALUE"},
-      {"1A=3", "bad --autotune item '1A=3': expected NAME=VALUE"},
-      {"=3", "bad --autotune item '=3': expected NAME=VALUE"},
-      {"A=99999999999999999999", "bad --autotune item 'A=99999999999999999999': expected NAME=VALUE"},
-      {"CLUSTER_Y=2", "unknown name CLUSTER_Y in --autotune; the kernel declares: A, B, CLUSTER_X"},
-      {"A=1 CLUSTER_X=2 A=2", "A is pinned twice in --autotune"},
+      {"A=two", "bad pins item 'A=two': expected NAME=VALUE"},
+      {"1A=3", "bad pins item '1A=3': expected NAME=VALUE"},
+      {"=3", "bad pins item '=3': expected NAME=VALUE"},
+      {"A=99999999999999999999", "bad pins item 'A=99999999999999999999': expected NAME=VALUE"},
+      {"CLUSTER_Y=2", "unknown name CLUSTER_Y in pins; the kernel declares: A, B, CLUSTER_X"},
+      {"A=1 CLUSTER_X=2 A=2", "A is pinned twice in pins"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    if (kt__config_parse_pins(c.names, c.n, bad[i].spec, &pins, &eb) != KT_INVALID)
+    if (kt__config_parse_pins(c.names, c.n, bad[i].spec, "pins", &pins, &eb) != KT_INVALID)
       kt_test_fail(__FILE__, __LINE__, "'%s' accepted", bad[i].spec);
     ASSERT_CONTAINS(eb.msg, bad[i].msg);
     ASSERT_FALSE(pins.set[0]);
@@ -216,8 +216,8 @@ TEST(bad_pins_say_what_where_and_how_to_fix) {
     ASSERT_EQ(pins.values[1], 64);
     ASSERT_FALSE(pins.set[2]);
   }
-  ASSERT_EQ(kt__config_parse_pins(NULL, 0, "A=1", &pins, &eb), KT_INVALID);
-  ASSERT_STREQ(eb.msg, "unknown name A in --autotune; the kernel declares: (no tuned names)");
+  ASSERT_EQ(kt__config_parse_pins(NULL, 0, "A=1", "pins", &pins, &eb), KT_INVALID);
+  ASSERT_STREQ(eb.msg, "unknown name A in pins; the kernel declares: (no tuned names)");
   kt__config_pins_free(&pins);
   kt__config_free(&c);
   kt__file_free(f);
@@ -244,7 +244,34 @@ TEST(space_takes_pins_of_both_stages) {
   ASSERT_CONTAINS(text, "cluster space 1");
   free(text);
   ASSERT_EQ(kt_kernel_pin(k, "CLUSTER_X=eight"), KT_INVALID);
-  ASSERT_CONTAINS(kt_errmsg(ctx), "k.cu: error: kernel k: bad --autotune item 'CLUSTER_X=eight': expected NAME=VALUE");
+  ASSERT_CONTAINS(kt_errmsg(ctx), "k.cu: error: kernel k: bad pins item 'CLUSTER_X=eight': expected NAME=VALUE");
+  kt_kernel_destroy(k);
+  kt_context_destroy(ctx);
+}
+
+/* Messages name sizes and pins in the library's words, or as the caller
+ * labels them (the command line: its flags). */
+TEST(messages_name_inputs_by_labels) {
+  kt_options o = {.no_db = 1, .quiet = 1};
+  kt_context *ctx;
+  ASSERT_EQ(kt_context_create(&o, &ctx), KT_OK);
+  kt_kernel *k;
+  ASSERT_EQ(kt_kernel_load_string(ctx, "k.cu", SOURCE, "cu", NULL, &k), KT_OK);
+  ASSERT_EQ(kt_kernel_set_size_arg(k, "N=3x"), KT_INVALID);
+  ASSERT_CONTAINS(kt_errmsg(ctx), "size N=3x: bad value\nsize:1:1: error: malformed number '3x'");
+  ASSERT_EQ(kt_kernel_set_size_arg(k, "N"), KT_INVALID);
+  ASSERT_STREQ(kt_errmsg(ctx), "size \"N\": expected NAME=VALUE, e.g. size N=4096");
+  ASSERT_EQ(kt_kernel_pin(k, "Q=1"), KT_INVALID);
+  ASSERT_STREQ(kt_errmsg(ctx), "k.cu: error: kernel k: unknown name Q in pins; the kernel declares: A, B, CLUSTER_X");
+  kt_kernel_destroy(k);
+  kt_context_destroy(ctx);
+  o.labels = (kt_labels){.size = "--dim", .pin = "--autotune"};
+  ASSERT_EQ(kt_context_create(&o, &ctx), KT_OK);
+  ASSERT_EQ(kt_kernel_load_string(ctx, "k.cu", SOURCE, "cu", NULL, &k), KT_OK);
+  ASSERT_EQ(kt_kernel_set_size(k, "N", 0), KT_INVALID);
+  ASSERT_STREQ(kt_errmsg(ctx), "--dim N=0: sizes must be positive");
+  ASSERT_EQ(kt_kernel_pin(k, "A=1 A=2"), KT_INVALID);
+  ASSERT_STREQ(kt_errmsg(ctx), "k.cu: error: kernel k: A is pinned twice in --autotune");
   kt_kernel_destroy(k);
   kt_context_destroy(ctx);
 }

@@ -294,13 +294,13 @@ TEST(several_kernels) {
                          "void second(float *y) {}\n");
   ASSERT_EQ(f->nkernels, 2);
   kt__errbuf eb;
-  ASSERT_TRUE(kt__file_kernel(f, NULL, &eb) == NULL);
-  ASSERT_STREQ(eb.msg, "k.cu: error: several kernels in k.cu: first, second; choose one with --kernel NAME");
-  const kt__kernel_decl *k = kt__file_kernel(f, "second", &eb);
+  ASSERT_TRUE(kt__file_kernel(f, NULL, "the name", &eb) == NULL);
+  ASSERT_STREQ(eb.msg, "k.cu: error: several kernels in k.cu: first, second; choose one with the name NAME");
+  const kt__kernel_decl *k = kt__file_kernel(f, "second", "the name", &eb);
   ASSERT_TRUE(k != NULL);
   ASSERT_STREQ(k->tune[0].name, "C");
   ASSERT_STREQ(k->sizes[0], "M");
-  ASSERT_TRUE(kt__file_kernel(f, "third", &eb) == NULL);
+  ASSERT_TRUE(kt__file_kernel(f, "third", "the name", &eb) == NULL);
   ASSERT_CONTAINS(eb.msg, "no kernel named 'third' in k.cu; its kernels: first, second");
   kt__file_free(f);
 }
@@ -308,12 +308,12 @@ TEST(several_kernels) {
 TEST(one_kernel_by_default_and_none) {
   kt__file *f = parse_ok(SQUARE);
   kt__errbuf eb;
-  ASSERT_TRUE(kt__file_kernel(f, NULL, &eb) == &f->kernels[0]);
-  ASSERT_TRUE(kt__file_kernel(f, "square", &eb) == &f->kernels[0]);
+  ASSERT_TRUE(kt__file_kernel(f, NULL, "the name", &eb) == &f->kernels[0]);
+  ASSERT_TRUE(kt__file_kernel(f, "square", "the name", &eb) == &f->kernels[0]);
   kt__file_free(f);
   f = parse_ok("int main(void) { return 0; }\n");
   ASSERT_EQ(f->nkernels, 0);
-  ASSERT_TRUE(kt__file_kernel(f, NULL, &eb) == NULL);
+  ASSERT_TRUE(kt__file_kernel(f, NULL, "the name", &eb) == NULL);
   ASSERT_CONTAINS(eb.msg, "no annotated kernel in k.cu");
   kt__file_free(f);
 }
@@ -769,12 +769,12 @@ TEST(diag_levels) {
 
 TEST(parse_text_with_offset_location) {
   kt__source src;
-  kt__source_from_string("--dim", "N=1 <<", &src);
+  kt__source_from_string("size", "N=1 <<", &src);
   kt__diag d;
   kt__diag_init(&d, &src);
   kt__loc at = {1, 3};
   ASSERT_TRUE(kt__expr_parse_text("1 <<", at, &d) == NULL);
-  ASSERT_CONTAINS(d.errors.s, "--dim:1:7: error: expected an expression but found end of line");
+  ASSERT_CONTAINS(d.errors.s, "size:1:7: error: expected an expression but found end of line");
   kt__diag_free(&d);
   kt__source_free(&src);
 }

@@ -156,7 +156,7 @@ static kt__device_info cpu_device(void) {
 static void store_winner(kt_kernel *k, const kt__device_info *dev, const char *sizes, const char *config) {
   kt__store *s = NULL;
   kt__errbuf eb;
-  ASSERT_EQ(kt__store_open(tmp_path("results.db"), &s, &eb), KT_OK);
+  ASSERT_EQ(kt__store_open(tmp_path("results.db"), "kt_options.db_path", &s, &eb), KT_OK);
   kt__store_key key = {k->source_hash, k->decl->name, dev, sizes, NULL};
   kt__record rec = {config, KT__ST_OK, {.median = 1e-3, .min = 1e-3, .max = 1e-3, .mean = 1e-3, .nsamples = 1, .reps = 1}, 0, NULL, false};
   ASSERT_EQ(kt__store_put(s, &key, &rec, &eb), KT_OK);

@@ -396,10 +396,12 @@ TEST(replay_rejects_bad_files) {
   ASSERT_EQ(kt__recorded_load(path, &r, &eb), KT_INVALID);
   ASSERT_CONTAINS(eb.msg, "not JSON");
   unlink(path);
-  char err[512];
+  kt_context *ctx;
+  ASSERT_EQ(kt_context_create(NULL, &ctx), KT_OK);
   path = write_temp(small_t4);
-  ASSERT_EQ(kt_replay(path, "nonesuch", 10, 1, 1, NULL, 0, 0, stdout, err, sizeof err), KT_INVALID);
-  ASSERT_CONTAINS(err, "unknown strategy nonesuch");
+  ASSERT_EQ(kt_replay(ctx, path, "nonesuch", 10, 1, 1, NULL, 0, 0, stdout), KT_INVALID);
+  ASSERT_CONTAINS(kt_errmsg(ctx), "unknown strategy nonesuch");
+  kt_context_destroy(ctx);
   unlink(path);
 }
 
@@ -439,8 +441,10 @@ TEST(kt_replay_prints_json) {
   char *buf = NULL;
   size_t len = 0;
   FILE *out = open_memstream(&buf, &len);
-  char err[512] = "";
-  ASSERT_EQ(kt_replay(path, NULL, 25, 3, 1, NULL, 0, 1, out, err, sizeof err), KT_OK);
+  kt_context *ctx;
+  ASSERT_EQ(kt_context_create(NULL, &ctx), KT_OK);
+  ASSERT_EQ(kt_replay(ctx, path, NULL, 25, 3, 1, NULL, 0, 1, out), KT_OK);
+  kt_context_destroy(ctx);
   fclose(out);
   ASSERT_CONTAINS(buf, "\"fraction_of_optimum\": ");
   ASSERT_CONTAINS(buf, "\"budget\": 25");

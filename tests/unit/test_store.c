@@ -74,7 +74,7 @@ static kt__record record(const char *config, kt__status st, double median) {
 static kt__store *open_ok(const char *path) {
   kt__store *s = NULL;
   kt__errbuf eb = {{0}};
-  int rc = kt__store_open(path, &s, &eb);
+  int rc = kt__store_open(path, "kt_options.db_path", &s, &eb);
   if (rc != KT_OK) fprintf(stderr, "%s\n", eb.msg);
   ASSERT_EQ(rc, KT_OK);
   return s;
@@ -222,17 +222,17 @@ TEST(default_path_order) {
   char buf[512];
   setenv("KTUNE_DB", "/x/y.db", 1);
   setenv("XDG_CACHE_HOME", "/cache", 1);
-  ASSERT_EQ(kt__store_default_path(buf, sizeof buf, &eb), KT_OK);
+  ASSERT_EQ(kt__store_default_path(buf, sizeof buf, "kt_options.db_path", &eb), KT_OK);
   ASSERT_STREQ(buf, "/x/y.db");
   unsetenv("KTUNE_DB");
-  ASSERT_EQ(kt__store_default_path(buf, sizeof buf, &eb), KT_OK);
+  ASSERT_EQ(kt__store_default_path(buf, sizeof buf, "kt_options.db_path", &eb), KT_OK);
   ASSERT_STREQ(buf, "/cache/ktune/results.db");
   setenv("XDG_CACHE_HOME", "relative", 1); /* ignored, as the XDG spec says */
   setenv("HOME", "/home/u", 1);
-  ASSERT_EQ(kt__store_default_path(buf, sizeof buf, &eb), KT_OK);
+  ASSERT_EQ(kt__store_default_path(buf, sizeof buf, "kt_options.db_path", &eb), KT_OK);
   ASSERT_STREQ(buf, "/home/u/.cache/ktune/results.db");
   unsetenv("XDG_CACHE_HOME");
-  ASSERT_EQ(kt__store_default_path(buf, sizeof buf, &eb), KT_OK);
+  ASSERT_EQ(kt__store_default_path(buf, sizeof buf, "kt_options.db_path", &eb), KT_OK);
   ASSERT_STREQ(buf, "/home/u/.cache/ktune/results.db");
 }
 
@@ -481,11 +481,12 @@ TEST(not_a_database_is_a_clear_error) {
   write_file(path, junk);
   kt__store *s = NULL;
   kt__errbuf eb = {{0}};
-  ASSERT_EQ(kt__store_open(path, &s, &eb), KT_STORE);
+  ASSERT_EQ(kt__store_open(path, "--db", &s, &eb), KT_STORE);
   ASSERT_TRUE(s == NULL);
   ASSERT_CONTAINS(eb.msg, path);
   ASSERT_CONTAINS(eb.msg, "Move it away");
   ASSERT_CONTAINS(eb.msg, "mv '");
+  ASSERT_CONTAINS(eb.msg, "choose another file with --db or KTUNE_DB"); /* the caller's label */
 }
 
 TEST(damaged_header_is_a_clear_error) {
@@ -503,7 +504,7 @@ TEST(damaged_header_is_a_clear_error) {
   fwrite("garbage garbage!", 1, 16, f);
   fclose(f);
   s = NULL;
-  ASSERT_EQ(kt__store_open(path, &s, &eb), KT_STORE);
+  ASSERT_EQ(kt__store_open(path, "kt_options.db_path", &s, &eb), KT_STORE);
   ASSERT_CONTAINS(eb.msg, path);
   ASSERT_CONTAINS(eb.msg, "damaged");
 }
@@ -514,7 +515,7 @@ TEST(newer_schema_refused) {
   sql_exec(path, "PRAGMA user_version=99");
   kt__store *s = NULL;
   kt__errbuf eb = {{0}};
-  ASSERT_EQ(kt__store_open(path, &s, &eb), KT_STORE);
+  ASSERT_EQ(kt__store_open(path, "kt_options.db_path", &s, &eb), KT_STORE);
   ASSERT_CONTAINS(eb.msg, "schema version 99");
   ASSERT_CONTAINS(eb.msg, "newer ktune");
   ASSERT_EQ(sql_int(path, "PRAGMA user_version"), 99); /* left as it was */
@@ -525,8 +526,9 @@ TEST(foreign_sqlite_file_refused) {
   sql_exec(path, "CREATE TABLE notes(x TEXT); INSERT INTO notes VALUES('mine')");
   kt__store *s = NULL;
   kt__errbuf eb = {{0}};
-  ASSERT_EQ(kt__store_open(path, &s, &eb), KT_STORE);
+  ASSERT_EQ(kt__store_open(path, "kt_options.db_path", &s, &eb), KT_STORE);
   ASSERT_CONTAINS(eb.msg, "not a ktune results database");
+  ASSERT_CONTAINS(eb.msg, "Choose another file with kt_options.db_path or KTUNE_DB");
   ASSERT_EQ(sql_int(path, "SELECT count(*) FROM notes"), 1);
 }
 
@@ -536,7 +538,7 @@ TEST(unwritable_directory_is_a_clear_error) {
   ASSERT_EQ(mkdir(dir, 0500), 0);
   kt__store *s = NULL;
   kt__errbuf eb = {{0}};
-  ASSERT_EQ(kt__store_open(tmp_path("ro/sub/r.db"), &s, &eb), KT_STORE);
+  ASSERT_EQ(kt__store_open(tmp_path("ro/sub/r.db"), "kt_options.db_path", &s, &eb), KT_STORE);
   ASSERT_CONTAINS(eb.msg, "cannot create directory");
 }
 
@@ -562,13 +564,22 @@ static void populate(const char *path) {
   kt__store_close(s);
 }
 
+/* A context on the database DB, for the kt_cache_* calls. */
+static kt_context *on_db(const char *db) {
+  kt_options o = {.db_path = db};
+  kt_context *ctx;
+  ASSERT_EQ(kt_context_create(&o, &ctx), KT_OK);
+  return ctx;
+}
+
 static json_object *export_doc(const char *db, const kt_cache_filter *f, const char *format) {
   capture c;
-  char err[1024];
-  int rc = kt_cache_export(db, f, format, capture_start(&c), err, sizeof err);
+  kt_context *ctx = on_db(db);
+  int rc = kt_cache_export(ctx, f, format, capture_start(&c));
   const char *text = capture_end(&c);
-  if (rc != KT_OK) fprintf(stderr, "%s\n", err);
+  if (rc != KT_OK) fprintf(stderr, "%s\n", kt_errmsg(ctx));
   ASSERT_EQ(rc, KT_OK);
+  kt_context_destroy(ctx);
   json_object *doc = json_tokener_parse(text);
   ASSERT_TRUE(doc != NULL);
   free(c.text);
@@ -576,20 +587,21 @@ static json_object *export_doc(const char *db, const kt_cache_filter *f, const c
 }
 
 static void export_to_file(const char *db, const char *file) {
-  char err[1024];
+  kt_context *ctx = on_db(db);
   FILE *f = fopen(file, "w");
   ASSERT_TRUE(f != NULL);
-  ASSERT_EQ(kt_cache_export(db, NULL, "json", f, err, sizeof err), KT_OK);
+  ASSERT_EQ(kt_cache_export(ctx, NULL, "json", f), KT_OK);
   fclose(f);
+  kt_context_destroy(ctx);
 }
 
 TEST(export_import_roundtrip) {
   const char *a = tmp_path("a.db"), *b = tmp_path("b.db"), *file = tmp_path("a.json");
-  char err[1024];
+  kt_context *ctx = on_db(b);
   populate(a);
   export_to_file(a, file);
   capture c;
-  ASSERT_EQ(kt_cache_import(b, file, capture_start(&c), err, sizeof err), KT_OK);
+  ASSERT_EQ(kt_cache_import(ctx, file, capture_start(&c)), KT_OK);
   ASSERT_CONTAINS(capture_end(&c), "imported 5 results under 2 keys");
   free(c.text);
   json_object *da = export_doc(a, NULL, "json"), *db = export_doc(b, NULL, "json");
@@ -614,11 +626,12 @@ TEST(export_import_roundtrip) {
   kt__store_close(s);
   json_object_put(da);
   json_object_put(db);
+  kt_context_destroy(ctx);
 }
 
 TEST(import_keeps_newer_and_is_idempotent) {
   const char *a = tmp_path("a.db"), *file = tmp_path("a.json");
-  char err[1024];
+  kt_context *ctx = on_db(a);
   populate(a);
   export_to_file(a, file);
   /* A newer measurement of one configuration after the export. */
@@ -630,8 +643,8 @@ TEST(import_keeps_newer_and_is_idempotent) {
   kt__record r = record("BLOCK=64 VEC=1", KT__ST_OK, 5e-6);
   ASSERT_EQ(kt__store_put(s, &k1, &r, &eb), KT_OK);
   kt__store_close(s);
-  ASSERT_EQ(kt_cache_import(a, file, NULL, err, sizeof err), KT_OK);
-  ASSERT_EQ(kt_cache_import(a, file, NULL, err, sizeof err), KT_OK);
+  ASSERT_EQ(kt_cache_import(ctx, file, NULL), KT_OK);
+  ASSERT_EQ(kt_cache_import(ctx, file, NULL), KT_OK);
   s = open_ok(a);
   collected got = {0};
   ASSERT_EQ(kt__store_each(s, &k1, collect, &got, &eb), KT_OK);
@@ -639,20 +652,21 @@ TEST(import_keeps_newer_and_is_idempotent) {
   ASSERT_NEAR(find(&got, "BLOCK=64 VEC=1")->stats.median, 5e-6, 0);
   collected_free(&got);
   kt__store_close(s);
+  kt_context_destroy(ctx);
 }
 
 TEST(import_rejects_bad_files_atomically) {
   const char *db = tmp_path("i.db"), *file = tmp_path("bad.json");
-  char err[1024];
+  kt_context *ctx = on_db(db);
   write_file(file, "{\"format\": \"ktune-results\", \"format_version\": 1, \"keys\": [");
-  ASSERT_EQ(kt_cache_import(db, file, NULL, err, sizeof err), KT_INVALID);
-  ASSERT_CONTAINS(err, "not valid JSON");
+  ASSERT_EQ(kt_cache_import(ctx, file, NULL), KT_INVALID);
+  ASSERT_CONTAINS(kt_errmsg(ctx), "not valid JSON");
   write_file(file, "{\"schema_version\": \"1.0.0\", \"results\": []}");
-  ASSERT_EQ(kt_cache_import(db, file, NULL, err, sizeof err), KT_INVALID);
-  ASSERT_CONTAINS(err, "T4");
+  ASSERT_EQ(kt_cache_import(ctx, file, NULL), KT_INVALID);
+  ASSERT_CONTAINS(kt_errmsg(ctx), "T4");
   write_file(file, "{\"format\": \"ktune-results\", \"format_version\": 7, \"keys\": []}");
-  ASSERT_EQ(kt_cache_import(db, file, NULL, err, sizeof err), KT_INVALID);
-  ASSERT_CONTAINS(err, "version 7");
+  ASSERT_EQ(kt_cache_import(ctx, file, NULL), KT_INVALID);
+  ASSERT_CONTAINS(kt_errmsg(ctx), "version 7");
   /* A good key followed by a broken result: nothing goes in. */
   populate(tmp_path("src.db"));
   export_to_file(tmp_path("src.db"), file);
@@ -662,22 +676,23 @@ TEST(import_rejects_bad_files_atomically) {
   json_object_object_del(json_object_array_get_idx(results, 0), "status");
   ASSERT_EQ(json_object_to_file(file, doc), 0);
   json_object_put(doc);
-  ASSERT_EQ(kt_cache_import(db, file, NULL, err, sizeof err), KT_INVALID);
-  ASSERT_CONTAINS(err, "keys[1].results[0]");
-  ASSERT_CONTAINS(err, "\"status\" is missing");
+  ASSERT_EQ(kt_cache_import(ctx, file, NULL), KT_INVALID);
+  ASSERT_CONTAINS(kt_errmsg(ctx), "keys[1].results[0]");
+  ASSERT_CONTAINS(kt_errmsg(ctx), "\"status\" is missing");
   ASSERT_TRUE(access(db, F_OK) != 0); /* the database it would have created is gone */
   /* Into an existing database: rolled back, the database stays as it was. */
   populate(db);
   int before = sql_int(db, "SELECT count(*) FROM results");
-  ASSERT_EQ(kt_cache_import(db, file, NULL, err, sizeof err), KT_INVALID);
+  ASSERT_EQ(kt_cache_import(ctx, file, NULL), KT_INVALID);
   ASSERT_EQ(sql_int(db, "SELECT count(*) FROM results"), before);
-  ASSERT_EQ(kt_cache_import(db, tmp_path("missing.json"), NULL, err, sizeof err), KT_INVALID);
-  ASSERT_CONTAINS(err, "cannot open");
+  ASSERT_EQ(kt_cache_import(ctx, tmp_path("missing.json"), NULL), KT_INVALID);
+  ASSERT_CONTAINS(kt_errmsg(ctx), "cannot open");
+  kt_context_destroy(ctx);
 }
 
 TEST(t4_export_fields) {
   const char *db = tmp_path("t4.db");
-  char err[1024];
+  kt_context *ctx = on_db(db);
   populate(db);
   kt_cache_filter one = {.kernel = "square"};
   json_object *doc = export_doc(db, &one, "t4"), *v, *results, *meta;
@@ -721,22 +736,23 @@ TEST(t4_export_fields) {
   ASSERT_NEAR(json_object_get_double(value), 1.234567890123e-2, 1e-12); /* ms */
   json_object_put(doc);
   capture c;
-  ASSERT_EQ(kt_cache_export(db, NULL, "t4", capture_start(&c), err, sizeof err), KT_INVALID);
+  ASSERT_EQ(kt_cache_export(ctx, NULL, "t4", capture_start(&c)), KT_INVALID);
   capture_end(&c);
   free(c.text);
-  ASSERT_CONTAINS(err, "2 match");
-  ASSERT_EQ(kt_cache_export(db, NULL, "xml", stdout, err, sizeof err), KT_INVALID);
+  ASSERT_CONTAINS(kt_errmsg(ctx), "2 match");
+  ASSERT_EQ(kt_cache_export(ctx, NULL, "xml", stdout), KT_INVALID);
+  kt_context_destroy(ctx);
 }
 
 /* ---- the cache commands ---- */
 
 TEST(cache_list_filters) {
   const char *db = tmp_path("l.db");
-  char err[1024];
+  kt_context *ctx = on_db(db);
   capture c;
   populate(db);
   kt_cache_filter by_dev = {.device = "a100"};
-  ASSERT_EQ(kt_cache_list(db, &by_dev, 1, capture_start(&c), err, sizeof err), KT_OK);
+  ASSERT_EQ(kt_cache_list(ctx, &by_dev, 1, capture_start(&c)), KT_OK);
   json_object *doc = json_tokener_parse(capture_end(&c)), *keys, *k0, *x;
   free(c.text);
   ASSERT_TRUE(json_object_object_get_ex(doc, "keys", &keys));
@@ -746,7 +762,7 @@ TEST(cache_list_filters) {
   ASSERT_STREQ(json_object_get_string(x), "gemm");
   json_object_put(doc);
   kt_cache_filter by_kernel = {.kernel = "square", .sizes = "N=4096"};
-  ASSERT_EQ(kt_cache_list(db, &by_kernel, 0, capture_start(&c), err, sizeof err), KT_OK);
+  ASSERT_EQ(kt_cache_list(ctx, &by_kernel, 0, capture_start(&c)), KT_OK);
   const char *text = capture_end(&c);
   ASSERT_CONTAINS(text, "1 stored tuning");
   ASSERT_CONTAINS(text, "2/4");
@@ -754,44 +770,46 @@ TEST(cache_list_filters) {
   ASSERT_TRUE(strstr(text, "gemm") == NULL);
   free(c.text);
   kt_cache_filter none = {.sizes = "N=1"};
-  ASSERT_EQ(kt_cache_list(db, &none, 0, capture_start(&c), err, sizeof err), KT_OK);
+  ASSERT_EQ(kt_cache_list(ctx, &none, 0, capture_start(&c)), KT_OK);
   ASSERT_CONTAINS(capture_end(&c), "0 stored tunings");
   free(c.text);
+  kt_context_destroy(ctx);
 }
 
 TEST(cache_reading_never_creates) {
   const char *db = tmp_path("nothing/here.db");
-  char err[1024];
+  kt_context *ctx = on_db(db);
   capture c;
-  ASSERT_EQ(kt_cache_list(db, NULL, 0, capture_start(&c), err, sizeof err), KT_OK);
+  ASSERT_EQ(kt_cache_list(ctx, NULL, 0, capture_start(&c)), KT_OK);
   ASSERT_CONTAINS(capture_end(&c), "0 stored tunings");
   free(c.text);
-  ASSERT_EQ(kt_cache_show(db, NULL, "dflags", stdout, err, sizeof err), KT_NOTFOUND);
+  ASSERT_EQ(kt_cache_show(ctx, NULL, "dflags", stdout), KT_NOTFOUND);
   json_object *doc = export_doc(db, NULL, "json"), *keys;
   ASSERT_TRUE(json_object_object_get_ex(doc, "keys", &keys));
   ASSERT_EQ(json_object_array_length(keys), 0);
   json_object_put(doc);
-  ASSERT_EQ(kt_cache_clear(db, NULL, NULL, err, sizeof err), KT_OK);
+  ASSERT_EQ(kt_cache_clear(ctx, NULL, NULL), KT_OK);
   struct stat sb;
   ASSERT_TRUE(stat(db, &sb) != 0 && errno == ENOENT);
+  kt_context_destroy(ctx);
 }
 
 TEST(cache_show_formats) {
   const char *db = tmp_path("s.db");
-  char err[1024];
+  kt_context *ctx = on_db(db);
   capture c;
   populate(db);
   kt_cache_filter sq = {.kernel = "square"};
-  ASSERT_EQ(kt_cache_show(db, &sq, "dflags", capture_start(&c), err, sizeof err), KT_OK);
+  ASSERT_EQ(kt_cache_show(ctx, &sq, "dflags", capture_start(&c)), KT_OK);
   ASSERT_STREQ(capture_end(&c), "-DBLOCK=64 -DVEC=1\n");
   free(c.text);
-  ASSERT_EQ(kt_cache_show(db, &sq, "defines", capture_start(&c), err, sizeof err), KT_OK);
+  ASSERT_EQ(kt_cache_show(ctx, &sq, "defines", capture_start(&c)), KT_OK);
   const char *h = capture_end(&c);
   ASSERT_CONTAINS(h, "#ifndef KTUNE_SQUARE_CONFIG_H");
   ASSERT_CONTAINS(h, "#define BLOCK 64\n#define VEC 1\n#endif\n");
   ASSERT_CONTAINS(h, "NVIDIA H200");
   free(c.text);
-  ASSERT_EQ(kt_cache_show(db, &sq, "table", capture_start(&c), err, sizeof err), KT_OK);
+  ASSERT_EQ(kt_cache_show(ctx, &sq, "table", capture_start(&c)), KT_OK);
   const char *t = capture_end(&c);
   /* Fastest first, the winner starred, failures after valid results. */
   const char *win = strstr(t, "* BLOCK=64 VEC=1"), *slow = strstr(t, "BLOCK=128 VEC=1"),
@@ -801,8 +819,8 @@ TEST(cache_show_formats) {
   free(c.text);
   /* gemm has results but no winner; without a filter both keys match. */
   kt_cache_filter gm = {.kernel = "gemm"};
-  ASSERT_EQ(kt_cache_show(db, &gm, "defines", stdout, err, sizeof err), KT_NOTFOUND);
-  ASSERT_CONTAINS(err, "none has a winner");
+  ASSERT_EQ(kt_cache_show(ctx, &gm, "defines", stdout), KT_NOTFOUND);
+  ASSERT_CONTAINS(kt_errmsg(ctx), "none has a winner");
   kt__store *s = open_ok(db);
   kt__device_info a100 = device("NVIDIA A100");
   kt__store_key k2 = key_for(&a100, "M=64 N=128");
@@ -810,26 +828,28 @@ TEST(cache_show_formats) {
   kt__errbuf eb;
   ASSERT_EQ(kt__store_set_winner(s, &k2, "TILE_M=64 TILE_N=64", 3e-4, &eb), KT_OK);
   kt__store_close(s);
-  ASSERT_EQ(kt_cache_show(db, NULL, "dflags", stdout, err, sizeof err), KT_INVALID);
-  ASSERT_CONTAINS(err, "2 stored winners match");
-  ASSERT_EQ(kt_cache_show(db, NULL, "yaml", stdout, err, sizeof err), KT_INVALID);
+  ASSERT_EQ(kt_cache_show(ctx, NULL, "dflags", stdout), KT_INVALID);
+  ASSERT_CONTAINS(kt_errmsg(ctx), "2 stored winners match");
+  ASSERT_EQ(kt_cache_show(ctx, NULL, "yaml", stdout), KT_INVALID);
+  kt_context_destroy(ctx);
 }
 
 TEST(cache_clear_filters) {
   const char *db = tmp_path("c.db");
-  char err[1024];
+  kt_context *ctx = on_db(db);
   capture c;
   populate(db);
   kt_cache_filter sq = {.kernel = "square"};
-  ASSERT_EQ(kt_cache_clear(db, &sq, capture_start(&c), err, sizeof err), KT_OK);
+  ASSERT_EQ(kt_cache_clear(ctx, &sq, capture_start(&c)), KT_OK);
   ASSERT_CONTAINS(capture_end(&c), "removed 1 tuning (4 results)");
   free(c.text);
   ASSERT_EQ(sql_int(db, "SELECT count(*) FROM results"), 1);
   ASSERT_EQ(sql_int(db, "SELECT count(*) FROM winners"), 0);
   ASSERT_EQ(sql_int(db, "SELECT count(*) FROM keys WHERE kernel='gemm'"), 1);
-  ASSERT_EQ(kt_cache_clear(db, NULL, NULL, err, sizeof err), KT_OK);
+  ASSERT_EQ(kt_cache_clear(ctx, NULL, NULL), KT_OK);
   ASSERT_EQ(sql_int(db, "SELECT count(*) FROM keys"), 0);
   ASSERT_EQ(sql_int(db, "SELECT count(*) FROM results"), 0);
+  kt_context_destroy(ctx);
 }
 
 /* ---- processes ---- */
@@ -840,7 +860,7 @@ static void writer(const char *path, const char *who, int n, int start_fd, int a
   if (start_fd >= 0 && read(start_fd, &go, 1) != 1) _exit(3);
   kt__store *s = NULL;
   kt__errbuf eb;
-  if (kt__store_open(path, &s, &eb) != KT_OK) {
+  if (kt__store_open(path, "kt_options.db_path", &s, &eb) != KT_OK) {
     fprintf(stderr, "%s: %s\n", who, eb.msg);
     _exit(1);
   }

@@ -49,7 +49,7 @@ static void parse(fixture *f, const char *src) {
   f->file = kt__parse_string("test.c", src, KT__LANG_C, &d);
   if (!f->file) kt_test_fail(__FILE__, __LINE__, "parse failed:\n%s", d.errors.s ? d.errors.s : "");
   kt__diag_free(&d);
-  f->decl = kt__file_kernel(f->file, NULL, NULL);
+  f->decl = kt__file_kernel(f->file, NULL, "the name", NULL);
   ASSERT_TRUE(f->decl != NULL);
   ASSERT_TRUE(f->decl->nsizes <= 16);
   for (int i = 0; i < f->decl->nsizes; i++)
@@ -387,7 +387,7 @@ TEST(copied_source_finds_headers_beside_the_file) {
                             KT__LANG_C, &d);
   kt__diag_free(&d);
   ASSERT_TRUE(f.file != NULL);
-  f.decl = kt__file_kernel(f.file, NULL, NULL);
+  f.decl = kt__file_kernel(f.file, NULL, "the name", NULL);
   snprintf(f.workdir, sizeof f.workdir, "/tmp/kt-test-worker-XXXXXX");
   ASSERT_TRUE(mkdtemp(f.workdir) != NULL);
   kt__artifact a;
