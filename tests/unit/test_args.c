@@ -1,5 +1,5 @@
 /* Host tensors, launch geometry and scalar values from @kernel. */
-#include "args.h"
+#include "launch/args.h"
 #include "harness.h"
 #include "lang/parser.h"
 

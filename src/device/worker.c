@@ -7,7 +7,7 @@
  *
  * A socket pair rather than two pipes: send(MSG_NOSIGNAL) to a dead worker
  * fails with EPIPE instead of killing the tuner with SIGPIPE. */
-#include "worker.h"
+#include "protocol.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,11 +24,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cluster.h"
+#include "../launch/cluster.h"
 #include "guard.h"
 #include "procstate.h"
-#include "parallel.h"
-#include "verify/verify.h"
+#include "../parallel.h"
+#include "../verify/verify.h"
 #include "zygote.h"
 
 enum {

@@ -5,10 +5,10 @@
 #ifndef KT_WORKER_H
 #define KT_WORKER_H
 
-#include "args.h"
-#include "backend/backend.h"
-#include "config.h"
-#include "measure/measure.h"
+#include "../launch/args.h"
+#include "../backend/backend.h"
+#include "../config.h"
+#include "../measure/measure.h"
 
 /* Everything a worker needs; must stay alive as long as the worker. */
 typedef struct kt__worker_setup {

@@ -7,8 +7,8 @@
 
 #include <string.h>
 
-#include "backend/backend.h"
-#include "worker.h" /* KT__MAX_NAMES */
+#include "../backend/backend.h"
+#include "../config.h" /* KT__MAX_NAMES */
 
 enum { KT__RT_MAX_SIZES = 16, KT__RT_MAX_ARGS = 64 };
 

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lang/expr.h"
+#include "../lang/expr.h"
 #include "runtime_table.h"
-#include "space/space.h"
+#include "../space/space.h"
 
 int kt_version_number(void) { return KTUNE_VERSION_NUMBER; }
 const char *kt_version(void) { return KTUNE_VERSION_STRING; }

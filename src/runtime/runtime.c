@@ -20,12 +20,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "args.h"
-#include "cluster.h"
-#include "context.h"
-#include "result.h"
-#include "runtime_table.h"
-#include "workdir.h"
+#include "../launch/args.h"
+#include "../launch/cluster.h"
+#include "../handles/context.h"
+#include "../tuner/result.h"
+#include "../handles/runtime_table.h"
+#include "../workdir.h"
 
 /* ---- the hot path ----------------------------------------------------- */
 
