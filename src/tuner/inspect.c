@@ -7,7 +7,7 @@
 #include "../handles/context.h"
 #include "result.h"
 #include "../space/space.h"
-#include "../device/protocol.h"
+#include "worker_client.h"
 
 enum { COUNT_LIMIT = 10000000 };
 

@@ -5,7 +5,7 @@
 
 #include "../backend/backend.h"
 #include "../measure/measure.h"
-#include "../device/protocol.h"
+#include "../config.h" /* KT__MAX_NAMES */
 
 typedef struct kt__trial {
   uint64_t id;                   /* index in kt_result.trials; the worker's cache key */

@@ -18,6 +18,7 @@
 #include "../handles/context.h"
 #include "pool.h"
 #include "result.h"
+#include "worker_client.h"
 #include "../search/strategy.h"
 #include "../space/space.h"
 #include "../workdir.h"
