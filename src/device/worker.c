@@ -16,7 +16,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "../launch/cluster.h"
+#include "../launch/launch.h"
 #include "guard.h"
 #include "procstate.h"
 #include "../parallel.h"
@@ -91,24 +91,18 @@ static kt__status get_fn(child *c, const kt__request *rq, void **fn, kt__errbuf 
   return KT__ST_OK;
 }
 
-/* Launch description for one request: geometry, then every argument. */
+/* Launch description for one request (launch.h), with the worker's device
+ * buffers as the tensor arguments. */
 static kt__status make_launch(child *c, const kt__request *rq, kt__launch *l, kt__arg *args, kt__errbuf *eb) {
-  const kt__kernel_decl *d = c->s->decl;
-  kt__env env = {.names = c->config.names, .values = rq->values, .n = c->config.n, .parent = c->s->sizes};
-  *l = (kt__launch){.args = args, .nargs = d->nparams};
-  if (kt__launch_geometry(d, &env, l->grid, l->block, &l->shared_bytes, eb) != KT_OK) return KT__ST_CONSTRAINT;
-  kt__cluster_dims(&env, l->cluster);
-  for (int i = 0; i < d->nparams; i++) {
-    kt__arg *a = &args[i];
-    *a = (kt__arg){0};
-    int t = c->s->args->tensor_of_param[i];
-    if (t >= 0) {
-      a->is_tensor = true;
-      a->buf = c->bufs[t];
-      a->size = c->s->args->tensors[t].bytes;
-    } else if (kt__scalar_value(d, i, &env, a->scalar, &a->size, eb) != KT_OK) {
-      return KT__ST_CONSTRAINT;
-    }
+  const kt__argset *a = c->s->args;
+  if (kt__launch_describe(c->s->decl, &c->config, rq->values, c->s->sizes, args, l, eb) != KT_OK)
+    return KT__ST_CONSTRAINT;
+  for (int i = 0; i < c->s->decl->nparams; i++) {
+    int t = a->tensor_of_param[i];
+    if (t < 0) continue;
+    args[i].is_tensor = true;
+    args[i].buf = c->bufs[t];
+    args[i].size = a->tensors[t].bytes;
   }
   return KT__ST_OK;
 }
