@@ -6,7 +6,7 @@
  *
  * Process rule: the tuner process never initialises a GPU driver (a forked
  * worker could not use it). Everything marked WORKER below runs inside the
- * device worker process (src/worker.c); `compile` runs in the tuner process,
+ * device worker process (src/device/worker.c); `compile` runs in the tuner process,
  * in several threads at once, and must be thread-safe. */
 #ifndef KT_BACKEND_H
 #define KT_BACKEND_H
@@ -95,9 +95,10 @@ typedef struct kt__backend {
   const char *unavailable;
   /* Kernels are host code running in the process that loads them (the CPU
    * backend): the worker then checks after each run that the kernel left
-   * the process as it found it (procstate.h); kt_launch's buffers are the
-   * caller's host memory, which a tuning can read, and opening the device
-   * in the application's process initialises no driver (runtime.c). */
+   * the process as it found it (device/procstate.h); kt_launch's buffers
+   * are the caller's host memory, which a tuning can read, and opening the
+   * device in the application's process initialises no driver
+   * (runtime/runtime.c). */
   bool runs_host_code;
   /* There is no compile: load builds each configuration, in the worker that
    * owns the device context (OpenCL). The tuner then asks for prebuilds and

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "context.h"
+#include "handles/context.h"
 #include "space/space.h"
 
 static const char kernel[] =

@@ -1,5 +1,6 @@
-/* Host tensors, launch geometry and scalar values from @kernel. */
-#include "args.h"
+/* Host tensors, launch geometry, scalar values and the launch description from @kernel. */
+#include "launch/args.h"
+#include "launch/launch.h"
 #include "harness.h"
 #include "lang/parser.h"
 
@@ -189,5 +190,40 @@ TEST(scalar_values) {
   f.env.n = 2; /* s unbound */
   ASSERT_EQ(kt__scalar_value(f.decl, 5, &f.env, v, &size, &eb), KT_INVALID);
   ASSERT_CONTAINS(eb.msg, "scalar s has no value");
+  kt__file_free(f.file);
+}
+
+/* One configuration's launch, as the worker and kt_launch get it: geometry,
+ * no cluster (no CLUSTER_ names), scalars evaluated, tensors left zero. */
+TEST(launch_description) {
+  fx f;
+  setup(&f, 1000, 4);
+  kt__config cfg;
+  kt__config_init(&cfg, f.decl);
+  int64_t block = 256;
+  kt__arg args[6];
+  memset(args, 0xff, sizeof args);
+  kt__launch l;
+  kt__errbuf eb = {{0}};
+  ASSERT_EQ(kt__launch_describe(f.decl, &cfg, &block, &f.env, args, &l, &eb), KT_OK);
+  ASSERT_EQ(l.nargs, 6);
+  ASSERT_TRUE(l.args == args);
+  ASSERT_EQ(l.grid[0], 4);
+  ASSERT_EQ(l.block[0], 256);
+  ASSERT_EQ(l.shared_bytes, 1024);
+  ASSERT_EQ(l.cluster[0], 0);
+  ASSERT_TRUE(!args[0].is_tensor && args[0].buf == NULL && args[0].size == 0);
+  int32_t m;
+  memcpy(&m, args[4].scalar, sizeof m);
+  ASSERT_EQ(args[4].size, 4);
+  ASSERT_EQ(m, 1000);
+  ASSERT_EQ(args[5].size, 8);
+  ASSERT_EQ(kt__launch_describe(f.decl, &cfg, &block, &f.env, NULL, &l, &eb), KT_OK); /* kt_launch: no arguments */
+  ASSERT_TRUE(l.args == NULL);
+  ASSERT_EQ(l.grid[0], 4);
+  f.env.n = 2; /* s unbound */
+  ASSERT_EQ(kt__launch_describe(f.decl, &cfg, &block, &f.env, args, &l, &eb), KT_INVALID);
+  ASSERT_CONTAINS(eb.msg, "scalar s has no value");
+  kt__config_free(&cfg);
   kt__file_free(f.file);
 }

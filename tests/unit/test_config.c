@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "context.h"
+#include "handles/context.h"
 #include "lang/parser.h"
 
 /* Two stages: @autotune A, B and @cluster CLUSTER_X. */

@@ -11,7 +11,7 @@
 
 #include "harness.h"
 #include "lang/parser.h"
-#include "pool.h"
+#include "tuner/pool.h"
 
 static atomic_int compiles_ended;
 

@@ -14,8 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "context.h"
-#include "result.h"
+#include "handles/context.h"
+#include "tuner/result.h"
 
 /* ---- counting allocations and SQLite calls ---------------------------- */
 

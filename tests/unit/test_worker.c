@@ -7,10 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "args.h"
+#include "launch/args.h"
 #include "harness.h"
 #include "lang/parser.h"
-#include "worker.h"
+#include "tuner/worker_client.h"
 
 /* VARIANT 0 is the reference; 1 is correct too (another loop order); the
  * others fail in the ways the worker must tell apart. */

@@ -6,7 +6,7 @@
 #ifndef KT_GUARD_H
 #define KT_GUARD_H
 
-#include "backend/backend.h"
+#include "../backend/backend.h"
 
 enum { KT__GUARD_BYTES = KT__SLICE_ALIGN };
 

@@ -12,7 +12,7 @@
 #ifndef KT_POOL_H
 #define KT_POOL_H
 
-#include "backend/backend.h"
+#include "../backend/backend.h"
 
 typedef struct kt__pool kt__pool;
 

@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lang/parser.h"
+#include "../lang/parser.h"
 
 typedef struct job_list {
   kt__compile_job **items;

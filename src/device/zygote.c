@@ -10,6 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "socket_io.h"
+
 struct kt__zygote {
   pid_t pid;
   int ctl; /* the tuner's end of the control socket */
@@ -32,30 +34,6 @@ typedef struct reply {
   pid_t pid;  /* OP_SPAWN */
   int status; /* OP_REAP */
 } reply;
-
-static bool write_all(int fd, const void *buf, size_t n) {
-  const char *p = buf;
-  while (n > 0) {
-    ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return false;
-    p += k;
-    n -= (size_t)k;
-  }
-  return true;
-}
-
-static bool read_all(int fd, void *buf, size_t n) {
-  char *p = buf;
-  while (n > 0) {
-    ssize_t k = recv(fd, p, n, 0);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return false;
-    p += k;
-    n -= (size_t)k;
-  }
-  return true;
-}
 
 /* Sends REP, with the NFDS descriptors FDS attached (SCM_RIGHTS). */
 static bool send_reply(int ctl, const reply *rep, const int *fds, int nfds) {
@@ -202,7 +180,7 @@ static void zygote_main(int ctl, pid_t parent, kt__zygote_child_fn fn, void *ud)
   signal(SIGTERM, SIG_IGN);
   signal(SIGHUP, SIG_IGN);
   request rq;
-  while (read_all(ctl, &rq, sizeof rq)) {
+  while (kt__recv_all(ctl, &rq, sizeof rq, 0, false, NULL) == KT__RECV_OK) {
     if (rq.op == OP_SPAWN) do_spawn(ctl, fn, ud);
     else if (rq.op == OP_REAP) do_reap(ctl, &rq);
   }
@@ -239,7 +217,7 @@ int kt__zygote_spawn(kt__zygote *z, pid_t *pid, int *fd, int *out_fd, kt__errbuf
   request rq = {.op = OP_SPAWN};
   reply rep;
   int fds[MAX_FDS];
-  if (!write_all(z->ctl, &rq, sizeof rq) || !recv_reply(z->ctl, &rep, fds))
+  if (!kt__send_all(z->ctl, &rq, sizeof rq) || !recv_reply(z->ctl, &rep, fds))
     return kt__err(eb, KT_IO, "the worker spawner is gone");
   if (rep.rc != 0 || fds[0] < 0 || fds[1] < 0) {
     for (int i = 0; i < MAX_FDS; i++)
@@ -257,7 +235,7 @@ int kt__zygote_reap(kt__zygote *z, pid_t pid, int *status) {
   reply rep;
   int fds[MAX_FDS];
   *status = 0;
-  if (!write_all(z->ctl, &rq, sizeof rq) || !recv_reply(z->ctl, &rep, fds)) return KT_IO;
+  if (!kt__send_all(z->ctl, &rq, sizeof rq) || !recv_reply(z->ctl, &rep, fds)) return KT_IO;
   *status = rep.status;
   return rep.rc == 0 ? KT_OK : KT_IO;
 }

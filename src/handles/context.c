@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lang/expr.h"
+#include "../lang/expr.h"
 #include "runtime_table.h"
-#include "search/replay.h"
-#include "space/space.h"
-#include "store/cache.h"
+#include "../search/replay.h"
+#include "../space/space.h"
+#include "../store/cache.h"
 
 int kt_version_number(void) { return KTUNE_VERSION_NUMBER; }
 const char *kt_version(void) { return KTUNE_VERSION_STRING; }

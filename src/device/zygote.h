@@ -11,7 +11,7 @@
 
 #include <sys/types.h>
 
-#include "common.h"
+#include "../common.h"
 
 typedef struct kt__zygote kt__zygote;
 

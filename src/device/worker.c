@@ -1,157 +1,33 @@
-/* The device worker. The parent (the tuner) forks a child that opens the
- * backend's device, allocates the kernel's buffers once, and then serves
- * fixed-size requests over a socket pair: load a configuration (cached by the
+/* The device worker. The zygote forks it; it opens the backend's device,
+ * allocates the kernel's buffers once, and then serves fixed-size requests
+ * (protocol.h) over a socket pair: load a configuration (cached by the
  * caller's id), restore the inputs, run, compare with the reference, time.
- * The parent waits for each reply with a deadline, so a configuration that
- * crashes or hangs costs one child, which is replaced on the next request.
- *
- * A socket pair rather than two pipes: send(MSG_NOSIGNAL) to a dead worker
- * fails with EPIPE instead of killing the tuner with SIGPIPE. */
+ * The tuner waits for each reply with a deadline (tuner/worker_client.c), so
+ * a configuration that crashes or hangs costs one worker, which is replaced
+ * on the next request. */
 #include "worker.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <math.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include "cluster.h"
+#include "../launch/launch.h"
 #include "guard.h"
 #include "procstate.h"
-#include "parallel.h"
-#include "verify/verify.h"
-#include "zygote.h"
+#include "../parallel.h"
+#include "socket_io.h"
+#include "../verify/verify.h"
 
 enum {
   CACHE_SLOTS = 32,  /* loaded configurations kept per worker */
-  MAX_PARAMS = 256,
-  MAX_DEVICES = 64
+  MAX_PARAMS = 256
 };
-static const double START_TIMEOUT_S = 120;   /* opening a GPU can take a while */
-static const double LIST_TIMEOUT_S = 60;
 static const double LOAD_COMPILE_TIMEOUT_S = 120;
-
-struct kt__worker {
-  kt__worker_setup setup;
-  kt__zygote *zygote; /* forks the workers from a state with no GPU library loaded */
-  pid_t pid; /* 0: no live worker */
-  int fd;    /* the parent's end of the socket pair */
-  int out_fd; /* read end of the worker's stdout and stderr */
-  int restarts;
-  kt__device_info info;
-  char printed[KT__OUTPUT_KEEP]; /* what the current request printed */
-};
-
-/* The worker's first message: how opening the device went. */
-typedef struct hello {
-  int rc;
-  char msg[2048];
-  kt__device_info info;
-} hello;
-
-/* --- transport ------------------------------------------------------------ */
-
-static bool send_all(int fd, const void *buf, size_t n) {
-  const char *p = buf;
-  while (n > 0) {
-    ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return false;
-    p += k, n -= (size_t)k;
-  }
-  return true;
-}
-
-typedef enum { RECV_OK, RECV_EOF, RECV_TIMEOUT, RECV_INTERRUPTED } recv_result;
-
-/* How often a wait in the parent looks at kt__interrupted: the signal may
- * land on another thread and leave poll() asleep. */
-enum { INTERRUPT_POLL_MS = 50 };
-
-/* What a worker prints (its kernels' printf, a driver's warnings) while the
- * tuner waits: the first CAP bytes are kept, the rest only counted, so a
- * chatty kernel can neither fill the tuner's memory nor block on a full
- * pipe. */
-typedef struct output_sink {
-  int fd; /* -1: nothing to read */
-  char *buf;
-  size_t cap, len;
-  uint64_t total;
-} output_sink;
-
-/* Reads what is in the pipe now (it is non-blocking). */
-static void drain_output(output_sink *o) {
-  if (!o || o->fd < 0) return;
-  char chunk[4096];
-  for (;;) {
-    ssize_t k = read(o->fd, chunk, sizeof chunk);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return;
-    size_t room = o->cap > o->len ? o->cap - o->len : 0, take = (size_t)k < room ? (size_t)k : room;
-    if (take) memcpy(o->buf + o->len, chunk, take);
-    o->len += take;
-    o->total += (uint64_t)k;
-  }
-}
-
-/* Reads exactly N bytes; DEADLINE <= 0 waits forever. INTERRUPTIBLE: gives
- * up (RECV_INTERRUPTED) soon after kt_interrupt(). OUT (may be NULL) is
- * drained meanwhile, and once more at the end: the worker writes its output
- * before its reply, so all of it is in the pipe by then. */
-static recv_result recv_all(int fd, void *buf, size_t n, double deadline, bool interruptible, output_sink *out) {
-  char *p = buf;
-  recv_result res = RECV_OK;
-  while (n > 0) {
-    if (interruptible && kt__interrupted) {
-      res = RECV_INTERRUPTED;
-      break;
-    }
-    int ms = -1;
-    if (deadline > 0) {
-      double left = deadline - kt__now();
-      if (left <= 0) {
-        res = RECV_TIMEOUT;
-        break;
-      }
-      ms = (int)(left * 1000) + 1;
-    }
-    if (interruptible && (ms < 0 || ms > INTERRUPT_POLL_MS)) ms = INTERRUPT_POLL_MS;
-    struct pollfd pf[2] = {{.fd = fd, .events = POLLIN}, {.fd = out ? out->fd : -1, .events = POLLIN}};
-    int r = poll(pf, 2, ms);
-    if (r < 0 && errno != EINTR) {
-      res = RECV_EOF;
-      break;
-    }
-    if (r <= 0) continue;
-    if (pf[1].revents) drain_output(out);
-    if (!pf[0].revents) continue;
-    ssize_t k = recv(fd, p, n, 0);
-    if (k < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-    if (k <= 0) {
-      res = RECV_EOF;
-      break;
-    }
-    p += k, n -= (size_t)k;
-  }
-  drain_output(out);
-  return res;
-}
-
-/* Copies SRC into DST, cut to fit: long compiler logs are cut on purpose. */
-static void copy_msg(char *dst, size_t size, const char *src) {
-  size_t n = src ? strnlen(src, size - 1) : 0;
-  if (n) memcpy(dst, src, n);
-  dst[n] = 0;
-}
 
 /* --- the child: state and configurations ---------------------------------- */
 
@@ -215,24 +91,18 @@ static kt__status get_fn(child *c, const kt__request *rq, void **fn, kt__errbuf 
   return KT__ST_OK;
 }
 
-/* Launch description for one request: geometry, then every argument. */
+/* Launch description for one request (launch.h), with the worker's device
+ * buffers as the tensor arguments. */
 static kt__status make_launch(child *c, const kt__request *rq, kt__launch *l, kt__arg *args, kt__errbuf *eb) {
-  const kt__kernel_decl *d = c->s->decl;
-  kt__env env = {.names = c->config.names, .values = rq->values, .n = c->config.n, .parent = c->s->sizes};
-  *l = (kt__launch){.args = args, .nargs = d->nparams};
-  if (kt__launch_geometry(d, &env, l->grid, l->block, &l->shared_bytes, eb) != KT_OK) return KT__ST_CONSTRAINT;
-  kt__cluster_dims(&env, l->cluster);
-  for (int i = 0; i < d->nparams; i++) {
-    kt__arg *a = &args[i];
-    *a = (kt__arg){0};
-    int t = c->s->args->tensor_of_param[i];
-    if (t >= 0) {
-      a->is_tensor = true;
-      a->buf = c->bufs[t];
-      a->size = c->s->args->tensors[t].bytes;
-    } else if (kt__scalar_value(d, i, &env, a->scalar, &a->size, eb) != KT_OK) {
-      return KT__ST_CONSTRAINT;
-    }
+  const kt__argset *a = c->s->args;
+  if (kt__launch_describe(c->s->decl, &c->config, rq->values, c->s->sizes, args, l, eb) != KT_OK)
+    return KT__ST_CONSTRAINT;
+  for (int i = 0; i < c->s->decl->nparams; i++) {
+    int t = a->tensor_of_param[i];
+    if (t < 0) continue;
+    args[i].is_tensor = true;
+    args[i].buf = c->bufs[t];
+    args[i].size = a->tensors[t].bytes;
   }
   return KT__ST_OK;
 }
@@ -647,9 +517,6 @@ static void child_teardown(child *c) {
   free(c->scratch);
 }
 
-/* The worker process: never returns. It dies with the thread that forked it
- * (PR_SET_PDEATHSIG), so the tuner must start workers from a thread that
- * lives as long as they do. */
 /* Fatal signals take their default action in the worker, so that a crash
  * ends it by that signal, which the parent reports. A handler inherited from
  * the application (a crash reporter, a sanitizer) would otherwise run, and
@@ -662,7 +529,10 @@ static void default_fatal_signals(void) {
   for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) signal(sigs[i], SIG_DFL);
 }
 
-static void child_main(const kt__worker_setup *s, int fd, pid_t parent) {
+/* The worker process: never returns. It dies with the thread that forked it
+ * (PR_SET_PDEATHSIG), so the tuner must start workers from a thread that
+ * lives as long as they do. */
+void kt__worker_main(const kt__worker_setup *s, int fd, pid_t parent) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(1); /* the parent died before prctl */
   default_fatal_signals();
@@ -671,25 +541,25 @@ static void child_main(const kt__worker_setup *s, int fd, pid_t parent) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   child c = {.s = s};
   kt__errbuf eb = {{0}};
-  hello h = {0};
+  kt__hello h = {0};
   h.rc = child_setup(&c, &eb);
-  copy_msg(h.msg, sizeof h.msg, eb.msg);
+  kt__copy_msg(h.msg, sizeof h.msg, eb.msg);
   h.info = c.info;
-  if (!send_all(fd, &h, sizeof h) || h.rc != KT_OK) _exit(1);
+  if (!kt__send_all(fd, &h, sizeof h) || h.rc != KT_OK) _exit(1);
   /* Page-locking takes a while (0.08 s for 256 MB on the H200): done after
    * the hello, while the tuner compiles the reference configuration. */
   kt__be_pin_host(s->backend, c.state, c.scratch, c.scratch_bytes); /* every check downloads into it */
   kt__trace("worker: scratch pinned");
   kt__request rq;
   kt__reply *rp = kt__xmalloc(sizeof *rp);
-  while (recv_all(fd, &rq, sizeof rq, 0, false, NULL) == RECV_OK) {
+  while (kt__recv_all(fd, &rq, sizeof rq, 0, false, NULL) == KT__RECV_OK) {
     memset(rp, 0, sizeof *rp);
     eb.msg[0] = 0;
     rp->status = serve(&c, &rq, rp, &eb);
     if (rp->status == KT__ST_OK) rp->status = check_state(&c, &eb); /* the timed runs too */
-    if (rp->status != KT__ST_OK) copy_msg(rp->msg, sizeof rp->msg, eb.msg);
+    if (rp->status != KT__ST_OK) kt__copy_msg(rp->msg, sizeof rp->msg, eb.msg);
     fflush(stdout); /* the output before the reply: the tuner reads both */
-    if (!send_all(fd, rp, sizeof *rp)) break;
+    if (!kt__send_all(fd, rp, sizeof *rp)) break;
     /* A device fault (illegal address, trap) poisons a GPU context for good:
      * after any RUNTIME failure this worker retires and a fresh one serves
      * the next configuration. */
@@ -699,237 +569,4 @@ static void child_main(const kt__worker_setup *s, int fd, pid_t parent) {
   child_teardown(&c);
   kt__trace("worker: torn down");
   _exit(0);
-}
-
-/* --- the parent -------------------------------------------------------------- */
-
-/* "worker crashed: SIGSEGV (Segmentation fault)" and the like. */
-static void describe_exit(int status, char *out, size_t size) {
-  if (WIFSIGNALED(status)) {
-    int sig = WTERMSIG(status);
-    const char *abbrev = sigabbrev_np(sig), *descr = sigdescr_np(sig);
-    snprintf(out, size, "worker crashed: SIG%s (%s)", abbrev ? abbrev : "?", descr ? descr : "unknown signal");
-  } else if (WIFEXITED(status)) {
-    snprintf(out, size, "worker exited with status %d during the run", WEXITSTATUS(status));
-  } else {
-    snprintf(out, size, "worker stopped unexpectedly");
-  }
-}
-
-static void reap(pid_t pid, int *status) {
-  while (waitpid(pid, status, 0) < 0 && errno == EINTR) {}
-}
-
-/* Signals a kernel raises by its own faults; any other signal that ends a
- * worker came from outside it (the OOM killer, an operator, a kernel's
- * kill() being the exception this cannot tell apart). */
-static bool kernel_signal(int sig) {
-  return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGABRT || sig == SIGTRAP ||
-         sig == SIGSYS;
-}
-
-/* Kills the worker (if still alive), reaps it, and describes how it ended;
- * *OUTSIDE (may be NULL): it died by a signal not of its kernel's making. */
-static void bury(kt__worker *w, char *why, size_t size, bool *outside) {
-  int status = 0;
-  kt__zygote_reap(w->zygote, w->pid, &status);
-  if (why) describe_exit(status, why, size);
-  if (outside) *outside = WIFSIGNALED(status) && !kernel_signal(WTERMSIG(status));
-  close(w->fd);
-  close(w->out_fd);
-  w->pid = 0;
-  w->fd = w->out_fd = -1;
-}
-
-static void worker_entry(void *setup, int fd, pid_t zygote) { child_main(setup, fd, zygote); }
-
-/* A worker is forked (spawn_begin) and then waited for while it opens its
- * device (spawn_finish). */
-static int spawn_begin(kt__worker *w, kt__errbuf *eb) {
-  KT__FORWARD(kt__zygote_spawn(w->zygote, &w->pid, &w->fd, &w->out_fd, eb));
-  fcntl(w->out_fd, F_SETFL, O_NONBLOCK);
-  return KT_OK;
-}
-
-static int spawn_finish(kt__worker *w, kt__errbuf *eb) {
-  hello *h = kt__xcalloc(1, sizeof *h);
-  char printed[1024];
-  output_sink out = {.fd = w->out_fd, .buf = printed, .cap = sizeof printed - 1};
-  recv_result r = recv_all(w->fd, h, sizeof *h, kt__now() + START_TIMEOUT_S, true, &out);
-  printed[out.len] = 0;
-  int rc = KT_OK;
-  if (r == RECV_OK && h->rc == KT_OK) {
-    w->info = h->info;
-  } else {
-    char why[256] = "";
-    bury(w, why, sizeof why, NULL);
-    if (r == RECV_OK) rc = kt__err(eb, h->rc, "%s", h->msg);
-    else if (r == RECV_TIMEOUT) rc = kt__err(eb, KT_NOBACKEND, "the worker did not open the device within %g s", START_TIMEOUT_S);
-    else if (r == RECV_INTERRUPTED) rc = kt__err(eb, KT_INTERRUPTED, "interrupted while the worker opened the device");
-    else rc = kt__err(eb, KT_NOBACKEND, "the worker died while opening the device (%s)", why);
-    if (out.len) kt__err(eb, rc, "%s; it printed:\n%s", eb->msg, printed); /* the driver may say why */
-  }
-  free(h);
-  return rc;
-}
-
-static int spawn(kt__worker *w, kt__errbuf *eb) {
-  KT__FORWARD(spawn_begin(w, eb));
-  return spawn_finish(w, eb);
-}
-
-/* A worker that failed to start: its zygote (and with it the child) ends. */
-static void discard(kt__worker *w) {
-  kt__zygote_stop(w->zygote);
-  free(w);
-}
-
-int kt__worker_launch(const kt__worker_setup *setup, kt__worker **out, kt__errbuf *eb) {
-  *out = NULL;
-  kt__worker *w = kt__xcalloc(1, sizeof *w);
-  w->setup = *setup;
-  w->fd = w->out_fd = -1;
-  int rc = kt__zygote_start(worker_entry, &w->setup, &w->zygote, eb);
-  if (rc == KT_OK) rc = spawn_begin(w, eb);
-  if (rc != KT_OK) {
-    discard(w);
-    return rc;
-  }
-  *out = w;
-  return KT_OK;
-}
-
-int kt__worker_ready(kt__worker **wp, kt__device_info *info, kt__errbuf *eb) {
-  kt__worker *w = *wp;
-  int rc = spawn_finish(w, eb);
-  if (rc != KT_OK) {
-    discard(w);
-    *wp = NULL;
-    return rc;
-  }
-  if (info) *info = w->info;
-  return KT_OK;
-}
-
-int kt__worker_start(const kt__worker_setup *setup, kt__device_info *info, kt__worker **out, kt__errbuf *eb) {
-  KT__FORWARD(kt__worker_launch(setup, out, eb));
-  return kt__worker_ready(out, info, eb);
-}
-
-static void fail(kt__reply *rep, kt__status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void fail(kt__reply *rep, kt__status st, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  rep->status = st;
-  vsnprintf(rep->msg, sizeof rep->msg, fmt, ap);
-  va_end(ap);
-}
-
-void kt__worker_request(kt__worker *w, const kt__request *req, kt__reply *rep, double timeout_s) {
-  memset(rep, 0, sizeof *rep);
-  if (w->pid == 0) {
-    kt__errbuf eb = {{0}};
-    if (spawn(w, &eb) != KT_OK) {
-      rep->outside = true;
-      return fail(rep, KT__ST_RUNTIME, "cannot restart the worker: %s", eb.msg);
-    }
-    w->restarts++;
-  }
-  char why[256];
-  if (!send_all(w->fd, req, sizeof *req)) { /* died between requests */
-    bury(w, why, sizeof why, &rep->outside);
-    return fail(rep, KT__ST_RUNTIME, "%s", why);
-  }
-  double deadline = timeout_s > 0 ? kt__now() + timeout_s : 0;
-  output_sink out = {.fd = w->out_fd, .buf = w->printed, .cap = sizeof w->printed};
-  recv_result r = recv_all(w->fd, rep, sizeof *rep, deadline, true, &out);
-  memcpy(rep->output.text, w->printed, out.len);
-  rep->output.text[out.len] = 0;
-  rep->output.len = out.len;
-  rep->output.total = out.total;
-  switch (r) {
-  case RECV_OK:
-    if (rep->status == KT__ST_RUNTIME || rep->status == KT__ST_STATE) bury(w, NULL, 0, NULL); /* it retires after these */
-    return;
-  case RECV_EOF:
-    bury(w, why, sizeof why, &rep->outside);
-    return fail(rep, KT__ST_RUNTIME, "%s", why);
-  case RECV_TIMEOUT:
-    bury(w, NULL, 0, NULL);
-    return fail(rep, KT__ST_TIMEOUT, "exceeded %g s", timeout_s);
-  case RECV_INTERRUPTED: /* not measured: pending, so that it is not recorded */
-    bury(w, NULL, 0, NULL);
-    return fail(rep, KT__ST_PENDING, "interrupted");
-  }
-}
-
-int kt__worker_restarts(const kt__worker *w) { return w->restarts; }
-
-/* Closing the socket tells the worker that nothing more is coming; the tuner
- * does not wait for it to release the device. Stopping the zygote ends the
- * worker (PR_SET_PDEATHSIG), and the driver frees its context and memory as
- * the process dies: on the H200 a graceful teardown (modules, 768 MB of
- * buffers, the context) kept the tuner waiting 0.26 s of a 2 s tuning. */
-void kt__worker_stop(kt__worker *w) {
-  if (!w) return;
-  if (w->pid) close(w->fd);
-  kt__zygote_stop(w->zygote);
-  free(w);
-}
-
-/* --- listing devices ---------------------------------------------------------- */
-
-typedef struct device_list {
-  int rc, count;
-  char msg[2048];
-} device_list;
-
-static void list_child(const kt__backend *be, int max, int fd, pid_t parent) {
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != parent) _exit(1);
-  kt__device_info *infos = kt__xcalloc((size_t)max, sizeof *infos);
-  kt__errbuf eb = {{0}};
-  device_list hdr = {0};
-  hdr.rc = kt__be_list_devices(be, infos, max, &hdr.count, &eb);
-  if (hdr.rc != KT_OK) hdr.count = 0;
-  copy_msg(hdr.msg, sizeof hdr.msg, eb.msg);
-  if (send_all(fd, &hdr, sizeof hdr)) send_all(fd, infos, (size_t)hdr.count * sizeof *infos);
-  _exit(0);
-}
-
-int kt__worker_list_devices(const kt__backend *be, kt__device_info *out, int max, int *count, kt__errbuf *eb) {
-  *count = 0;
-  if (max > MAX_DEVICES) max = MAX_DEVICES;
-  if (max <= 0) return KT_OK;
-  int sv[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
-    return kt__err(eb, KT_IO, "socketpair: %s", strerror(errno));
-  pid_t parent = getpid(), pid = fork();
-  if (pid < 0) {
-    close(sv[0]);
-    close(sv[1]);
-    return kt__err(eb, KT_IO, "fork: %s", strerror(errno));
-  }
-  if (pid == 0) {
-    close(sv[0]);
-    list_child(be, max, sv[1], parent);
-  }
-  close(sv[1]);
-  double deadline = kt__now() + LIST_TIMEOUT_S;
-  device_list hdr;
-  recv_result r = recv_all(sv[0], &hdr, sizeof hdr, deadline, false, NULL);
-  if (r == RECV_OK && hdr.count > 0 && hdr.count <= max)
-    r = recv_all(sv[0], out, (size_t)hdr.count * sizeof *out, deadline, false, NULL);
-  close(sv[0]);
-  int status = 0;
-  if (r != RECV_OK) kill(pid, SIGKILL);
-  reap(pid, &status);
-  if (r != RECV_OK) {
-    char why[256] = "timed out";
-    if (r == RECV_EOF) describe_exit(status, why, sizeof why);
-    return kt__err(eb, KT_NOBACKEND, "listing the %s devices failed: %s", be->name, why);
-  }
-  if (hdr.rc != KT_OK) return kt__err(eb, hdr.rc, "%s", hdr.msg);
-  *count = hdr.count <= max ? hdr.count : 0;
-  return KT_OK;
 }

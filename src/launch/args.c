@@ -11,8 +11,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "parallel.h"
-#include "verify/verify.h"
+#include "../parallel.h"
+#include "../verify/verify.h"
 
 /* No dimension of a real tensor comes near this; a bigger one is a typo or a
  * runaway expression, reported before the product check hides which one. */

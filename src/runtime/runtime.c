@@ -20,12 +20,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "args.h"
-#include "cluster.h"
-#include "context.h"
-#include "result.h"
-#include "runtime_table.h"
-#include "workdir.h"
+#include "../launch/launch.h"
+#include "../handles/context.h"
+#include "../tuner/result.h"
+#include "../handles/runtime_table.h"
+#include "../workdir.h"
 
 /* ---- the hot path ----------------------------------------------------- */
 
@@ -269,17 +268,12 @@ static int load_config(kt_kernel *k, const int64_t *values, void **fn) {
   return KT_OK;
 }
 
-/* The launch geometry of VALUES at SIZES, and a check against the device's
- * limits where the backend has one. */
-static int entry_geometry(kt_kernel *k, const int64_t *sizes, const int64_t *values, kt__rt_entry *e) {
+/* The launch description of VALUES at SIZES; the arguments come with each
+ * call. */
+static int entry_launch(kt_kernel *k, const int64_t *sizes, const int64_t *values, kt__rt_entry *e) {
   const kt__kernel_decl *d = k->decl;
-  kt__errbuf *eb = &k->ctx->err;
   kt__env size_env = {(const char *const *)d->sizes, sizes, d->nsizes, NULL};
-  kt__env env = {k->config.names, values, k->config.n, &size_env};
-  KT__FORWARD(kt__launch_geometry(d, &env, e->launch.grid, e->launch.block, &e->launch.shared_bytes, eb));
-  kt__cluster_dims(&env, e->launch.cluster);
-  e->launch.nargs = d->nparams;
-  return KT_OK;
+  return kt__launch_describe(d, &k->config, values, &size_env, NULL, &e->launch, &k->ctx->err);
 }
 
 /* ---- a miss ----------------------------------------------------------- */
@@ -336,7 +330,7 @@ static int rt_miss(kt_kernel *k, const int64_t *sizes, void *const *args, kt__rt
   kt__rt_entry e = {0};
   int rc = choose_config(k, sizes, args, values, &how);
   if (rc == KT_OK) rc = load_config(k, values, &e.fn);
-  if (rc == KT_OK) rc = entry_geometry(k, sizes, values, &e);
+  if (rc == KT_OK) rc = entry_launch(k, sizes, values, &e);
   if (rc == KT_OK && how.len) report_choice(k, sizes, how.s, values, kt__now() - t0);
   kt__sbuf_free(&how);
   KT__FORWARD(rc);

@@ -3,9 +3,9 @@
 #ifndef KT_RESULT_H
 #define KT_RESULT_H
 
-#include "backend/backend.h"
-#include "measure/measure.h"
-#include "worker.h"
+#include "../backend/backend.h"
+#include "../measure/measure.h"
+#include "../config.h" /* KT__MAX_NAMES */
 
 typedef struct kt__trial {
   uint64_t id;                   /* index in kt_result.trials; the worker's cache key */

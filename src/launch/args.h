@@ -5,7 +5,7 @@
 #ifndef KT_ARGS_H
 #define KT_ARGS_H
 
-#include "lang/decl.h"
+#include "../lang/decl.h"
 
 typedef struct kt__host_tensor {
   int param;          /* index into decl->params */

@@ -1,14 +1,17 @@
-/* The device worker: a forked process that owns the backend's device state,
- * loads configurations, verifies and times them. A configuration that
- * crashes or hangs kills only the worker; the parent records why and starts
- * a new one on the next request. Requests and replies travel over pipes. */
-#ifndef KT_WORKER_H
-#define KT_WORKER_H
+/* What the tuner and a device worker exchange. The worker is forked (by the
+ * zygote) with a copy of the setup; it answers with a hello saying how
+ * opening the device went, then serves one request at a time with one reply,
+ * fixed-size structs over a socket pair (socket_io.h). The worker's loop is
+ * device/worker.c, the tuner's side tuner/worker_client.c. */
+#ifndef KT_PROTOCOL_H
+#define KT_PROTOCOL_H
 
-#include "args.h"
-#include "backend/backend.h"
-#include "config.h"
-#include "measure/measure.h"
+#include <string.h>
+
+#include "../launch/args.h"
+#include "../backend/backend.h"
+#include "../config.h"
+#include "../measure/measure.h"
 
 /* Everything a worker needs; must stay alive as long as the worker. */
 typedef struct kt__worker_setup {
@@ -69,28 +72,19 @@ typedef struct kt__reply {
                                       (a signal no fault of its kernel raises) */
 } kt__reply;
 
-typedef struct kt__worker kt__worker;
+/* The worker's first message: how opening the device went. */
+typedef struct kt__hello {
+  int rc;
+  char msg[2048];
+  kt__device_info info;
+} kt__hello;
 
-/* Forks the worker and waits for its device to open; INFO describes it.
- * The worker dies with the thread that forked it (PR_SET_PDEATHSIG): start
- * it, and make requests (which may fork a replacement), from a thread that
- * outlives it, such as the main thread. */
-int kt__worker_start(const kt__worker_setup *setup, kt__device_info *info, kt__worker **out, kt__errbuf *eb);
-/* kt__worker_start in two steps, so that the caller can work while the
- * worker opens its device: launch forks it; ready waits for it (on failure
- * the worker is gone and *W is NULL). Shared memory the worker is to see must
- * be mapped before launch; its contents may be written until the first
- * request. */
-int kt__worker_launch(const kt__worker_setup *setup, kt__worker **out, kt__errbuf *eb);
-int kt__worker_ready(kt__worker **w, kt__device_info *info, kt__errbuf *eb);
-/* Sends REQ and waits at most TIMEOUT_S. A crash gives RUNTIME ("worker
- * crashed: SIGSEGV"), a hang TIMEOUT; the worker is then restarted lazily. */
-void kt__worker_request(kt__worker *w, const kt__request *req, kt__reply *rep, double timeout_s);
-/* Number of times a worker had to be replaced. */
-int kt__worker_restarts(const kt__worker *w);
-void kt__worker_stop(kt__worker *w);
-
-/* Lists the devices of BE from a short-lived child process. */
-int kt__worker_list_devices(const kt__backend *be, kt__device_info *out, int max, int *count, kt__errbuf *eb);
+/* Copies SRC into a message's DST, cut to fit: long compiler logs are cut on
+ * purpose. */
+static inline void kt__copy_msg(char *dst, size_t size, const char *src) {
+  size_t n = src ? strnlen(src, size - 1) : 0;
+  if (n) memcpy(dst, src, n);
+  dst[n] = 0;
+}
 
 #endif

@@ -15,12 +15,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "context.h"
+#include "../handles/context.h"
 #include "pool.h"
 #include "result.h"
-#include "search/strategy.h"
-#include "space/space.h"
-#include "workdir.h"
+#include "worker_client.h"
+#include "../search/strategy.h"
+#include "../space/space.h"
+#include "../workdir.h"
 
 enum { DEFAULT_FINALISTS = 5, DEFAULT_ROUNDS = 7, MAX_VALID_COUNT = 1000000, AUTO_BUDGET = 400 };
 /* With only a time budget, spaces up to this size are still walked in order. */

@@ -2,10 +2,10 @@
 #ifndef KT_CONTEXT_H
 #define KT_CONTEXT_H
 
-#include "backend/backend.h"
-#include "config.h"
-#include "lang/parser.h"
-#include "store/store.h"
+#include "../backend/backend.h"
+#include "../config.h"
+#include "../lang/parser.h"
+#include "../store/store.h"
 
 struct kt_context {
   kt_options opts;

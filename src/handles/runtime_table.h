@@ -1,14 +1,15 @@
 /* A kernel handle's table of launched shapes, kt_launch's hot path: the
  * exact sizes -> a loaded function and its launch geometry, in an
  * open-addressing hash table, beside the configurations loaded in this
- * process. runtime.c fills it on a miss; kt_kernel_destroy frees it. */
+ * process. runtime/runtime.c fills it on a miss; kt_kernel_destroy frees
+ * it. */
 #ifndef KT_RUNTIME_TABLE_H
 #define KT_RUNTIME_TABLE_H
 
 #include <string.h>
 
-#include "backend/backend.h"
-#include "worker.h" /* KT__MAX_NAMES */
+#include "../backend/backend.h"
+#include "../config.h" /* KT__MAX_NAMES */
 
 enum { KT__RT_MAX_SIZES = 16, KT__RT_MAX_ARGS = 64 };
 

@@ -3,7 +3,7 @@
 #ifndef KT_CLUSTER_H
 #define KT_CLUSTER_H
 
-#include "lang/expr.h"
+#include "../lang/expr.h"
 
 /* Fills CLUSTER with the values ENV binds to CLUSTER_X/Y/Z (1 for a missing
  * one), or 0 0 0 when none of the three is bound: no cluster launch. */

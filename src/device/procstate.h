@@ -10,7 +10,7 @@
 
 #include <signal.h>
 
-#include "common.h"
+#include "../common.h"
 
 typedef struct kt__procstate {
   int threads;

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "context.h"
+#include "../handles/context.h"
 #include "result.h"
-#include "space/space.h"
-#include "worker.h"
+#include "../space/space.h"
+#include "worker_client.h"
 
 enum { COUNT_LIMIT = 10000000 };
 

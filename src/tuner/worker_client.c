@@ -1,0 +1,270 @@
+/* The tuner's side of the device worker (the worker itself is
+ * device/worker.c). The zygote forks each worker; the tuner sends it
+ * fixed-size requests and waits for each reply with a deadline, so a
+ * configuration that crashes or hangs costs one worker, which is replaced on
+ * the next request.
+ *
+ * A socket pair rather than two pipes: send(MSG_NOSIGNAL) to a dead worker
+ * fails with EPIPE instead of killing the tuner with SIGPIPE. */
+#include "worker_client.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../device/socket_io.h"
+#include "../device/worker.h"
+#include "../device/zygote.h"
+
+enum { MAX_DEVICES = 64 };
+static const double START_TIMEOUT_S = 120;   /* opening a GPU can take a while */
+static const double LIST_TIMEOUT_S = 60;
+
+struct kt__worker {
+  kt__worker_setup setup;
+  kt__zygote *zygote; /* forks the workers from a state with no GPU library loaded */
+  pid_t pid; /* 0: no live worker */
+  int fd;    /* the parent's end of the socket pair */
+  int out_fd; /* read end of the worker's stdout and stderr */
+  int restarts;
+  kt__device_info info;
+  char printed[KT__OUTPUT_KEEP]; /* what the current request printed */
+};
+
+/* "worker crashed: SIGSEGV (Segmentation fault)" and the like. */
+static void describe_exit(int status, char *out, size_t size) {
+  if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    const char *abbrev = sigabbrev_np(sig), *descr = sigdescr_np(sig);
+    snprintf(out, size, "worker crashed: SIG%s (%s)", abbrev ? abbrev : "?", descr ? descr : "unknown signal");
+  } else if (WIFEXITED(status)) {
+    snprintf(out, size, "worker exited with status %d during the run", WEXITSTATUS(status));
+  } else {
+    snprintf(out, size, "worker stopped unexpectedly");
+  }
+}
+
+static void reap(pid_t pid, int *status) {
+  while (waitpid(pid, status, 0) < 0 && errno == EINTR) {}
+}
+
+/* Signals a kernel raises by its own faults; any other signal that ends a
+ * worker came from outside it (the OOM killer, an operator, a kernel's
+ * kill() being the exception this cannot tell apart). */
+static bool kernel_signal(int sig) {
+  return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGABRT || sig == SIGTRAP ||
+         sig == SIGSYS;
+}
+
+/* Kills the worker (if still alive), reaps it, and describes how it ended;
+ * *OUTSIDE (may be NULL): it died by a signal not of its kernel's making. */
+static void bury(kt__worker *w, char *why, size_t size, bool *outside) {
+  int status = 0;
+  kt__zygote_reap(w->zygote, w->pid, &status);
+  if (why) describe_exit(status, why, size);
+  if (outside) *outside = WIFSIGNALED(status) && !kernel_signal(WTERMSIG(status));
+  close(w->fd);
+  close(w->out_fd);
+  w->pid = 0;
+  w->fd = w->out_fd = -1;
+}
+
+static void worker_entry(void *setup, int fd, pid_t zygote) { kt__worker_main(setup, fd, zygote); }
+
+/* A worker is forked (spawn_begin) and then waited for while it opens its
+ * device (spawn_finish). */
+static int spawn_begin(kt__worker *w, kt__errbuf *eb) {
+  KT__FORWARD(kt__zygote_spawn(w->zygote, &w->pid, &w->fd, &w->out_fd, eb));
+  fcntl(w->out_fd, F_SETFL, O_NONBLOCK);
+  return KT_OK;
+}
+
+static int spawn_finish(kt__worker *w, kt__errbuf *eb) {
+  kt__hello *h = kt__xcalloc(1, sizeof *h);
+  char printed[1024];
+  kt__output_sink out = {.fd = w->out_fd, .buf = printed, .cap = sizeof printed - 1};
+  kt__recv_result r = kt__recv_all(w->fd, h, sizeof *h, kt__now() + START_TIMEOUT_S, true, &out);
+  printed[out.len] = 0;
+  int rc = KT_OK;
+  if (r == KT__RECV_OK && h->rc == KT_OK) {
+    w->info = h->info;
+  } else {
+    char why[256] = "";
+    bury(w, why, sizeof why, NULL);
+    if (r == KT__RECV_OK) rc = kt__err(eb, h->rc, "%s", h->msg);
+    else if (r == KT__RECV_TIMEOUT) rc = kt__err(eb, KT_NOBACKEND, "the worker did not open the device within %g s", START_TIMEOUT_S);
+    else if (r == KT__RECV_INTERRUPTED) rc = kt__err(eb, KT_INTERRUPTED, "interrupted while the worker opened the device");
+    else rc = kt__err(eb, KT_NOBACKEND, "the worker died while opening the device (%s)", why);
+    if (out.len) kt__err(eb, rc, "%s; it printed:\n%s", eb->msg, printed); /* the driver may say why */
+  }
+  free(h);
+  return rc;
+}
+
+static int spawn(kt__worker *w, kt__errbuf *eb) {
+  KT__FORWARD(spawn_begin(w, eb));
+  return spawn_finish(w, eb);
+}
+
+/* A worker that failed to start: its zygote (and with it the child) ends. */
+static void discard(kt__worker *w) {
+  kt__zygote_stop(w->zygote);
+  free(w);
+}
+
+int kt__worker_launch(const kt__worker_setup *setup, kt__worker **out, kt__errbuf *eb) {
+  *out = NULL;
+  kt__worker *w = kt__xcalloc(1, sizeof *w);
+  w->setup = *setup;
+  w->fd = w->out_fd = -1;
+  int rc = kt__zygote_start(worker_entry, &w->setup, &w->zygote, eb);
+  if (rc == KT_OK) rc = spawn_begin(w, eb);
+  if (rc != KT_OK) {
+    discard(w);
+    return rc;
+  }
+  *out = w;
+  return KT_OK;
+}
+
+int kt__worker_ready(kt__worker **wp, kt__device_info *info, kt__errbuf *eb) {
+  kt__worker *w = *wp;
+  int rc = spawn_finish(w, eb);
+  if (rc != KT_OK) {
+    discard(w);
+    *wp = NULL;
+    return rc;
+  }
+  if (info) *info = w->info;
+  return KT_OK;
+}
+
+int kt__worker_start(const kt__worker_setup *setup, kt__device_info *info, kt__worker **out, kt__errbuf *eb) {
+  KT__FORWARD(kt__worker_launch(setup, out, eb));
+  return kt__worker_ready(out, info, eb);
+}
+
+static void fail(kt__reply *rep, kt__status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void fail(kt__reply *rep, kt__status st, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  rep->status = st;
+  vsnprintf(rep->msg, sizeof rep->msg, fmt, ap);
+  va_end(ap);
+}
+
+void kt__worker_request(kt__worker *w, const kt__request *req, kt__reply *rep, double timeout_s) {
+  memset(rep, 0, sizeof *rep);
+  if (w->pid == 0) {
+    kt__errbuf eb = {{0}};
+    if (spawn(w, &eb) != KT_OK) {
+      rep->outside = true;
+      return fail(rep, KT__ST_RUNTIME, "cannot restart the worker: %s", eb.msg);
+    }
+    w->restarts++;
+  }
+  char why[256];
+  if (!kt__send_all(w->fd, req, sizeof *req)) { /* died between requests */
+    bury(w, why, sizeof why, &rep->outside);
+    return fail(rep, KT__ST_RUNTIME, "%s", why);
+  }
+  double deadline = timeout_s > 0 ? kt__now() + timeout_s : 0;
+  kt__output_sink out = {.fd = w->out_fd, .buf = w->printed, .cap = sizeof w->printed};
+  kt__recv_result r = kt__recv_all(w->fd, rep, sizeof *rep, deadline, true, &out);
+  memcpy(rep->output.text, w->printed, out.len);
+  rep->output.text[out.len] = 0;
+  rep->output.len = out.len;
+  rep->output.total = out.total;
+  switch (r) {
+  case KT__RECV_OK:
+    if (rep->status == KT__ST_RUNTIME || rep->status == KT__ST_STATE) bury(w, NULL, 0, NULL); /* it retires after these */
+    return;
+  case KT__RECV_EOF:
+    bury(w, why, sizeof why, &rep->outside);
+    return fail(rep, KT__ST_RUNTIME, "%s", why);
+  case KT__RECV_TIMEOUT:
+    bury(w, NULL, 0, NULL);
+    return fail(rep, KT__ST_TIMEOUT, "exceeded %g s", timeout_s);
+  case KT__RECV_INTERRUPTED: /* not measured: pending, so that it is not recorded */
+    bury(w, NULL, 0, NULL);
+    return fail(rep, KT__ST_PENDING, "interrupted");
+  }
+}
+
+int kt__worker_restarts(const kt__worker *w) { return w->restarts; }
+
+/* Closing the socket tells the worker that nothing more is coming; the tuner
+ * does not wait for it to release the device. Stopping the zygote ends the
+ * worker (PR_SET_PDEATHSIG), and the driver frees its context and memory as
+ * the process dies: on the H200 a graceful teardown (modules, 768 MB of
+ * buffers, the context) kept the tuner waiting 0.26 s of a 2 s tuning. */
+void kt__worker_stop(kt__worker *w) {
+  if (!w) return;
+  if (w->pid) close(w->fd);
+  kt__zygote_stop(w->zygote);
+  free(w);
+}
+
+/* --- listing devices ---------------------------------------------------------- */
+
+typedef struct device_list {
+  int rc, count;
+  char msg[2048];
+} device_list;
+
+static void list_child(const kt__backend *be, int max, int fd, pid_t parent) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(1);
+  kt__device_info *infos = kt__xcalloc((size_t)max, sizeof *infos);
+  kt__errbuf eb = {{0}};
+  device_list hdr = {0};
+  hdr.rc = kt__be_list_devices(be, infos, max, &hdr.count, &eb);
+  if (hdr.rc != KT_OK) hdr.count = 0;
+  kt__copy_msg(hdr.msg, sizeof hdr.msg, eb.msg);
+  if (kt__send_all(fd, &hdr, sizeof hdr)) kt__send_all(fd, infos, (size_t)hdr.count * sizeof *infos);
+  _exit(0);
+}
+
+int kt__worker_list_devices(const kt__backend *be, kt__device_info *out, int max, int *count, kt__errbuf *eb) {
+  *count = 0;
+  if (max > MAX_DEVICES) max = MAX_DEVICES;
+  if (max <= 0) return KT_OK;
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+    return kt__err(eb, KT_IO, "socketpair: %s", strerror(errno));
+  pid_t parent = getpid(), pid = fork();
+  if (pid < 0) {
+    close(sv[0]);
+    close(sv[1]);
+    return kt__err(eb, KT_IO, "fork: %s", strerror(errno));
+  }
+  if (pid == 0) {
+    close(sv[0]);
+    list_child(be, max, sv[1], parent);
+  }
+  close(sv[1]);
+  double deadline = kt__now() + LIST_TIMEOUT_S;
+  device_list hdr;
+  kt__recv_result r = kt__recv_all(sv[0], &hdr, sizeof hdr, deadline, false, NULL);
+  if (r == KT__RECV_OK && hdr.count > 0 && hdr.count <= max)
+    r = kt__recv_all(sv[0], out, (size_t)hdr.count * sizeof *out, deadline, false, NULL);
+  close(sv[0]);
+  int status = 0;
+  if (r != KT__RECV_OK) kill(pid, SIGKILL);
+  reap(pid, &status);
+  if (r != KT__RECV_OK) {
+    char why[256] = "timed out";
+    if (r == KT__RECV_EOF) describe_exit(status, why, sizeof why);
+    return kt__err(eb, KT_NOBACKEND, "listing the %s devices failed: %s", be->name, why);
+  }
+  if (hdr.rc != KT_OK) return kt__err(eb, hdr.rc, "%s", hdr.msg);
+  *count = hdr.count <= max ? hdr.count : 0;
+  return KT_OK;
+}
