@@ -269,8 +269,7 @@ static int load_config(kt_kernel *k, const int64_t *values, void **fn) {
   return KT_OK;
 }
 
-/* The launch geometry of VALUES at SIZES, and a check against the device's
- * limits where the backend has one. */
+/* The launch geometry of VALUES at SIZES. */
 static int entry_geometry(kt_kernel *k, const int64_t *sizes, const int64_t *values, kt__rt_entry *e) {
   const kt__kernel_decl *d = k->decl;
   kt__errbuf *eb = &k->ctx->err;

@@ -23,7 +23,7 @@
 #include "workdir.h"
 
 enum { DEFAULT_FINALISTS = 5, DEFAULT_ROUNDS = 7 };
-enum { MAX_WARM = 16 }; /* stored winners at other sizes evaluated first */
+enum { MAX_WARM = 16 }; /* stored winners (other sizes, other devices) evaluated first */
 
 /* A configuration string -> stored record, for resuming. */
 typedef struct stored_entry {
@@ -516,7 +516,6 @@ typedef struct stage {
   long budget;          /* 0: none */
   long asked;
   bool exhausted;
-  uint64_t *index_of_trial; /* trial id -> space index for tell */
   uint64_t warm[MAX_WARM];  /* indices evaluated by warm_start, already counted */
   int nwarm;
 } stage;

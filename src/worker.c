@@ -1,9 +1,10 @@
-/* The device worker. The parent (the tuner) forks a child that opens the
- * backend's device, allocates the kernel's buffers once, and then serves
- * fixed-size requests over a socket pair: load a configuration (cached by the
- * caller's id), restore the inputs, run, compare with the reference, time.
- * The parent waits for each reply with a deadline, so a configuration that
- * crashes or hangs costs one child, which is replaced on the next request.
+/* The device worker. The zygote (zygote.c) forks, for the tuner, a child
+ * that opens the backend's device, allocates the kernel's buffers once, and
+ * then serves fixed-size requests over a socket pair: load a configuration
+ * (cached by the caller's id), restore what runs change, run, check, compare
+ * with the reference, time. The tuner waits for each reply with a deadline,
+ * so a configuration that crashes or hangs costs one child, which is
+ * replaced on the next request.
  *
  * A socket pair rather than two pipes: send(MSG_NOSIGNAL) to a dead worker
  * fails with EPIPE instead of killing the tuner with SIGPIPE. */
@@ -647,11 +648,8 @@ static void child_teardown(child *c) {
   free(c->scratch);
 }
 
-/* The worker process: never returns. It dies with the thread that forked it
- * (PR_SET_PDEATHSIG), so the tuner must start workers from a thread that
- * lives as long as they do. */
 /* Fatal signals take their default action in the worker, so that a crash
- * ends it by that signal, which the parent reports. A handler inherited from
+ * ends it by that signal, which the zygote reports. A handler inherited from
  * the application (a crash reporter, a sanitizer) would otherwise run, and
  * turn the crash into an ordinary exit or keep the process alive. */
 static void default_fatal_signals(void) {
@@ -662,6 +660,8 @@ static void default_fatal_signals(void) {
   for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) signal(sigs[i], SIG_DFL);
 }
 
+/* The worker process: never returns. It dies with the zygote that forked it
+ * (PR_SET_PDEATHSIG). */
 static void child_main(const kt__worker_setup *s, int fd, pid_t parent) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(1); /* the parent died before prctl */
