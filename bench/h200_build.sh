@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
-# Builds the ktune binary on a machine that may lack development packages
-# (the H200 machine: no package registry, sqlite3.h missing, maybe json-c's
-# and zlib's headers and .so symlinks too).
+# Builds ktune on a machine that may lack development packages (the H200
+# machine: no package registry, sqlite3.h missing, maybe json-c's and zlib's
+# headers and .so symlinks too). Every script under bench/ and tests/gpu/ that
+# runs there builds through this one.
 #
-#   bench/h200_build.sh [BUILD_DIR]      (default: build-h200 in the repository)
+#   bench/h200_build.sh [--tests] [BUILD_DIR]   (default: build-h200 in the repository)
+#   bench/h200_build.sh --prepare               (fills KTUNE_DEPS_DIR; see below)
 #
-# Prints the path of the built ktune as the last line on stdout; progress goes
-# to stderr, the compilers' output to BUILD_DIR/build.log. Exit status 0 when
-# ktune was built and runs.
+# Prints the path of the built ktune as the last line on stdout. Beside it:
+# libktune.a; link.txt, the libraries a program linked with libktune.a needs
+# (one line of cc arguments); with --tests, the unit-test binaries in tests/
+# (tests/test_cuda, ...; one that does not build is reported, not fatal).
+# Progress goes to stderr, the compilers' output to BUILD_DIR/build.log. Exit
+# status 0 when ktune was built and runs.
 #
 # What the machine lacks comes from KTUNE_DEPS_DIR (default .carry, git-ignored;
-# name it in the device tool's carry list), prepared on a machine that has the
-# development packages:
+# name it in the device tool's carry list), prepared with --prepare on a
+# machine that has the development packages:
 #   .carry/include/  sqlite3.h sqlite3ext.h zlib.h zconf.h json-c/*.h
 #   .carry/lib/      libsqlite3.so.0 libjson-c.so.5 libz.so.1 (runtime copies)
-# (`bench/h200_build.sh --prepare` makes it from this machine's packages.)
 # Headers and libraries installed on the machine always win over carried ones
 # (-idirafter; the runtime libraries are looked up in the system first).
 #
@@ -24,6 +28,7 @@
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 DEPS=${KTUNE_DEPS_DIR:-$ROOT/.carry}
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 
 if [ "${1:-}" = "--prepare" ]; then
   set -e
@@ -36,12 +41,18 @@ if [ "${1:-}" = "--prepare" ]; then
   exit 0
 fi
 
+TESTS=0
+if [ "${1:-}" = "--tests" ]; then
+  TESTS=1
+  shift
+fi
 BUILD=${1:-$ROOT/build-h200}
 JOBS=$(nproc 2>/dev/null || echo 4)
 LOG="$BUILD/build.log"
 mkdir -p "$BUILD"
 : >"$LOG"
 note() { echo "h200_build: $*" >&2; echo "== $*" >>"$LOG"; }
+UNIT_TESTS=$(cd "$ROOT/tests/unit" && ls test_*.c | sed 's/\.c$//')
 
 # Which of the three headers the compiler finds, with the carried ones as a fallback.
 check_headers() {
@@ -52,16 +63,6 @@ check_headers() {
   [ -z "$missing" ] && return 0
   note "missing headers:$missing (carry them under $DEPS/include; see --prepare)"
   return 1
-}
-
-build_cmake() {
-  command -v cmake >/dev/null 2>&1 || { note "no cmake"; return 1; }
-  note "CMake build in $BUILD/cmake"
-  cmake -S "$ROOT" -B "$BUILD/cmake" -DCMAKE_BUILD_TYPE=Release -DKTUNE_DEPS_DIR="$DEPS" \
-    -DCMAKE_C_FLAGS="-idirafter $DEPS/include" >>"$LOG" 2>&1 || return 1
-  grep -E "without pkg-config" "$LOG" >&2
-  cmake --build "$BUILD/cmake" -j"$JOBS" --target ktune >>"$LOG" 2>&1 || return 1
-  KTUNE="$BUILD/cmake/ktune"
 }
 
 # How to link a library: -l when a development copy links, else the full path
@@ -78,23 +79,54 @@ link_flag() {
   echo "-l$dev"
 }
 
+link_libs() {
+  echo "$(link_flag sqlite3 libsqlite3.so.0) $(link_flag json-c libjson-c.so.5) $(link_flag z libz.so.1) -ldl -lpthread -lm"
+}
+
+build_cmake() {
+  command -v cmake >/dev/null 2>&1 || { note "no cmake"; return 1; }
+  note "CMake build in $BUILD/cmake"
+  cmake -S "$ROOT" -B "$BUILD/cmake" -DCMAKE_BUILD_TYPE=Release -DKTUNE_DEPS_DIR="$DEPS" \
+    -DCMAKE_C_FLAGS="-idirafter $DEPS/include" >>"$LOG" 2>&1 || return 1
+  grep -E "without pkg-config" "$LOG" >&2
+  cmake --build "$BUILD/cmake" -j"$JOBS" --target ktune >>"$LOG" 2>&1 || return 1
+  KTUNE="$BUILD/cmake/ktune"
+  link_libs >"$BUILD/cmake/link.txt"
+  # shellcheck disable=SC2086
+  [ $TESTS = 1 ] && { cmake --build "$BUILD/cmake" -j"$JOBS" --target $UNIT_TESTS >>"$LOG" 2>&1 ||
+    note "not every unit test built (see $LOG)"; }
+  return 0
+}
+
 build_cc() {
-  local obj="$BUILD/cc" cflags libs cuda=""
+  local obj="$BUILD/cc" cflags libs t
   note "cc build in $obj"
-  mkdir -p "$obj"
+  mkdir -p "$obj/tests"
   rm -f "$obj"/*.o
-  [ -f /usr/local/cuda/include/cuda.h ] && cuda="-isystem /usr/local/cuda/include -DKTUNE_HAVE_CUDA_H=1"
-  cflags="-O2 -g -std=c11 -D_GNU_SOURCE -fPIC -Wall -Wextra -Wno-unused-parameter $cuda"
+  cflags="-O2 -g -std=c11 -D_GNU_SOURCE -fPIC -Wall -Wextra -Wno-unused-parameter"
   cflags="$cflags -I$ROOT/include -I$ROOT/src -idirafter $DEPS/include -DKTUNE_SOURCE_DIR=\"$ROOT\""
+  [ -f "$CUDA_HOME/include/cuda.h" ] && cflags="$cflags -isystem $CUDA_HOME/include -DKTUNE_HAVE_CUDA_H=1"
+  if echo '#include <CL/cl.h>' | cc $cflags -E -x c - >/dev/null 2>&1; then
+    cflags="$cflags -DKTUNE_HAVE_CL_H=1 -DCL_TARGET_OPENCL_VERSION=120"
+  fi
   export cflags obj
   # shellcheck disable=SC2016
   find "$ROOT/src" -name '*.c' | xargs -P "$JOBS" -I{} sh -c \
     'cc $cflags -c "$1" -o "$obj/$(echo "$1" | tr / _).o"' _ {} >>"$LOG" 2>&1 || return 1
-  libs="$(link_flag sqlite3 libsqlite3.so.0) $(link_flag json-c libjson-c.so.5) $(link_flag z libz.so.1)"
+  ar rcs "$obj/libktune.a" "$obj"/*.o >>"$LOG" 2>&1 || return 1
+  libs=$(link_libs)
   note "libraries: $libs"
+  echo "$libs" >"$obj/link.txt"
   # shellcheck disable=SC2086
-  cc $cflags "$ROOT/cli/ktune.c" "$obj"/*.o $libs -ldl -lpthread -lm -o "$obj/ktune" >>"$LOG" 2>&1 || return 1
+  cc $cflags "$ROOT/cli/ktune.c" "$obj/libktune.a" $libs -o "$obj/ktune" >>"$LOG" 2>&1 || return 1
   KTUNE="$obj/ktune"
+  for t in $UNIT_TESTS; do
+    [ $TESTS = 1 ] || break
+    # shellcheck disable=SC2086
+    cc $cflags -I"$ROOT/tests/harness" "$ROOT/tests/unit/$t.c" "$ROOT/tests/harness/harness.c" "$obj/libktune.a" \
+      $libs -o "$obj/tests/$t" >>"$LOG" 2>&1 || note "cannot build $t"
+  done
+  return 0
 }
 
 KTUNE=""

@@ -8,9 +8,9 @@
 #
 # Run on the device machine, from the repository root:
 #   bench/opencl_h200.sh
-# It needs there: a C compiler; CMake and pkg-config (else it compiles with cc
-# directly); the development files of sqlite3, json-c and zlib; CL/cl.h; and
-# the OpenCL ICD loader libOpenCL.so.1. Whatever the machine lacks can travel
+# It needs there: a C compiler (the build is bench/h200_build.sh: CMake, else
+# cc directly); the development files of sqlite3, json-c and zlib; CL/cl.h;
+# and the OpenCL ICD loader libOpenCL.so.1. Whatever the machine lacks can travel
 # as Debian packages: on a machine with network access run
 #   bench/opencl_h200.sh --fetch-debs .carry/debs
 # and name .carry in the device tool's `carry` (it is git-ignored); this
@@ -86,25 +86,12 @@ register_nvidia() {
 
 # --- build ----------------------------------------------------------------------
 
-BUILD="$WORK/build"
-build_cmake() {
-  command -v cmake >/dev/null && command -v pkg-config >/dev/null || return 1
-  cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >>"$OUT/build.log" 2>&1 &&
-    cmake --build "$BUILD" -j"$(nproc)" --target ktune >>"$OUT/build.log" 2>&1 &&
-    KTUNE="$BUILD/ktune"
-}
-
-# Without CMake or pkg-config: the same sources and definitions, by hand.
-build_cc() {
-  mkdir -p "$BUILD"
-  cuda=()
-  [ -e /usr/local/cuda/include/cuda.h ] && cuda=(-DKTUNE_HAVE_CUDA_H=1 -isystem /usr/local/cuda/include)
-  # shellcheck disable=SC2046
-  cc -O2 -g -std=c11 -D_GNU_SOURCE -Wall -DKTUNE_HAVE_CL_H=1 -DCL_TARGET_OPENCL_VERSION=120 "${cuda[@]}" \
-    -DKTUNE_SOURCE_DIR="\"$ROOT\"" -I"$ROOT/include" -I"$ROOT/src" \
-    $(find "$ROOT/src" -name '*.c' | sort) "$ROOT/cli/ktune.c" \
-    -o "$BUILD/ktune-cc" -lsqlite3 -ljson-c -lz -ldl -lm -lpthread >>"$OUT/build.log" 2>&1 &&
-    KTUNE="$BUILD/ktune-cc"
+# bench/h200_build.sh finds what unpack_debs provides through the environment
+# (CPATH, LIBRARY_PATH, PKG_CONFIG_PATH, CMAKE_PREFIX_PATH).
+build() {
+  KTUNE=$("$ROOT/bench/h200_build.sh" "$WORK/build" 2>>"$OUT/build.log" | tail -1)
+  cat "$WORK/build/build.log" >>"$OUT/build.log" 2>/dev/null
+  [ -x "$KTUNE" ]
 }
 
 # --- tuning ----------------------------------------------------------------------
@@ -157,7 +144,7 @@ main() {
   unpack_debs
   find_loader || return 1
   register_nvidia || return 1
-  if build_cmake; then say "built with CMake"; elif build_cc; then say "built with cc (no CMake or pkg-config build)"; else
+  if build; then say "built $KTUNE"; else
     say "error: the build failed; see build.log"
     tail -n 30 "$OUT/build.log"
     return 1

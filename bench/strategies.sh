@@ -2,14 +2,15 @@
 # Replay evaluation of the search strategies (docs/SEARCH.md):
 #   bench/strategies.sh [DATASET_DIR] [REPEATS] [BUDGETS]
 # runs every strategy (exhaustive aside) on every T4 results file of
-# DATASET_DIR (default ../shared/datasets/t4) at BUDGETS (default
-# 25,50,100,200,400) with REPEATS (default 100) repeats and seed 1, and
-# prints a Markdown table of the mean fraction of optimum (WARM=1: every file
+# DATASET_DIR (default tests/data/t4, two of the six files docs/SEARCH.md
+# replays; its "Recorded spaces" says where all six are) at BUDGETS
+# (default 25,50,100,200,400) with REPEATS (default 100) repeats and seed 1,
+# and prints a Markdown table of the mean fraction of optimum (WARM=1: every file
 # warm-started from the best of the other files of its kernel). The bench program
 # is built from the sources it needs, so it runs whatever else is half-built.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
-dir=${1:-$root/../shared/datasets/t4}
+dir=${1:-$root/tests/data/t4}
 repeats=${2:-100}
 budgets=${3:-25,50,100,200,400}
 out=$(mktemp -d)
@@ -17,7 +18,7 @@ trap 'rm -rf "$out"' EXIT
 
 cc=${CC:-cc}
 $cc -std=c11 -O2 -D_GNU_SOURCE -I"$root/include" -I"$root/src" -o "$out/strategies" \
-  "$root/bench/strategies.c" "$root/src/common.c" "$root/src/lang/diag.c" "$root/src/lang/expr.c" \
+  "$root/bench/strategies.c" "$root/src/common.c" "$root/src/config.c" "$root/src/lang/diag.c" "$root/src/lang/expr.c" \
   "$root/src/lang/lexer.c" "$root/src/space/"*.c "$root/src/search/"*.c -lz -ljson-c -lm
 
 files=$(ls "$dir"/*.json.gz "$dir"/*_results*.json 2>/dev/null | grep -v _T1 | tr "\n" " " || true)

@@ -6,8 +6,10 @@
  *
  * Process rule: the tuner process never initialises a GPU driver (a forked
  * worker could not use it). Everything marked WORKER below runs inside the
- * device worker process (src/device/worker.c); `compile` runs in the tuner process,
- * in several threads at once, and must be thread-safe. */
+ * device worker process (src/device/worker.c) during a tuning, and in the
+ * application's process when kt_launch loads and runs a configuration
+ * (src/runtime/runtime.c); `compile` runs in the tuner process, in several
+ * threads at once, and must be thread-safe. */
 #ifndef KT_BACKEND_H
 #define KT_BACKEND_H
 
@@ -132,8 +134,9 @@ typedef struct kt__backend {
   void (*release)(void *state, void *buf);
   int (*upload)(void *state, void *buf, const void *host, size_t bytes, kt__errbuf *eb);
   int (*download)(void *state, void *host, void *buf, size_t bytes, kt__errbuf *eb);
-  /* WORKER: one launch, completed before return. OK, RUNTIME (error name
-   * in eb) or CONSTRAINT (launch refused for resources). */
+  /* WORKER: one launch, completed before return unless l->stream is set
+   * (kt_launch's caller's stream). OK, RUNTIME (error name in eb) or
+   * CONSTRAINT (launch refused for resources). */
   kt__status (*run)(void *state, void *fn, const kt__launch *l, kt__errbuf *eb);
   /* WORKER: N back-to-back launches; *seconds is their total device time. */
   kt__status (*time)(void *state, void *fn, const kt__launch *l, int n, double *seconds, kt__errbuf *eb);
@@ -161,8 +164,9 @@ typedef struct kt__backend {
    * downloading them. NULL: the worker compares on the host. */
   int (*equal)(void *state, void *a, void *b, size_t bytes, bool *same, kt__errbuf *eb);
   int (*copy)(void *state, void *dst, void *src, size_t bytes, kt__errbuf *eb);
-  /* WORKER, optional: page-locks host memory that is copied often (inputs,
-   * reference, scratch) so transfers run at full speed. A hint. */
+  /* WORKER, optional: page-locks host memory that is copied often (the
+   * worker's scratch, which every check downloads into) so transfers run
+   * at full speed. A hint. */
   void (*pin_host)(void *state, void *host, size_t bytes);
 } kt__backend;
 

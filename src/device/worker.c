@@ -1,10 +1,10 @@
 /* The device worker. The zygote forks it; it opens the backend's device,
  * allocates the kernel's buffers once, and then serves fixed-size requests
  * (protocol.h) over a socket pair: load a configuration (cached by the
- * caller's id), restore the inputs, run, compare with the reference, time.
- * The tuner waits for each reply with a deadline (tuner/worker_client.c), so
- * a configuration that crashes or hangs costs one worker, which is replaced
- * on the next request. */
+ * caller's id), restore what runs change, run, check, compare with the
+ * reference, time. The tuner waits for each reply with a deadline
+ * (tuner/worker_client.c), so a configuration that crashes or hangs costs
+ * one worker, which is replaced on the next request. */
 #include "worker.h"
 
 #include <inttypes.h>
@@ -518,7 +518,7 @@ static void child_teardown(child *c) {
 }
 
 /* Fatal signals take their default action in the worker, so that a crash
- * ends it by that signal, which the parent reports. A handler inherited from
+ * ends it by that signal, which the zygote reports. A handler inherited from
  * the application (a crash reporter, a sanitizer) would otherwise run, and
  * turn the crash into an ordinary exit or keep the process alive. */
 static void default_fatal_signals(void) {
@@ -529,9 +529,8 @@ static void default_fatal_signals(void) {
   for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) signal(sigs[i], SIG_DFL);
 }
 
-/* The worker process: never returns. It dies with the thread that forked it
- * (PR_SET_PDEATHSIG), so the tuner must start workers from a thread that
- * lives as long as they do. */
+/* The worker process: never returns. It dies with the zygote that forked it
+ * (PR_SET_PDEATHSIG). */
 void kt__worker_main(const kt__worker_setup *s, int fd, pid_t parent) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(1); /* the parent died before prctl */

@@ -5,7 +5,7 @@
 
 #include "decl.h"
 
-/* Expands a choice list per BRIEF.md: two values 0 < a < b double from a
+/* Expands a choice list per docs/LANGUAGE.md: two values 0 < a < b double from a
  * while below b, then b; otherwise the list as written. Writes the result to
  * *out (malloc'ed). -1 with MSG when the expansion is empty or too large. */
 int kt__expand_choices(const int64_t *written, int n, int64_t **out, int *count, char msg[256]);

@@ -1,5 +1,5 @@
 /* Thread-block cluster shape of a launch: the values of the names
- * CLUSTER_X, CLUSTER_Y and CLUSTER_Z (BRIEF.md, @cluster). */
+ * CLUSTER_X, CLUSTER_Y and CLUSTER_Z (docs/LANGUAGE.md, @cluster). */
 #ifndef KT_CLUSTER_H
 #define KT_CLUSTER_H
 

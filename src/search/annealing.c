@@ -37,19 +37,15 @@ static double temperature(const anneal *s) {
   return SA_T_START * pow(SA_T_END / SA_T_START, x);
 }
 
-static bool anneal_one(anneal *s, uint64_t *out) {
+static bool anneal_one(void *state, uint64_t *out) {
+  anneal *s = state;
   if (s->cur == UINT64_MAX) return kt__base_random(&s->b, out);
   return kt__base_near(&s->b, s->cur, 1, out);
 }
 
 static int anneal_ask(void *state, uint64_t *out, int max) {
   anneal *s = state;
-  int n = 0;
-  while (n < max && anneal_one(s, &out[n])) {
-    kt__base_take(&s->b, out[n]);
-    n++;
-  }
-  return n;
+  return kt__base_ask(&s->b, anneal_one, s, out, max);
 }
 
 static void anneal_tell(void *state, uint64_t index, kt__status status, double seconds) {

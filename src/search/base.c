@@ -61,6 +61,15 @@ bool kt__base_take(kt__search_base *b, uint64_t index) {
   return true;
 }
 
+int kt__base_ask(kt__search_base *b, bool (*one)(void *state, uint64_t *out), void *state, uint64_t *out, int max) {
+  int n = 0;
+  while (n < max && one(state, &out[n])) {
+    kt__base_take(b, out[n]);
+    n++;
+  }
+  return n;
+}
+
 /* Rejection first (cheap, uniform); when valid new points are rare, a scan
  * from a random start finds one or proves there is none. */
 bool kt__base_random(kt__search_base *b, uint64_t *out) {

@@ -37,6 +37,11 @@ double kt__base_known(const kt__search_base *b, uint64_t index);
 
 /* True (and INDEX marked as proposed) when INDEX is valid and new. */
 bool kt__base_take(kt__search_base *b, uint64_t index);
+/* The ask of a strategy that proposes one configuration at a time: up to MAX
+ * calls of ONE(STATE, ...), each of which finds a valid new configuration or
+ * returns false when none is left; each found is marked as proposed, so the
+ * next call sees it as seen. Returns the count. */
+int kt__base_ask(kt__search_base *b, bool (*one)(void *state, uint64_t *out), void *state, uint64_t *out, int max);
 bool kt__base_fresh(const kt__search_base *b, uint64_t index);
 /* A valid configuration never proposed, uniformly drawn when they are not
  * too rare; false when none is left. Does not mark it. */

@@ -253,7 +253,8 @@ static score acquisition(const model *f, const unsigned char *x, bool near_best)
 
 static bool better(score a, score b) { return a.may_run != b.may_run ? a.may_run : a.ei > b.ei; }
 
-static bool model_one(model *f, uint64_t *out) {
+static bool model_one(void *state, uint64_t *out) {
+  model *f = state;
   if (f->b.proposed < FA_INIT || f->all.n < 2 || f->b.best == UINT64_MAX) return kt__base_random(&f->b, out);
   fit(f);
   int near_best, nc = candidates(f, &near_best);
@@ -273,12 +274,7 @@ static bool model_one(model *f, uint64_t *out) {
 
 static int model_ask(void *state, uint64_t *out, int max) {
   model *f = state;
-  int n = 0;
-  while (n < max && model_one(f, &out[n])) {
-    kt__base_take(&f->b, out[n]);
-    n++;
-  }
-  return n;
+  return kt__base_ask(&f->b, model_one, f, out, max);
 }
 
 static void add_row(rows *r, int nfeat, const unsigned char *x, double y, uint64_t index) {

@@ -51,7 +51,8 @@ static uint64_t breed(genetic *g) {
   return k ? kt__base_mutate(&g->b, child, k) : child;
 }
 
-static bool genetic_one(genetic *g, uint64_t *out) {
+static bool genetic_one(void *state, uint64_t *out) {
+  genetic *g = state;
   if (g->npop < GA_POP / 2) return kt__base_random(&g->b, out);
   for (int t = 0; t < GA_TRIES; t++) {
     uint64_t child = breed(g);
@@ -65,12 +66,7 @@ static bool genetic_one(genetic *g, uint64_t *out) {
 
 static int genetic_ask(void *state, uint64_t *out, int max) {
   genetic *g = state;
-  int n = 0;
-  while (n < max && genetic_one(g, &out[n])) {
-    kt__base_take(&g->b, out[n]);
-    n++;
-  }
-  return n;
+  return kt__base_ask(&g->b, genetic_one, g, out, max);
 }
 
 /* Keeps the GA_POP best: the newcomer replaces the worst when better. */

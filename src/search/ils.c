@@ -50,7 +50,8 @@ static bool next_neighbour(ils *s, uint64_t *out) {
   return false;
 }
 
-static bool ils_one(ils *s, uint64_t *out) {
+static bool ils_one(void *state, uint64_t *out) {
+  ils *s = state;
   if (s->b.proposed < ILS_INIT || s->b.best == UINT64_MAX) return kt__base_random(&s->b, out);
   if (s->cur == UINT64_MAX) move_to(s, s->b.best, s->b.best_cost);
   if (next_neighbour(s, out)) return true;
@@ -61,12 +62,7 @@ static bool ils_one(ils *s, uint64_t *out) {
 
 static int ils_ask(void *state, uint64_t *out, int max) {
   ils *s = state;
-  int n = 0;
-  while (n < max && ils_one(s, &out[n])) {
-    kt__base_take(&s->b, out[n]);
-    n++;
-  }
-  return n;
+  return kt__base_ask(&s->b, ils_one, s, out, max);
 }
 
 static void ils_tell(void *state, uint64_t index, kt__status status, double seconds) {

@@ -62,28 +62,11 @@ void kt__strategy_free(kt__strategy *s) {
   free(s);
 }
 
-/* ---- public: names, summaries and the default ---- */
+/* ---- public: names and summaries ---- */
 
 const char *const *kt_strategy_names(void) { return kt__strategy_names(); }
 
 const char *kt_strategy_summary(const char *name) {
   const kt__strategy_ops *ops = kt__strategy_find(name);
   return ops ? ops->summary : NULL;
-}
-
-/* The best strategy in the replay evaluation (docs/SEARCH.md) from 50 to
- * 400 evaluations is the random forest that sees power-of-two alignment (at
- * 25, plain `forest` is ahead by 0.003 of the optimum, inside the noise of
- * the seed; one model at every budget is simpler to reason about). It refits its model at every proposal (about 40 ms with 1000
- * results on one core), so the total model time grows with the square of
- * the budget: past a few thousand evaluations (and for a time-only budget,
- * which the tuner passes as the whole space) iterated local search, which
- * costs nothing per proposal, takes over. */
-#define KT__MODEL_STRATEGY "forest_align"
-#define KT__LARGE_BUDGET_STRATEGY "ils"
-enum { KT__MODEL_MAX_BUDGET = 2000 };
-
-const char *kt_default_strategy(uint64_t valid_space_size, long budget) {
-  if (budget <= 0 || valid_space_size <= (uint64_t)budget) return "exhaustive";
-  return budget <= KT__MODEL_MAX_BUDGET ? KT__MODEL_STRATEGY : KT__LARGE_BUDGET_STRATEGY;
 }

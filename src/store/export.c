@@ -1,6 +1,6 @@
 /* Export of stored tunings: ktune's own JSON document (read back by
  * import.c, so it carries every column), and the FAIR benchmark hub's T4
- * results format (schema 1.0.0, as in shared/datasets/t4) for other tools. */
+ * results format (schema 1.0.0, as in tests/data/t4) for other tools. */
 #include "export.h"
 
 #include <json-c/json.h>

@@ -8,7 +8,6 @@
  * rounds. Kernels with @cluster get a second stage over the cluster space,
  * with the @autotune winner fixed. Every measurement goes to the results
  * database as soon as it is made. */
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,14 +18,13 @@
 #include "pool.h"
 #include "result.h"
 #include "worker_client.h"
+#include "../search/policy.h"
 #include "../search/strategy.h"
 #include "../space/space.h"
 #include "../workdir.h"
 
-enum { DEFAULT_FINALISTS = 5, DEFAULT_ROUNDS = 7, MAX_VALID_COUNT = 1000000, AUTO_BUDGET = 400 };
-/* With only a time budget, spaces up to this size are still walked in order. */
-enum { TIME_ONLY_EXHAUSTIVE = 200 };
-enum { MAX_WARM = 16 }; /* stored winners at other sizes evaluated first */
+enum { DEFAULT_FINALISTS = 5, DEFAULT_ROUNDS = 7 };
+enum { MAX_WARM = 16 }; /* stored winners (other sizes, other devices) evaluated first */
 
 /* A configuration string -> stored record, for resuming. */
 typedef struct stored_entry {
@@ -519,7 +517,6 @@ typedef struct stage {
   long budget;          /* 0: none */
   long asked;
   bool exhausted;
-  uint64_t *index_of_trial; /* trial id -> space index for tell */
   uint64_t warm[MAX_WARM];  /* indices evaluated by warm_start, already counted */
   int nwarm;
 } stage;
@@ -718,40 +715,18 @@ static int unknown_strategy(tuning *t) {
 
 static int choose_strategy(tuning *t, stage *s, const kt__strategy_ops **ops) {
   /* check_space counted the first stage's valid configurations. */
-  uint64_t valid = s->stage == 0 ? t->r->valid_size : kt__space_count_valid(s->space, MAX_VALID_COUNT);
-  long budget = t->o.budget_configs;
-  kt__sbuf why = {0};
-  if (t->o.strategy && s->stage == 0) {
-    *ops = kt__strategy_find(t->o.strategy);
-    if (!*ops) return unknown_strategy(t);
-    kt__sbuf_printf(&why, "asked for");
-  } else if (budget <= 0 && t->o.budget_s > 0 && s->stage == 0 && valid > TIME_ONLY_EXHAUSTIVE) {
-    /* Only a time limit: search the most promising configurations first
-     * rather than walk the space in index order until the time is spent. */
-    long assumed = valid > (uint64_t)LONG_MAX ? LONG_MAX : (long)valid - 1;
-    *ops = kt__strategy_find(kt_default_strategy(valid, assumed));
-    kt__sbuf_printf(&why, "a time budget of %g s over %llu valid configurations", t->o.budget_s,
-                    (unsigned long long)valid);
-  } else if ((budget <= 0 && valid <= MAX_VALID_COUNT / 100) || (budget > 0 && valid <= (uint64_t)budget) ||
-             s->stage == 1) {
-    *ops = kt__strategy_find("exhaustive");
-    kt__sbuf_printf(&why, "the %llu valid configurations fit the budget", (unsigned long long)valid);
-  } else {
-    if (budget <= 0) budget = AUTO_BUDGET;
-    *ops = kt__strategy_find(kt_default_strategy(valid, budget));
-    kt__sbuf_printf(&why, "the valid space (%s%llu) exceeds the budget of %ld", valid == UINT64_MAX ? "over " : "",
-                    (unsigned long long)(valid == UINT64_MAX ? MAX_VALID_COUNT : valid), budget);
-  }
-  s->budget = budget;
+  uint64_t valid = s->stage == 0 ? t->r->valid_size : kt__space_count_valid(s->space, KT__VALID_COUNT_MAX);
+  kt__strategy_choice c = kt__strategy_choose(t->o.strategy, valid, t->o.budget_configs, t->o.budget_s, s->stage);
+  if (!(*ops = c.ops)) return unknown_strategy(t);
+  s->budget = c.budget;
   if (s->stage == 0) {
     t->r->strategy = kt__xstrdup((*ops)->name);
-    t->r->strategy_reason = why.s ? kt__xstrdup(why.s) : NULL;
-    t->r->budget = budget;
-    t->planned += (int)(budget > 0 && (uint64_t)budget < valid ? (uint64_t)budget : valid);
+    t->r->strategy_reason = kt__xstrdup(c.reason);
+    t->r->budget = s->budget;
+    t->planned += (int)(s->budget > 0 && (uint64_t)s->budget < valid ? (uint64_t)s->budget : valid);
   } else {
     t->planned += (int)valid;
   }
-  kt__sbuf_free(&why);
   return KT_OK;
 }
 
@@ -794,7 +769,7 @@ static int check_space(tuning *t, uint64_t *size, uint64_t *valid) {
   KT__FORWARD(stage_space(t, 0, t->cfg->defaults, &other, NULL, &space));
   int rc = kt__space_check_default(space, t->k->file->src.path, t->eb);
   *size = kt__space_size(space);
-  *valid = rc == KT_OK ? kt__space_count_valid(space, MAX_VALID_COUNT) : 0;
+  *valid = rc == KT_OK ? kt__space_count_valid(space, KT__VALID_COUNT_MAX) : 0;
   if (rc == KT_OK && *valid == 0)
     rc = kt__space_none_valid(space, t->k->file->src.path, t->d->name, t->k->ctx->opts.labels.pin, t->eb);
   kt__space_free(space);

@@ -9,10 +9,9 @@
 
 typedef struct kt__worker kt__worker;
 
-/* Forks the worker and waits for its device to open; INFO describes it.
- * The worker dies with the thread that forked it (PR_SET_PDEATHSIG): start
- * it, and make requests (which may fork a replacement), from a thread that
- * outlives it, such as the main thread. */
+/* Starts the zygote (device/zygote.h), which forks the worker, and waits for
+ * the worker's device to open; INFO describes it. Workers die with the
+ * zygote, which kt__worker_stop ends (and which ends when the tuner dies). */
 int kt__worker_start(const kt__worker_setup *setup, kt__device_info *info, kt__worker **out, kt__errbuf *eb);
 /* kt__worker_start in two steps, so that the caller can work while the
  * worker opens its device: launch forks it; ready waits for it (on failure

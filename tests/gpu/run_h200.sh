@@ -5,11 +5,10 @@
 #   tests/gpu/run_h200.sh [OUTDIR]        (OUTDIR: $OUT, else ./gpu-out)
 #
 # Steps, each logged and summarised in OUTDIR/summary.txt:
-#   1. build ktune, its static library and the unit tests with plain cc (no
-#      CMake or pkg-config needed). Headers the machine lacks (sqlite3.h,
-#      json-c/, zlib.h) are taken from .carry/include, libraries it lacks
-#      from .carry/lib; an installed runtime library (libsqlite3.so.0) is
-#      linked by its full path when there is no development symlink.
+#   1. build ktune and the unit tests (bench/h200_build.sh --tests: CMake,
+#      else plain cc). What the machine lacks (sqlite3.h, json-c/, zlib.h,
+#      runtime libraries) comes from .carry, which `bench/h200_build.sh
+#      --prepare` makes on a machine with the development packages.
 #   2. the unit tests: test_cuda must pass; the other groups are reported.
 #   3. `ktune devices`: a CUDA device must be listed.
 #   4. every kernel in kernels/cuda/ tuned with --json: a winner must exist
@@ -27,8 +26,7 @@ cd "$ROOT" || exit 2
 OUTDIR=${1:-${OUT:-$ROOT/gpu-out}}
 BUILD=${BUILD:-$ROOT/build-gpu}
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
-JOBS=$(nproc 2>/dev/null || echo 4)
-mkdir -p "$OUTDIR" "$BUILD/obj" "$BUILD/json"
+mkdir -p "$OUTDIR" "$BUILD/json"
 LOG="$OUTDIR/log.txt"
 SUMMARY="$OUTDIR/summary.txt"
 : >"$LOG"
@@ -45,67 +43,24 @@ elapsed() { echo $(($(date +%s) - T0)); }
 
 # ---- 1. build -------------------------------------------------------------
 
-CFLAGS="-O2 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -Iinclude -Isrc"
-CFLAGS="$CFLAGS -DKTUNE_SOURCE_DIR=\"$ROOT\""
-[ -d .carry/include ] && CFLAGS="$CFLAGS -I$ROOT/.carry/include"
-if [ -f "$CUDA_HOME/include/cuda.h" ]; then
-  CFLAGS="$CFLAGS -isystem $CUDA_HOME/include -DKTUNE_HAVE_CUDA_H=1"
-fi
-if echo '#include <CL/cl.h>' | cc $CFLAGS -E -x c - >/dev/null 2>&1; then
-  CFLAGS="$CFLAGS -DKTUNE_HAVE_CL_H=1 -DCL_TARGET_OPENCL_VERSION=120"
-fi
-export CFLAGS BUILD
-
-# How to link library NAME: -lNAME when that links, else the full path of a
-# carried or installed runtime copy (lib<NAME>.so.N).
-link_flag() {
-  local name=$1 path
-  if echo 'int main(void){return 0;}' | cc -x c - -L"$ROOT/.carry/lib" -l"$name" -o /dev/null 2>/dev/null; then
-    echo "-L$ROOT/.carry/lib -l$name"
-    return
-  fi
-  path=$(ls "$ROOT"/.carry/lib/lib"$name".so* 2>/dev/null | head -1)
-  [ -z "$path" ] && path=$(ldconfig -p 2>/dev/null | awk -v n="lib$name.so" 'index($1, n) == 1 {print $NF; exit}')
-  [ -n "$path" ] && echo "$path" || echo "-l$name"
-}
-
-compile_one() { # src -> $BUILD/obj/<path with _>.o
-  local o="$BUILD/obj/$(echo "$1" | tr '/' '_').o"
-  cc $CFLAGS -c "$1" -o "$o" 2>>"$BUILD/cc.log" || { echo "cc failed: $1" >>"$BUILD/cc.log"; return 1; }
-}
-export -f compile_one
-
-build() {
-  : >"$BUILD/cc.log"
-  rm -f "$BUILD"/obj/*.o
-  find src -name '*.c' | xargs -P "$JOBS" -I{} bash -c 'compile_one "$@"' _ {} || return 1
-  ar rcs "$BUILD/libktune.a" "$BUILD"/obj/*.o || return 1
-  LIBS="$(link_flag sqlite3) $(link_flag json-c) $(link_flag z) -ldl -lpthread -lm"
-  echo "libraries: $LIBS" >>"$BUILD/cc.log"
-  cc $CFLAGS cli/ktune.c "$BUILD/libktune.a" $LIBS -o "$BUILD/ktune" 2>>"$BUILD/cc.log" || return 1
-  for t in tests/unit/test_*.c; do
-    cc $CFLAGS -Itests/harness "$t" tests/harness/harness.c "$BUILD/libktune.a" $LIBS \
-      -o "$BUILD/$(basename "$t" .c)" 2>>"$BUILD/cc.log" || echo "cannot build $t" >>"$BUILD/cc.log"
-  done
-}
-
 say "ktune CUDA check on $(hostname), $(date -u '+%Y-%m-%d %H:%M UTC')"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | sed 's/^/gpu: /' | tee -a "$SUMMARY"
 log "build"
-build
-rc=$?
-cat "$BUILD/cc.log" >>"$LOG"
-check "build ktune" $rc "$(elapsed) s"
-KTUNE="$BUILD/ktune"
+KTUNE=$(bench/h200_build.sh --tests "$BUILD" 2>>"$LOG" | tail -1)
+cat "$BUILD/build.log" >>"$LOG"
+[ -x "$KTUNE" ]
+check "build ktune" $? "$(elapsed) s"
 if [ ! -x "$KTUNE" ]; then
   say "cannot go on without ktune; see log.txt"
-  cp "$BUILD/cc.log" "$OUTDIR/" 2>/dev/null
+  cp "$BUILD/build.log" "$OUTDIR/" 2>/dev/null
   exit 1
 fi
+UNIT="$(dirname "$KTUNE")/tests"
 
 # ---- 2. unit tests --------------------------------------------------------
 
-for t in "$BUILD"/test_*; do
+[ -x "$UNIT/test_cuda" ] || [ "${KTUNE_GPU_SKIP_UNIT:-0}" = 1 ] || check "unit tests test_cuda" 1 "not built"
+for t in "$UNIT"/test_*; do
   [ -x "$t" ] || continue
   [ "${KTUNE_GPU_SKIP_UNIT:-0}" = 1 ] && break
   g=$(basename "$t")
