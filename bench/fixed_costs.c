@@ -27,24 +27,24 @@ static double now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-#define CU(call)                                                                                                       \
-  do {                                                                                                                 \
-    CUresult r_ = (call);                                                                                              \
-    if (r_ != CUDA_SUCCESS) {                                                                                          \
-      const char *s_ = NULL;                                                                                           \
-      cuGetErrorName(r_, &s_);                                                                                         \
-      fprintf(stderr, "fixed_costs: %s failed: %s\n", #call, s_ ? s_ : "?");                                           \
-      exit(1);                                                                                                         \
-    }                                                                                                                  \
+#define CU(call)                                                             \
+  do {                                                                       \
+    CUresult r_ = (call);                                                    \
+    if (r_ != CUDA_SUCCESS) {                                                \
+      const char *s_ = NULL;                                                 \
+      cuGetErrorName(r_, &s_);                                               \
+      fprintf(stderr, "fixed_costs: %s failed: %s\n", #call, s_ ? s_ : "?"); \
+      exit(1);                                                               \
+    }                                                                        \
   } while (0)
 
-#define NV(call)                                                                                                       \
-  do {                                                                                                                 \
-    nvrtcResult r_ = (call);                                                                                           \
-    if (r_ != NVRTC_SUCCESS) {                                                                                         \
-      fprintf(stderr, "fixed_costs: %s failed: %s\n", #call, nvrtcGetErrorString(r_));                                 \
-      exit(1);                                                                                                         \
-    }                                                                                                                  \
+#define NV(call)                                                                       \
+  do {                                                                                 \
+    nvrtcResult r_ = (call);                                                           \
+    if (r_ != NVRTC_SUCCESS) {                                                         \
+      fprintf(stderr, "fixed_costs: %s failed: %s\n", #call, nvrtcGetErrorString(r_)); \
+      exit(1);                                                                         \
+    }                                                                                  \
   } while (0)
 
 static char *slurp(const char *path) {
@@ -64,8 +64,7 @@ static char *slurp(const char *path) {
 }
 
 /* One NVRTC compilation to a CUBIN for the device's architecture. */
-static char *compile(const char *src, const char *path, const char *name, int major, int minor, int ndef,
-                     char **defs) {
+static char *compile(const char *src, const char *path, const char *name, int major, int minor, int ndef, char **defs) {
   nvrtcProgram prog;
   NV(nvrtcCreateProgram(&prog, src, path, 0, NULL, NULL));
   NV(nvrtcAddNameExpression(prog, name));

@@ -71,7 +71,8 @@ static void usage(FILE *out) {
         "  ktune devices [--json]\n"
         "  ktune cache list|show|export|import|clear [--kernel NAME] [--device NAME] [--db PATH]\n"
         "                  [--format table|defines|dflags|json|t4] [FILE]\n"
-        "  ktune replay RESULTS.json[.gz] [--strategy NAME] --budget N [--repeats R] [--seed S] [--warm OTHER.json]... [--json]\n"
+        "  ktune replay RESULTS.json[.gz] [--strategy NAME] --budget N [--repeats R] [--seed S] [--warm OTHER.json]... "
+        "[--json]\n"
         "  ktune --version\n",
         out);
 }
@@ -90,9 +91,9 @@ static const char **value_slot(cli *c, const char *opt) {
     const char *name;
     const char **slot;
   } table[] = {
-      {"--kernel", &c->kernel},     {"--backend", &c->backend}, {"--autotune", &c->pin}, {"--strategy", &c->strategy},
-      {"--budget", &c->budget},     {"--db", &c->db},           {"--seed", &c->seed},    {"--timeout", &c->timeout},
-      {"--compile-timeout", &c->compile_timeout},
+      {"--kernel", &c->kernel},     {"--backend", &c->backend}, {"--autotune", &c->pin},
+      {"--strategy", &c->strategy}, {"--budget", &c->budget},   {"--db", &c->db},
+      {"--seed", &c->seed},         {"--timeout", &c->timeout}, {"--compile-timeout", &c->compile_timeout},
       {"--jobs", &c->jobs},         {"--repeats", &c->repeats}, {"--format", &c->format},
   };
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
@@ -133,7 +134,8 @@ static int parse_args(int argc, char **argv, cli *c) {
       } else if (strcmp(a, "--device") == 0) {
         long n;
         if (strcmp(c->command, "cache") == 0) c->device_filter = v;
-        else if (parse_int(v, 0, 1 << 20, &n) != 0) return bad("--device %s: expected a device index (see `ktune devices`)", v);
+        else if (parse_int(v, 0, 1 << 20, &n) != 0)
+          return bad("--device %s: expected a device index (see `ktune devices`)", v);
         else c->device = (int)n;
       } else {
         *slot = v;
@@ -266,7 +268,8 @@ static int cmd_tune(const cli *c, int bench) {
   o.no_cache = c->no_cache || bench;
   o.show_output = c->show_output;
   o.retry_failed = c->retry_failed;
-  if (parse_budget(c->budget, &o) != 0) return bad("--budget %s: expected a number of configurations or seconds (30s)", c->budget);
+  if (parse_budget(c->budget, &o) != 0)
+    return bad("--budget %s: expected a number of configurations or seconds (30s)", c->budget);
   if (check_strategy(c->strategy)) return EXIT_BAD_INPUT;
   if (c->seed) {
     long s;

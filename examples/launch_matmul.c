@@ -128,8 +128,7 @@ static kt_context *open_context(const char *db, kt_miss_policy policy, const kt_
 
 static kt_kernel *load(kt_context *ctx, const char *path) {
   kt_kernel *k = NULL;
-  if (kt_kernel_load_file(ctx, path, "matmul", &k) != KT_OK)
-    fprintf(stderr, "launch_matmul: %s\n", kt_errmsg(ctx));
+  if (kt_kernel_load_file(ctx, path, "matmul", &k) != KT_OK) fprintf(stderr, "launch_matmul: %s\n", kt_errmsg(ctx));
   return k;
 }
 

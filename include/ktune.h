@@ -36,15 +36,15 @@ int kt_version_number(void);
 const char *kt_version(void);
 
 /* Error codes: one table makes the enum, kt_err_name and kt_strerror. */
-#define KT_ERRNO_MAP(XX)                                                     \
-  XX(INVALID, -1, "bad input")                                               \
-  XX(NOVALID, -2, "no valid configuration")                                  \
-  XX(NOBACKEND, -3, "backend or device unavailable")                         \
-  XX(NOMEM, -4, "out of memory")                                             \
-  XX(IO, -5, "input/output error")                                           \
-  XX(INTERRUPTED, -6, "interrupted")                                         \
-  XX(NOTFOUND, -7, "not found")                                              \
-  XX(STORE, -8, "results database error")                                    \
+#define KT_ERRNO_MAP(XX)                             \
+  XX(INVALID, -1, "bad input")                       \
+  XX(NOVALID, -2, "no valid configuration")          \
+  XX(NOBACKEND, -3, "backend or device unavailable") \
+  XX(NOMEM, -4, "out of memory")                     \
+  XX(IO, -5, "input/output error")                   \
+  XX(INTERRUPTED, -6, "interrupted")                 \
+  XX(NOTFOUND, -7, "not found")                      \
+  XX(STORE, -8, "results database error")            \
   XX(INTERNAL, -9, "internal error")
 
 typedef enum kt_err {
@@ -135,8 +135,8 @@ const char *kt_errmsg(const kt_context *ctx);
  * kernel in the file; an error lists them when there are several). */
 int kt_kernel_load_file(kt_context *ctx, const char *path, const char *name, kt_kernel **out);
 /* The same from a string; LANG is "c", "cl" or "cu"; LABEL names it in messages. */
-int kt_kernel_load_string(kt_context *ctx, const char *label, const char *source,
-                          const char *lang, const char *name, kt_kernel **out);
+int kt_kernel_load_string(kt_context *ctx, const char *label, const char *source, const char *lang, const char *name,
+                          kt_kernel **out);
 void kt_kernel_destroy(kt_kernel *k);
 const char *kt_kernel_name(const kt_kernel *k);
 

@@ -36,9 +36,7 @@ static const char *const status_names[] = {
 #undef KT__ST_NAME_
 };
 
-const char *kt__status_name(kt__status st) {
-  return (unsigned)st < KT__ST_COUNT ? status_names[st] : "unknown";
-}
+const char *kt__status_name(kt__status st) { return (unsigned)st < KT__ST_COUNT ? status_names[st] : "unknown"; }
 
 int kt__status_from_name(const char *name) {
   for (int i = 0; i < KT__ST_COUNT; i++)
@@ -55,9 +53,7 @@ static const struct {
 #undef KT__DT_INFO_
 };
 
-const char *kt__dtype_name(kt__dtype t) {
-  return (unsigned)t < KT__DT_COUNT ? dtypes[t].name : "?";
-}
+const char *kt__dtype_name(kt__dtype t) { return (unsigned)t < KT__DT_COUNT ? dtypes[t].name : "?"; }
 size_t kt__dtype_size(kt__dtype t) { return (unsigned)t < KT__DT_COUNT ? dtypes[t].size : 0; }
 int kt__dtype_from_name(const char *name) {
   for (int i = 0; i < KT__DT_COUNT; i++)

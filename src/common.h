@@ -21,29 +21,34 @@ typedef struct kt__errbuf {
  * A configuration's status has its own helper, kt__fail, below. */
 kt_err kt__err(kt__errbuf *eb, kt_err code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-#define KT__RETURN_IF(cond, eb, code, ...)                                   \
-  do { if (cond) return kt__err((eb), (code), __VA_ARGS__); } while (0)
-#define KT__FORWARD(expr)                                                    \
-  do { int kt__rc_ = (expr); if (kt__rc_ != KT_OK) return kt__rc_; } while (0)
+#define KT__RETURN_IF(cond, eb, code, ...)               \
+  do {                                                   \
+    if (cond) return kt__err((eb), (code), __VA_ARGS__); \
+  } while (0)
+#define KT__FORWARD(expr)                 \
+  do {                                    \
+    int kt__rc_ = (expr);                 \
+    if (kt__rc_ != KT_OK) return kt__rc_; \
+  } while (0)
 
 /* What happened to one configuration. The names are those of the JSON output. */
-#define KT__STATUS_MAP(XX)                                                   \
-  XX(PENDING, "pending")                                                     \
-  XX(OK, "ok")                                                               \
-  XX(COMPILE, "compile")                                                     \
-  XX(RUNTIME, "runtime")                                                     \
-  XX(TIMEOUT, "timeout")                                                     \
-  XX(CORRECTNESS, "correctness")                                             \
-  XX(CONSTRAINT, "constraint")                                               \
-  XX(INPUT, "input")       /* wrote a tensor declared `in` */                \
-  XX(BOUNDS, "bounds")     /* wrote outside a tensor (its guard zones) */    \
-  XX(STATE, "state")       /* left process state behind (threads, alarms,  \
+#define KT__STATUS_MAP(XX)                                            \
+  XX(PENDING, "pending")                                              \
+  XX(OK, "ok")                                                        \
+  XX(COMPILE, "compile")                                              \
+  XX(RUNTIME, "runtime")                                              \
+  XX(TIMEOUT, "timeout")                                              \
+  XX(CORRECTNESS, "correctness")                                      \
+  XX(CONSTRAINT, "constraint")                                        \
+  XX(INPUT, "input")   /* wrote a tensor declared `in` */             \
+  XX(BOUNDS, "bounds") /* wrote outside a tensor (its guard zones) */ \
+  XX(STATE, "state")   /* left process state behind (threads, alarms,  \
                               signal handlers, children, cwd, environment) */
 typedef enum kt__status {
 #define KT__ST_ENUM_(name, text) KT__ST_##name,
   KT__STATUS_MAP(KT__ST_ENUM_)
 #undef KT__ST_ENUM_
-  KT__ST_COUNT
+      KT__ST_COUNT
 } kt__status;
 const char *kt__status_name(kt__status st);
 /* kt__err for a configuration's status: sets the message and returns ST, so
@@ -52,22 +57,22 @@ kt__status kt__fail(kt__errbuf *eb, kt__status st, const char *fmt, ...) __attri
 int kt__status_from_name(const char *name); /* -1 when unknown */
 
 /* Element types of @kernel parameters. */
-#define KT__DTYPE_MAP(XX)                                                    \
-  XX(F16, "f16", 2)                                                          \
-  XX(BF16, "bf16", 2)                                                        \
-  XX(F32, "f32", 4)                                                          \
-  XX(F64, "f64", 8)                                                          \
-  XX(I8, "i8", 1)                                                            \
-  XX(U8, "u8", 1)                                                            \
-  XX(I32, "i32", 4)                                                          \
-  XX(U32, "u32", 4)                                                          \
-  XX(I64, "i64", 8)                                                          \
+#define KT__DTYPE_MAP(XX) \
+  XX(F16, "f16", 2)       \
+  XX(BF16, "bf16", 2)     \
+  XX(F32, "f32", 4)       \
+  XX(F64, "f64", 8)       \
+  XX(I8, "i8", 1)         \
+  XX(U8, "u8", 1)         \
+  XX(I32, "i32", 4)       \
+  XX(U32, "u32", 4)       \
+  XX(I64, "i64", 8)       \
   XX(U64, "u64", 8)
 typedef enum kt__dtype {
 #define KT__DT_ENUM_(name, text, size) KT__DT_##name,
   KT__DTYPE_MAP(KT__DT_ENUM_)
 #undef KT__DT_ENUM_
-  KT__DT_COUNT
+      KT__DT_COUNT
 } kt__dtype;
 const char *kt__dtype_name(kt__dtype t);
 size_t kt__dtype_size(kt__dtype t);

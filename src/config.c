@@ -51,7 +51,10 @@ bool kt__config_next(const char **p, kt__config_item *item) {
   while (s[len] && !is_sep((unsigned char)s[len])) len++;
   const char *eq = memchr(s, '=', len);
   size_t name_len = eq ? (size_t)(eq - s) : len;
-  *item = (kt__config_item){.text = s, .len = len, .name_len = name_len, .value = eq ? eq + 1 : NULL,
+  *item = (kt__config_item){.text = s,
+                            .len = len,
+                            .name_len = name_len,
+                            .value = eq ? eq + 1 : NULL,
                             .value_len = eq ? len - name_len - 1 : 0};
   *p = s + len;
   return true;
@@ -74,8 +77,7 @@ int kt__config_find(const char *const *names, int n, const kt__config_item *item
   return -1;
 }
 
-void kt__config_format(const char *const *names, const int64_t *values, int n, const char *prefix,
-                       kt__sbuf *out) {
+void kt__config_format(const char *const *names, const int64_t *values, int n, const char *prefix, kt__sbuf *out) {
   for (int i = 0; i < n; i++) kt__sbuf_printf(out, "%s%s%s=%" PRId64, i ? " " : "", prefix, names[i], values[i]);
   if (!out->s) kt__sbuf_append(out, "", 0);
 }
@@ -122,8 +124,7 @@ static int bad_pin_syntax(const kt__config_item *it, const char *label, kt__errb
                  label, (int)it->len, it->text);
 }
 
-static int unknown_name(const char *const *names, int n, const kt__config_item *it, const char *label,
-                        kt__errbuf *eb) {
+static int unknown_name(const char *const *names, int n, const kt__config_item *it, const char *label, kt__errbuf *eb) {
   kt__sbuf b = {0};
   for (int i = 0; i < n; i++) kt__sbuf_printf(&b, "%s%s", i ? ", " : "", names[i]);
   int rc = kt__err(eb, KT_INVALID, "unknown name %.*s in %s; the kernel declares: %s", (int)it->name_len, it->text,
@@ -133,8 +134,8 @@ static int unknown_name(const char *const *names, int n, const kt__config_item *
 }
 
 /* Parses every item before OUT changes, so that a bad spec changes nothing. */
-int kt__config_parse_pins(const char *const *names, int n, const char *spec, const char *label,
-                          kt__config_pins *out, kt__errbuf *eb) {
+int kt__config_parse_pins(const char *const *names, int n, const char *spec, const char *label, kt__config_pins *out,
+                          kt__errbuf *eb) {
   KT__RETURN_IF(!spec, eb, KT_INVALID, "empty %s value", label);
   kt__config_pins p;
   kt__config_pins_init(&p, n);

@@ -31,7 +31,7 @@ int kt__config_stage_count(const kt__config *c, int stage);
 
 /* One item of a list: spans of the text, not NUL-terminated. */
 typedef struct kt__config_item {
-  const char *text;  /* the whole item */
+  const char *text; /* the whole item */
   size_t len;
   size_t name_len;   /* text[0, name_len): up to the first '=', or the whole item */
   const char *value; /* after the first '=', to the item's end; NULL without '=' */
@@ -50,8 +50,7 @@ int kt__config_find(const char *const *names, int n, const kt__config_item *item
 /* The formatter: "NAME=VALUE NAME=VALUE" of N names and values, each item
  * after PREFIX ("-D" for compiler flags), appended to OUT, which holds a
  * string afterwards even when N is 0. */
-void kt__config_format(const char *const *names, const int64_t *values, int n, const char *prefix,
-                       kt__sbuf *out);
+void kt__config_format(const char *const *names, const int64_t *values, int n, const char *prefix, kt__sbuf *out);
 /* Reads stored TEXT into VALUES (indexed like C's names): names the text
  * lacks keep their value, and items that are no NAME=integer of C are
  * ignored. */
@@ -77,7 +76,7 @@ kt__config_pins kt__config_pins_stage(const kt__config *c, const kt__config_pins
  * are not pinned. A malformed item, a name not in NAMES or a name given
  * twice is KT_INVALID saying which item, where (LABEL: what the caller calls
  * the pins, kt_labels.pin) and what is expected, and leaves OUT as it was. */
-int kt__config_parse_pins(const char *const *names, int n, const char *spec, const char *label,
-                          kt__config_pins *out, kt__errbuf *eb);
+int kt__config_parse_pins(const char *const *names, int n, const char *spec, const char *label, kt__config_pins *out,
+                          kt__errbuf *eb);
 
 #endif

@@ -104,7 +104,8 @@ int kt__be_copy(const kt__backend *be, void *state, void *dst, void *src, size_t
   return be->copy ? be->copy(state, dst, src, bytes, eb) : KT_NOTFOUND;
 }
 
-int kt__be_slice(const kt__backend *be, void *state, void *buf, size_t offset, size_t bytes, void **out, kt__errbuf *eb) {
+int kt__be_slice(const kt__backend *be, void *state, void *buf, size_t offset, size_t bytes, void **out,
+                 kt__errbuf *eb) {
   *out = NULL;
   if (!be->slice) return KT_NOTFOUND;
   return be->slice(state, buf, offset, bytes, out, eb);

@@ -18,21 +18,21 @@
 #include "../lang/decl.h"
 
 typedef struct kt__device_info {
-  char backend[16];          /* "cpu", "opencl", "cuda" */
-  int index;                 /* among this backend's devices */
-  char name[256];            /* "NVIDIA H200", "pthread-haswell", ... */
+  char backend[16]; /* "cpu", "opencl", "cuda" */
+  int index;        /* among this backend's devices */
+  char name[256];   /* "NVIDIA H200", "pthread-haswell", ... */
   char vendor[128];
-  char arch[64];             /* "sm_90", "x86_64-znver3", OpenCL device version */
+  char arch[64]; /* "sm_90", "x86_64-znver3", OpenCL device version */
   uint64_t memory_bytes;
-  char driver_version[64];   /* driver / OpenCL platform version */
+  char driver_version[64];     /* driver / OpenCL platform version */
   char toolchain_version[128]; /* NVRTC, cc --version, OpenCL C version */
-  int max_threads_per_block; /* 0: no limit (CPU) */
-  uint64_t max_shared_bytes; /* per block, opt-in maximum; 0: n/a */
+  int max_threads_per_block;   /* 0: no limit (CPU) */
+  uint64_t max_shared_bytes;   /* per block, opt-in maximum; 0: n/a */
   int compute_units;
-  uint64_t l2_bytes;         /* last-level cache to flush between timed runs */
-  double peak_gflops;        /* fp32 peak; 0 when unknown */
-  double peak_gbps;          /* memory bandwidth peak; 0 when unknown */
-  bool host_cpu;             /* kernels run on the host's own cores (CPU backend, a CPU
+  uint64_t l2_bytes;  /* last-level cache to flush between timed runs */
+  double peak_gflops; /* fp32 peak; 0 when unknown */
+  double peak_gbps;   /* memory bandwidth peak; 0 when unknown */
+  bool host_cpu;      /* kernels run on the host's own cores (CPU backend, a CPU
                                 OpenCL device): compiling while timing would disturb
                                 the timings, so the tuner alternates the two */
 } kt__device_info;
@@ -45,8 +45,8 @@ typedef struct kt__build {
   const int64_t *values;
   int n;
   const kt__device_info *device;
-  const char *workdir;      /* private directory (mode 0700) for outputs */
-  const char *tag;          /* unique file stem inside workdir for this build */
+  const char *workdir; /* private directory (mode 0700) for outputs */
+  const char *tag;     /* unique file stem inside workdir for this build */
   double timeout_s;
   /* Set (non-zero) when the tuner abandons this build: a compile that can
    * stop early (stops_on_cancel) then returns PENDING soon. May be NULL. */
@@ -55,17 +55,17 @@ typedef struct kt__build {
 
 /* What compile produced: a file in workdir (shared object, cubin, ...). */
 typedef struct kt__artifact {
-  char *path;    /* NULL when the backend compiles at load time */
-  char *log;     /* compiler output (first lines kept on failure); may be NULL */
+  char *path; /* NULL when the backend compiles at load time */
+  char *log;  /* compiler output (first lines kept on failure); may be NULL */
   double seconds;
 } kt__artifact;
 void kt__artifact_free(kt__artifact *a);
 
 /* One kernel argument on the device. */
 typedef struct kt__arg {
-  void *buf;            /* device buffer handle for tensors; NULL for scalars */
+  void *buf; /* device buffer handle for tensors; NULL for scalars */
   unsigned char scalar[8];
-  size_t size;          /* scalar size in bytes (tensors: the buffer size) */
+  size_t size; /* scalar size in bytes (tensors: the buffer size) */
   bool is_tensor;
 } kt__arg;
 
@@ -197,7 +197,8 @@ int kt__be_list_devices(const kt__backend *be, kt__device_info *out, int max, in
 kt__status kt__be_compile(const kt__backend *be, const kt__build *b, kt__artifact *a, kt__errbuf *eb);
 int kt__be_open(const kt__backend *be, int index, void **state, kt__device_info *info, kt__errbuf *eb);
 void kt__be_close(const kt__backend *be, void *state);
-kt__status kt__be_load(const kt__backend *be, void *state, const kt__build *b, const kt__artifact *a, void **fn, kt__errbuf *eb);
+kt__status kt__be_load(const kt__backend *be, void *state, const kt__build *b, const kt__artifact *a, void **fn,
+                       kt__errbuf *eb);
 void kt__be_unload(const kt__backend *be, void *state, void *fn);
 kt__status kt__be_check(const kt__backend *be, void *state, void *fn, const kt__launch *l, kt__errbuf *eb);
 int kt__be_alloc(const kt__backend *be, void *state, size_t bytes, void **buf, kt__errbuf *eb);
@@ -205,7 +206,8 @@ void kt__be_release(const kt__backend *be, void *state, void *buf);
 int kt__be_upload(const kt__backend *be, void *state, void *buf, const void *host, size_t bytes, kt__errbuf *eb);
 int kt__be_download(const kt__backend *be, void *state, void *host, void *buf, size_t bytes, kt__errbuf *eb);
 kt__status kt__be_run(const kt__backend *be, void *state, void *fn, const kt__launch *l, kt__errbuf *eb);
-kt__status kt__be_time(const kt__backend *be, void *state, void *fn, const kt__launch *l, int n, double *seconds, kt__errbuf *eb);
+kt__status kt__be_time(const kt__backend *be, void *state, void *fn, const kt__launch *l, int n, double *seconds,
+                       kt__errbuf *eb);
 void kt__be_flush_cache(const kt__backend *be, void *state);
 void kt__be_prebuild(const kt__backend *be, void *state, const kt__build *b, int n);
 int kt__be_fill(const kt__backend *be, void *state, void *buf, size_t bytes, const void *pattern, size_t pattern_size,
@@ -215,7 +217,8 @@ void kt__be_pin_host(const kt__backend *be, void *state, void *host, size_t byte
 int kt__be_equal(const kt__backend *be, void *state, void *a, void *b, size_t bytes, bool *same, kt__errbuf *eb);
 int kt__be_copy(const kt__backend *be, void *state, void *dst, void *src, size_t bytes, kt__errbuf *eb);
 /* KT_NOTFOUND when the backend cannot slice. */
-int kt__be_slice(const kt__backend *be, void *state, void *buf, size_t offset, size_t bytes, void **out, kt__errbuf *eb);
+int kt__be_slice(const kt__backend *be, void *state, void *buf, size_t offset, size_t bytes, void **out,
+                 kt__errbuf *eb);
 void kt__be_unslice(const kt__backend *be, void *state, void *slice);
 
 #endif

@@ -22,48 +22,47 @@
 
 /* Every driver function ktune calls: field, exported symbol (the versioned
  * one cuda.h would map the plain name to), return type, parameters. */
-#define KT__CU_FUNCS(XX)                                                                                     \
-  XX(Init, "cuInit", (unsigned))                                                                             \
-  XX(DriverGetVersion, "cuDriverGetVersion", (int *))                                                        \
-  XX(GetErrorName, "cuGetErrorName", (CUresult, const char **))                                              \
-  XX(DeviceGetCount, "cuDeviceGetCount", (int *))                                                            \
-  XX(DeviceGet, "cuDeviceGet", (CUdevice *, int))                                                            \
-  XX(DeviceGetName, "cuDeviceGetName", (char *, int, CUdevice))                                              \
-  XX(DeviceGetAttribute, "cuDeviceGetAttribute", (int *, CUdevice_attribute, CUdevice))                      \
-  XX(DeviceTotalMem, "cuDeviceTotalMem_v2", (size_t *, CUdevice))                                            \
-  XX(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", (CUcontext *, CUdevice))                            \
-  XX(DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", (CUdevice))                                    \
-  XX(CtxSetCurrent, "cuCtxSetCurrent", (CUcontext))                                                          \
-  XX(CtxSynchronize, "cuCtxSynchronize", (void))                                                             \
-  XX(ModuleLoadData, "cuModuleLoadData", (CUmodule *, const void *))                                         \
-  XX(ModuleUnload, "cuModuleUnload", (CUmodule))                                                             \
-  XX(ModuleGetFunction, "cuModuleGetFunction", (CUfunction *, CUmodule, const char *))                       \
-  XX(FuncGetAttribute, "cuFuncGetAttribute", (int *, CUfunction_attribute, CUfunction))                      \
-  XX(FuncSetAttribute, "cuFuncSetAttribute", (CUfunction, CUfunction_attribute, int))                        \
-  XX(MemAlloc, "cuMemAlloc_v2", (CUdeviceptr *, size_t))                                                     \
-  XX(MemFree, "cuMemFree_v2", (CUdeviceptr))                                                                 \
-  XX(MemcpyHtoD, "cuMemcpyHtoD_v2", (CUdeviceptr, const void *, size_t))                                     \
-  XX(MemcpyDtoH, "cuMemcpyDtoH_v2", (void *, CUdeviceptr, size_t))                                           \
-  XX(MemcpyDtoD, "cuMemcpyDtoD_v2", (CUdeviceptr, CUdeviceptr, size_t))                                      \
-  XX(MemsetD8Async, "cuMemsetD8Async", (CUdeviceptr, unsigned char, size_t, CUstream))                       \
-  XX(MemsetD8, "cuMemsetD8_v2", (CUdeviceptr, unsigned char, size_t))                                        \
-  XX(MemsetD16, "cuMemsetD16_v2", (CUdeviceptr, unsigned short, size_t))                                     \
-  XX(MemsetD32, "cuMemsetD32_v2", (CUdeviceptr, unsigned int, size_t))                                       \
-  XX(MemHostRegister, "cuMemHostRegister_v2", (void *, size_t, unsigned int))                                \
-  XX(StreamSynchronize, "cuStreamSynchronize", (CUstream))                                                   \
-  XX(EventCreate, "cuEventCreate", (CUevent *, unsigned))                                                    \
-  XX(EventDestroy, "cuEventDestroy_v2", (CUevent))                                                           \
-  XX(EventRecord, "cuEventRecord", (CUevent, CUstream))                                                      \
-  XX(EventSynchronize, "cuEventSynchronize", (CUevent))                                                      \
-  XX(LaunchKernel, "cuLaunchKernel",                                                                         \
-     (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream, void **,   \
-      void **))
+#define KT__CU_FUNCS(XX)                                                                \
+  XX(Init, "cuInit", (unsigned))                                                        \
+  XX(DriverGetVersion, "cuDriverGetVersion", (int *))                                   \
+  XX(GetErrorName, "cuGetErrorName", (CUresult, const char **))                         \
+  XX(DeviceGetCount, "cuDeviceGetCount", (int *))                                       \
+  XX(DeviceGet, "cuDeviceGet", (CUdevice *, int))                                       \
+  XX(DeviceGetName, "cuDeviceGetName", (char *, int, CUdevice))                         \
+  XX(DeviceGetAttribute, "cuDeviceGetAttribute", (int *, CUdevice_attribute, CUdevice)) \
+  XX(DeviceTotalMem, "cuDeviceTotalMem_v2", (size_t *, CUdevice))                       \
+  XX(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", (CUcontext *, CUdevice))       \
+  XX(DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", (CUdevice))               \
+  XX(CtxSetCurrent, "cuCtxSetCurrent", (CUcontext))                                     \
+  XX(CtxSynchronize, "cuCtxSynchronize", (void))                                        \
+  XX(ModuleLoadData, "cuModuleLoadData", (CUmodule *, const void *))                    \
+  XX(ModuleUnload, "cuModuleUnload", (CUmodule))                                        \
+  XX(ModuleGetFunction, "cuModuleGetFunction", (CUfunction *, CUmodule, const char *))  \
+  XX(FuncGetAttribute, "cuFuncGetAttribute", (int *, CUfunction_attribute, CUfunction)) \
+  XX(FuncSetAttribute, "cuFuncSetAttribute", (CUfunction, CUfunction_attribute, int))   \
+  XX(MemAlloc, "cuMemAlloc_v2", (CUdeviceptr *, size_t))                                \
+  XX(MemFree, "cuMemFree_v2", (CUdeviceptr))                                            \
+  XX(MemcpyHtoD, "cuMemcpyHtoD_v2", (CUdeviceptr, const void *, size_t))                \
+  XX(MemcpyDtoH, "cuMemcpyDtoH_v2", (void *, CUdeviceptr, size_t))                      \
+  XX(MemcpyDtoD, "cuMemcpyDtoD_v2", (CUdeviceptr, CUdeviceptr, size_t))                 \
+  XX(MemsetD8Async, "cuMemsetD8Async", (CUdeviceptr, unsigned char, size_t, CUstream))  \
+  XX(MemsetD8, "cuMemsetD8_v2", (CUdeviceptr, unsigned char, size_t))                   \
+  XX(MemsetD16, "cuMemsetD16_v2", (CUdeviceptr, unsigned short, size_t))                \
+  XX(MemsetD32, "cuMemsetD32_v2", (CUdeviceptr, unsigned int, size_t))                  \
+  XX(MemHostRegister, "cuMemHostRegister_v2", (void *, size_t, unsigned int))           \
+  XX(StreamSynchronize, "cuStreamSynchronize", (CUstream))                              \
+  XX(EventCreate, "cuEventCreate", (CUevent *, unsigned))                               \
+  XX(EventDestroy, "cuEventDestroy_v2", (CUevent))                                      \
+  XX(EventRecord, "cuEventRecord", (CUevent, CUstream))                                 \
+  XX(EventSynchronize, "cuEventSynchronize", (CUevent))                                 \
+  XX(LaunchKernel, "cuLaunchKernel",                                                    \
+     (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream, void **, void **))
 
 static struct {
   pthread_once_t once;
   int rc;
   kt__errbuf eb;
-#define KT__CU_FIELD_(field, sym, params) CUresult (*field) params;
+#define KT__CU_FIELD_(field, sym, params) CUresult(*field) params;
   KT__CU_FUNCS(KT__CU_FIELD_)
 #undef KT__CU_FIELD_
   /* Optional: absent from older drivers. */
@@ -151,8 +150,8 @@ static void load_driver_once(void) {
   if (cu.rc != KT_OK) return;
   CUresult r = cu.Init(0);
   if (r != CUDA_SUCCESS)
-    cu.rc = kt__err(&cu.eb, KT_NOBACKEND, "CUDA is not available: cuInit failed with %s: %s", err_name(r),
-                    init_hint(r));
+    cu.rc =
+        kt__err(&cu.eb, KT_NOBACKEND, "CUDA is not available: cuInit failed with %s: %s", err_name(r), init_hint(r));
 }
 
 /* Loads libcuda and initialises it, once per (worker) process. */
@@ -290,8 +289,8 @@ static int open_context(cuda_state *s, int index, kt__errbuf *eb) {
   int n = 0;
   CUresult r = cu.DeviceGetCount(&n);
   KT__RETURN_IF(r != CUDA_SUCCESS, eb, KT_NOBACKEND, "CUDA: cuDeviceGetCount failed with %s", err_name(r));
-  KT__RETURN_IF(index < 0 || index >= n, eb, KT_NOBACKEND, "CUDA: there is no device %d (%d device%s found)", index,
-                n, n == 1 ? "" : "s");
+  KT__RETURN_IF(index < 0 || index >= n, eb, KT_NOBACKEND, "CUDA: there is no device %d (%d device%s found)", index, n,
+                n == 1 ? "" : "s");
   r = cu.DeviceGet(&s->dev, index);
   if (r == CUDA_SUCCESS) r = cu.DevicePrimaryCtxRetain(&s->ctx, s->dev);
   KT__RETURN_IF(r != CUDA_SUCCESS, eb, KT_NOBACKEND, "CUDA: cannot open device %d: %s", index, err_name(r));
@@ -375,8 +374,10 @@ static kt__status load_module(cuda_state *s, const char *path, const char *name,
   free(image);
   if (r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_INVALID_IMAGE || r == CUDA_ERROR_INVALID_PTX ||
       r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION) {
-    return kt__fail(eb, KT__ST_COMPILE, "the cubin does not load on %s (%s): %s (built for another architecture? see "
-            "KTUNE_CUDA_ARCH)", s->info.name, s->info.arch, err_name(r));
+    return kt__fail(eb, KT__ST_COMPILE,
+                    "the cubin does not load on %s (%s): %s (built for another architecture? see "
+                    "KTUNE_CUDA_ARCH)",
+                    s->info.name, s->info.arch, err_name(r));
   }
   if (r != CUDA_SUCCESS) return cu_status(s, r, "cuModuleLoadData", eb);
   char *sym = kernel_symbol(path, name);

@@ -55,7 +55,8 @@ static int64_t capped(int64_t device, int64_t ceiling) { return device > 0 && de
 static kt__status check_dims(const kt__cuda_device_limits *dev, const kt__launch *l, kt__cuda_launch_dims *out,
                              char *why, size_t whylen) {
   for (int i = 0; i < 3; i++) {
-    int64_t max_block = capped(dev->max_block[i], cuda_max_block[i]), max_grid = capped(dev->max_grid[i], cuda_max_grid[i]);
+    int64_t max_block = capped(dev->max_block[i], cuda_max_block[i]),
+            max_grid = capped(dev->max_grid[i], cuda_max_grid[i]);
     if (l->block[i] == 0 || l->grid[i] == 0)
       return refuse(why, whylen, "empty launch: grid %s = %llu, block %s = %llu", axis[i],
                     (unsigned long long)l->grid[i], axis[i], (unsigned long long)l->block[i]);
@@ -72,8 +73,8 @@ static kt__status check_dims(const kt__cuda_device_limits *dev, const kt__launch
 }
 
 /* After check_dims: each block extent is at most 1024, so the product fits. */
-static kt__status check_threads(const kt__cuda_device_limits *dev, const kt__cuda_func_attrs *fn,
-                                const kt__launch *l, char *why, size_t whylen) {
+static kt__status check_threads(const kt__cuda_device_limits *dev, const kt__cuda_func_attrs *fn, const kt__launch *l,
+                                char *why, size_t whylen) {
   int64_t threads = (int64_t)(l->block[0] * l->block[1] * l->block[2]);
   int64_t max_threads = capped(dev->max_threads_per_block, CUDA_MAX_THREADS);
   if (threads > max_threads)
@@ -94,10 +95,11 @@ static kt__status check_shared(const kt__cuda_device_limits *dev, const kt__cuda
                                kt__cuda_launch_dims *out, char *why, size_t whylen) {
   uint64_t total = (uint64_t)fn->static_shared + l->shared_bytes;
   if (l->shared_bytes > UINT32_MAX || total > (uint64_t)dev->shared_optin)
-    return refuse(why, whylen,
-                  "shared memory of %llu bytes per block (%lld static + %llu dynamic) exceeds the device's maximum of %lld",
-                  (unsigned long long)total, (long long)fn->static_shared, (unsigned long long)l->shared_bytes,
-                  (long long)dev->shared_optin);
+    return refuse(
+        why, whylen,
+        "shared memory of %llu bytes per block (%lld static + %llu dynamic) exceeds the device's maximum of %lld",
+        (unsigned long long)total, (long long)fn->static_shared, (unsigned long long)l->shared_bytes,
+        (long long)dev->shared_optin);
   out->shared_bytes = (unsigned)l->shared_bytes;
   /* Past the default limit the function must opt in, once per function. */
   out->raise_shared = total > (uint64_t)dev->shared_default;
@@ -133,8 +135,8 @@ kt__status kt__cuda_cluster_config(const kt__cuda_device_limits *dev, const kt__
   return KT__ST_OK;
 }
 
-kt__status kt__cuda_check_limits(const kt__cuda_device_limits *dev, const kt__cuda_func_attrs *fn,
-                                 const kt__launch *l, kt__cuda_launch_dims *out, char *why, size_t whylen) {
+kt__status kt__cuda_check_limits(const kt__cuda_device_limits *dev, const kt__cuda_func_attrs *fn, const kt__launch *l,
+                                 kt__cuda_launch_dims *out, char *why, size_t whylen) {
   memset(out, 0, sizeof *out);
   if (whylen) why[0] = 0;
   kt__status st = check_dims(dev, l, out, why, whylen);
@@ -189,9 +191,7 @@ double kt__cuda_peak_gbps(int mem_clock_khz, int bus_width_bits) {
   return 2.0 * mem_clock_khz * 1e3 * (bus_width_bits / 8.0) * 1e-9;
 }
 
-static bool is_arch(const char *s) {
-  return s && strncmp(s, "sm_", 3) == 0 && s[3] >= '0' && s[3] <= '9';
-}
+static bool is_arch(const char *s) { return s && strncmp(s, "sm_", 3) == 0 && s[3] >= '0' && s[3] <= '9'; }
 
 /* "sm_90a" refines "sm_90": the same digits and a letter after them. */
 static bool refines(const char *requested, const char *device) {

@@ -12,10 +12,10 @@ typedef struct kt__cuda_device_limits {
   int max_threads_per_block;
   int max_block[3];
   int64_t max_grid[3];
-  int regs_per_block;        /* registers one block may use */
-  int64_t shared_optin;      /* shared memory per block, opt-in maximum */
-  int64_t shared_default;    /* without opting in (48 KiB) */
-  int max_cluster;           /* blocks per cluster: 8 portable, 16 non-portable */
+  int regs_per_block;     /* registers one block may use */
+  int64_t shared_optin;   /* shared memory per block, opt-in maximum */
+  int64_t shared_default; /* without opting in (48 KiB) */
+  int max_cluster;        /* blocks per cluster: 8 portable, 16 non-portable */
   int cc_major, cc_minor;
 } kt__cuda_device_limits;
 
@@ -39,8 +39,8 @@ typedef struct kt__cuda_launch_dims {
 /* Checks launch L for a function with attributes FN on a device with limits
  * DEV and fills OUT. KT__ST_OK, or KT__ST_CONSTRAINT with the reason in WHY
  * (a sentence naming the limit and both values). */
-kt__status kt__cuda_check_limits(const kt__cuda_device_limits *dev, const kt__cuda_func_attrs *fn,
-                                 const kt__launch *l, kt__cuda_launch_dims *out, char *why, size_t whylen);
+kt__status kt__cuda_check_limits(const kt__cuda_device_limits *dev, const kt__cuda_func_attrs *fn, const kt__launch *l,
+                                 kt__cuda_launch_dims *out, char *why, size_t whylen);
 
 /* The cluster part of the above, on its own: validates L's cluster shape
  * (each dimension divides the grid's, at most DEV->max_cluster blocks, a

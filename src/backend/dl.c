@@ -14,8 +14,7 @@ void *kt__dl_open_any(const char *const *candidates, const char *what, kt__errbu
     const char *e = dlerror();
     kt__sbuf_printf(&why, "\n  %s: %s", candidates[i], e ? e : "not found");
   }
-  kt__err(eb, KT_NOBACKEND, "%s is not available: none of its libraries could be loaded:%s", what,
-          why.s ? why.s : "");
+  kt__err(eb, KT_NOBACKEND, "%s is not available: none of its libraries could be loaded:%s", what, why.s ? why.s : "");
   kt__sbuf_free(&why);
   return NULL;
 }
@@ -24,8 +23,7 @@ int kt__dl_resolve(void *lib, const char *what, const char *const *symbols, void
   for (int i = 0; i < n; i++) {
     addrs[i] = dlsym(lib, symbols[i]);
     if (!addrs[i])
-      return kt__err(eb, KT_NOBACKEND, "%s: the library lacks the function %s (too old a version?)", what,
-                     symbols[i]);
+      return kt__err(eb, KT_NOBACKEND, "%s: the library lacks the function %s (too old a version?)", what, symbols[i]);
   }
   return KT_OK;
 }

@@ -107,18 +107,18 @@ void kt__nvrtc_options_free(char **opts) {
 #ifdef KTUNE_HAVE_CUDA_H
 
 /* Every NVRTC function ktune calls: name, return type, parameters. */
-#define KT__NVRTC_FUNCS(XX)                                                                         \
-  XX(nvrtcVersion, nvrtcResult, (int *, int *))                                                     \
-  XX(nvrtcGetErrorString, const char *, (nvrtcResult))                                              \
-  XX(nvrtcCreateProgram, nvrtcResult,                                                               \
-     (nvrtcProgram *, const char *, const char *, int, const char *const *, const char *const *))   \
-  XX(nvrtcDestroyProgram, nvrtcResult, (nvrtcProgram *))                                            \
-  XX(nvrtcCompileProgram, nvrtcResult, (nvrtcProgram, int, const char *const *))                    \
-  XX(nvrtcGetProgramLogSize, nvrtcResult, (nvrtcProgram, size_t *))                                 \
-  XX(nvrtcGetProgramLog, nvrtcResult, (nvrtcProgram, char *))                                       \
-  XX(nvrtcGetCUBINSize, nvrtcResult, (nvrtcProgram, size_t *))                                      \
-  XX(nvrtcGetCUBIN, nvrtcResult, (nvrtcProgram, char *))                                            \
-  XX(nvrtcAddNameExpression, nvrtcResult, (nvrtcProgram, const char *))                             \
+#define KT__NVRTC_FUNCS(XX)                                                                       \
+  XX(nvrtcVersion, nvrtcResult, (int *, int *))                                                   \
+  XX(nvrtcGetErrorString, const char *, (nvrtcResult))                                            \
+  XX(nvrtcCreateProgram, nvrtcResult,                                                             \
+     (nvrtcProgram *, const char *, const char *, int, const char *const *, const char *const *)) \
+  XX(nvrtcDestroyProgram, nvrtcResult, (nvrtcProgram *))                                          \
+  XX(nvrtcCompileProgram, nvrtcResult, (nvrtcProgram, int, const char *const *))                  \
+  XX(nvrtcGetProgramLogSize, nvrtcResult, (nvrtcProgram, size_t *))                               \
+  XX(nvrtcGetProgramLog, nvrtcResult, (nvrtcProgram, char *))                                     \
+  XX(nvrtcGetCUBINSize, nvrtcResult, (nvrtcProgram, size_t *))                                    \
+  XX(nvrtcGetCUBIN, nvrtcResult, (nvrtcProgram, char *))                                          \
+  XX(nvrtcAddNameExpression, nvrtcResult, (nvrtcProgram, const char *))                           \
   XX(nvrtcGetLoweredName, nvrtcResult, (nvrtcProgram, const char *, const char **))
 
 static struct {
@@ -215,7 +215,7 @@ static kt__status save_outputs(nvrtcProgram prog, const kt__build *b, kt__artifa
   nvrtcResult r = nv.nvrtcGetCUBINSize(prog, &n);
   if (r != NVRTC_SUCCESS || n == 0) {
     return kt__fail(eb, KT__ST_COMPILE, "NVRTC produced no cubin (%s): is the architecture a real one (sm_XY)?",
-            nv.nvrtcGetErrorString(r));
+                    nv.nvrtcGetErrorString(r));
   }
   char *cubin = kt__xmalloc(n);
   nv.nvrtcGetCUBIN(prog, cubin);

@@ -23,9 +23,9 @@
 
 enum {
   MAX_DEVICES = 256,
-  CACHE_SLOTS = 128,         /* built programs kept per worker: more than one prebuild batch */
-  LOG_LINES = 40,            /* build log lines kept in a COMPILE message */
-  FLUSH_MIN = 8u << 20,      /* bytes written to evict caches, at least */
+  CACHE_SLOTS = 128,    /* built programs kept per worker: more than one prebuild batch */
+  LOG_LINES = 40,       /* build log lines kept in a COMPILE message */
+  FLUSH_MIN = 8u << 20, /* bytes written to evict caches, at least */
   FLUSH_MAX = 512u << 20
 };
 
@@ -43,13 +43,13 @@ typedef struct cl_state {
   cl_command_queue queue;
   size_t max_item[3];
   size_t max_group;
-  cl_uint address_bits;      /* the device's size_t, which holds global sizes */
+  cl_uint address_bits; /* the device's size_t, which holds global sizes */
   cl_ulong local_mem;
   cl_ulong cache_bytes;
-  bool can_slice;            /* sub-buffers at KT__SLICE_ALIGN are allowed */
+  bool can_slice; /* sub-buffers at KT__SLICE_ALIGN are allowed */
   cl_entry cache[CACHE_SLOTS];
-  int next_slot;             /* FIFO eviction */
-  cl_mem flush_buf;          /* lazily created by flush_cache */
+  int next_slot;    /* FIFO eviction */
+  cl_mem flush_buf; /* lazily created by flush_cache */
   size_t flush_bytes;
   bool flush_failed;
   /* A kernel failed while executing. GPU drivers (NVIDIA's among them)
@@ -61,9 +61,9 @@ typedef struct cl_state {
 
 typedef struct cl_fn {
   cl_kernel kernel;
-  cl_uint nparams;           /* as the compiled kernel declares them */
-  size_t group_limit;        /* CL_KERNEL_WORK_GROUP_SIZE */
-  cl_ulong static_local;     /* CL_KERNEL_LOCAL_MEM_SIZE */
+  cl_uint nparams;       /* as the compiled kernel declares them */
+  size_t group_limit;    /* CL_KERNEL_WORK_GROUP_SIZE */
+  cl_ulong static_local; /* CL_KERNEL_LOCAL_MEM_SIZE */
 } cl_fn;
 
 static kt__status fail(kt__errbuf *eb, kt__status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -77,12 +77,11 @@ static kt__status fail(kt__errbuf *eb, kt__status st, const char *fmt, ...) {
   return st;
 }
 
-#define CL_CHECK(call, eb, what)                                                              \
-  do {                                                                                       \
-    cl_int rc_ = (call);                                                                     \
-    if (rc_ != CL_SUCCESS)                                                                   \
-      return kt__err((eb), KT_NOBACKEND, "OpenCL: %s failed: %s (%d)", (what),               \
-                     kt__cl_error_name(rc_), (int)rc_);                                      \
+#define CL_CHECK(call, eb, what)                                                                                  \
+  do {                                                                                                            \
+    cl_int rc_ = (call);                                                                                          \
+    if (rc_ != CL_SUCCESS)                                                                                        \
+      return kt__err((eb), KT_NOBACKEND, "OpenCL: %s failed: %s (%d)", (what), kt__cl_error_name(rc_), (int)rc_); \
   } while (0)
 
 /* True (with the reason in EB) once a kernel fault made the context unusable. */
@@ -102,16 +101,15 @@ typedef struct cl_pair {
 
 /* Appends PLATFORM's devices to PAIRS. A platform without devices is
  * skipped (CL_DEVICE_NOT_FOUND is how the loader says so). */
-static int add_platform_devices(const kt__cl_api *cl, cl_platform_id platform, cl_pair *pairs, int max,
-                                int *count, kt__errbuf *eb) {
+static int add_platform_devices(const kt__cl_api *cl, cl_platform_id platform, cl_pair *pairs, int max, int *count,
+                                kt__errbuf *eb) {
   cl_uint n = 0;
   cl_int rc = cl->clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, NULL, &n);
   if (rc == CL_DEVICE_NOT_FOUND || n == 0) return KT_OK;
   CL_CHECK(rc, eb, "clGetDeviceIDs");
   cl_device_id *ids = kt__xcalloc(n, sizeof *ids);
   rc = cl->clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, n, ids, NULL);
-  for (cl_uint i = 0; rc == CL_SUCCESS && i < n && *count < max; i++)
-    pairs[(*count)++] = (cl_pair){platform, ids[i]};
+  for (cl_uint i = 0; rc == CL_SUCCESS && i < n && *count < max; i++) pairs[(*count)++] = (cl_pair){platform, ids[i]};
   free(ids);
   CL_CHECK(rc, eb, "clGetDeviceIDs");
   return KT_OK;
@@ -129,9 +127,9 @@ static int enumerate(const kt__cl_api *cl, cl_pair *pairs, int max, int *count, 
   CL_CHECK(rc, eb, "clGetPlatformIDs");
   cl_platform_id *plats = kt__xcalloc(np, sizeof *plats);
   rc = cl->clGetPlatformIDs(np, plats, NULL);
-  int status = rc == CL_SUCCESS ? KT_OK
-                                : kt__err(eb, KT_NOBACKEND, "OpenCL: clGetPlatformIDs failed: %s",
-                                          kt__cl_error_name(rc));
+  int status = rc == CL_SUCCESS
+                   ? KT_OK
+                   : kt__err(eb, KT_NOBACKEND, "OpenCL: clGetPlatformIDs failed: %s", kt__cl_error_name(rc));
   for (cl_uint p = 0; status == KT_OK && p < np; p++)
     status = add_platform_devices(cl, plats[p], pairs, max, count, eb);
   free(plats);
@@ -157,8 +155,7 @@ static void device_string(const kt__cl_api *cl, cl_device_id d, cl_platform_id p
   free(tmp);
 }
 
-static int device_value(const kt__cl_api *cl, cl_device_id d, cl_uint param, void *out, size_t size,
-                        kt__errbuf *eb) {
+static int device_value(const kt__cl_api *cl, cl_device_id d, cl_uint param, void *out, size_t size, kt__errbuf *eb) {
   CL_CHECK(cl->clGetDeviceInfo(d, param, size, out, NULL), eb, "clGetDeviceInfo");
   return KT_OK;
 }
@@ -233,8 +230,7 @@ static int query_limits(cl_state *s, kt__errbuf *eb) {
                 "OpenCL: device reports %u address bits (CL_DEVICE_ADDRESS_BITS); 32 or 64 expected",
                 (unsigned)s->address_bits);
   KT__FORWARD(device_value(cl, s->device, CL_DEVICE_LOCAL_MEM_SIZE, &s->local_mem, sizeof s->local_mem, eb));
-  KT__FORWARD(device_value(cl, s->device, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, &s->cache_bytes,
-                           sizeof s->cache_bytes, eb));
+  KT__FORWARD(device_value(cl, s->device, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, &s->cache_bytes, sizeof s->cache_bytes, eb));
   cl_uint align_bits = 0;
   KT__FORWARD(device_value(cl, s->device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, &align_bits, sizeof align_bits, eb));
   s->can_slice = align_bits / 8 <= KT__SLICE_ALIGN;
@@ -462,8 +458,8 @@ static kt__status cl_load(void *state, const kt__build *b, const kt__artifact *a
   f->kernel = s->cl->clCreateKernel(e->program, b->decl->name, &rc);
   if (rc != CL_SUCCESS) {
     free(f);
-    return fail(eb, rc == CL_INVALID_KERNEL_NAME ? KT__ST_COMPILE : KT__ST_RUNTIME,
-                "clCreateKernel(\"%s\"): %s%s", b->decl->name, kt__cl_error_name(rc),
+    return fail(eb, rc == CL_INVALID_KERNEL_NAME ? KT__ST_COMPILE : KT__ST_RUNTIME, "clCreateKernel(\"%s\"): %s%s",
+                b->decl->name, kt__cl_error_name(rc),
                 rc == CL_INVALID_KERNEL_NAME ? ": the program has no __kernel of that name" : "");
   }
   kt__status st = kernel_query(s, f, eb);
@@ -515,14 +511,15 @@ static kt__status check_group(const cl_state *s, const cl_fn *f, const kt__launc
   for (int i = 0; i < 3; i++) {
     if (l->block[i] > s->max_item[i])
       return fail(eb, KT__ST_CONSTRAINT,
-                  "block dimension %d is %" PRIu64 " work-items; the device allows %zu (CL_DEVICE_MAX_WORK_ITEM_SIZES)", i,
-                  l->block[i], s->max_item[i]);
+                  "block dimension %d is %" PRIu64 " work-items; the device allows %zu (CL_DEVICE_MAX_WORK_ITEM_SIZES)",
+                  i, l->block[i], s->max_item[i]);
     if (!kt__mul_u64(group, l->block[i], &group))
       return fail(eb, KT__ST_CONSTRAINT, "work-group size overflows 64 bits");
   }
   if (group > s->max_group)
     return fail(eb, KT__ST_CONSTRAINT,
-                "work-group of %" PRIu64 " work-items exceeds the device's maximum of %zu (CL_DEVICE_MAX_WORK_GROUP_SIZE)",
+                "work-group of %" PRIu64
+                " work-items exceeds the device's maximum of %zu (CL_DEVICE_MAX_WORK_GROUP_SIZE)",
                 group, s->max_group);
   if (group > f->group_limit)
     return fail(eb, KT__ST_CONSTRAINT,
@@ -558,14 +555,13 @@ static kt__status set_args(cl_state *s, cl_fn *f, const kt__launch *l, kt__errbu
     cl_mem mem = a->buf;
     cl_int rc = a->is_tensor ? s->cl->clSetKernelArg(f->kernel, (cl_uint)i, sizeof mem, &mem)
                              : s->cl->clSetKernelArg(f->kernel, (cl_uint)i, a->size, a->scalar);
-    if (rc != CL_SUCCESS)
-      return fail(eb, KT__ST_RUNTIME, "clSetKernelArg(%d): %s", i, kt__cl_error_name(rc));
+    if (rc != CL_SUCCESS) return fail(eb, KT__ST_RUNTIME, "clSetKernelArg(%d): %s", i, kt__cl_error_name(rc));
   }
   if (l->shared_bytes) {
     cl_int rc = s->cl->clSetKernelArg(f->kernel, (cl_uint)l->nargs, (size_t)l->shared_bytes, NULL);
     if (rc != CL_SUCCESS)
-      return fail(eb, KT__ST_RUNTIME, "clSetKernelArg(%d, %" PRIu64 " bytes of __local): %s", l->nargs,
-                  l->shared_bytes, kt__cl_error_name(rc));
+      return fail(eb, KT__ST_RUNTIME, "clSetKernelArg(%d, %" PRIu64 " bytes of __local): %s", l->nargs, l->shared_bytes,
+                  kt__cl_error_name(rc));
   }
   return KT__ST_OK;
 }
@@ -617,7 +613,6 @@ static kt__status finish(cl_state *s, kt__errbuf *eb) {
   return fail(eb, KT__ST_RUNTIME, "%s", s->lost);
 }
 
-
 static kt__status prepare(cl_state *s, cl_fn *f, const kt__launch *l, cl_range *r, kt__errbuf *eb) {
   kt__status st = make_range(l, r, eb);
   return st == KT__ST_OK ? set_args(s, f, l, eb) : st;
@@ -662,8 +657,8 @@ static kt__status cl_time(void *state, void *fn, const kt__launch *l, int n, dou
   if (st == KT__ST_OK) st = event_time(s, first, CL_PROFILING_COMMAND_START, &start, eb);
   if (st == KT__ST_OK) st = event_time(s, last ? last : first, CL_PROFILING_COMMAND_END, &end, eb);
   if (st == KT__ST_OK && end < start)
-    st = fail(eb, KT__ST_RUNTIME, "profiling events out of order (start %llu, end %llu)",
-              (unsigned long long)start, (unsigned long long)end);
+    st = fail(eb, KT__ST_RUNTIME, "profiling events out of order (start %llu, end %llu)", (unsigned long long)start,
+              (unsigned long long)end);
   if (first) (void)s->cl->clReleaseEvent(first);
   if (last) (void)s->cl->clReleaseEvent(last);
   if (st == KT__ST_OK) *seconds = (double)(end - start) * 1e-9;
@@ -677,8 +672,7 @@ static int cl_alloc(void *state, size_t bytes, void **buf, kt__errbuf *eb) {
   cl_int rc = CL_SUCCESS;
   /* OpenCL refuses empty buffers; an empty tensor still needs a handle. */
   cl_mem m = s->cl->clCreateBuffer(s->context, CL_MEM_READ_WRITE, bytes ? bytes : 1, NULL, &rc);
-  KT__RETURN_IF(rc != CL_SUCCESS, eb, KT_NOMEM, "OpenCL: clCreateBuffer(%zu bytes): %s", bytes,
-                kt__cl_error_name(rc));
+  KT__RETURN_IF(rc != CL_SUCCESS, eb, KT_NOMEM, "OpenCL: clCreateBuffer(%zu bytes): %s", bytes, kt__cl_error_name(rc));
   *buf = m;
   return KT_OK;
 }
@@ -738,8 +732,7 @@ static void cl_flush_cache(void *state) {
   }
   static const cl_uint pattern = 0x5a5a5a5au;
   if (rc == CL_SUCCESS)
-    rc = s->cl->clEnqueueFillBuffer(s->queue, s->flush_buf, &pattern, sizeof pattern, 0, s->flush_bytes, 0, NULL,
-                                    NULL);
+    rc = s->cl->clEnqueueFillBuffer(s->queue, s->flush_buf, &pattern, sizeof pattern, 0, s->flush_bytes, 0, NULL, NULL);
   if (rc == CL_SUCCESS) rc = s->cl->clFinish(s->queue);
   if (rc != CL_SUCCESS) s->flush_failed = true;
 }

@@ -24,7 +24,8 @@ static void fill_pattern(unsigned char *p, size_t n) {
 int kt__guarded_alloc(const kt__backend *be, void *state, size_t bytes, kt__guarded *g, kt__errbuf *eb) {
   *g = (kt__guarded){.bytes = bytes};
   size_t body = (bytes + KT__GUARD_BYTES - 1) / KT__GUARD_BYTES * KT__GUARD_BYTES;
-  size_t total = KT__GUARD_BYTES + body + KT__GUARD_BYTES, back_at = KT__GUARD_BYTES + bytes / KT__GUARD_BYTES * KT__GUARD_BYTES;
+  size_t total = KT__GUARD_BYTES + body + KT__GUARD_BYTES,
+         back_at = KT__GUARD_BYTES + bytes / KT__GUARD_BYTES * KT__GUARD_BYTES;
   KT__FORWARD(kt__be_alloc(be, state, be->slice ? total : bytes, &g->whole, eb));
   if (!be->slice) {
     g->inner = g->whole;
@@ -67,8 +68,7 @@ static size_t changed(const unsigned char *p, size_t n, size_t *first, size_t *l
   return count;
 }
 
-int kt__guarded_check(const kt__backend *be, void *state, const kt__guarded *g, kt__guard_damage *d,
-                      kt__errbuf *eb) {
+int kt__guarded_check(const kt__backend *be, void *state, const kt__guarded *g, kt__guard_damage *d, kt__errbuf *eb) {
   *d = (kt__guard_damage){0};
   if (!g->front) return KT_OK;
   unsigned char zone[2 * KT__GUARD_BYTES];

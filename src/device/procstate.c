@@ -74,7 +74,8 @@ static bool timers_quiet(char *why, size_t size) {
     if (getitimer(which[i], &t) != 0 || (!t.it_value.tv_sec && !t.it_value.tv_usec)) continue;
     struct itimerval off = {{0, 0}, {0, 0}};
     setitimer(which[i], &off, NULL);
-    snprintf(why, size, "left %s armed (%.3g s to go)", names[i], (double)t.it_value.tv_sec + t.it_value.tv_usec * 1e-6);
+    snprintf(why, size, "left %s armed (%.3g s to go)", names[i],
+             (double)t.it_value.tv_sec + t.it_value.tv_usec * 1e-6);
     return false;
   }
   return true;

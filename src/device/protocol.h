@@ -8,9 +8,9 @@
 
 #include <string.h>
 
-#include "../launch/args.h"
 #include "../backend/backend.h"
 #include "../config.h"
+#include "../launch/args.h"
 #include "../measure/measure.h"
 
 /* Everything a worker needs; must stay alive as long as the worker. */
@@ -19,9 +19,9 @@ typedef struct kt__worker_setup {
   int device;
   const kt__file *file;
   const kt__kernel_decl *decl;
-  const kt__env *sizes;   /* runtime sizes */
-  kt__argset *args;       /* shared host tensors */
-  double atol, rtol;      /* < 0: per-type defaults */
+  const kt__env *sizes; /* runtime sizes */
+  kt__argset *args;     /* shared host tensors */
+  double atol, rtol;    /* < 0: per-type defaults */
   const char *workdir;
 } kt__worker_setup;
 
@@ -44,12 +44,12 @@ typedef enum kt__req_kind {
 
 typedef struct kt__request {
   kt__req_kind kind;
-  uint64_t id;                     /* caller's id of the configuration */
-  int nvalues;                     /* decl->ntune + decl->ncluster */
-  int64_t values[KT__MAX_NAMES];   /* tuned values, then cluster values */
-  char artifact[4096];             /* compiled file, "" when load compiles */
+  uint64_t id;                   /* caller's id of the configuration */
+  int nvalues;                   /* decl->ntune + decl->ncluster */
+  int64_t values[KT__MAX_NAMES]; /* tuned values, then cluster values */
+  char artifact[4096];           /* compiled file, "" when load compiles */
   kt__measure_opts measure;
-  int reps;                        /* SAMPLE only */
+  int reps; /* SAMPLE only */
 } kt__request;
 
 /* What a worker printed (stdout and stderr) while serving one request: the
@@ -63,12 +63,12 @@ typedef struct kt__output {
 
 typedef struct kt__reply {
   kt__status status;
-  char msg[2048];                  /* reason for a failure */
-  kt__stats stats;                 /* EVAL */
-  double sample_s;                 /* SAMPLE: per-launch seconds */
+  char msg[2048];                     /* reason for a failure */
+  kt__stats stats;                    /* EVAL */
+  double sample_s;                    /* SAMPLE: per-launch seconds */
   double load_s, verify_s, measure_s; /* where the worker's time went */
-  kt__output output;               /* filled by the tuner's side from the output pipe */
-  bool outside;                    /* tuner's side: the worker was killed from outside
+  kt__output output;                  /* filled by the tuner's side from the output pipe */
+  bool outside;                       /* tuner's side: the worker was killed from outside
                                       (a signal no fault of its kernel raises) */
 } kt__reply;
 

@@ -17,14 +17,14 @@
 #include <unistd.h>
 
 #include "../launch/launch.h"
+#include "../parallel.h"
+#include "../verify/verify.h"
 #include "guard.h"
 #include "procstate.h"
-#include "../parallel.h"
 #include "socket_io.h"
-#include "../verify/verify.h"
 
 enum {
-  CACHE_SLOTS = 32,  /* loaded configurations kept per worker */
+  CACHE_SLOTS = 32, /* loaded configurations kept per worker */
   MAX_PARAMS = 256
 };
 static const double LOAD_COMPILE_TIMEOUT_S = 120;
@@ -41,10 +41,10 @@ typedef struct child {
   const kt__worker_setup *s;
   void *state;
   kt__device_info info;
-  void **bufs;   /* device buffer per tensor (guards[k].inner) */
+  void **bufs;         /* device buffer per tensor (guards[k].inner) */
   kt__guarded *guards; /* the allocations, with guard zones around each tensor */
-  void **pristine;      /* per `in` tensor, a device copy to compare with (NULL: compare on the host) */
-  void *scratch; /* host buffer as large as the largest tensor */
+  void **pristine;     /* per `in` tensor, a device copy to compare with (NULL: compare on the host) */
+  void *scratch;       /* host buffer as large as the largest tensor */
   size_t scratch_bytes;
   loaded cache[CACHE_SLOTS];
   int ncache;
@@ -80,8 +80,14 @@ static kt__status get_fn(child *c, const kt__request *rq, void **fn, kt__errbuf 
     }
   char tag[64];
   snprintf(tag, sizeof tag, "w%ld-c%" PRIu64, (long)getpid(), rq->id);
-  kt__build b = {.file = c->s->file, .decl = c->s->decl, .names = c->config.names, .values = rq->values,
-                 .n = c->config.n, .device = &c->info, .workdir = c->s->workdir, .tag = tag,
+  kt__build b = {.file = c->s->file,
+                 .decl = c->s->decl,
+                 .names = c->config.names,
+                 .values = rq->values,
+                 .n = c->config.n,
+                 .device = &c->info,
+                 .workdir = c->s->workdir,
+                 .tag = tag,
                  .timeout_s = LOAD_COMPILE_TIMEOUT_S};
   kt__artifact a = {.path = rq->artifact[0] ? (char *)rq->artifact : NULL};
   kt__status st = kt__be_load(c->s->backend, c->state, &b, &a, fn, eb);
@@ -154,8 +160,7 @@ static kt__status restore_state(child *c, kt__errbuf *eb) {
   for (int k = 0; k < a->ntensors; k++) {
     const kt__host_tensor *t = &a->tensors[k];
     if (t->mode == KT__MODE_INOUT || (t->mode == KT__MODE_OUT && init_given(c, t)))
-      if (kt__be_upload(c->s->backend, c->state, c->bufs[k], t->initial, t->bytes, eb) != KT_OK)
-        return KT__ST_RUNTIME;
+      if (kt__be_upload(c->s->backend, c->state, c->bufs[k], t->initial, t->bytes, eb) != KT_OK) return KT__ST_RUNTIME;
   }
   return KT__ST_OK;
 }
@@ -200,13 +205,13 @@ static kt__status check_guards(child *c, kt__errbuf *eb) {
     if (kt__guarded_arm(c->s->backend, c->state, &c->guards[k], eb) != KT_OK) return KT__ST_RUNTIME;
     const kt__host_tensor *t = &a->tensors[k];
     size_t esize = kt__dtype_size(t->type);
-    long long index = d.before ? -(long long)((d.distance + esize - 1) / esize) : (long long)(t->count + d.distance / esize);
+    long long index =
+        d.before ? -(long long)((d.distance + esize - 1) / esize) : (long long)(t->count + d.distance / esize);
     const char *name = c->s->decl->params[t->param].name;
     return kt__fail(eb, KT__ST_BOUNDS,
                     "wrote outside %s: it changed %zu bytes of the %d-byte guard zone %s, the nearest at "
                     "%s[%lld]",
-                    name, d.count, (int)KT__GUARD_BYTES, d.before ? "before its start" : "past its end", name,
-                    index);
+                    name, d.count, (int)KT__GUARD_BYTES, d.before ? "before its start" : "past its end", name, index);
   }
   return KT__ST_OK;
 }
@@ -272,7 +277,8 @@ static kt__status check_run(child *c, kt__errbuf *eb) {
 /* Outputs that the reference run may have left unwritten: no initial value
  * (so poisoned before the run) and poison still in the reference. */
 static bool maybe_unwritten(child *c, const kt__host_tensor *t) {
-  return t->mode == KT__MODE_OUT && !init_given(c, t) && kt__count_poison(t->type, t->reference, t->count, false, c->cores);
+  return t->mode == KT__MODE_OUT && !init_given(c, t) &&
+         kt__count_poison(t->type, t->reference, t->count, false, c->cores);
 }
 
 /* A reference that leaves elements unwritten is no reference: every correct
@@ -343,8 +349,8 @@ static kt__status check_tensor(child *c, int k, kt__errbuf *eb) {
   char where[512];
   kt__tensor_index_text(c->s->decl, t, m.first, where, sizeof where);
   return kt__fail(eb, KT__ST_CORRECTNESS,
-                  "%s: got %.9g, want %.9g (%" PRIu64 " of %" PRIu64 " elements differ; atol %g, rtol %g)",
-                  where, m.got, m.want, m.count, t->count, atol, rtol);
+                  "%s: got %.9g, want %.9g (%" PRIu64 " of %" PRIu64 " elements differ; atol %g, rtol %g)", where,
+                  m.got, m.want, m.count, t->count, atol, rtol);
 }
 
 static kt__status verify_outputs(child *c, kt__errbuf *eb) {
@@ -395,11 +401,17 @@ enum { PREBUILD_MAX = 256 };
 static void build_queued(child *c) {
   if (!c->nqueued) return;
   kt__build *b = kt__xcalloc((size_t)c->nqueued, sizeof *b);
-  char (*tags)[64] = kt__xcalloc((size_t)c->nqueued, sizeof *tags);
+  char(*tags)[64] = kt__xcalloc((size_t)c->nqueued, sizeof *tags);
   for (int i = 0; i < c->nqueued; i++) {
     snprintf(tags[i], sizeof tags[i], "w%ld-p%d", (long)getpid(), i);
-    b[i] = (kt__build){.file = c->s->file, .decl = c->s->decl, .names = c->config.names, .values = c->queued[i],
-                       .n = c->config.n, .device = &c->info, .workdir = c->s->workdir, .tag = tags[i],
+    b[i] = (kt__build){.file = c->s->file,
+                       .decl = c->s->decl,
+                       .names = c->config.names,
+                       .values = c->queued[i],
+                       .n = c->config.n,
+                       .device = &c->info,
+                       .workdir = c->s->workdir,
+                       .tag = tags[i],
                        .timeout_s = LOAD_COMPILE_TIMEOUT_S};
   }
   kt__be_prebuild(c->s->backend, c->state, b, c->nqueued);
@@ -488,12 +500,12 @@ static int child_setup(child *c, kt__errbuf *eb) {
     KT__FORWARD(kt__guarded_alloc(s->backend, c->state, a->tensors[k].bytes, &c->guards[k], eb));
     KT__FORWARD(kt__guarded_arm(s->backend, c->state, &c->guards[k], eb));
     c->bufs[k] = c->guards[k].inner;
-    if (a->tensors[k].mode == KT__MODE_IN && s->backend->equal && s->backend->copy)
-      keep_pristine_copy(c, k);
+    if (a->tensors[k].mode == KT__MODE_IN && s->backend->equal && s->backend->copy) keep_pristine_copy(c, k);
     if (a->tensors[k].bytes > largest) largest = a->tensors[k].bytes;
   }
   /* Page-aligned so that the backend can page-lock it for fast downloads. */
-  if (posix_memalign(&c->scratch, 4096, largest) != 0) return kt__err(eb, KT_NOMEM, "no memory for a %zu-byte buffer", largest);
+  if (posix_memalign(&c->scratch, 4096, largest) != 0)
+    return kt__err(eb, KT_NOMEM, "no memory for a %zu-byte buffer", largest);
   c->scratch_bytes = largest;
   kt__trace("worker: buffers allocated");
   c->cores = kt__ncores();

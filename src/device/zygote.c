@@ -244,7 +244,6 @@ void kt__zygote_stop(kt__zygote *z) {
   if (!z) return;
   close(z->ctl); /* the zygote reads EOF, kills its workers' groups and exits */
   int st;
-  while (waitpid(z->pid, &st, 0) < 0 && errno == EINTR) {
-  }
+  while (waitpid(z->pid, &st, 0) < 0 && errno == EINTR) {}
   free(z);
 }

@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "../lang/expr.h"
-#include "runtime_table.h"
 #include "../search/replay.h"
 #include "../space/space.h"
 #include "../store/cache.h"
+#include "runtime_table.h"
 
 int kt_version_number(void) { return KTUNE_VERSION_NUMBER; }
 const char *kt_version(void) { return KTUNE_VERSION_STRING; }
@@ -18,10 +18,9 @@ const char *kt_version(void) { return KTUNE_VERSION_STRING; }
 static const struct {
   int code;
   const char *name, *text;
-} errors[] = {
-    {KT_OK, "KT_OK", "success"},
+} errors[] = {{KT_OK, "KT_OK", "success"},
 #define KT_ERR_INFO_(name, code, text) {code, "KT_" #name, text},
-    KT_ERRNO_MAP(KT_ERR_INFO_)
+              KT_ERRNO_MAP(KT_ERR_INFO_)
 #undef KT_ERR_INFO_
 };
 
@@ -57,10 +56,26 @@ static bool parse_bytes(const char *s, uint64_t *out) {
   if (errno || end == s || *s == '-') return false;
   int shift = 0;
   switch (*end) {
-  case 'K': case 'k': shift = 10; end++; break;
-  case 'M': case 'm': shift = 20; end++; break;
-  case 'G': case 'g': shift = 30; end++; break;
-  case 'T': case 't': shift = 40; end++; break;
+  case 'K':
+  case 'k':
+    shift = 10;
+    end++;
+    break;
+  case 'M':
+  case 'm':
+    shift = 20;
+    end++;
+    break;
+  case 'G':
+  case 'g':
+    shift = 30;
+    end++;
+    break;
+  case 'T':
+  case 't':
+    shift = 40;
+    end++;
+    break;
   default: break;
   }
   if (*end == 'B' || *end == 'b') end++;
@@ -128,9 +143,7 @@ kt__store *kt__context_store(kt_context *ctx) {
 
 /* ---- the results database's commands and replay, on a context ---- */
 
-int kt_cache_path(kt_context *ctx, char *buf, size_t len) {
-  return kt__cache_path(&ctx->opts, buf, len, &ctx->err);
-}
+int kt_cache_path(kt_context *ctx, char *buf, size_t len) { return kt__cache_path(&ctx->opts, buf, len, &ctx->err); }
 
 int kt_cache_list(kt_context *ctx, const kt_cache_filter *f, int json, FILE *out) {
   return kt__cache_list(&ctx->opts, f, json, out, &ctx->err);
@@ -230,7 +243,10 @@ static const kt__backend *backend_named_by_extension(const char *lang) {
 static void languages_taken(kt__sbuf *b) {
   const kt__backend *be;
   for (int k = KT_BACKEND_AUTO + 1; (be = kt__backend_of(k)); k++)
-    kt__sbuf_printf(b, "%s\"%s\"", k == KT_BACKEND_AUTO + 1 ? "" : kt__backend_of(k + 1) ? ", " : " or ",
+    kt__sbuf_printf(b, "%s\"%s\"",
+                    k == KT_BACKEND_AUTO + 1 ? ""
+                    : kt__backend_of(k + 1)  ? ", "
+                                             : " or ",
                     be->extensions[0] + 1);
 }
 
@@ -330,8 +346,7 @@ int kt_kernel_pin(kt_kernel *k, const char *spec) {
     memset(k->pins.set, 0, (size_t)k->config.n * sizeof *k->pins.set);
     return KT_OK;
   }
-  int rc =
-      kt__config_parse_pins(k->config.names, k->config.n, spec, k->ctx->opts.labels.pin, &k->pins, &k->ctx->err);
+  int rc = kt__config_parse_pins(k->config.names, k->config.n, spec, k->ctx->opts.labels.pin, &k->pins, &k->ctx->err);
   if (rc != KT_OK) {
     char msg[sizeof k->ctx->err.msg];
     snprintf(msg, sizeof msg, "%s", k->ctx->err.msg);

@@ -21,9 +21,9 @@ struct kt_kernel {
   kt__file *file;
   const kt__kernel_decl *decl;
   const kt__backend *backend;
-  int64_t *sizes;    /* per decl->sizes */
-  bool *size_given;  /* set through kt_kernel_set_size */
-  kt__config config; /* the names of its configurations, built once from decl */
+  int64_t *sizes;       /* per decl->sizes */
+  bool *size_given;     /* set through kt_kernel_set_size */
+  kt__config config;    /* the names of its configurations, built once from decl */
   kt__config_pins pins; /* --autotune (kt_kernel_pin), over config's names */
   char source_hash[65];
   kt__runtime_table *runtime; /* kt_launch's in-memory winners */

@@ -33,7 +33,7 @@ typedef struct kt__runtime_table {
   bool device_known; /* DEVICE probed (before STATE exists) */
   kt__device_info device;
   kt__rt_entry *entries;
-  int cap, n;        /* cap is a power of two, at least twice n */
+  int cap, n; /* cap is a power of two, at least twice n */
   kt__rt_config *configs;
   int nconfigs;
   int nparams;

@@ -76,8 +76,10 @@ static void list_kernels(const kt__file *f, kt__sbuf *b) {
 
 const kt__kernel_decl *kt__file_kernel(const kt__file *f, const char *name, const char *label, kt__errbuf *eb) {
   if (f->nkernels == 0) {
-    kt__err(eb, KT_INVALID, "%s: error: no annotated kernel in %s; add `// @kernel NAME(params)` and "
-            "`// @autotune(...)` above the kernel function", f->src.path, f->src.path);
+    kt__err(eb, KT_INVALID,
+            "%s: error: no annotated kernel in %s; add `// @kernel NAME(params)` and "
+            "`// @autotune(...)` above the kernel function",
+            f->src.path, f->src.path);
     return NULL;
   }
   if (!name && f->nkernels == 1) return &f->kernels[0];
@@ -85,10 +87,12 @@ const kt__kernel_decl *kt__file_kernel(const kt__file *f, const char *name, cons
     if (strcmp(f->kernels[i].name, name) == 0) return &f->kernels[i];
   kt__sbuf b = {0};
   list_kernels(f, &b);
-  if (!name) kt__err(eb, KT_INVALID, "%s: error: several kernels in %s: %s; choose one with %s NAME", f->src.path,
-                     f->src.path, b.s, label);
-  else kt__err(eb, KT_NOTFOUND, "%s: error: no kernel named '%s' in %s; its kernels: %s", f->src.path, name,
-                  f->src.path, b.s);
+  if (!name)
+    kt__err(eb, KT_INVALID, "%s: error: several kernels in %s: %s; choose one with %s NAME", f->src.path, f->src.path,
+            b.s, label);
+  else
+    kt__err(eb, KT_NOTFOUND, "%s: error: no kernel named '%s' in %s; its kernels: %s", f->src.path, name, f->src.path,
+            b.s);
   kt__sbuf_free(&b);
   return NULL;
 }

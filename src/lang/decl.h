@@ -29,12 +29,12 @@ typedef struct kt__param {
   kt__loc loc;
   bool is_tensor;
   kt__dtype type;
-  kt__mode mode;      /* tensors only; never UNSET after parsing */
-  kt__init init;      /* tensors only */
-  bool init_given;    /* "= zeros" etc. was written: restored before every run */
-  kt__expr **dims;    /* tensors: the shape, outermost first */
+  kt__mode mode;   /* tensors only; never UNSET after parsing */
+  kt__init init;   /* tensors only */
+  bool init_given; /* "= zeros" etc. was written: restored before every run */
+  kt__expr **dims; /* tensors: the shape, outermost first */
   int ndims;
-  kt__expr *value;    /* scalars: the bound expression, or NULL (then the value
+  kt__expr *value; /* scalars: the bound expression, or NULL (then the value
                          of the tuned name or runtime size called NAME) */
 } kt__param;
 
@@ -91,9 +91,9 @@ typedef struct kt__kernel_decl {
   /* The C function that follows the annotations. */
   int sig_line;
   int sig_nparams;
-  char **sig_names;     /* parameter names as written in C */
+  char **sig_names; /* parameter names as written in C */
   bool *sig_is_pointer;
-  bool *sig_is_const;   /* const-qualified pointee */
+  bool *sig_is_const; /* const-qualified pointee */
   /* Which of @verify's tolerances were written: @verify(rtol = 1e-2) leaves
    * atol 0 and has_atol false, so a consumer can keep its per-type default. */
   bool has_atol, has_rtol;

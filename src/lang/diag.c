@@ -60,8 +60,8 @@ static void show_caret(kt__sbuf *b, const kt__source *src, kt__loc at) {
   kt__sbuf_append(b, "^\n", 2);
 }
 
-static void emit(kt__sbuf *b, const kt__source *src, kt__loc at, const char *kind, bool caret,
-                 const char *fmt, va_list ap) {
+static void emit(kt__sbuf *b, const kt__source *src, kt__loc at, const char *kind, bool caret, const char *fmt,
+                 va_list ap) {
   const char *path = src && src->path ? src->path : NULL;
   if (path && at.line > 0) kt__sbuf_printf(b, "%s:%d:%d: ", path, at.line, at.col);
   else if (path) kt__sbuf_printf(b, "%s: ", path);
@@ -114,15 +114,19 @@ static int read_all(FILE *f, const char *path, kt__source *out, kt__errbuf *eb) 
   }
   if (len > KT__SOURCE_MAX) {
     free(buf);
-    return kt__err(eb, KT_INVALID, "%s: error: file is larger than 16 MiB; ktune reads kernel source files, "
-                   "not data", path);
+    return kt__err(eb, KT_INVALID,
+                   "%s: error: file is larger than 16 MiB; ktune reads kernel source files, "
+                   "not data",
+                   path);
   }
   const char *nul = memchr(buf, '\0', len);
   if (nul) {
     size_t at = (size_t)(nul - buf);
     free(buf);
-    return kt__err(eb, KT_INVALID, "%s: error: looks like a binary file (NUL byte at offset %zu); ktune "
-                   "reads C, OpenCL C or CUDA C source", path, at);
+    return kt__err(eb, KT_INVALID,
+                   "%s: error: looks like a binary file (NUL byte at offset %zu); ktune "
+                   "reads C, OpenCL C or CUDA C source",
+                   path, at);
   }
   buf[len] = 0;
   out->path = kt__xstrdup(path);
@@ -138,7 +142,8 @@ int kt__source_read(const char *path, kt__source *out, kt__errbuf *eb) {
   KT__RETURN_IF(S_ISDIR(st.st_mode), eb, KT_INVALID, "%s: error: is a directory, not a source file", path);
   KT__RETURN_IF(S_ISREG(st.st_mode) && st.st_size > KT__SOURCE_MAX, eb, KT_INVALID,
                 "%s: error: file is larger than 16 MiB (%lld bytes); ktune reads kernel source files, "
-                "not data", path, (long long)st.st_size);
+                "not data",
+                path, (long long)st.st_size);
   FILE *f = fopen(path, "rb");
   KT__RETURN_IF(!f, eb, KT_IO, "%s: error: cannot open: %s", path, strerror(errno));
   int rc = read_all(f, path, out, eb);

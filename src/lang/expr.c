@@ -19,17 +19,17 @@ static const struct {
   const char *name;
   int nargs;
 } funcs[F_COUNT] = {
-    [F_CDIV] = {"cdiv", 2}, [F_MIN] = {"min", 2}, [F_MAX] = {"max", 2},
+    [F_CDIV] = {"cdiv", 2}, [F_MIN] = {"min", 2},         [F_MAX] = {"max", 2},
     [F_LOG2] = {"log2", 1}, [F_IS_POW2] = {"is_pow2", 1},
 };
 
 struct kt__expr {
   expr_kind kind;
-  kt__loc loc;   /* of the literal, name, operator or function name */
-  int op;        /* kt__tok_kind of the operator, or func_id */
-  int depth;     /* height of the tree below, 1 for a leaf */
-  int64_t num;   /* E_NUM */
-  char *name;    /* E_NAME */
+  kt__loc loc; /* of the literal, name, operator or function name */
+  int op;      /* kt__tok_kind of the operator, or func_id */
+  int depth;   /* height of the tree below, 1 for a leaf */
+  int64_t num; /* E_NUM */
+  char *name;  /* E_NAME */
   kt__expr *a, *b;
 };
 
@@ -89,8 +89,10 @@ static kt__expr *attach(kt__lexer *lx, kt__expr *n, kt__expr *a, kt__expr *b) {
   int da = a ? a->depth : 0, db = b ? b->depth : 0;
   n->depth = 1 + (da > db ? da : db);
   if (n->depth > KT__EXPR_MAX_TREE) {
-    kt__diag_error(lx->d, n->loc, "expression too long: more than %d operators deep; split it or "
-                   "simplify it", KT__EXPR_MAX_TREE);
+    kt__diag_error(lx->d, n->loc,
+                   "expression too long: more than %d operators deep; split it or "
+                   "simplify it",
+                   KT__EXPR_MAX_TREE);
     kt__expr_free(n);
     return NULL;
   }
@@ -106,8 +108,8 @@ static kt__expr *parse_call(kt__lexer *lx) {
   int f = 0;
   while (f < F_COUNT && !kt__tok_is(&name, funcs[f].name)) f++;
   if (f == F_COUNT) {
-    kt__diag_error(lx->d, name.loc, "unknown function '%.*s' (known: cdiv, min, max, log2, is_pow2)",
-                   (int)name.len, name.text);
+    kt__diag_error(lx->d, name.loc, "unknown function '%.*s' (known: cdiv, min, max, log2, is_pow2)", (int)name.len,
+                   name.text);
     return NULL;
   }
   kt__lex_next(lx); /* name */
@@ -119,9 +121,15 @@ static kt__expr *parse_call(kt__lexer *lx) {
     kt__expr *a = kt__expr_parse(lx);
     if (!a) ok = false;
     else if (n < 2) args[n++] = a;
-    else { n++; kt__expr_free(a); }
+    else {
+      n++;
+      kt__expr_free(a);
+    }
     if (ok && lx->tok.kind == KT__T_COMMA) kt__lex_next(lx);
-    else if (ok && lx->tok.kind != KT__T_RPAREN) { syntax_error(lx, "',' or ')' in the arguments"); ok = false; }
+    else if (ok && lx->tok.kind != KT__T_RPAREN) {
+      syntax_error(lx, "',' or ')' in the arguments");
+      ok = false;
+    }
   }
   if (ok && n != funcs[f].nargs) {
     kt__diag_error(lx->d, name.loc, "%s takes %d argument%s, not %d", funcs[f].name, funcs[f].nargs,
@@ -149,8 +157,7 @@ static kt__expr *parse_primary(kt__lexer *lx) {
     return e;
   }
   if (t.kind == KT__T_FLOAT) {
-    kt__diag_error(lx->d, t.loc, "non-integer value %.*s: expressions are 64-bit integers",
-                   (int)t.len, t.text);
+    kt__diag_error(lx->d, t.loc, "non-integer value %.*s: expressions are 64-bit integers", (int)t.len, t.text);
     return NULL;
   }
   if (t.kind == KT__T_IDENT) {
@@ -180,8 +187,10 @@ static kt__expr *parse_primary(kt__lexer *lx) {
  * depth count here bounds the recursion of the whole parser. */
 static kt__expr *parse_unary(kt__lexer *lx) {
   if (++lx->depth > KT__EXPR_MAX_DEPTH) {
-    kt__diag_error(lx->d, lx->tok.loc, "expression nested too deeply (more than %d levels); "
-                   "simplify it", KT__EXPR_MAX_DEPTH);
+    kt__diag_error(lx->d, lx->tok.loc,
+                   "expression nested too deeply (more than %d levels); "
+                   "simplify it",
+                   KT__EXPR_MAX_DEPTH);
     lx->depth--;
     return NULL;
   }
@@ -264,8 +273,7 @@ static bool lookup(const kt__env *env, const char *name, int64_t *out) {
 }
 
 static int eval_shift(const kt__expr *e, int64_t a, int64_t b, int64_t *out, kt__eval_error *err) {
-  if (b < 0 || b >= 63)
-    return fail(err, e->loc, "shift by %lld is out of range (0 to 62)", (long long)b);
+  if (b < 0 || b >= 63) return fail(err, e->loc, "shift by %lld is out of range (0 to 62)", (long long)b);
   if (e->op == KT__T_SHR) {
     *out = a >= 0 ? a >> b : -((-(a + 1)) >> b) - 1; /* floor, without relying on signed >> */
     return 0;
@@ -285,15 +293,14 @@ static int eval_arith(const kt__expr *e, int64_t a, int64_t b, int64_t *out, kt_
   case KT__T_SLASH:
   case KT__T_PERCENT:
     if (b == 0)
-      return fail(err, e->loc, "%s by zero (%lld %s 0)", e->op == KT__T_SLASH ? "division" : "modulo",
-                  (long long)a, sym);
+      return fail(err, e->loc, "%s by zero (%lld %s 0)", e->op == KT__T_SLASH ? "division" : "modulo", (long long)a,
+                  sym);
     if (a == INT64_MIN && b == -1) ovf = e->op == KT__T_SLASH, *out = 0;
     else *out = e->op == KT__T_SLASH ? a / b : a % b;
     break;
   default: return eval_shift(e, a, b, out, err);
   }
-  if (ovf)
-    return fail(err, e->loc, "overflow: %lld %s %lld does not fit in 64 bits", (long long)a, sym, (long long)b);
+  if (ovf) return fail(err, e->loc, "overflow: %lld %s %lld does not fit in 64 bits", (long long)a, sym, (long long)b);
   return 0;
 }
 

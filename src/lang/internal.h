@@ -17,8 +17,8 @@ typedef struct kt__attr_text {
 typedef struct kt__group {
   kt__attr_text *attrs;
   int nattrs;
-  size_t code_offset;  /* where the source continues after the run */
-  int code_line;       /* line number at code_offset */
+  size_t code_offset;   /* where the source continues after the run */
+  int code_line;        /* line number at code_offset */
   bool code_in_comment; /* code_offset is inside a block comment that closes later */
 } kt__group;
 
@@ -40,8 +40,8 @@ typedef struct kt__csig {
 /* Reads the first function called NAME after G (scanning at brace depth 0);
  * -1 with a message when there is none or it cannot be read (*where is
  * moved to the offending parameter; otherwise left as the caller set it). */
-int kt__csig_parse(const kt__source *src, const kt__group *g, const char *name, kt__csig *out,
-                   kt__loc *where, char msg[256]);
+int kt__csig_parse(const kt__source *src, const kt__group *g, const char *name, kt__csig *out, kt__loc *where,
+                   char msg[256]);
 void kt__csig_free(kt__csig *s);
 
 /* Compares the @kernel declaration with the C function, resolves unset

@@ -81,9 +81,7 @@ static bool expected(parser *p, const char *what) {
   return false;
 }
 
-static bool expect(parser *p, kt__tok_kind kind, const char *what) {
-  return accept(p, kind) || expected(p, what);
-}
+static bool expect(parser *p, kt__tok_kind kind, const char *what) { return accept(p, kind) || expected(p, what); }
 
 static char *tok_str(const kt__token *t) { return kt__xstrndup(t->text, t->len); }
 
@@ -127,8 +125,10 @@ static bool choice_value(parser *p, const char *name, int64_t *v) {
     return true;
   }
   if (TOK.kind == KT__T_FLOAT || TOK.kind == KT__T_IDENT) {
-    kt__diag_error(p->d, t.loc, "non-integer value '%s%.*s' in the choices of %s; choices are "
-                   "integer literals", neg ? "-" : "", (int)TOK.len, TOK.text, name);
+    kt__diag_error(p->d, t.loc,
+                   "non-integer value '%s%.*s' in the choices of %s; choices are "
+                   "integer literals",
+                   neg ? "-" : "", (int)TOK.len, TOK.text, name);
     return false;
   }
   return expected(p, "an integer choice");
@@ -138,8 +138,10 @@ static void warn_repeated_values(parser *p, const kt__tunedim *t) {
   for (int i = 0; i < t->count; i++)
     for (int j = 0; j < i; j++)
       if (t->values[i] == t->values[j]) {
-        kt__diag_warning(p->d, t->loc, "%s lists %lld twice; the repeated configurations are tried "
-                         "only once", t->name, (long long)t->values[i]);
+        kt__diag_warning(p->d, t->loc,
+                         "%s lists %lld twice; the repeated configurations are tried "
+                         "only once",
+                         t->name, (long long)t->values[i]);
         return;
       }
 }
@@ -148,8 +150,7 @@ static void warn_repeated_values(parser *p, const kt__tunedim *t) {
 static bool item_search_dim(parser *p, void *ud) {
   bool cluster = *(const bool *)ud;
   kt__token name = TOK;
-  if (name.kind != KT__T_IDENT || !kt__tok_is(kt__lex_peek(&p->lx), "in"))
-    return expected(p, "NAME in [values]");
+  if (name.kind != KT__T_IDENT || !kt__tok_is(kt__lex_peek(&p->lx), "in")) return expected(p, "NAME in [values]");
   next(p);
   next(p);
   char *id = tok_str(&name);
@@ -170,8 +171,10 @@ static bool item_search_dim(parser *p, void *ud) {
   }
   const kt__tunedim *prev = ok ? find_tuned(p->k, id) : NULL;
   if (prev) {
-    kt__diag_error(p->d, name.loc, "%s is declared twice (first at line %d, column %d); give each "
-                   "tuned name one list, in @autotune or @cluster", id, prev->loc.line, prev->loc.col);
+    kt__diag_error(p->d, name.loc,
+                   "%s is declared twice (first at line %d, column %d); give each "
+                   "tuned name one list, in @autotune or @cluster",
+                   id, prev->loc.line, prev->loc.col);
     ok = false;
   }
   kt__tunedim t = {id, name.loc, NULL, 0};
@@ -285,8 +288,7 @@ static bool attr_bytes(parser *p) {
 /* binding -> IDENT "=" expr */
 static bool item_dim(parser *p, void *ud) {
   kt__token name = TOK;
-  if (name.kind != KT__T_IDENT || kt__lex_peek(&p->lx)->kind != KT__T_ASSIGN)
-    return expected(p, "NAME = value");
+  if (name.kind != KT__T_IDENT || kt__lex_peek(&p->lx)->kind != KT__T_ASSIGN) return expected(p, "NAME = value");
   next(p);
   next(p);
   kt__expr *e = kt__expr_parse(&p->lx);
@@ -310,8 +312,10 @@ static bool item_key(parser *p, void *ud) {
   if (accept(p, KT__T_ASSIGN)) {
     if (!kt__tok_is(&TOK, "pow2")) {
       if (TOK.kind != KT__T_ERROR)
-        kt__diag_error(p->d, TOK.loc, "unknown bucketing in @key: write %s = pow2 (sizes rounded up "
-                       "to a power of two) or just %s", b.name, b.name);
+        kt__diag_error(p->d, TOK.loc,
+                       "unknown bucketing in @key: write %s = pow2 (sizes rounded up "
+                       "to a power of two) or just %s",
+                       b.name, b.name);
       free(b.name);
       return false;
     }
@@ -365,10 +369,10 @@ static bool attr_verify(parser *p) {
 /* C spellings users reach for, mapped to the annotation's type names. */
 static const char *suggest_type(const char *c) {
   static const char *const map[][2] = {
-      {"float", "f32"}, {"double", "f64"}, {"half", "f16"}, {"__half", "f16"}, {"__nv_bfloat16", "bf16"},
-      {"int", "i32"}, {"int32_t", "i32"}, {"unsigned", "u32"}, {"uint", "u32"}, {"uint32_t", "u32"},
-      {"long", "i64"}, {"int64_t", "i64"}, {"size_t", "u64"}, {"uint64_t", "u64"}, {"char", "i8"},
-      {"int8_t", "i8"}, {"uint8_t", "u8"}, {"uchar", "u8"}, {"f8", "u8"}};
+      {"float", "f32"}, {"double", "f64"},  {"half", "f16"},     {"__half", "f16"},   {"__nv_bfloat16", "bf16"},
+      {"int", "i32"},   {"int32_t", "i32"}, {"unsigned", "u32"}, {"uint", "u32"},     {"uint32_t", "u32"},
+      {"long", "i64"},  {"int64_t", "i64"}, {"size_t", "u64"},   {"uint64_t", "u64"}, {"char", "i8"},
+      {"int8_t", "i8"}, {"uint8_t", "u8"},  {"uchar", "u8"},     {"f8", "u8"}};
   for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
     if (strcmp(map[i][0], c) == 0) return map[i][1];
   return NULL;
@@ -381,8 +385,10 @@ static bool scalar_type(parser *p, kt__dtype *out) {
   int t = kt__dtype_from_name(name);
   if (t < 0) {
     const char *s = suggest_type(name);
-    kt__diag_error(p->d, TOK.loc, "unknown type '%s'%s%s%s (the types are f16, bf16, f32, f64, i8, "
-                   "u8, i32, u32, i64, u64)", name, s ? "; did you mean " : "", s ? s : "", s ? "?" : "");
+    kt__diag_error(p->d, TOK.loc,
+                   "unknown type '%s'%s%s%s (the types are f16, bf16, f32, f64, i8, "
+                   "u8, i32, u32, i64, u64)",
+                   name, s ? "; did you mean " : "", s ? s : "", s ? "?" : "");
     free(name);
     return false;
   }
@@ -424,8 +430,10 @@ static bool tensor_init(parser *p, kt__param *q) {
   if (TOK.kind != KT__T_ERROR) {
     char got[64];
     kt__tok_describe(&TOK, got, sizeof got);
-    kt__diag_error(p->d, TOK.loc, "unknown initial value %s for tensor '%s' (expected random, zeros, "
-                   "ones or iota)", got, q->name);
+    kt__diag_error(p->d, TOK.loc,
+                   "unknown initial value %s for tensor '%s' (expected random, zeros, "
+                   "ones or iota)",
+                   got, q->name);
   }
   return false;
 }
@@ -434,8 +442,10 @@ static bool tensor_init(parser *p, kt__param *q) {
 static bool scalar_value(parser *p, kt__param *q) {
   for (int i = 0; i < 4; i++)
     if (kt__tok_is(&TOK, init_names[i]) && kt__lex_peek(&p->lx)->kind != KT__T_LPAREN) {
-      kt__diag_error(p->d, TOK.loc, "'%s' is an initial value for tensors; scalar '%s' takes an "
-                     "integer expression", init_names[i], q->name);
+      kt__diag_error(p->d, TOK.loc,
+                     "'%s' is an initial value for tensors; scalar '%s' takes an "
+                     "integer expression",
+                     init_names[i], q->name);
       return false;
     }
   q->value = kt__expr_parse(&p->lx);
@@ -456,16 +466,16 @@ static bool param_type(parser *p, kt__param *q) {
   if (!kt__tok_is(&TOK, "tensor")) {
     if (!scalar_type(p, &q->type)) return false;
     if (q->mode != KT__MODE_UNSET) {
-      kt__diag_error(p->d, mode_tok.loc, "'%.*s' applies to tensors; scalar '%s' is passed by value",
-                     (int)mode_tok.len, mode_tok.text, q->name);
+      kt__diag_error(p->d, mode_tok.loc, "'%.*s' applies to tensors; scalar '%s' is passed by value", (int)mode_tok.len,
+                     mode_tok.text, q->name);
       return false;
     }
     return true;
   }
   q->is_tensor = true;
   next(p);
-  return expect(p, KT__T_LT, "'<' (write tensor<f32>[N])") && scalar_type(p, &q->type) &&
-         expect(p, KT__T_GT, "'>'") && tensor_shape(p, q);
+  return expect(p, KT__T_LT, "'<' (write tensor<f32>[N])") && scalar_type(p, &q->type) && expect(p, KT__T_GT, "'>'") &&
+         tensor_shape(p, q);
 }
 
 /* Expressions already handed to add_use are owned by the parameter; on
@@ -541,8 +551,10 @@ static size_t attr_name_len(const kt__attr_text *a) {
 static bool too_long(parser *p, const kt__attr_text *a) {
   for (int i = 0; i < a->nsegs; i++)
     if (a->segs[i].len > KT__LINE_MAX) {
-      kt__diag_error(p->d, a->segs[i].at, "annotation line too long (%zu characters; the limit is %d); "
-                     "split the attribute over several comment lines", a->segs[i].len, KT__LINE_MAX);
+      kt__diag_error(p->d, a->segs[i].at,
+                     "annotation line too long (%zu characters; the limit is %d); "
+                     "split the attribute over several comment lines",
+                     a->segs[i].len, KT__LINE_MAX);
       return true;
     }
   return false;
@@ -596,8 +608,10 @@ static void refuse_tuned_in_shape(void *ud, const char *name, kt__loc at) {
   shape_check *c = ud;
   const kt__tunedim *t = find_tuned(c->p->k, name);
   if (t)
-    kt__diag_error(c->p->d, at, "the shape of '%s' uses %s, a tuned name; shapes must not depend on "
-                   "tuned names (use a runtime size such as N)", c->tensor, name);
+    kt__diag_error(c->p->d, at,
+                   "the shape of '%s' uses %s, a tuned name; shapes must not depend on "
+                   "tuned names (use a runtime size such as N)",
+                   c->tensor, name);
 }
 
 static void refuse_tuned_in_dims(void *ud, const char *name, kt__loc at) {
@@ -616,15 +630,16 @@ static void list_sizes(const kt__kernel_decl *k, kt__sbuf *b) {
 static void check_bindings(parser *p, const kt__binding *b, int n, const char *attr) {
   for (int i = 0; i < n; i++) {
     for (int j = 0; j < i; j++)
-      if (strcmp(b[i].name, b[j].name) == 0)
-        kt__diag_error(p->d, b[i].loc, "%s appears twice in @%s", b[i].name, attr);
+      if (strcmp(b[i].name, b[j].name) == 0) kt__diag_error(p->d, b[i].loc, "%s appears twice in @%s", b[i].name, attr);
     if (find_tuned(p->k, b[i].name)) {
       kt__diag_error(p->d, b[i].loc, "%s is a tuned name; @%s is about runtime sizes", b[i].name, attr);
     } else if (kt__decl_size_index(p->k, b[i].name) < 0) {
       kt__sbuf s = {0};
       list_sizes(p->k, &s);
-      kt__diag_error(p->d, b[i].loc, "@%s names %s, which is not a runtime size of %s (its runtime "
-                     "sizes: %s)", attr, b[i].name, p->k->name ? p->k->name : "this kernel", s.s);
+      kt__diag_error(p->d, b[i].loc,
+                     "@%s names %s, which is not a runtime size of %s (its runtime "
+                     "sizes: %s)",
+                     attr, b[i].name, p->k->name ? p->k->name : "this kernel", s.s);
       kt__sbuf_free(&s);
     }
     if (b[i].value) kt__expr_visit_names(b[i].value, refuse_tuned_in_dims, p);
@@ -638,8 +653,10 @@ static void check_product(parser *p, const kt__tunedim *dims, int n, const char 
   uint64_t size = 1;
   for (int i = 0; i < n; i++)
     if (!kt__mul_u64(size, (uint64_t)dims[i].count, &size)) {
-      kt__diag_error(p->d, dims[i].loc, "the @%s space overflows 64 bits at %s (%d choices): the "
-                     "product of the choice counts must stay below 2^64", attr, dims[i].name, dims[i].count);
+      kt__diag_error(p->d, dims[i].loc,
+                     "the @%s space overflows 64 bits at %s (%d choices): the "
+                     "product of the choice counts must stay below 2^64",
+                     attr, dims[i].name, dims[i].count);
       return;
     }
 }
@@ -647,15 +664,15 @@ static void check_product(parser *p, const kt__tunedim *dims, int n, const char 
 static void finish_kernel(parser *p, kt__loc first) {
   kt__kernel_decl *k = p->k;
   if (!p->has_kernel) {
-    kt__diag_error(p->d, first, "these annotations have no @kernel; add `// @kernel NAME(params)` to "
+    kt__diag_error(p->d, first,
+                   "these annotations have no @kernel; add `// @kernel NAME(params)` to "
                    "the group, directly above the kernel function");
     return;
   }
   for (int i = 0; i < p->nuses; i++) kt__expr_visit_names(p->uses[i], note_size, p);
   for (int i = 0; i < k->nparams; i++) {
     shape_check c = {p, k->params[i].name};
-    for (int j = 0; j < k->params[i].ndims; j++)
-      kt__expr_visit_names(k->params[i].dims[j], refuse_tuned_in_shape, &c);
+    for (int j = 0; j < k->params[i].ndims; j++) kt__expr_visit_names(k->params[i].dims[j], refuse_tuned_in_shape, &c);
   }
   check_bindings(p, k->dims, k->ndims, "dims");
   check_bindings(p, k->key, k->nkey, "key");
@@ -706,8 +723,10 @@ static void parse_group(kt__file *f, const kt__group *g, kt__diag *d) {
   if (k->name && d->nerrors == errors) check_signature(f, g, k, d);
   for (int i = 0; k->name && i < f->nkernels - 1; i++)
     if (f->kernels[i].name && strcmp(f->kernels[i].name, k->name) == 0)
-      kt__diag_error(d, k->loc, "kernel '%s' is annotated twice (first at line %d); kernel names "
-                     "must be unique in a file", k->name, f->kernels[i].loc.line);
+      kt__diag_error(d, k->loc,
+                     "kernel '%s' is annotated twice (first at line %d); kernel names "
+                     "must be unique in a file",
+                     k->name, f->kernels[i].loc.line);
 }
 
 static kt__file *parse_source(kt__file *f, kt__diag *d) {

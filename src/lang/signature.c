@@ -25,9 +25,7 @@ typedef struct cscan {
   int line;
 } cscan;
 
-static bool tok_eq(const ctok *t, const char *s) {
-  return strlen(s) == t->len && memcmp(t->text, s, t->len) == 0;
-}
+static bool tok_eq(const ctok *t, const char *s) { return strlen(s) == t->len && memcmp(t->text, s, t->len) == 0; }
 
 static void newline(cscan *s) {
   s->line++;
@@ -97,9 +95,17 @@ static ctok next_tok(cscan *s) {
 
 /* Words that precede attribute-like parenthesised arguments to skip. */
 static bool is_attribute_word(const ctok *t) {
-  static const char *const words[] = {"__attribute__", "__attribute", "__launch_bounds__", "__declspec",
-                                      "__align__", "alignas", "_Alignas", "__cluster_dims__",
-                                      "__maxnreg__", "__reqd_work_group_size__", "reqd_work_group_size"};
+  static const char *const words[] = {"__attribute__",
+                                      "__attribute",
+                                      "__launch_bounds__",
+                                      "__declspec",
+                                      "__align__",
+                                      "alignas",
+                                      "_Alignas",
+                                      "__cluster_dims__",
+                                      "__maxnreg__",
+                                      "__reqd_work_group_size__",
+                                      "reqd_work_group_size"};
   for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
     if (tok_eq(t, words[i])) return true;
   return false;
@@ -107,11 +113,10 @@ static bool is_attribute_word(const ctok *t) {
 
 /* Qualifiers that may stand between a parameter's type and its name. */
 static bool is_param_qualifier(const ctok *t) {
-  static const char *const words[] = {"const", "volatile", "restrict", "__restrict__", "__restrict",
-                                      "__global", "global", "__local", "local", "__constant",
-                                      "constant", "__private", "private", "__generic", "generic",
-                                      "__read_only", "read_only", "__write_only", "write_only",
-                                      "__read_write", "read_write", "struct", "unsigned", "signed"};
+  static const char *const words[] = {
+      "const",     "volatile",     "restrict",   "__restrict__", "__restrict", "__global",  "global",   "__local",
+      "local",     "__constant",   "constant",   "__private",    "private",    "__generic", "generic",  "__read_only",
+      "read_only", "__write_only", "write_only", "__read_write", "read_write", "struct",    "unsigned", "signed"};
   for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
     if (tok_eq(t, words[i])) return true;
   return false;
@@ -188,8 +193,7 @@ static int read_param(const ctok *toks, int n, kt__csig *out, kt__loc *where, ch
     }
   }
   for (int i = 0; i < n && (first_star < 0 || i < first_star); i++)
-    if (tok_eq(&toks[i], "const") || tok_eq(&toks[i], "__constant") || tok_eq(&toks[i], "constant"))
-      is_const = true;
+    if (tok_eq(&toks[i], "const") || tok_eq(&toks[i], "__constant") || tok_eq(&toks[i], "constant")) is_const = true;
   int idents = 0;
   for (int i = 0; i < n; i++) idents += toks[i].kind == C_IDENT && !is_param_qualifier(&toks[i]);
   if (name < 0 || (idents < 2 && !(n == 1 && tok_eq(&toks[0], "void"))))
@@ -228,8 +232,8 @@ static int read_params(cscan *s, kt__csig *out, kt__loc *where, char msg[256]) {
   }
 }
 
-int kt__csig_parse(const kt__source *src, const kt__group *g, const char *name, kt__csig *out,
-                   kt__loc *where, char msg[256]) {
+int kt__csig_parse(const kt__source *src, const kt__group *g, const char *name, kt__csig *out, kt__loc *where,
+                   char msg[256]) {
   memset(out, 0, sizeof *out);
   cscan s = {src->text + g->code_offset, src->text + src->len, src->text + g->code_offset, g->code_line};
   if (g->code_in_comment) { /* the rest of a block comment that the group ended in */
@@ -241,8 +245,10 @@ int kt__csig_parse(const kt__source *src, const kt__group *g, const char *name, 
     if (first.kind == C_EOF)
       snprintf(msg, 256, "no C function follows the annotations; put them directly above %s()", name);
     else
-      snprintf(msg, 256, "@kernel names '%s' but no function '%s' follows the annotations; the first "
-               "function below (line %d) is '%.*s'", name, name, first.loc.line, (int)first.len, first.text);
+      snprintf(msg, 256,
+               "@kernel names '%s' but no function '%s' follows the annotations; the first "
+               "function below (line %d) is '%.*s'",
+               name, name, first.loc.line, (int)first.len, first.text);
     return -1;
   }
   out->name = kt__xstrdup(name);
@@ -271,7 +277,8 @@ static void check_count(const kt__kernel_decl *k, const kt__csig *sig, kt__diag 
   kt__sbuf_append(&b, "", 0);
   for (int i = 0; i < k->nparams; i++) kt__sbuf_printf(&a, "%s%s", i ? ", " : "", k->params[i].name);
   for (int i = 0; i < sig->nparams; i++) kt__sbuf_printf(&b, "%s%s", i ? ", " : "", sig->names[i]);
-  kt__diag_error(d, k->loc, "@kernel declares %d parameter%s but %s() takes %d: @kernel has (%s), "
+  kt__diag_error(d, k->loc,
+                 "@kernel declares %d parameter%s but %s() takes %d: @kernel has (%s), "
                  "the function has (%s); list the function's parameters in @kernel, in order",
                  k->nparams, k->nparams == 1 ? "" : "s", sig->name, sig->nparams, a.s, b.s);
   kt__sbuf_free(&a);
@@ -280,26 +287,31 @@ static void check_count(const kt__kernel_decl *k, const kt__csig *sig, kt__diag 
 
 static void check_param(kt__param *p, int i, const kt__csig *sig, kt__diag *d) {
   if (strcmp(p->name, sig->names[i]) != 0) {
-    kt__diag_error(d, p->loc, "parameter %d is '%s' in @kernel but '%s' in %s(); the names must "
-                   "match, in order", i + 1, p->name, sig->names[i], sig->name);
+    kt__diag_error(d, p->loc,
+                   "parameter %d is '%s' in @kernel but '%s' in %s(); the names must "
+                   "match, in order",
+                   i + 1, p->name, sig->names[i], sig->name);
     return;
   }
   if (p->is_tensor && !sig->is_pointer[i]) {
-    kt__diag_error(d, p->loc, "'%s' is a tensor in @kernel but not a pointer in %s(); declare it "
-                   "as a scalar (%s: %s) or make the C parameter a pointer", p->name, sig->name,
-                   p->name, kt__dtype_name(p->type));
+    kt__diag_error(d, p->loc,
+                   "'%s' is a tensor in @kernel but not a pointer in %s(); declare it "
+                   "as a scalar (%s: %s) or make the C parameter a pointer",
+                   p->name, sig->name, p->name, kt__dtype_name(p->type));
     return;
   }
   if (!p->is_tensor && sig->is_pointer[i]) {
-    kt__diag_error(d, p->loc, "'%s' is a scalar in @kernel but a pointer in %s(); declare it as "
-                   "a tensor: %s: tensor<%s>[SIZE]", p->name, sig->name, p->name, kt__dtype_name(p->type));
+    kt__diag_error(d, p->loc,
+                   "'%s' is a scalar in @kernel but a pointer in %s(); declare it as "
+                   "a tensor: %s: tensor<%s>[SIZE]",
+                   p->name, sig->name, p->name, kt__dtype_name(p->type));
     return;
   }
   if (!p->is_tensor) return;
   if (p->mode == KT__MODE_UNSET) p->mode = sig->is_const[i] ? KT__MODE_IN : KT__MODE_INOUT;
   else if (p->mode != KT__MODE_IN && sig->is_const[i])
-    kt__diag_warning(d, p->loc, "'%s' is declared %s but %s() takes it through a const pointer",
-                     p->name, p->mode == KT__MODE_OUT ? "out" : "inout", sig->name);
+    kt__diag_warning(d, p->loc, "'%s' is declared %s but %s() takes it through a const pointer", p->name,
+                     p->mode == KT__MODE_OUT ? "out" : "inout", sig->name);
 }
 
 static void store_signature(kt__kernel_decl *k, const kt__csig *sig) {

@@ -65,8 +65,7 @@ static int tensor_shape(const kt__param *p, const kt__env *sizes, kt__host_tenso
   }
   uint64_t bytes;
   KT__RETURN_IF(!kt__mul_u64(count, kt__dtype_size(p->type), &bytes) || bytes > SIZE_MAX / 2, eb, KT_INVALID,
-                "%d:%d: tensor %s: %" PRIu64 " elements do not fit in memory", p->loc.line, p->loc.col, p->name,
-                count);
+                "%d:%d: tensor %s: %" PRIu64 " elements do not fit in memory", p->loc.line, p->loc.col, p->name, count);
   t->count = count;
   t->bytes = (size_t)bytes;
   return KT_OK;
@@ -81,8 +80,7 @@ static bool writes(kt__mode m) { return m != KT__MODE_IN; }
 
 /* Describes every tensor and checks the total; allocates only the small
  * bookkeeping, none of the tensor memory. */
-static int plan(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t max_bytes, kt__argset *a,
-                kt__errbuf *eb) {
+static int plan(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t max_bytes, kt__argset *a, kt__errbuf *eb) {
   a->tensor_of_param = kt__xcalloc((size_t)(decl->nparams ? decl->nparams : 1), sizeof *a->tensor_of_param);
   a->tensors = kt__xcalloc((size_t)(decl->nparams ? decl->nparams : 1), sizeof *a->tensors);
   uint64_t total = 0;
@@ -166,8 +164,7 @@ void kt__argset_free(kt__argset *a) {
 }
 
 /* Evaluates up to 3 extents; absent ones are 1; each must be at least 1. */
-static int extents(kt__expr *const *ex, int n, const kt__env *env, const char *what, uint64_t v[3],
-                   kt__errbuf *eb) {
+static int extents(kt__expr *const *ex, int n, const kt__env *env, const char *what, uint64_t v[3], kt__errbuf *eb) {
   static const char axis[] = "xyz";
   for (int i = 0; i < 3; i++) {
     v[i] = 1;
@@ -270,8 +267,7 @@ int kt__scalar_value(const kt__kernel_decl *decl, int p, const kt__env *env, uns
   return store_scalar(par->type, v, out, par->name, eb);
 }
 
-void kt__tensor_index_text(const kt__kernel_decl *decl, const kt__host_tensor *t, uint64_t i, char *buf,
-                           size_t size) {
+void kt__tensor_index_text(const kt__kernel_decl *decl, const kt__host_tensor *t, uint64_t i, char *buf, size_t size) {
   kt__sbuf s = {0};
   kt__sbuf_printf(&s, "%s[", decl->params[t->param].name);
   if (t->ndims <= 1) {

@@ -8,14 +8,14 @@
 #include "../lang/decl.h"
 
 typedef struct kt__host_tensor {
-  int param;          /* index into decl->params */
+  int param; /* index into decl->params */
   kt__dtype type;
   kt__mode mode;
-  uint64_t count;     /* elements */
+  uint64_t count; /* elements */
   size_t bytes;
-  void *initial;      /* shared: content before every run (inputs, inout, initialised outs) */
-  void *reference;    /* shared: the reference configuration's result (out/inout) */
-  uint64_t *shape;    /* the evaluated dims, outermost first (for messages) */
+  void *initial;   /* shared: content before every run (inputs, inout, initialised outs) */
+  void *reference; /* shared: the reference configuration's result (out/inout) */
+  uint64_t *shape; /* the evaluated dims, outermost first (for messages) */
   int ndims;
 } kt__host_tensor;
 
@@ -32,8 +32,8 @@ typedef struct kt__argset {
  * MAX_BYTES counts one copy of every tensor (what the device holds); 0 means
  * half the machine's physical memory. Tensor I is filled from seed
  * SEED + I, so adding a tensor does not change the others' contents. */
-int kt__argset_create(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t seed,
-                      uint64_t max_bytes, kt__argset **out, kt__errbuf *eb);
+int kt__argset_create(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t seed, uint64_t max_bytes,
+                      kt__argset **out, kt__errbuf *eb);
 /* kt__argset_create in two steps: the shared memory mapped (before a worker
  * is forked, so that it sees the same pages), then written, which the tuner
  * does while the worker opens its device. */
@@ -46,16 +46,15 @@ void kt__argset_free(kt__argset *a);
  * Missing @grid/@block give 1. KT_INVALID (the reason in EB) for an extent
  * below 1 or more than 2^64 work-items in all (grid * block, every
  * dimension): the worker reports either as a constraint. */
-int kt__launch_geometry(const kt__kernel_decl *decl, const kt__env *env, uint64_t grid[3],
-                        uint64_t block[3], uint64_t *shared_bytes, kt__errbuf *eb);
+int kt__launch_geometry(const kt__kernel_decl *decl, const kt__env *env, uint64_t grid[3], uint64_t block[3],
+                        uint64_t *shared_bytes, kt__errbuf *eb);
 
 /* Value of scalar parameter P (its bound expression, else the name itself). */
-int kt__scalar_value(const kt__kernel_decl *decl, int p, const kt__env *env, unsigned char out[8],
-                     size_t *size, kt__errbuf *eb);
+int kt__scalar_value(const kt__kernel_decl *decl, int p, const kt__env *env, unsigned char out[8], size_t *size,
+                     kt__errbuf *eb);
 
 /* Writes "name[i, j, k]" for flat element index I of tensor T (messages). */
-void kt__tensor_index_text(const kt__kernel_decl *decl, const kt__host_tensor *t, uint64_t i, char *buf,
-                           size_t size);
+void kt__tensor_index_text(const kt__kernel_decl *decl, const kt__host_tensor *t, uint64_t i, char *buf, size_t size);
 /* Looks NAME up in ENV and its parents; false when unbound. */
 bool kt__env_lookup(const kt__env *env, const char *name, int64_t *out);
 

@@ -52,9 +52,7 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-static double median_sorted(const double *v, int n) {
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+static double median_sorted(const double *v, int n) { return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]); }
 
 void kt__stats_compute(double *samples, int n, int reps, kt__stats *out) {
   *out = (kt__stats){.nsamples = n, .reps = reps};

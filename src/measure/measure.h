@@ -24,7 +24,7 @@ typedef struct kt__measure_opts {
 typedef struct kt__stats {
   double median, min, max, mean, stddev;
   int nsamples;
-  int reps;          /* launches per sample */
+  int reps;           /* launches per sample */
   bool stopped_early; /* abandoned as clearly slower than best_s */
 } kt__stats;
 

@@ -20,10 +20,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../launch/launch.h"
 #include "../handles/context.h"
-#include "../tuner/result.h"
 #include "../handles/runtime_table.h"
+#include "../launch/launch.h"
+#include "../tuner/result.h"
 #include "../workdir.h"
 
 /* ---- the hot path ----------------------------------------------------- */
@@ -284,7 +284,8 @@ static int rt_create(kt_kernel *k) {
                 "kt_launch: kernel %s has %d runtime sizes; at most %d are supported", d->name, d->nsizes,
                 KT__RT_MAX_SIZES);
   KT__RETURN_IF(d->nparams > KT__RT_MAX_ARGS, &k->ctx->err, KT_INVALID,
-                "kt_launch: kernel %s has %d parameters; at most %d are supported", d->name, d->nparams, KT__RT_MAX_ARGS);
+                "kt_launch: kernel %s has %d parameters; at most %d are supported", d->name, d->nparams,
+                KT__RT_MAX_ARGS);
   KT__FORWARD(kt__config_check_size(&k->config, k->file->src.path, d->name, &k->ctx->err));
   kt__runtime_table *t = kt__xcalloc(1, sizeof *t);
   t->be = k->backend;

@@ -50,8 +50,7 @@ double kt__base_known(const kt__search_base *b, uint64_t index) {
 }
 
 bool kt__base_fresh(const kt__search_base *b, uint64_t index) {
-  return index < kt__space_size(b->space) && !kt__u64map_has(&b->seen, index) &&
-         kt__space_valid_index(b->space, index);
+  return index < kt__space_size(b->space) && !kt__u64map_has(&b->seen, index) && kt__space_valid_index(b->space, index);
 }
 
 bool kt__base_take(kt__search_base *b, uint64_t index) {

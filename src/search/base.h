@@ -16,14 +16,14 @@ typedef struct kt__search_base {
   kt__rng rng;
   long budget;
   int ndims;
-  int nfree;                       /* dims with more than one choice */
+  int nfree; /* dims with more than one choice */
   int free_dims[KT__MAX_NAMES];
-  kt__u64map seen;                 /* proposed: index -> 0 */
-  kt__u64map cost;                 /* told: index -> cost bits */
-  uint64_t best;                   /* UINT64_MAX until an OK result */
+  kt__u64map seen; /* proposed: index -> 0 */
+  kt__u64map cost; /* told: index -> cost bits */
+  uint64_t best;   /* UINT64_MAX until an OK result */
   double best_cost;
   long proposed, told;
-  bool exhausted;                  /* a full scan found nothing new */
+  bool exhausted; /* a full scan found nothing new */
 } kt__search_base;
 
 bool kt__base_init(kt__search_base *b, const kt__space *space, uint64_t seed, long budget);

@@ -6,8 +6,8 @@
 
 typedef struct exhaustive {
   const kt__space *space;
-  uint64_t next;     /* first index not yet looked at */
-  kt__u64map told;   /* results told before their turn (a warm start) */
+  uint64_t next;   /* first index not yet looked at */
+  kt__u64map told; /* results told before their turn (a warm start) */
 } exhaustive;
 
 static void *exhaustive_create(const kt__space *space, uint64_t seed, long budget) {

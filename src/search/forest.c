@@ -319,8 +319,9 @@ static void model_destroy(void *state) {
 
 const kt__strategy_ops kt__strategy_forest = {
     .name = "forest",
-    .summary = "model-based: a random-forest surrogate of log-time and one of failure, expected improvement (weighted by "
-               "the chance to run) over nearby and random candidates",
+    .summary =
+        "model-based: a random-forest surrogate of log-time and one of failure, expected improvement (weighted by "
+        "the chance to run) over nearby and random candidates",
     .create = forest_create,
     .ask = model_ask,
     .tell = model_tell,
@@ -329,8 +330,9 @@ const kt__strategy_ops kt__strategy_forest = {
 
 const kt__strategy_ops kt__strategy_forest_align = {
     .name = "forest_align",
-    .summary = "model-based: a random forest of log-time over choices and their power-of-two alignment (values and pairwise "
-               "products), expected improvement weighted by the chance to run",
+    .summary =
+        "model-based: a random forest of log-time over choices and their power-of-two alignment (values and pairwise "
+        "products), expected improvement weighted by the chance to run",
     .create = forest_align_create,
     .ask = model_ask,
     .tell = model_tell,

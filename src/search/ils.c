@@ -13,11 +13,11 @@ enum { ILS_INIT = 5, ILS_MAX_NEIGHBOURS = 8192, ILS_JUMP = 3 };
 
 typedef struct ils {
   kt__search_base b;
-  uint64_t cur;       /* UINT64_MAX until the start point is known */
+  uint64_t cur; /* UINT64_MAX until the start point is known */
   double cur_cost;
-  uint64_t *nb;       /* untried neighbours of CUR */
+  uint64_t *nb; /* untried neighbours of CUR */
   int nnb, pos;
-  uint64_t jump;      /* the pending perturbation, UINT64_MAX when none */
+  uint64_t jump; /* the pending perturbation, UINT64_MAX when none */
 } ils;
 
 static void *ils_create(const kt__space *space, uint64_t seed, long budget) {

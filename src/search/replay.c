@@ -25,7 +25,7 @@ typedef struct rparam {
   char **keys;     /* distinct values as JSON text, in order of appearance */
   int64_t *values; /* the integer each key stands for */
   int n;
-  bool numeric;    /* every value an integer: VALUES are those integers */
+  bool numeric; /* every value an integer: VALUES are those integers */
 } rparam;
 
 struct kt__recorded {
@@ -109,8 +109,8 @@ static int collect_params(kt__recorded *r, json_object *results, const char *pat
   KT__RETURN_IF(!cfg0 || !json_object_is_type(cfg0, json_type_object), eb, KT_INVALID,
                 "%s: results[0] has no \"configuration\" object", path);
   int n = json_object_object_length(cfg0);
-  KT__RETURN_IF(n < 1 || n > KT__MAX_NAMES, eb, KT_INVALID, "%s: %d parameters (1 to %d expected)", path,
-                n, KT__MAX_NAMES);
+  KT__RETURN_IF(n < 1 || n > KT__MAX_NAMES, eb, KT_INVALID, "%s: %d parameters (1 to %d expected)", path, n,
+                KT__MAX_NAMES);
   r->params = kt__xcalloc((size_t)n, sizeof *r->params);
   json_object_object_foreach(cfg0, key, val) {
     (void)val;
@@ -122,13 +122,12 @@ static int collect_params(kt__recorded *r, json_object *results, const char *pat
   for (size_t i = 0; i < len; i++) {
     json_object *cfg = member(json_object_array_get_idx(results, i), "configuration");
     KT__RETURN_IF(!cfg || !json_object_is_type(cfg, json_type_object) || json_object_object_length(cfg) != r->nparams,
-                  eb, KT_INVALID,
-                  "%s: results[%zu] does not set the %d parameters of results[0]", path, i, r->nparams);
+                  eb, KT_INVALID, "%s: results[%zu] does not set the %d parameters of results[0]", path, i, r->nparams);
     for (int p = 0; p < r->nparams; p++) {
       json_object *v = member(cfg, r->params[p].name);
       KT__RETURN_IF(!v, eb, KT_INVALID, "%s: results[%zu] has no %s", path, i, r->params[p].name);
-      KT__RETURN_IF(param_key(&r->params[p], v, true) < 0, eb, KT_INVALID,
-                    "%s: %s takes more than %d values", path, r->params[p].name, MAX_VALUES);
+      KT__RETURN_IF(param_key(&r->params[p], v, true) < 0, eb, KT_INVALID, "%s: %s takes more than %d values", path,
+                    r->params[p].name, MAX_VALUES);
     }
   }
   return KT_OK;
@@ -219,8 +218,8 @@ static int build_table(kt__recorded *r, json_object *results, const char *path, 
   build_dims(r);
   KT__FORWARD(kt__space_create(r->dims, r->nparams, NULL, 0, NULL, &r->space, eb));
   uint64_t size = kt__space_size(r->space);
-  KT__RETURN_IF(size > KT__REPLAY_MAX_POINTS, eb, KT_INVALID,
-                "%s: the space of %llu points is too large to replay", path, (unsigned long long)size);
+  KT__RETURN_IF(size > KT__REPLAY_MAX_POINTS, eb, KT_INVALID, "%s: the space of %llu points is too large to replay",
+                path, (unsigned long long)size);
   r->state = kt__xmalloc(size);
   memset(r->state, KT__ST_CONSTRAINT, size);
   r->time = kt__xcalloc(size, sizeof *r->time);
@@ -386,8 +385,8 @@ static void summarise(double *frac, int n, kt__replay_stats *st) {
   st->median = n % 2 ? frac[n / 2] : 0.5 * (frac[n / 2 - 1] + frac[n / 2]);
 }
 
-int kt__replay_run(const kt__recorded *r, const kt__strategy_ops *ops, long budget, int repeats,
-                   uint64_t seed, const uint64_t *warm, int nwarm, kt__replay_stats *st, kt__errbuf *eb) {
+int kt__replay_run(const kt__recorded *r, const kt__strategy_ops *ops, long budget, int repeats, uint64_t seed,
+                   const uint64_t *warm, int nwarm, kt__replay_stats *st, kt__errbuf *eb) {
   KT__RETURN_IF(repeats < 1, eb, KT_INVALID, "repeats must be at least 1");
   KT__RETURN_IF(budget < 0, eb, KT_INVALID, "the budget must not be negative");
   *st = (kt__replay_stats){.repeats = repeats};

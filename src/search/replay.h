@@ -38,8 +38,8 @@ typedef struct kt__replay_stats {
  * strategy, as kt_tune does with the winners stored at other sizes and on
  * other devices. A repeat that finds nothing scores 0. KT_INTERNAL when a strategy breaks its contract (a repeat, an
  * invalid configuration): replay doubles as a checker. */
-int kt__replay_run(const kt__recorded *r, const kt__strategy_ops *ops, long budget, int repeats,
-                   uint64_t seed, const uint64_t *warm, int nwarm, kt__replay_stats *st, kt__errbuf *eb);
+int kt__replay_run(const kt__recorded *r, const kt__strategy_ops *ops, long budget, int repeats, uint64_t seed,
+                   const uint64_t *warm, int nwarm, kt__replay_stats *st, kt__errbuf *eb);
 
 /* The fastest configuration recorded in FROM as an index of R's space (same
  * names, same numeric values); false when there is none or it is not in R. */

@@ -12,22 +12,21 @@ static const char *base_name(const char *path) {
   return slash ? slash + 1 : path;
 }
 
-static void print_text(FILE *out, const char *path, const kt__recorded *r, const char *strategy,
-                       long budget, uint64_t seed, int nwarm, const kt__replay_stats *st) {
+static void print_text(FILE *out, const char *path, const kt__recorded *r, const char *strategy, long budget,
+                       uint64_t seed, int nwarm, const kt__replay_stats *st) {
   const kt__space *s = kt__recorded_space(r);
-  fprintf(out, "%s: %" PRIu64 " configurations recorded (%" PRIu64 " ok) in a space of %" PRIu64 "\n",
-          base_name(path), kt__recorded_count(r), kt__recorded_ok(r), kt__space_size(s));
-  fprintf(out, "strategy %s, budget %ld, %d repeats, seed %" PRIu64 "\n", strategy, budget,
-          st->repeats, seed);
+  fprintf(out, "%s: %" PRIu64 " configurations recorded (%" PRIu64 " ok) in a space of %" PRIu64 "\n", base_name(path),
+          kt__recorded_count(r), kt__recorded_ok(r), kt__space_size(s));
+  fprintf(out, "strategy %s, budget %ld, %d repeats, seed %" PRIu64 "\n", strategy, budget, st->repeats, seed);
   if (nwarm) fprintf(out, "warm start: %d configuration%s from other files first\n", nwarm, nwarm == 1 ? "" : "s");
-  fprintf(out, "fraction of optimum: mean %.4f, std %.4f, min %.4f, median %.4f, max %.4f\n", st->mean,
-          st->std, st->min, st->median, st->max);
+  fprintf(out, "fraction of optimum: mean %.4f, std %.4f, min %.4f, median %.4f, max %.4f\n", st->mean, st->std,
+          st->min, st->median, st->max);
   fprintf(out, "evaluated per repeat: %.1f (%.1f failed); optimum %g\n", st->evals_mean, st->failed_mean,
           kt__recorded_optimum(r));
 }
 
-static void print_json(FILE *out, const char *path, const kt__recorded *r, const char *strategy,
-                       long budget, uint64_t seed, int nwarm, const kt__replay_stats *st) {
+static void print_json(FILE *out, const char *path, const kt__recorded *r, const char *strategy, long budget,
+                       uint64_t seed, int nwarm, const kt__replay_stats *st) {
   kt__sbuf b = {0};
   kt__sbuf_printf(&b, "{\"file\": ");
   kt__sbuf_json_string(&b, path);

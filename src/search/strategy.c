@@ -12,13 +12,8 @@ struct kt__strategy {
 };
 
 static const kt__strategy_ops *const registry[] = {
-    &kt__strategy_exhaustive,
-    &kt__strategy_random,
-    &kt__strategy_annealing,
-    &kt__strategy_genetic,
-    &kt__strategy_ils,
-    &kt__strategy_forest,
-    &kt__strategy_forest_align,
+    &kt__strategy_exhaustive, &kt__strategy_random, &kt__strategy_annealing,    &kt__strategy_genetic,
+    &kt__strategy_ils,        &kt__strategy_forest, &kt__strategy_forest_align,
 };
 enum { NSTRATEGIES = sizeof registry / sizeof registry[0] };
 
@@ -35,8 +30,7 @@ const char *const *kt__strategy_names(void) {
   return names;
 }
 
-kt__strategy *kt__strategy_create(const kt__strategy_ops *ops, const kt__space *space, uint64_t seed,
-                                  long budget) {
+kt__strategy *kt__strategy_create(const kt__strategy_ops *ops, const kt__space *space, uint64_t seed, long budget) {
   if (!ops || !space) return NULL;
   void *state = ops->create(space, seed, budget < 0 ? 0 : budget);
   if (!state) return NULL;
@@ -46,9 +40,7 @@ kt__strategy *kt__strategy_create(const kt__strategy_ops *ops, const kt__space *
   return s;
 }
 
-int kt__strategy_ask(kt__strategy *s, uint64_t *out, int max) {
-  return max > 0 ? s->ops->ask(s->state, out, max) : 0;
-}
+int kt__strategy_ask(kt__strategy *s, uint64_t *out, int max) { return max > 0 ? s->ops->ask(s->state, out, max) : 0; }
 
 void kt__strategy_tell(kt__strategy *s, uint64_t index, kt__status status, double seconds) {
   s->ops->tell(s->state, index, status, seconds);

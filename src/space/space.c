@@ -16,10 +16,10 @@ struct kt__space {
   kt__expr *const *where;
   int nwhere;
   const kt__env *sizes;
-  const char **names;   /* ndims entries, plus a NULL terminator */
+  const char **names; /* ndims entries, plus a NULL terminator */
   bool *pinned;
-  int64_t *pinval;      /* the pinned value of dim d, when pinned[d] */
-  uint64_t *stride;     /* index weight of dim d's digit */
+  int64_t *pinval;  /* the pinned value of dim d, when pinned[d] */
+  uint64_t *stride; /* index weight of dim d's digit */
   uint64_t size;
   kt__space_filter_fn filter; /* optional extra validity test */
   void *filter_ud;
@@ -40,18 +40,16 @@ static int overflow_error(const kt__space *s, kt__errbuf *eb) {
   kt__sbuf b = {0};
   for (int d = 0; d < s->ndims; d++)
     kt__sbuf_printf(&b, "%s%s (%d)", d ? " x " : "", s->dims[d].name, s->dims[d].count);
-  int rc = kt__err(eb, KT_INVALID,
-                   "the search space is too large: %s choices overflow 64 bits", b.s ? b.s : "");
+  int rc = kt__err(eb, KT_INVALID, "the search space is too large: %s choices overflow 64 bits", b.s ? b.s : "");
   kt__sbuf_free(&b);
   return rc;
 }
 
-int kt__space_create(const kt__tunedim *dims, int ndims, kt__expr *const *where, int nwhere,
-                     const kt__env *sizes, kt__space **out, kt__errbuf *eb) {
+int kt__space_create(const kt__tunedim *dims, int ndims, kt__expr *const *where, int nwhere, const kt__env *sizes,
+                     kt__space **out, kt__errbuf *eb) {
   *out = NULL;
   KT__RETURN_IF(ndims < 0 || (ndims > 0 && !dims), eb, KT_INVALID, "bad space dimensions");
-  for (int d = 0; d < ndims; d++)
-    KT__RETURN_IF(dims[d].count < 1, eb, KT_INVALID, "%s has no choices", dims[d].name);
+  for (int d = 0; d < ndims; d++) KT__RETURN_IF(dims[d].count < 1, eb, KT_INVALID, "%s has no choices", dims[d].name);
   kt__space *s = kt__xcalloc(1, sizeof *s);
   s->dims = dims;
   s->ndims = ndims;
@@ -234,8 +232,7 @@ static void format_pins(const kt__space *s, kt__sbuf *out) {
   free(values);
 }
 
-int kt__space_none_valid(const kt__space *s, const char *path, const char *kernel, const char *label,
-                         kt__errbuf *eb) {
+int kt__space_none_valid(const kt__space *s, const char *path, const char *kernel, const char *label, kt__errbuf *eb) {
   kt__sbuf pins = {0}, left = {0};
   format_pins(s, &pins);
   if (pins.len) kt__sbuf_printf(&left, " left by %s \"%s\"", label, pins.s);
@@ -259,8 +256,7 @@ static bool declared_choice(const kt__tunedim *dim, int64_t v) {
 static void warn_undeclared(const kt__tunedim *dim, int64_t v, kt__sbuf *warn) {
   if (!warn) return;
   kt__sbuf_printf(warn, "warning: %s=%" PRId64 " is not among its declared choices (", dim->name, v);
-  for (int c = 0; c < dim->count; c++)
-    kt__sbuf_printf(warn, "%s%" PRId64, c ? ", " : "", dim->values[c]);
+  for (int c = 0; c < dim->count; c++) kt__sbuf_printf(warn, "%s%" PRId64, c ? ", " : "", dim->values[c]);
   kt__sbuf_printf(warn, "); using it anyway\n");
 }
 

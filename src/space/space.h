@@ -12,8 +12,8 @@ typedef struct kt__space kt__space;
  * constraints (may be NULL/0); SIZES binds runtime sizes they mention.
  * The space keeps pointers to DIMS, WHERE and SIZES: they must outlive it.
  * Fails (KT_INVALID) when the product overflows 64 bits. */
-int kt__space_create(const kt__tunedim *dims, int ndims, kt__expr *const *where, int nwhere,
-                     const kt__env *sizes, kt__space **out, kt__errbuf *eb);
+int kt__space_create(const kt__tunedim *dims, int ndims, kt__expr *const *where, int nwhere, const kt__env *sizes,
+                     kt__space **out, kt__errbuf *eb);
 void kt__space_free(kt__space *s);
 
 int kt__space_ndims(const kt__space *s);
@@ -50,8 +50,7 @@ int kt__space_check_default(const kt__space *s, const char *path, kt__errbuf *eb
 /* KT_NOVALID for a space without a valid configuration (pins that exclude
  * every configuration @where allows), naming KERNEL and the pins (LABEL:
  * what the caller calls them, kt_labels.pin). */
-int kt__space_none_valid(const kt__space *s, const char *path, const char *kernel, const char *label,
-                         kt__errbuf *eb);
+int kt__space_none_valid(const kt__space *s, const char *path, const char *kernel, const char *label, kt__errbuf *eb);
 
 /* Pins dim d to PINS->values[d] where PINS->set[d] (PINS indexed like the
  * dims); a value outside the declared choices is accepted and a warning is

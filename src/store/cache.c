@@ -8,13 +8,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../config.h"
 #include "cache.h"
 #include "db.h"
 #include "export.h"
 #include "import.h"
 #include "select.h"
 #include "store.h"
-#include "../config.h"
 
 /* ---- plumbing ---- */
 
@@ -100,7 +100,9 @@ static void list_json(const char *path, const kt__key_row *keys, int n, FILE *ou
   json_object *arr = json_object_new_array_ext(n);
   for (int i = 0; i < n; i++) json_object_array_add(arr, list_entry_json(&keys[i]));
   json_object_object_add(doc, "keys", arr);
-  fprintf(out, "%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
+  fprintf(out, "%s\n",
+          json_object_to_json_string_ext(
+              doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
   json_object_put(doc);
 }
 
@@ -108,16 +110,14 @@ static void list_table(const char *path, const kt__key_row *keys, int n, FILE *o
   char t[32];
   fprintf(out, "# %s: %d stored tuning%s\n", path, n, n == 1 ? "" : "s");
   if (n == 0) return;
-  fprintf(out, "%-20s %-28s %-24s %9s %-12s %s\n", "KERNEL", "DEVICE", "SIZES", "VALID/ALL", "TIME",
-          "WINNER");
+  fprintf(out, "%-20s %-28s %-24s %9s %-12s %s\n", "KERNEL", "DEVICE", "SIZES", "VALID/ALL", "TIME", "WINNER");
   for (int i = 0; i < n; i++) {
     const kt__key_row *k = &keys[i];
     char dev[300], counts[48];
     snprintf(dev, sizeof dev, "%s (%s)", k->device, k->backend);
     snprintf(counts, sizeof counts, "%ld/%ld", k->nok, k->nresults);
-    fprintf(out, "%-20s %-28s %-24s %9s %-12s %s\n", k->kernel, dev, *k->sizes ? k->sizes : "-",
-            counts, k->winner_config ? fmt_time(k->winner_s, t) : "-",
-            k->winner_config ? k->winner_config : "(no winner yet)");
+    fprintf(out, "%-20s %-28s %-24s %9s %-12s %s\n", k->kernel, dev, *k->sizes ? k->sizes : "-", counts,
+            k->winner_config ? fmt_time(k->winner_s, t) : "-", k->winner_config ? k->winner_config : "(no winner yet)");
   }
 }
 
@@ -159,10 +159,10 @@ static void show_key_header(const kt__key_row *k, FILE *out) {
   char t[32];
   fprintf(out, "%s on %s (%s, %s, %.1f GiB), %s\n", k->kernel, k->device, k->backend, k->arch,
           (double)k->memory / (1024.0 * 1024 * 1024), *k->sizes ? k->sizes : "no sizes");
-  fprintf(out, "  source sha256 %s; driver %s; toolchain %s; method %s\n", k->source_hash,
-          k->driver_version, k->toolchain_version, k->method_version);
-  fprintf(out, "  %ld results (%ld valid), first stored %s; winner: %s%s%s\n", k->nresults, k->nok,
-          k->created, k->winner_config ? k->winner_config : "none yet", k->winner_config ? ", " : "",
+  fprintf(out, "  source sha256 %s; driver %s; toolchain %s; method %s\n", k->source_hash, k->driver_version,
+          k->toolchain_version, k->method_version);
+  fprintf(out, "  %ld results (%ld valid), first stored %s; winner: %s%s%s\n", k->nresults, k->nok, k->created,
+          k->winner_config ? k->winner_config : "none yet", k->winner_config ? ", " : "",
           k->winner_config ? fmt_time(k->winner_s, t) : "");
 }
 
@@ -189,10 +189,9 @@ static void show_result_line(const kt__key_row *k, const kt__result_row *row, FI
   /* A failed configuration has no timing, whatever the statistics hold. */
   bool timed = r->status == KT__ST_OK || r->stats.nsamples > 0;
   first_line(r->message, msg, sizeof msg);
-  fprintf(out, "  %c %-40s %-11s %11s %11s %11s %5d %10s  %s\n", win ? '*' : ' ', r->config,
-          kt__status_name(r->status), timed ? fmt_time(r->stats.median, med) : "-",
-          timed ? fmt_time(r->stats.min, min) : "-", timed ? fmt_time(r->stats.stddev, sd) : "-",
-          r->stats.nsamples, fmt_time(r->compile_s, comp), msg);
+  fprintf(out, "  %c %-40s %-11s %11s %11s %11s %5d %10s  %s\n", win ? '*' : ' ', r->config, kt__status_name(r->status),
+          timed ? fmt_time(r->stats.median, med) : "-", timed ? fmt_time(r->stats.min, min) : "-",
+          timed ? fmt_time(r->stats.stddev, sd) : "-", r->stats.nsamples, fmt_time(r->compile_s, comp), msg);
 }
 
 static int show_table_key(kt__store *s, const kt__key_row *k, FILE *out, kt__errbuf *eb) {
@@ -201,8 +200,8 @@ static int show_table_key(kt__store *s, const kt__key_row *k, FILE *out, kt__err
   KT__FORWARD(kt__store_results_of(s, k->id, &rows, &n, eb));
   qsort(rows, (size_t)n, sizeof *rows, by_speed);
   show_key_header(k, out);
-  fprintf(out, "    %-40s %-11s %11s %11s %11s %5s %10s  %s\n", "CONFIG", "STATUS", "MEDIAN", "MIN",
-          "STDDEV", "N", "COMPILE", "MESSAGE");
+  fprintf(out, "    %-40s %-11s %11s %11s %11s %5s %10s  %s\n", "CONFIG", "STATUS", "MEDIAN", "MIN", "STDDEV", "N",
+          "COMPILE", "MESSAGE");
   for (int i = 0; i < n; i++) show_result_line(k, &rows[i], out);
   kt__result_rows_free(rows, n);
   return KT_OK;
@@ -235,17 +234,15 @@ static int pick_winner(const kt__key_row *keys, int n, const char *path, const k
     if (!best || strcmp(k->winner_ts, best->winner_ts) > 0) best = k;
   }
   KT__RETURN_IF(n == 0, eb, KT_NOTFOUND, "no stored tuning matches in %s", path);
-  KT__RETURN_IF(nwin == 0, eb, KT_NOTFOUND,
-                "%d stored tuning%s match, but none has a winner yet (tuning unfinished?)", n,
-                n == 1 ? "" : "s");
+  KT__RETURN_IF(nwin == 0, eb, KT_NOTFOUND, "%d stored tuning%s match, but none has a winner yet (tuning unfinished?)",
+                n, n == 1 ? "" : "s");
   if (!same) {
     kt__sbuf list = {0};
     for (int i = 0; i < n && list.len < 4000; i++)
       if (keys[i].winner_config)
-        kt__sbuf_printf(&list, "\n  %s on %s (%s) %s", keys[i].kernel, keys[i].device,
-                        keys[i].backend, *keys[i].sizes ? keys[i].sizes : "(no sizes)");
-    int rc = kt__err(eb, KT_INVALID,
-                     "%d stored winners match; choose one with the kernel, device or sizes:%s", nwin,
+        kt__sbuf_printf(&list, "\n  %s on %s (%s) %s", keys[i].kernel, keys[i].device, keys[i].backend,
+                        *keys[i].sizes ? keys[i].sizes : "(no sizes)");
+    int rc = kt__err(eb, KT_INVALID, "%d stored winners match; choose one with the kernel, device or sizes:%s", nwin,
                      list.s);
     kt__sbuf_free(&list);
     return rc;
@@ -259,8 +256,9 @@ static void guard_name(const char *kernel, char *buf, size_t len) {
   size_t i = 0;
   for (const char *p = kernel; *p && i + 1 < len; p++, i++) {
     char c = *p;
-    buf[i] = (c >= 'a' && c <= 'z') ? (char)(c - 'a' + 'A')
-             : ((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) ? c : '_';
+    buf[i] = (c >= 'a' && c <= 'z')                               ? (char)(c - 'a' + 'A')
+             : ((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) ? c
+                                                                  : '_';
   }
   buf[i] = 0;
 }
@@ -283,21 +281,27 @@ static void show_defines(const char *path, const kt__key_row *k, FILE *out) {
           "/* Generated by ktune %s from %s.\n"
           " * Kernel %s on %s (%s, %s), %s: %s per launch.\n"
           " * Source sha256 %s, tuned %s. */\n",
-          KTUNE_VERSION_STRING, path, k->kernel, k->device, k->backend, k->arch,
-          *k->sizes ? k->sizes : "no sizes", fmt_time(k->winner_s, t), k->source_hash, k->winner_ts);
+          KTUNE_VERSION_STRING, path, k->kernel, k->device, k->backend, k->arch, *k->sizes ? k->sizes : "no sizes",
+          fmt_time(k->winner_s, t), k->source_hash, k->winner_ts);
   fprintf(out, "#ifndef KTUNE_%s_CONFIG_H\n#define KTUNE_%s_CONFIG_H\n", guard, guard);
   each_setting(k->winner_config, print_define, out);
   fprintf(out, "#endif\n");
 }
 
 static void dflag_to(void *ud, const kt__config_item *it) {
-  struct { FILE *out; int first; } *a = ud;
+  struct {
+    FILE *out;
+    int first;
+  } *a = ud;
   fprintf(a->out, "%s-D%.*s", a->first ? "" : " ", (int)it->len, it->text);
   a->first = 0;
 }
 
 static void show_dflags(const kt__key_row *k, FILE *out) {
-  struct { FILE *out; int first; } a = {out, 1};
+  struct {
+    FILE *out;
+    int first;
+  } a = {out, 1};
   each_setting(k->winner_config, dflag_to, &a);
   fputc('\n', out);
 }
@@ -343,9 +347,10 @@ int kt__cache_show(const kt_options *o, const kt_cache_filter *f, const char *fo
 /* ---- export, import, clear ---- */
 
 /* An empty export document for a database that does not exist yet. */
-static int export_missing(const kt_options *o, const kt_cache_filter *f, const char *format, FILE *out, kt__errbuf *eb) {
-  KT__RETURN_IF(strcmp(format, "t4") == 0, eb, KT_NOTFOUND,
-                "no results database at %s (nothing tuned yet)", o->db_path ? o->db_path : "the default path");
+static int export_missing(const kt_options *o, const kt_cache_filter *f, const char *format, FILE *out,
+                          kt__errbuf *eb) {
+  KT__RETURN_IF(strcmp(format, "t4") == 0, eb, KT_NOTFOUND, "no results database at %s (nothing tuned yet)",
+                o->db_path ? o->db_path : "the default path");
   kt__store *mem;
   KT__FORWARD(kt__store_open(":memory:", o->labels.db, &mem, eb));
   int rc = kt__export_json(mem, f, out, eb);
@@ -353,8 +358,7 @@ static int export_missing(const kt_options *o, const kt_cache_filter *f, const c
   return rc;
 }
 
-int kt__cache_export(const kt_options *o, const kt_cache_filter *f, const char *format, FILE *out,
-                     kt__errbuf *eb) {
+int kt__cache_export(const kt_options *o, const kt_cache_filter *f, const char *format, FILE *out, kt__errbuf *eb) {
   static const char *const formats[] = {"json", "t4", NULL};
   kt__store *s = NULL;
   if (!format) format = "json";
@@ -377,8 +381,8 @@ int kt__cache_import(const kt_options *o, const char *path, FILE *out, kt__errbu
   if (rc == KT_OK) rc = open_db(o, true, &s, eb);
   if (rc == KT_OK) rc = kt__import_doc(s, path, doc, &nkeys, &nresults, eb);
   if (rc == KT_OK && out)
-    fprintf(out, "imported %ld result%s under %ld key%s from %s into %s\n", nresults,
-            nresults == 1 ? "" : "s", nkeys, nkeys == 1 ? "" : "s", path, kt__store_path(s));
+    fprintf(out, "imported %ld result%s under %ld key%s from %s into %s\n", nresults, nresults == 1 ? "" : "s", nkeys,
+            nkeys == 1 ? "" : "s", path, kt__store_path(s));
   /* A malformed entry rolls the import back; a database that this import
    * created is then empty, and goes, so a failed import writes nothing. */
   if (rc != KT_OK && s && !existed) remove_db(kt__store_path(s));
@@ -425,8 +429,8 @@ int kt__cache_clear(const kt_options *o, const kt_cache_filter *f, FILE *out, kt
     pthread_mutex_unlock(&s->mu);
   }
   if (rc == KT_OK && out)
-    fprintf(out, "removed %ld tuning%s (%ld result%s)%s%s\n", a.nkeys, a.nkeys == 1 ? "" : "s",
-            a.nresults, a.nresults == 1 ? "" : "s", s ? " from " : "", s ? kt__store_path(s) : "");
+    fprintf(out, "removed %ld tuning%s (%ld result%s)%s%s\n", a.nkeys, a.nkeys == 1 ? "" : "s", a.nresults,
+            a.nresults == 1 ? "" : "s", s ? " from " : "", s ? kt__store_path(s) : "");
   kt__store_close(s);
   return rc;
 }

@@ -12,8 +12,7 @@
 int kt__cache_path(const kt_options *o, char *buf, size_t len, kt__errbuf *eb);
 int kt__cache_list(const kt_options *o, const kt_cache_filter *f, int json, FILE *out, kt__errbuf *eb);
 int kt__cache_show(const kt_options *o, const kt_cache_filter *f, const char *format, FILE *out, kt__errbuf *eb);
-int kt__cache_export(const kt_options *o, const kt_cache_filter *f, const char *format, FILE *out,
-                     kt__errbuf *eb);
+int kt__cache_export(const kt_options *o, const kt_cache_filter *f, const char *format, FILE *out, kt__errbuf *eb);
 int kt__cache_import(const kt_options *o, const char *path, FILE *out, kt__errbuf *eb);
 int kt__cache_clear(const kt_options *o, const kt_cache_filter *f, FILE *out, kt__errbuf *eb);
 

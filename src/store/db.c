@@ -29,9 +29,8 @@ int kt__store_fail(kt__store *s, int rc, const char *what, kt__errbuf *eb) {
                    "file with %s or KTUNE_DB.",
                    s->path, what, detail, s->path, s->path, s->label);
   if (s->busy)
-    return kt__err(eb, KT_STORE,
-                   "results database %s: %s: still locked by another process after %.0f s (%s)",
-                   s->path, what, KT__STORE_BUSY_S, detail);
+    return kt__err(eb, KT_STORE, "results database %s: %s: still locked by another process after %.0f s (%s)", s->path,
+                   what, KT__STORE_BUSY_S, detail);
   if (primary == SQLITE_FULL || primary == SQLITE_IOERR)
     return kt__err(eb, KT_STORE,
                    "results database %s: %s: %s (free space on its disk, or choose another file with %s or "
@@ -149,7 +148,9 @@ int kt__db_open(const char *path, const char *label, kt__store **out, kt__errbuf
   kt__store *s = kt__xcalloc(1, sizeof *s);
   s->path = kt__xstrdup(path);
   s->label = kt__xstrdup(label);
-  s->seed = (unsigned)getpid() ^ (unsigned)(uint64_t)(kt__now() * 1e6); /* via 64 bits: the microseconds pass UINT_MAX after 71 minutes of uptime */
+  s->seed = (unsigned)getpid() ^
+            (unsigned)(uint64_t)(kt__now() *
+                                 1e6); /* via 64 bits: the microseconds pass UINT_MAX after 71 minutes of uptime */
   pthread_mutex_init(&s->mu, NULL);
   int oflags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX;
   int rc = sqlite3_open_v2(path, &s->db, oflags, NULL);

@@ -22,7 +22,7 @@ typedef struct kt__store {
   char *path;
   char *label; /* what the caller calls that path (kt_labels.db), for advice */
   pthread_mutex_t mu;
-  bool busy; /* the last failure was SQLITE_BUSY/LOCKED: the write may be retried */
+  bool busy;     /* the last failure was SQLITE_BUSY/LOCKED: the write may be retried */
   unsigned seed; /* per process, so that waiting writers do not retry in step */
 } kt__store;
 

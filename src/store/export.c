@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../config.h"
 #include "db.h"
 #include "select.h"
 #include "store.h"
-#include "../config.h"
 
 /* JSON has no NaN or infinity: NaN (a statistic never measured) is null and
  * infinities are the strings "inf"/"-inf", which import reads back. */
@@ -37,7 +37,8 @@ static void read_end(kt__store *s) {
 }
 
 static int write_doc(json_object *doc, FILE *out, kt__errbuf *eb) {
-  const char *text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
+  const char *text = json_object_to_json_string_ext(
+      doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
   bool ok = fputs(text, out) >= 0 && fputc('\n', out) != EOF && fflush(out) == 0;
   return ok ? KT_OK : kt__err(eb, KT_IO, "cannot write the export: output error");
 }
@@ -190,9 +191,7 @@ static json_object *t4_configuration(const char *config) {
 }
 
 /* Seconds as T4's milliseconds; a time never measured counts as 0. */
-static json_object *t4_ms(double seconds) {
-  return json_object_new_double(isfinite(seconds) ? seconds * 1e3 : 0);
-}
+static json_object *t4_ms(double seconds) { return json_object_new_double(isfinite(seconds) ? seconds * 1e3 : 0); }
 
 static void add_measurement(json_object *arr, const char *name, json_object *value, const char *unit) {
   json_object *m = json_object_new_object();
@@ -241,8 +240,8 @@ static int one_key(kt__store *s, const kt_cache_filter *f, kt__key_row **keys, i
   if (*n == 1) return KT_OK;
   kt__sbuf list = {0};
   for (int i = 0; i < *n && i < 20; i++)
-    kt__sbuf_printf(&list, "\n  %s on %s (%s) %s", (*keys)[i].kernel, (*keys)[i].device,
-                    (*keys)[i].backend, (*keys)[i].sizes);
+    kt__sbuf_printf(&list, "\n  %s on %s (%s) %s", (*keys)[i].kernel, (*keys)[i].device, (*keys)[i].backend,
+                    (*keys)[i].sizes);
   int err = *n == 0 ? kt__err(eb, KT_NOTFOUND, "no stored tuning matches in %s", s->path)
                     : kt__err(eb, KT_INVALID,
                               "a T4 file holds one tuning, and %d match; narrow the choice "

@@ -9,8 +9,8 @@
 
 typedef struct kt__sha256 {
   uint32_t h[8];
-  uint64_t nbytes;          /* message length so far */
-  unsigned char block[64];  /* pending partial block */
+  uint64_t nbytes;         /* message length so far */
+  unsigned char block[64]; /* pending partial block */
   size_t nblock;
 } kt__sha256;
 

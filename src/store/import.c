@@ -39,8 +39,7 @@ static int parse(const char *path, const kt__sbuf *text, json_object **doc, kt__
   json_object_put(*doc);
   *doc = NULL;
   if (jerr == json_tokener_continue) jerr = json_tokener_error_parse_eof;
-  return kt__err(eb, KT_INVALID, "%s: not valid JSON (byte %zu): %s", path, at,
-                 json_tokener_error_desc(jerr));
+  return kt__err(eb, KT_INVALID, "%s: not valid JSON (byte %zu): %s", path, at, json_tokener_error_desc(jerr));
 }
 
 /* The document is ours, in a version we read; a T4 file gets its own hint. */
@@ -56,14 +55,14 @@ static int check_header(const char *path, json_object *doc, kt__errbuf *eb) {
     return kt__err(eb, KT_INVALID, "%s: not a ktune export (no \"format\" field)", path);
   }
   /* "format": null is a present field holding a NULL object. */
-  KT__RETURN_IF(!json_object_is_type(fmt, json_type_string) ||
-                    strcmp(json_object_get_string(fmt), KT__EXPORT_FORMAT) != 0,
-                eb, KT_INVALID, "%s: not a ktune export (format %s, expected \"%s\")", path,
-                fmt ? json_object_to_json_string(fmt) : "null", KT__EXPORT_FORMAT);
-  KT__RETURN_IF(!json_object_object_get_ex(doc, "format_version", &ver) ||
-                    json_object_get_int(ver) < 1 || json_object_get_int(ver) > KT__EXPORT_VERSION,
-                eb, KT_INVALID, "%s: export format version %s is not one this ktune reads (1 to %d)",
-                path, ver ? json_object_get_string(ver) : "(missing)", KT__EXPORT_VERSION);
+  KT__RETURN_IF(
+      !json_object_is_type(fmt, json_type_string) || strcmp(json_object_get_string(fmt), KT__EXPORT_FORMAT) != 0, eb,
+      KT_INVALID, "%s: not a ktune export (format %s, expected \"%s\")", path,
+      fmt ? json_object_to_json_string(fmt) : "null", KT__EXPORT_FORMAT);
+  KT__RETURN_IF(!json_object_object_get_ex(doc, "format_version", &ver) || json_object_get_int(ver) < 1 ||
+                    json_object_get_int(ver) > KT__EXPORT_VERSION,
+                eb, KT_INVALID, "%s: export format version %s is not one this ktune reads (1 to %d)", path,
+                ver ? json_object_get_string(ver) : "(missing)", KT__EXPORT_VERSION);
   return KT_OK;
 }
 
@@ -77,14 +76,14 @@ typedef struct importer {
   char where[96]; /* "keys[3].results[7]", for messages */
 } importer;
 
-static int field(importer *im, json_object *o, const char *name, json_type type, bool nullable,
-                 json_object **out, kt__errbuf *eb) {
+static int field(importer *im, json_object *o, const char *name, json_type type, bool nullable, json_object **out,
+                 kt__errbuf *eb) {
   static const char *const tnames[] = {"null", "boolean", "number", "number", "object", "array", "string"};
   *out = NULL;
   bool present = json_object_object_get_ex(o, name, out);
   if (present && *out == NULL && nullable) return KT_OK;
-  bool ok = present && *out && (json_object_is_type(*out, type) ||
-                                (type == json_type_double && json_object_is_type(*out, json_type_int)));
+  bool ok = present && *out &&
+            (json_object_is_type(*out, type) || (type == json_type_double && json_object_is_type(*out, json_type_int)));
   KT__RETURN_IF(!ok, eb, KT_INVALID, "%s: %s: \"%s\" %s (expected %s)", im->path, im->where, name,
                 present ? "has the wrong type" : "is missing", tnames[type]);
   return KT_OK;
@@ -132,9 +131,9 @@ static int step_done(importer *im, sqlite3_stmt *st, const char *what, kt__errbu
 
 /* ---- keys, results, winners ---- */
 
-static const char *const key_text_fields[] = {"source_hash", "kernel", "backend", "device", "arch",
-                                              "driver_version", "toolchain_version",
-                                              "method_version", "sizes", "created"};
+static const char *const key_text_fields[] = {"source_hash", "kernel",         "backend",           "device",
+                                              "arch",        "driver_version", "toolchain_version", "method_version",
+                                              "sizes",       "created"};
 enum { NKEYTEXT = sizeof key_text_fields / sizeof key_text_fields[0] };
 
 /* Inserts the key unless present; its id in *ID. */
@@ -187,8 +186,8 @@ static int import_result(importer *im, int64_t key, json_object *jr, kt__errbuf 
   sqlite3_stmt *st;
   KT__FORWARD(get_str(im, jr, "config", false, &config, eb));
   KT__FORWARD(get_str(im, jr, "status", false, &status, eb));
-  KT__RETURN_IF(kt__status_from_name(status) < 0, eb, KT_INVALID, "%s: %s: unknown status \"%s\"",
-                im->path, im->where, status);
+  KT__RETURN_IF(kt__status_from_name(status) < 0, eb, KT_INVALID, "%s: %s: unknown status \"%s\"", im->path, im->where,
+                status);
   for (int i = 0; i < NRESREAL; i++) KT__FORWARD(get_real(im, jr, result_real_fields[i], &reals[i], eb));
   KT__FORWARD(get_int(im, jr, "nsamples", &nsamples, eb));
   KT__FORWARD(get_int(im, jr, "reps", &reps, eb));
@@ -239,8 +238,8 @@ static int import_one_key(importer *im, size_t i, json_object *jk, kt__errbuf *e
   int64_t id;
   json_object *results, *winner;
   snprintf(im->where, sizeof im->where, "keys[%zu]", i);
-  KT__RETURN_IF(!json_object_is_type(jk, json_type_object), eb, KT_INVALID,
-                "%s: %s is not an object", im->path, im->where);
+  KT__RETURN_IF(!json_object_is_type(jk, json_type_object), eb, KT_INVALID, "%s: %s is not an object", im->path,
+                im->where);
   KT__FORWARD(import_key(im, jk, &id, eb));
   KT__FORWARD(field(im, jk, "results", json_type_array, false, &results, eb));
   KT__FORWARD(field(im, jk, "winner", json_type_object, true, &winner, eb));
@@ -249,8 +248,8 @@ static int import_one_key(importer *im, size_t i, json_object *jk, kt__errbuf *e
   for (size_t j = 0; j < n; j++) {
     json_object *jr = json_object_array_get_idx(results, j);
     snprintf(im->where, sizeof im->where, "keys[%zu].results[%zu]", i, j);
-    KT__RETURN_IF(!json_object_is_type(jr, json_type_object), eb, KT_INVALID,
-                  "%s: %s is not an object", im->path, im->where);
+    KT__RETURN_IF(!json_object_is_type(jr, json_type_object), eb, KT_INVALID, "%s: %s is not an object", im->path,
+                  im->where);
     KT__FORWARD(import_result(im, id, jr, eb));
   }
   im->nkeys++;

@@ -13,40 +13,39 @@
 /* Version 1: keys, every measured configuration, and winners. A key is every
  * condition a measurement depends on; a result is never reused across any. */
 static int migrate_to_1(kt__store *s, kt__errbuf *eb) {
-  static const char *const sql =
-      "CREATE TABLE keys ("
-      "  id INTEGER PRIMARY KEY,"
-      "  source_hash TEXT NOT NULL,"
-      "  kernel TEXT NOT NULL,"
-      "  backend TEXT NOT NULL,"
-      "  device TEXT NOT NULL,"
-      "  arch TEXT NOT NULL,"
-      "  memory INTEGER NOT NULL,"
-      "  driver_version TEXT NOT NULL,"
-      "  toolchain_version TEXT NOT NULL,"
-      "  method_version TEXT NOT NULL,"
-      "  sizes TEXT NOT NULL,"
-      "  created TEXT NOT NULL,"
-      "  UNIQUE (source_hash, kernel, backend, device, arch, memory, driver_version,"
-      "          toolchain_version, method_version, sizes));"
-      "CREATE INDEX keys_by_kernel ON keys(kernel, device);"
-      "CREATE TABLE results ("
-      "  key_id INTEGER NOT NULL REFERENCES keys(id) ON DELETE CASCADE,"
-      "  config TEXT NOT NULL,"
-      "  status TEXT NOT NULL,"
-      "  median REAL, min REAL, max REAL, mean REAL, stddev REAL,"
-      "  nsamples INTEGER NOT NULL DEFAULT 0,"
-      "  reps INTEGER NOT NULL DEFAULT 0,"
-      "  stopped_early INTEGER NOT NULL DEFAULT 0,"
-      "  compile_s REAL,"
-      "  message TEXT,"
-      "  timestamp TEXT NOT NULL,"
-      "  UNIQUE (key_id, config));"
-      "CREATE TABLE winners ("
-      "  key_id INTEGER PRIMARY KEY REFERENCES keys(id) ON DELETE CASCADE,"
-      "  config TEXT NOT NULL,"
-      "  seconds REAL,"
-      "  timestamp TEXT NOT NULL);";
+  static const char *const sql = "CREATE TABLE keys ("
+                                 "  id INTEGER PRIMARY KEY,"
+                                 "  source_hash TEXT NOT NULL,"
+                                 "  kernel TEXT NOT NULL,"
+                                 "  backend TEXT NOT NULL,"
+                                 "  device TEXT NOT NULL,"
+                                 "  arch TEXT NOT NULL,"
+                                 "  memory INTEGER NOT NULL,"
+                                 "  driver_version TEXT NOT NULL,"
+                                 "  toolchain_version TEXT NOT NULL,"
+                                 "  method_version TEXT NOT NULL,"
+                                 "  sizes TEXT NOT NULL,"
+                                 "  created TEXT NOT NULL,"
+                                 "  UNIQUE (source_hash, kernel, backend, device, arch, memory, driver_version,"
+                                 "          toolchain_version, method_version, sizes));"
+                                 "CREATE INDEX keys_by_kernel ON keys(kernel, device);"
+                                 "CREATE TABLE results ("
+                                 "  key_id INTEGER NOT NULL REFERENCES keys(id) ON DELETE CASCADE,"
+                                 "  config TEXT NOT NULL,"
+                                 "  status TEXT NOT NULL,"
+                                 "  median REAL, min REAL, max REAL, mean REAL, stddev REAL,"
+                                 "  nsamples INTEGER NOT NULL DEFAULT 0,"
+                                 "  reps INTEGER NOT NULL DEFAULT 0,"
+                                 "  stopped_early INTEGER NOT NULL DEFAULT 0,"
+                                 "  compile_s REAL,"
+                                 "  message TEXT,"
+                                 "  timestamp TEXT NOT NULL,"
+                                 "  UNIQUE (key_id, config));"
+                                 "CREATE TABLE winners ("
+                                 "  key_id INTEGER PRIMARY KEY REFERENCES keys(id) ON DELETE CASCADE,"
+                                 "  config TEXT NOT NULL,"
+                                 "  seconds REAL,"
+                                 "  timestamp TEXT NOT NULL);";
   int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
   return rc == SQLITE_OK ? KT_OK : kt__store_fail(s, rc, "creating the schema", eb);
 }
@@ -61,8 +60,7 @@ static int migrate_to_2(kt__store *s, kt__errbuf *eb) {
 
 /* migrations[v - 1] takes the database from version v - 1 to v. */
 static int (*const migrations[])(kt__store *, kt__errbuf *) = {migrate_to_1, migrate_to_2};
-_Static_assert(sizeof migrations / sizeof migrations[0] == KT__SCHEMA_VERSION,
-               "one migration per schema version");
+_Static_assert(sizeof migrations / sizeof migrations[0] == KT__SCHEMA_VERSION, "one migration per schema version");
 
 static int pragma_int(kt__store *s, const char *sql, int *value, kt__errbuf *eb) {
   sqlite3_stmt *st;

@@ -28,9 +28,8 @@ static bool device_matches(const kt__key_row *r, const char *device) {
 }
 
 static void read_key_row(sqlite3_stmt *st, kt__key_row *r) {
-  char **text[] = {&r->source_hash, &r->kernel, &r->backend, &r->device, &r->arch,
-                   &r->driver_version, &r->toolchain_version, &r->method_version, &r->sizes,
-                   &r->created};
+  char **text[] = {&r->source_hash,       &r->kernel,         &r->backend, &r->device, &r->arch, &r->driver_version,
+                   &r->toolchain_version, &r->method_version, &r->sizes,   &r->created};
   memset(r, 0, sizeof *r);
   r->id = sqlite3_column_int64(st, 0);
   for (int i = 0; i < 10; i++) *text[i] = kt__xstrdup(kt__col_text(st, 1 + i));
@@ -45,9 +44,8 @@ static void read_key_row(sqlite3_stmt *st, kt__key_row *r) {
 }
 
 static void free_key_row(kt__key_row *r) {
-  char *text[] = {r->source_hash, r->kernel, r->backend, r->device, r->arch, r->driver_version,
-                  r->toolchain_version, r->method_version, r->sizes, r->created,
-                  r->winner_config, r->winner_ts};
+  char *text[] = {r->source_hash,       r->kernel,         r->backend, r->device,  r->arch,          r->driver_version,
+                  r->toolchain_version, r->method_version, r->sizes,   r->created, r->winner_config, r->winner_ts};
   for (size_t i = 0; i < sizeof text / sizeof text[0]; i++) free(text[i]);
 }
 
@@ -57,14 +55,13 @@ void kt__key_rows_free(kt__key_row *rows, int n) {
 }
 
 int kt__store_select(kt__store *s, const kt_cache_filter *f, kt__key_row **rows, int *n, kt__errbuf *eb) {
-  static const char *const sql =
-      "SELECT k.id, k.source_hash, k.kernel, k.backend, k.device, k.arch, k.driver_version, "
-      "k.toolchain_version, k.method_version, k.sizes, k.created, k.memory, "
-      "(SELECT count(*) FROM results r WHERE r.key_id=k.id), "
-      "(SELECT count(*) FROM results r WHERE r.key_id=k.id AND r.status='ok'), "
-      "w.config, w.seconds, w.timestamp "
-      "FROM keys k LEFT JOIN winners w ON w.key_id=k.id "
-      "WHERE ?1 IS NULL OR k.kernel=?1 ORDER BY k.id";
+  static const char *const sql = "SELECT k.id, k.source_hash, k.kernel, k.backend, k.device, k.arch, k.driver_version, "
+                                 "k.toolchain_version, k.method_version, k.sizes, k.created, k.memory, "
+                                 "(SELECT count(*) FROM results r WHERE r.key_id=k.id), "
+                                 "(SELECT count(*) FROM results r WHERE r.key_id=k.id AND r.status='ok'), "
+                                 "w.config, w.seconds, w.timestamp "
+                                 "FROM keys k LEFT JOIN winners w ON w.key_id=k.id "
+                                 "WHERE ?1 IS NULL OR k.kernel=?1 ORDER BY k.id";
   sqlite3_stmt *st;
   int rc, cap = 0;
   *rows = NULL;

@@ -9,8 +9,8 @@
 /* One stored key with its counts and winner (cache commands, export). */
 typedef struct kt__key_row {
   int64_t id;
-  char *source_hash, *kernel, *backend, *device, *arch, *driver_version, *toolchain_version,
-      *method_version, *sizes, *created;
+  char *source_hash, *kernel, *backend, *device, *arch, *driver_version, *toolchain_version, *method_version, *sizes,
+      *created;
   int64_t memory;
   long nresults, nok;
   char *winner_config, *winner_ts; /* NULL when no winner */

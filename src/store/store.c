@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../config.h"
 #include "db.h"
 #include "schema.h"
-#include "../config.h"
 
 /* ---- paths ---- */
 
@@ -61,8 +61,7 @@ static int make_parent_dirs(const char *path, kt__errbuf *eb) {
       if (*p != '/' && !end) continue;
       *p = 0;
       if (mkdir(dir, 0700) != 0 && errno != EEXIST)
-        rc = kt__err(eb, KT_STORE, "cannot create directory %s for the results database: %s", dir,
-                     strerror(errno));
+        rc = kt__err(eb, KT_STORE, "cannot create directory %s for the results database: %s", dir, strerror(errno));
       if (end) break;
       *p = '/';
     }
@@ -123,7 +122,7 @@ const char *kt__store_path(const kt__store *s) { return s->path; }
 /* ---- keys ---- */
 
 /* The columns of a key, in the order bind_key binds them (?1 .. ?10). */
-#define KEY_MATCH                                                                          \
+#define KEY_MATCH                                                                        \
   "source_hash=?1 AND kernel=?2 AND backend=?3 AND device=?4 AND arch=?5 AND memory=?6 " \
   "AND driver_version=?7 AND toolchain_version=?8 AND method_version=?9"
 
@@ -146,8 +145,7 @@ static void bind_key(sqlite3_stmt *st, const kt__store_key *k, bool with_sizes) 
   sqlite3_bind_int64(st, 6, (sqlite3_int64)d->memory_bytes);
   sqlite3_bind_text(st, 7, d->driver_version, -1, SQLITE_TRANSIENT);
   sqlite3_bind_text(st, 8, d->toolchain_version, -1, SQLITE_TRANSIENT);
-  sqlite3_bind_text(st, 9, k->method_version ? k->method_version : KT__METHOD_VERSION, -1,
-                    SQLITE_TRANSIENT);
+  sqlite3_bind_text(st, 9, k->method_version ? k->method_version : KT__METHOD_VERSION, -1, SQLITE_TRANSIENT);
   if (with_sizes) sqlite3_bind_text(st, 10, or_empty(k->sizes), -1, SQLITE_TRANSIENT);
 }
 
@@ -170,8 +168,8 @@ static int key_id(kt__store *s, const kt__store_key *k, bool create, int64_t *id
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) return kt__store_fail(s, rc, "adding a key", eb);
   }
-  KT__FORWARD(kt__store_prepare(s, "SELECT id FROM keys WHERE " KEY_MATCH " AND sizes=?10", &st,
-                                "looking up a key", eb));
+  KT__FORWARD(
+      kt__store_prepare(s, "SELECT id FROM keys WHERE " KEY_MATCH " AND sizes=?10", &st, "looking up a key", eb));
   bind_key(st, k, true);
   rc = sqlite3_step(st);
   if (rc == SQLITE_ROW) *id = sqlite3_column_int64(st, 0);
@@ -300,9 +298,8 @@ void kt__result_rows_free(kt__result_row *rows, int n) {
 
 int kt__store_results_of(kt__store *s, int64_t key, kt__result_row **rows, int *n, kt__errbuf *eb) {
   sqlite3_stmt *st;
-  KT__FORWARD(kt__store_prepare(
-      s, "SELECT " RESULT_COLUMNS " FROM results r WHERE r.key_id=?1 ORDER BY r.rowid", &st,
-      "reading results", eb));
+  KT__FORWARD(kt__store_prepare(s, "SELECT " RESULT_COLUMNS " FROM results r WHERE r.key_id=?1 ORDER BY r.rowid", &st,
+                                "reading results", eb));
   sqlite3_bind_int64(st, 1, key);
   int err = collect_results(s, st, rows, n, eb);
   sqlite3_finalize(st);
@@ -321,8 +318,8 @@ static int results_of_key(kt__store *s, const kt__store_key *k, kt__result_row *
   return err;
 }
 
-int kt__store_each(kt__store *s, const kt__store_key *k, void (*fn)(void *ud, const kt__record *r),
-                   void *ud, kt__errbuf *eb) {
+int kt__store_each(kt__store *s, const kt__store_key *k, void (*fn)(void *ud, const kt__record *r), void *ud,
+                   kt__errbuf *eb) {
   KT__FORWARD(check_key(k, eb));
   kt__result_row *rows;
   int n;
@@ -387,8 +384,7 @@ static int winner_body(kt__store *s, void *ud, kt__errbuf *eb) {
   return rc == SQLITE_DONE ? KT_OK : kt__store_fail(s, rc, "recording the winner", eb);
 }
 
-int kt__store_set_winner(kt__store *s, const kt__store_key *k, const char *config, double seconds,
-                         kt__errbuf *eb) {
+int kt__store_set_winner(kt__store *s, const kt__store_key *k, const char *config, double seconds, kt__errbuf *eb) {
   KT__FORWARD(check_key(k, eb));
   KT__RETURN_IF(!config, eb, KT_INVALID, "winner without a configuration");
   winner_args a = {k, config, seconds};
@@ -432,16 +428,18 @@ typedef struct winner_row {
 /* Winners whose key satisfies WHERE (bound by bind_key, sizes left out),
  * in key order, handed to FN once the lock is released. */
 static int each_winner_where(kt__store *s, const kt__store_key *k, const char *where,
-                             void (*fn)(void *ud, const char *sizes, const char *config, double seconds),
-                             void *ud, kt__errbuf *eb) {
+                             void (*fn)(void *ud, const char *sizes, const char *config, double seconds), void *ud,
+                             kt__errbuf *eb) {
   KT__FORWARD(check_key(k, eb));
   sqlite3_stmt *st;
   winner_row *rows = NULL;
   int n = 0, cap = 0, rc = SQLITE_DONE;
   pthread_mutex_lock(&s->mu);
   kt__sbuf sql = {0};
-  kt__sbuf_printf(&sql, "SELECT k.sizes, w.config, w.seconds FROM winners w JOIN keys k ON w.key_id=k.id WHERE %s "
-                        "ORDER BY k.id", where);
+  kt__sbuf_printf(&sql,
+                  "SELECT k.sizes, w.config, w.seconds FROM winners w JOIN keys k ON w.key_id=k.id WHERE %s "
+                  "ORDER BY k.id",
+                  where);
   int err = kt__store_prepare(s, sql.s, &st, "reading winners", eb);
   kt__sbuf_free(&sql);
   if (err == KT_OK) {
@@ -467,15 +465,15 @@ static int each_winner_where(kt__store *s, const kt__store_key *k, const char *w
 }
 
 int kt__store_each_winner(kt__store *s, const kt__store_key *k,
-                          void (*fn)(void *ud, const char *sizes, const char *config, double seconds),
-                          void *ud, kt__errbuf *eb) {
+                          void (*fn)(void *ud, const char *sizes, const char *config, double seconds), void *ud,
+                          kt__errbuf *eb) {
   return each_winner_where(s, k, KEY_MATCH, fn, ud, eb);
 }
 
 /* The same source, kernel and backend; any other device (name, architecture,
  * memory, driver or toolchain differ), any method version (?9, which
  * bind_key binds, is not used): hints only. */
-#define OTHER_DEVICE_MATCH                                                                   \
+#define OTHER_DEVICE_MATCH                                                                    \
   "source_hash=?1 AND kernel=?2 AND backend=?3 AND NOT (device=?4 AND arch=?5 AND memory=?6 " \
   "AND driver_version=?7 AND toolchain_version=?8)"
 
@@ -505,4 +503,3 @@ int kt__store_check(kt__store *s, kt__errbuf *eb) {
   kt__sbuf_free(&report);
   return err;
 }
-

@@ -15,20 +15,20 @@ typedef struct kt__store kt__store;
 #define KT__METHOD_VERSION "1"
 
 typedef struct kt__store_key {
-  const char *source_hash;  /* hex digest of the kernel source text */
+  const char *source_hash; /* hex digest of the kernel source text */
   const char *kernel;
   const kt__device_info *device;
-  const char *sizes;        /* canonical "M=1024 N=2048" of the key sizes */
+  const char *sizes;          /* canonical "M=1024 N=2048" of the key sizes */
   const char *method_version; /* NULL: KT__METHOD_VERSION */
 } kt__store_key;
 
 typedef struct kt__record {
-  const char *config;       /* canonical "NAME=VALUE NAME=VALUE" */
+  const char *config; /* canonical "NAME=VALUE NAME=VALUE" */
   kt__status status;
   kt__stats stats;
   double compile_s;
-  const char *message;      /* reason for a failure, or NULL */
-  bool outside;             /* a failure not of the kernel's own doing (its worker was
+  const char *message; /* reason for a failure, or NULL */
+  bool outside;        /* a failure not of the kernel's own doing (its worker was
                                killed from outside): a later run measures it again */
 } kt__record;
 
@@ -45,8 +45,8 @@ const char *kt__store_path(const kt__store *s);
  * process being killed at any moment (WAL, synchronous=NORMAL; see db.c). */
 int kt__store_put(kt__store *s, const kt__store_key *k, const kt__record *r, kt__errbuf *eb);
 /* Calls FN for every record under K. */
-int kt__store_each(kt__store *s, const kt__store_key *k,
-                   void (*fn)(void *ud, const kt__record *r), void *ud, kt__errbuf *eb);
+int kt__store_each(kt__store *s, const kt__store_key *k, void (*fn)(void *ud, const kt__record *r), void *ud,
+                   kt__errbuf *eb);
 /* Records the winner of a finished tuning under K. */
 int kt__store_set_winner(kt__store *s, const kt__store_key *k, const char *config, double seconds, kt__errbuf *eb);
 /* The winner under K: KT_OK with *config malloc'ed, or KT_NOTFOUND. */
@@ -71,8 +71,8 @@ int kt__store_open_ex(const char *path, const char *label, int flags, kt__store 
  * sizes (same source, kernel, device, toolchain, driver, method): what the
  * runtime's in-memory table and its nearest-size fallback need. */
 int kt__store_each_winner(kt__store *s, const kt__store_key *k,
-                          void (*fn)(void *ud, const char *sizes, const char *config, double seconds),
-                          void *ud, kt__errbuf *eb);
+                          void (*fn)(void *ud, const char *sizes, const char *config, double seconds), void *ud,
+                          kt__errbuf *eb);
 /* The stored winners of the same kernel source on other devices (and other
  * drivers or toolchains), at any sizes: where a tuning on a new device starts
  * (warm start). */

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "../handles/context.h"
-#include "result.h"
 #include "../space/space.h"
+#include "result.h"
 #include "worker_client.h"
 
 enum { COUNT_LIMIT = 10000000 };
@@ -137,8 +137,7 @@ int kt_devices_print(kt_context *ctx, FILE *out, int json) {
     kt__errbuf eb = {{0}};
     int rc = kt__worker_list_devices(be, devs, 32, &n, &eb);
     if (json) {
-      kt__sbuf_printf(&b, "%s\n  {\"backend\": \"%s\", \"available\": %s", k > KT_BACKEND_AUTO + 1 ? "," : "",
-                      be->name,
+      kt__sbuf_printf(&b, "%s\n  {\"backend\": \"%s\", \"available\": %s", k > KT_BACKEND_AUTO + 1 ? "," : "", be->name,
                       rc == KT_OK && n > 0 ? "true" : "false");
       if (rc != KT_OK) {
         kt__sbuf_printf(&b, ", \"reason\": ");

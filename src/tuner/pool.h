@@ -19,14 +19,14 @@ typedef struct kt__pool kt__pool;
 enum { KT__JOB_MAX_NAMES = 64 };
 
 typedef struct kt__compile_job {
-  uint64_t id;              /* the caller's configuration id */
-  kt__build build;          /* points into the job, at FILE and at the process's workdir */
-  kt__file *file;           /* a holder (kt__file_retain) of build.file; released with the job */
+  uint64_t id;     /* the caller's configuration id */
+  kt__build build; /* points into the job, at FILE and at the process's workdir */
+  kt__file *file;  /* a holder (kt__file_retain) of build.file; released with the job */
   const char *names[KT__JOB_MAX_NAMES];
   int64_t values[KT__JOB_MAX_NAMES];
   kt__device_info device;
   char tag[64];
-  atomic_int cancel;        /* build.cancel: set when the job is abandoned */
+  atomic_int cancel; /* build.cancel: set when the job is abandoned */
   /* filled in by the pool */
   kt__status status;
   kt__artifact artifact;

@@ -280,8 +280,9 @@ static void json_time_budget(const kt_result *r, kt__sbuf *b) {
   kt__sbuf_printf(b, ",\n  \"time_budget\": {\"ran_out\": %s, \"reference_over_budget\": %s, ",
                   r->budget_ran_out ? "true" : "false", r->reference_over_budget ? "true" : "false");
   json_num(b, "reserved_for_finalists_s", r->finalists_reserved_s);
-  kt__sbuf_printf(b, ", \"compiles_abandoned\": %d, \"requests_cut\": %d, \"finalist_rounds\": %d, "
-                     "\"finalist_rounds_planned\": %d}",
+  kt__sbuf_printf(b,
+                  ", \"compiles_abandoned\": %d, \"requests_cut\": %d, \"finalist_rounds\": %d, "
+                  "\"finalist_rounds_planned\": %d}",
                   r->compiles_abandoned, r->requests_cut, r->rounds_done, r->rounds_planned);
 }
 
@@ -324,8 +325,9 @@ int kt_result_print_json(const kt_result *r, FILE *out) {
   json_num(&b, "device_idle_s", r->wall_s - r->device_busy_s);
   kt__sbuf_printf(&b, ", ");
   json_num(&b, "setup_s", r->setup_s);
-  kt__sbuf_printf(&b, ", \"phases_s\": {\"setup\": %.6g, \"reference\": %.6g, \"search\": %.6g, \"finalists\": %.6g, "
-                      "\"teardown\": %.6g}",
+  kt__sbuf_printf(&b,
+                  ", \"phases_s\": {\"setup\": %.6g, \"reference\": %.6g, \"search\": %.6g, \"finalists\": %.6g, "
+                  "\"teardown\": %.6g}",
                   r->setup_s, r->reference_s, r->search_s, r->finalists_s,
                   fmax(r->wall_s - r->setup_s - r->reference_s - r->search_s - r->finalists_s, 0.0));
   kt__sbuf_printf(&b, ", \"device_busy_split_s\": {\"load\": %.6g, \"verify\": %.6g, \"measure\": %.6g}", r->load_s,

@@ -4,8 +4,8 @@
 #define KT_RESULT_H
 
 #include "../backend/backend.h"
-#include "../measure/measure.h"
 #include "../config.h" /* KT__MAX_NAMES */
+#include "../measure/measure.h"
 
 typedef struct kt__trial {
   uint64_t id;                   /* index in kt_result.trials; the worker's cache key */
@@ -13,49 +13,49 @@ typedef struct kt__trial {
   kt__status status;
   kt__stats stats;
   double compile_s;
-  char *message;                 /* why it failed (first lines of a log) */
-  char *output;                  /* what it printed in the worker (first KT__OUTPUT_KEEP bytes) */
-  uint64_t output_bytes;         /* how much it printed in all */
-  bool outside;                  /* failed by no fault of its own (worker killed from outside) */
-  char *artifact;                /* compiled file kept for finalist rounds */
+  char *message;         /* why it failed (first lines of a log) */
+  char *output;          /* what it printed in the worker (first KT__OUTPUT_KEEP bytes) */
+  uint64_t output_bytes; /* how much it printed in all */
+  bool outside;          /* failed by no fault of its own (worker killed from outside) */
+  char *artifact;        /* compiled file kept for finalist rounds */
   bool is_default;
-  bool reference_only;           /* the default outside the pinned space: the reference, never the winner */
-  bool reused;                   /* taken from the results database */
-  int stage;                     /* 0 @autotune, 1 @cluster */
-  uint64_t space_index;          /* index in its stage's space (UINT64_MAX: outside it) */
-  double final_s;                /* median over finalist rounds; 0 if not a finalist */
+  bool reference_only;                /* the default outside the pinned space: the reference, never the winner */
+  bool reused;                        /* taken from the results database */
+  int stage;                          /* 0 @autotune, 1 @cluster */
+  uint64_t space_index;               /* index in its stage's space (UINT64_MAX: outside it) */
+  double final_s;                     /* median over finalist rounds; 0 if not a finalist */
   double load_s, verify_s, measure_s; /* the worker's time on it */
 } kt__trial;
 
 struct kt_result {
   char *kernel;
   char *file;
-  char *sizes;                   /* "M=1024 N=1024" */
+  char *sizes; /* "M=1024 N=1024" */
   kt__device_info device;
-  char **names;                  /* tuned names, then cluster names (owned) */
+  char **names; /* tuned names, then cluster names (owned) */
   int nnames, ntune;
   uint64_t space_size, valid_size; /* valid_size UINT64_MAX: not counted */
   char *strategy, *strategy_reason;
   long budget;
   /* The time budget (0: none) and how it was spent. */
   double budget_s;
-  bool budget_ran_out;           /* it stopped or cut some work */
-  bool reference_over_budget;    /* the default alone took longer (it is always run) */
-  double finalists_reserved_s;   /* held back for the finalist rounds when the search stopped */
+  bool budget_ran_out;         /* it stopped or cut some work */
+  bool reference_over_budget;  /* the default alone took longer (it is always run) */
+  double finalists_reserved_s; /* held back for the finalist rounds when the search stopped */
   int compiles_abandoned, requests_cut;
   int rounds_done, rounds_planned;
   kt__trial *trials;
   int ntrials, cap;
-  int winner;                    /* trial index or -1 */
+  int winner; /* trial index or -1 */
   int default_trial;
   int reused, restarts;
   bool interrupted;
-  double flops, bytes;           /* per launch; 0 when not declared */
+  double flops, bytes; /* per launch; 0 when not declared */
   double wall_s, compile_busy_s, device_busy_s;
-  double setup_s;                /* sizes, tensors, worker start, before the first trial */
-  double reference_s;            /* compiling and running the default, the reference output */
-  double search_s;               /* the strategy's stages: compile, verify, screen */
-  double finalists_s;            /* the finalists' interleaved rounds */
+  double setup_s;                     /* sizes, tensors, worker start, before the first trial */
+  double reference_s;                 /* compiling and running the default, the reference output */
+  double search_s;                    /* the strategy's stages: compile, verify, screen */
+  double finalists_s;                 /* the finalists' interleaved rounds */
   double load_s, verify_s, measure_s; /* device busy, split by phase */
   int compile_threads;
   char *db_path;

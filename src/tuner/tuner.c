@@ -15,13 +15,13 @@
 #include <unistd.h>
 
 #include "../handles/context.h"
-#include "pool.h"
-#include "result.h"
-#include "worker_client.h"
 #include "../search/policy.h"
 #include "../search/strategy.h"
 #include "../space/space.h"
 #include "../workdir.h"
+#include "pool.h"
+#include "result.h"
+#include "worker_client.h"
 
 enum { DEFAULT_FINALISTS = 5, DEFAULT_ROUNDS = 7 };
 enum { MAX_WARM = 16 }; /* stored winners (other sizes, other devices) evaluated first */
@@ -146,8 +146,7 @@ static void progress(tuning *t, const kt__trial *tr) {
   kt__result_config_string(t->r, tr, &cfg);
   if (tr->status == KT__ST_OK)
     fprintf(stderr, "  [%d] %s: ok %.4g ms%s\n", t->done, cfg.s, tr->stats.median * 1e3, tr->reused ? " (stored)" : "");
-  else
-    fprintf(stderr, "  [%d] %s: %s%s\n", t->done, cfg.s, kt__status_name(tr->status), tr->reused ? " (stored)" : "");
+  else fprintf(stderr, "  [%d] %s: %s%s\n", t->done, cfg.s, kt__status_name(tr->status), tr->reused ? " (stored)" : "");
   kt__sbuf_free(&cfg);
   if (t->o.show_output && tr->output_bytes) show_output(tr);
 }
@@ -301,8 +300,8 @@ static bool time_for_one_more(tuning *t, int pending) {
                 ahead * mean_of(t->eval_sum_s, t->evals);
   double left = search_deadline(t) - kt__now();
   if (need <= left) return true;
-  kt__trace("budget: no time for another configuration (%.3f s needed, %.3f s left before the finalists' %.3f s)",
-            need, left, finalists_reserve(t));
+  kt__trace("budget: no time for another configuration (%.3f s needed, %.3f s left before the finalists' %.3f s)", need,
+            left, finalists_reserve(t));
   ran_out(t);
   return false;
 }
@@ -359,8 +358,8 @@ static void request_for(const tuning *t, const kt__trial *tr, kt__req_kind kind,
   if (tr->artifact) snprintf(req->artifact, sizeof req->artifact, "%s", tr->artifact);
   /* The worker times the verified run and hands it to kt__measure as the
    * first launch (first_s), in place of a warm-up. */
-  req->measure = (kt__measure_opts){.min_sample_s = 0.002, .min_samples = 3, .max_samples = 20,
-                                    .max_total_s = 0.25, .best_s = t->best_s};
+  req->measure = (kt__measure_opts){
+      .min_sample_s = 0.002, .min_samples = 3, .max_samples = 20, .max_total_s = 0.25, .best_s = t->best_s};
 }
 
 /* Asks the worker, waiting at most the run timeout and, with a time budget,
@@ -511,13 +510,13 @@ static int run_reference(tuning *t) {
 typedef struct stage {
   kt__space *space;
   kt__strategy *strategy;
-  int stage;            /* 0 @autotune, 1 @cluster */
-  int offset;           /* where this stage's names start in values */
+  int stage;  /* 0 @autotune, 1 @cluster */
+  int offset; /* where this stage's names start in values */
   int64_t base[KT__MAX_NAMES];
-  long budget;          /* 0: none */
+  long budget; /* 0: none */
   long asked;
   bool exhausted;
-  uint64_t warm[MAX_WARM];  /* indices evaluated by warm_start, already counted */
+  uint64_t warm[MAX_WARM]; /* indices evaluated by warm_start, already counted */
   int nwarm;
 } stage;
 
@@ -696,8 +695,9 @@ static void warm_start(tuning *t, stage *s) {
     else submit(t, tr);
   }
   if (s->nwarm && !quiet(t))
-    fprintf(stderr, "  warm start: %d configuration%s that won at other sizes or on other devices first (%d stored "
-                    "here, %d elsewhere)\n",
+    fprintf(stderr,
+            "  warm start: %d configuration%s that won at other sizes or on other devices first (%d stored "
+            "here, %d elsewhere)\n",
             s->nwarm, s->nwarm == 1 ? "" : "s", here, w->n - here);
   run_submitted(t, s);
   free(w);
@@ -747,8 +747,7 @@ static void bind_other(const tuning *t, int which, const int64_t *values, other_
  * OTHER, which must outlive it) and this stage's --autotune pins applied
  * (parsed once, by kt_kernel_pin); warnings about pinned values go to WARN
  * (may be NULL). */
-static int stage_space(tuning *t, int which, const int64_t *base, other_names *other, kt__sbuf *warn,
-                       kt__space **out) {
+static int stage_space(tuning *t, int which, const int64_t *base, other_names *other, kt__sbuf *warn, kt__space **out) {
   const kt__kernel_decl *d = t->d;
   bind_other(t, !which, base, other);
   const kt__tunedim *dims = which ? d->cluster : d->tune;
@@ -942,7 +941,8 @@ static int locate_error(tuning *t, int rc) {
 static void use_caller_data(tuning *t) {
   for (int i = 0; i < t->args->ntensors; i++) {
     kt__host_tensor *ht = &t->args->tensors[i];
-    if (ht->mode != KT__MODE_OUT && t->k->tune_args[ht->param]) memcpy(ht->initial, t->k->tune_args[ht->param], ht->bytes);
+    if (ht->mode != KT__MODE_OUT && t->k->tune_args[ht->param])
+      memcpy(ht->initial, t->k->tune_args[ht->param], ht->bytes);
   }
 }
 

@@ -24,15 +24,15 @@
 #include "../device/zygote.h"
 
 enum { MAX_DEVICES = 64 };
-static const double START_TIMEOUT_S = 120;   /* opening a GPU can take a while */
+static const double START_TIMEOUT_S = 120; /* opening a GPU can take a while */
 static const double LIST_TIMEOUT_S = 60;
 
 struct kt__worker {
   kt__worker_setup setup;
   kt__zygote *zygote; /* forks the workers from a state with no GPU library loaded */
-  pid_t pid; /* 0: no live worker */
-  int fd;    /* the parent's end of the socket pair */
-  int out_fd; /* read end of the worker's stdout and stderr */
+  pid_t pid;          /* 0: no live worker */
+  int fd;             /* the parent's end of the socket pair */
+  int out_fd;         /* read end of the worker's stdout and stderr */
   int restarts;
   kt__device_info info;
   char printed[KT__OUTPUT_KEEP]; /* what the current request printed */
@@ -99,8 +99,10 @@ static int spawn_finish(kt__worker *w, kt__errbuf *eb) {
     char why[256] = "";
     bury(w, why, sizeof why, NULL);
     if (r == KT__RECV_OK) rc = kt__err(eb, h->rc, "%s", h->msg);
-    else if (r == KT__RECV_TIMEOUT) rc = kt__err(eb, KT_NOBACKEND, "the worker did not open the device within %g s", START_TIMEOUT_S);
-    else if (r == KT__RECV_INTERRUPTED) rc = kt__err(eb, KT_INTERRUPTED, "interrupted while the worker opened the device");
+    else if (r == KT__RECV_TIMEOUT)
+      rc = kt__err(eb, KT_NOBACKEND, "the worker did not open the device within %g s", START_TIMEOUT_S);
+    else if (r == KT__RECV_INTERRUPTED)
+      rc = kt__err(eb, KT_INTERRUPTED, "interrupted while the worker opened the device");
     else rc = kt__err(eb, KT_NOBACKEND, "the worker died while opening the device (%s)", why);
     if (out.len) kt__err(eb, rc, "%s; it printed:\n%s", eb->msg, printed); /* the driver may say why */
   }
@@ -184,14 +186,11 @@ void kt__worker_request(kt__worker *w, const kt__request *req, kt__reply *rep, d
   rep->output.total = out.total;
   switch (r) {
   case KT__RECV_OK:
-    if (rep->status == KT__ST_RUNTIME || rep->status == KT__ST_STATE) bury(w, NULL, 0, NULL); /* it retires after these */
+    if (rep->status == KT__ST_RUNTIME || rep->status == KT__ST_STATE)
+      bury(w, NULL, 0, NULL); /* it retires after these */
     return;
-  case KT__RECV_EOF:
-    bury(w, why, sizeof why, &rep->outside);
-    return fail(rep, KT__ST_RUNTIME, "%s", why);
-  case KT__RECV_TIMEOUT:
-    bury(w, NULL, 0, NULL);
-    return fail(rep, KT__ST_TIMEOUT, "exceeded %g s", timeout_s);
+  case KT__RECV_EOF: bury(w, why, sizeof why, &rep->outside); return fail(rep, KT__ST_RUNTIME, "%s", why);
+  case KT__RECV_TIMEOUT: bury(w, NULL, 0, NULL); return fail(rep, KT__ST_TIMEOUT, "exceeded %g s", timeout_s);
   case KT__RECV_INTERRUPTED: /* not measured: pending, so that it is not recorded */
     bury(w, NULL, 0, NULL);
     return fail(rep, KT__ST_PENDING, "interrupted");

@@ -125,9 +125,7 @@ static int random_bits(kt__dtype t) {
   }
 }
 
-static bool dtype_is_signed_int(kt__dtype t) {
-  return t == KT__DT_I8 || t == KT__DT_I32 || t == KT__DT_I64;
-}
+static bool dtype_is_signed_int(kt__dtype t) { return t == KT__DT_I8 || t == KT__DT_I32 || t == KT__DT_I64; }
 
 /* Elements [BEGIN, BEGIN + COUNT) of the stream that SEED starts: the
  * generator is a counter, so any range can be made on its own. */
@@ -298,8 +296,8 @@ static void compare_body(void *arg, int part, uint64_t begin, uint64_t len) {
   j->m[part].first += begin;
 }
 
-uint64_t kt__compare_parallel(kt__dtype t, const void *got, const void *want, uint64_t count, double atol,
-                              double rtol, int threads, kt__mismatch *m) {
+uint64_t kt__compare_parallel(kt__dtype t, const void *got, const void *want, uint64_t count, double atol, double rtol,
+                              int threads, kt__mismatch *m) {
   compare_job j = {t, got, want, atol, rtol, {{0}}};
   int n = kt__split_run(count, 1 << 20, threads, compare_body, &j);
   kt__mismatch all = {0};
@@ -325,12 +323,12 @@ static uint64_t count_poison_range(size_t size, const void *buf, const unsigned 
                                    uint64_t len) {
   uint64_t n = 0;
   switch (size) {
-#define KT__COUNT_(type)                                                                      \
-  {                                                                                           \
-    type want;                                                                                \
-    memcpy(&want, poison, sizeof want);                                                       \
+#define KT__COUNT_(type)                                                                       \
+  {                                                                                            \
+    type want;                                                                                 \
+    memcpy(&want, poison, sizeof want);                                                        \
     for (const type *p = (const type *)buf + begin, *e = p + len; p < e; p++) n += *p == want; \
-  }                                                                                           \
+  }                                                                                            \
   break;
   case 1: KT__COUNT_(uint8_t)
   case 2: KT__COUNT_(uint16_t)

@@ -17,20 +17,20 @@ void kt__poison_alt(kt__dtype t, void *buf, uint64_t count);
 void kt__default_tolerance(kt__dtype t, double *atol, double *rtol);
 
 typedef struct kt__mismatch {
-  uint64_t count;    /* elements outside tolerance */
-  uint64_t first;    /* index of the first */
-  double got, want;  /* at the first */
+  uint64_t count;   /* elements outside tolerance */
+  uint64_t first;   /* index of the first */
+  double got, want; /* at the first */
 } kt__mismatch;
 
 /* |got - want| <= atol + rtol * |want| elementwise; NaN never matches except
  * NaN where the reference is NaN too. Returns the mismatch count. */
-uint64_t kt__compare(kt__dtype t, const void *got, const void *want, uint64_t count, double atol,
-                     double rtol, kt__mismatch *m);
+uint64_t kt__compare(kt__dtype t, const void *got, const void *want, uint64_t count, double atol, double rtol,
+                     kt__mismatch *m);
 
 /* kt__compare on up to THREADS threads (large buffers only); the same
  * result, the first mismatch being the lowest index. */
-uint64_t kt__compare_parallel(kt__dtype t, const void *got, const void *want, uint64_t count, double atol,
-                              double rtol, int threads, kt__mismatch *m);
+uint64_t kt__compare_parallel(kt__dtype t, const void *got, const void *want, uint64_t count, double atol, double rtol,
+                              int threads, kt__mismatch *m);
 
 /* Elements among COUNT whose bits are the poison's (ALT: the second
  * poison's), on up to THREADS threads. */

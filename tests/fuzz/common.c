@@ -23,8 +23,7 @@ static void remove_fuzz_file(void) {
 const char *kt__fuzz_file(const uint8_t *data, size_t size, const char *suffix) {
   if (!fuzz_path[0]) {
     const char *tmp = getenv("TMPDIR");
-    snprintf(fuzz_path, sizeof fuzz_path, "%s/ktune-fuzz-%ld%s", tmp && *tmp ? tmp : "/tmp", (long)getpid(),
-             suffix);
+    snprintf(fuzz_path, sizeof fuzz_path, "%s/ktune-fuzz-%ld%s", tmp && *tmp ? tmp : "/tmp", (long)getpid(), suffix);
     atexit(remove_fuzz_file);
   }
   FILE *f = fopen(fuzz_path, "wb");

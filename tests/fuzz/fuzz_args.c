@@ -10,13 +10,12 @@
 #include "handles/context.h"
 #include "space/space.h"
 
-static const char kernel[] =
-    "// @autotune(BLOCK in [64, 1024], VEC in [1, 2, 4, 8], U in [-3, 0, 7])\n"
-    "// @cluster(CLUSTER_X in [1, 2])\n"
-    "// @where(BLOCK * VEC <= 4096)\n"
-    "// @kernel f(x: in tensor<f32>[N], y: out tensor<f32>[M, N], n: i32 = N)\n"
-    "// @dims(N = 64, M = 2)\n"
-    "void f(const float *x, float *y, int n) { }\n";
+static const char kernel[] = "// @autotune(BLOCK in [64, 1024], VEC in [1, 2, 4, 8], U in [-3, 0, 7])\n"
+                             "// @cluster(CLUSTER_X in [1, 2])\n"
+                             "// @where(BLOCK * VEC <= 4096)\n"
+                             "// @kernel f(x: in tensor<f32>[N], y: out tensor<f32>[M, N], n: i32 = N)\n"
+                             "// @dims(N = 64, M = 2)\n"
+                             "void f(const float *x, float *y, int n) { }\n";
 
 static kt_context *ctx;
 static kt_kernel *k;
@@ -32,8 +31,7 @@ static void pin_space(const char *spec) {
   kt__env env = {(const char *const *)k->decl->sizes, sizes, k->decl->nsizes, NULL};
   kt__space *s = NULL;
   kt__errbuf eb;
-  if (kt__space_create(k->decl->tune, k->decl->ntune, k->decl->where, k->decl->nwhere, &env, &s, &eb) != KT_OK)
-    abort();
+  if (kt__space_create(k->decl->tune, k->decl->ntune, k->decl->where, k->decl->nwhere, &env, &s, &eb) != KT_OK) abort();
   kt__sbuf warn = {0};
   if (kt__space_pin(s, spec, "--autotune", &warn, &eb) == KT_OK) {
     uint64_t n = kt__space_size(s);

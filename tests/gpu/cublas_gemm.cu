@@ -16,13 +16,13 @@
 #include <functional>
 #include <vector>
 
-#define CHECK(call)                                                                    \
-  do {                                                                                 \
-    auto rc_ = (call);                                                                 \
-    if (rc_ != 0) {                                                                    \
+#define CHECK(call)                                                                         \
+  do {                                                                                      \
+    auto rc_ = (call);                                                                      \
+    if (rc_ != 0) {                                                                         \
       std::fprintf(stderr, "%s:%d: %s failed (%d)\n", __FILE__, __LINE__, #call, (int)rc_); \
-      std::exit(1);                                                                    \
-    }                                                                                  \
+      std::exit(1);                                                                         \
+    }                                                                                       \
   } while (0)
 
 // Median seconds of one call of FN.
@@ -75,9 +75,8 @@ int main(int argc, char **argv) {
   const float one = 1.0f, zero = 0.0f;
   double flops = 2.0 * m * n * k;
   // Row-major C = A B is column-major C^T = B^T A^T: swap the operands.
-  double s = time_median([&] {
-    CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &zero, c, n));
-  });
+  double s =
+      time_median([&] { CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &zero, c, n)); });
   std::printf("cublasSgemm %dx%dx%d: %.2f TFLOP/s (%.3f ms)\n", m, n, k, flops / s * 1e-12, s * 1e3);
   s = time_median([&] {
     CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, bh, CUDA_R_16BF, n, ah, CUDA_R_16BF, k, &zero, c,

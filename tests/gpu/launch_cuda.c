@@ -19,15 +19,15 @@
 
 #include "ktune.h"
 
-#define CU(call)                                                                                           \
-  do {                                                                                                     \
-    CUresult r_ = (call);                                                                                  \
-    if (r_ != CUDA_SUCCESS) {                                                                              \
-      const char *s_ = "?";                                                                                \
-      cuGetErrorName(r_, &s_);                                                                             \
-      fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, s_);                          \
-      exit(1);                                                                                             \
-    }                                                                                                      \
+#define CU(call)                                                                \
+  do {                                                                          \
+    CUresult r_ = (call);                                                       \
+    if (r_ != CUDA_SUCCESS) {                                                   \
+      const char *s_ = "?";                                                     \
+      cuGetErrorName(r_, &s_);                                                  \
+      fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, s_); \
+      exit(1);                                                                  \
+    }                                                                           \
   } while (0)
 
 static double now(void) {

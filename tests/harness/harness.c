@@ -5,7 +5,10 @@
 #include <unistd.h>
 
 enum { KT_TEST_MAX = 512 };
-static struct { const char *name; kt_test_fn fn; } cases[KT_TEST_MAX];
+static struct {
+  const char *name;
+  kt_test_fn fn;
+} cases[KT_TEST_MAX];
 static int ncases;
 
 void kt_test_register(const char *name, kt_test_fn fn) {

@@ -14,54 +14,50 @@ typedef void (*kt_test_fn)(void);
 void kt_test_register(const char *name, kt_test_fn fn);
 void kt_test_fail(const char *file, int line, const char *fmt, ...);
 
-#define TEST(name)                                                           \
-  static void test_##name(void);                                             \
-  __attribute__((constructor)) static void register_##name(void) {           \
-    kt_test_register(#name, test_##name);                                    \
-  }                                                                          \
+#define TEST(name)                                                                                         \
+  static void test_##name(void);                                                                           \
+  __attribute__((constructor)) static void register_##name(void) { kt_test_register(#name, test_##name); } \
   static void test_##name(void)
 
-#define ASSERT_TRUE(c)                                                       \
-  do { if (!(c)) kt_test_fail(__FILE__, __LINE__, "expected true: %s", #c); } while (0)
+#define ASSERT_TRUE(c)                                                   \
+  do {                                                                   \
+    if (!(c)) kt_test_fail(__FILE__, __LINE__, "expected true: %s", #c); \
+  } while (0)
 #define ASSERT_FALSE(c) ASSERT_TRUE(!(c))
 
-#define ASSERT_EQ(a, b)                                                      \
-  do {                                                                       \
-    long long va_ = (long long)(a), vb_ = (long long)(b);                    \
-    if (va_ != vb_)                                                          \
-      kt_test_fail(__FILE__, __LINE__, "%s == %s: %lld != %lld", #a, #b, va_, vb_); \
+#define ASSERT_EQ(a, b)                                                                           \
+  do {                                                                                            \
+    long long va_ = (long long)(a), vb_ = (long long)(b);                                         \
+    if (va_ != vb_) kt_test_fail(__FILE__, __LINE__, "%s == %s: %lld != %lld", #a, #b, va_, vb_); \
   } while (0)
-#define ASSERT_NE(a, b)                                                      \
-  do {                                                                       \
-    long long va_ = (long long)(a), vb_ = (long long)(b);                    \
-    if (va_ == vb_)                                                          \
-      kt_test_fail(__FILE__, __LINE__, "%s != %s: both %lld", #a, #b, va_);  \
+#define ASSERT_NE(a, b)                                                                   \
+  do {                                                                                    \
+    long long va_ = (long long)(a), vb_ = (long long)(b);                                 \
+    if (va_ == vb_) kt_test_fail(__FILE__, __LINE__, "%s != %s: both %lld", #a, #b, va_); \
   } while (0)
-#define ASSERT_GE(a, b)                                                      \
-  do {                                                                       \
-    double va_ = (double)(a), vb_ = (double)(b);                             \
-    if (!(va_ >= vb_))                                                       \
-      kt_test_fail(__FILE__, __LINE__, "%s >= %s: %g < %g", #a, #b, va_, vb_); \
+#define ASSERT_GE(a, b)                                                                         \
+  do {                                                                                          \
+    double va_ = (double)(a), vb_ = (double)(b);                                                \
+    if (!(va_ >= vb_)) kt_test_fail(__FILE__, __LINE__, "%s >= %s: %g < %g", #a, #b, va_, vb_); \
   } while (0)
-#define ASSERT_NEAR(a, b, tol)                                               \
-  do {                                                                       \
-    double va_ = (double)(a), vb_ = (double)(b);                             \
-    if (!(va_ - vb_ <= (tol) && vb_ - va_ <= (tol)))                         \
+#define ASSERT_NEAR(a, b, tol)                                                 \
+  do {                                                                         \
+    double va_ = (double)(a), vb_ = (double)(b);                               \
+    if (!(va_ - vb_ <= (tol) && vb_ - va_ <= (tol)))                           \
       kt_test_fail(__FILE__, __LINE__, "%s ~ %s: %g vs %g", #a, #b, va_, vb_); \
   } while (0)
-#define ASSERT_STREQ(a, b)                                                   \
-  do {                                                                       \
-    const char *sa_ = (a), *sb_ = (b);                                       \
-    if (!sa_ || !sb_ || strcmp(sa_, sb_) != 0)                               \
-      kt_test_fail(__FILE__, __LINE__, "%s == %s: \"%s\" != \"%s\"", #a, #b, \
-                   sa_ ? sa_ : "(null)", sb_ ? sb_ : "(null)");              \
+#define ASSERT_STREQ(a, b)                                                                         \
+  do {                                                                                             \
+    const char *sa_ = (a), *sb_ = (b);                                                             \
+    if (!sa_ || !sb_ || strcmp(sa_, sb_) != 0)                                                     \
+      kt_test_fail(__FILE__, __LINE__, "%s == %s: \"%s\" != \"%s\"", #a, #b, sa_ ? sa_ : "(null)", \
+                   sb_ ? sb_ : "(null)");                                                          \
   } while (0)
-#define ASSERT_CONTAINS(hay, needle)                                         \
-  do {                                                                       \
-    const char *h_ = (hay), *n_ = (needle);                                  \
-    if (!h_ || !strstr(h_, n_))                                              \
-      kt_test_fail(__FILE__, __LINE__, "\"%s\" should contain \"%s\"",       \
-                   h_ ? h_ : "(null)", n_);                                  \
+#define ASSERT_CONTAINS(hay, needle)                                                            \
+  do {                                                                                          \
+    const char *h_ = (hay), *n_ = (needle);                                                     \
+    if (!h_ || !strstr(h_, n_))                                                                 \
+      kt_test_fail(__FILE__, __LINE__, "\"%s\" should contain \"%s\"", h_ ? h_ : "(null)", n_); \
   } while (0)
 
 #endif

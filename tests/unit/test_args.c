@@ -1,8 +1,8 @@
 /* Host tensors, launch geometry, scalar values and the launch description from @kernel. */
-#include "launch/args.h"
-#include "launch/launch.h"
 #include "harness.h"
 #include "lang/parser.h"
+#include "launch/args.h"
+#include "launch/launch.h"
 
 static const char *const SRC =
     "// @autotune(BLOCK in [64, 256])\n"
@@ -49,7 +49,7 @@ TEST(tensors_shapes_modes_and_contents) {
   ASSERT_EQ(ta->bytes, 80);
   ASSERT_EQ(ta->ndims, 2);
   ASSERT_EQ(ta->shape[1], 4);
-  ASSERT_TRUE(ta->reference == NULL); /* inputs need none */
+  ASSERT_TRUE(ta->reference == NULL);  /* inputs need none */
   ASSERT_EQ(tb->mode, KT__MODE_INOUT); /* non-const pointer without a mode */
   ASSERT_TRUE(tb->reference != NULL);
   ASSERT_EQ(((int32_t *)tb->initial)[3], 3);

@@ -91,14 +91,20 @@ static bool cubin_has_kernel(const char *path, const char *name) {
   static __thread char buf[1 << 20];
   size_t n = fread(buf, 1, sizeof buf, f);
   fclose(f);
-  return n > 4 && memcmp(buf, "\x7f" "ELF", 4) == 0 && memmem(buf, n, name, strlen(name)) != NULL;
+  return n > 4 &&
+         memcmp(buf,
+                "\x7f"
+                "ELF",
+                4) == 0 &&
+         memmem(buf, n, name, strlen(name)) != NULL;
 }
 
 static void record_failure(compile_run *r, const job *jb, const char *why) {
   pthread_mutex_lock(&r->lock);
   if (atomic_fetch_add(&r->failed, 1) < 3) {
     kt__sbuf_printf(&r->failures, "\n--- %s:", r->decl->name);
-    for (int i = 0; i < r->nnames; i++) kt__sbuf_printf(&r->failures, " %s=%lld", r->names[i], (long long)jb->values[i]);
+    for (int i = 0; i < r->nnames; i++)
+      kt__sbuf_printf(&r->failures, " %s=%lld", r->names[i], (long long)jb->values[i]);
     kt__sbuf_printf(&r->failures, "\n%.2000s", why);
   }
   pthread_mutex_unlock(&r->lock);
@@ -108,8 +114,15 @@ static void compile_one(compile_run *r, int i) {
   const job *jb = &r->jobs[i];
   char tag[32];
   snprintf(tag, sizeof tag, "c%d", i);
-  kt__build b = {.file = r->file, .decl = r->decl, .names = r->names, .values = jb->values, .n = r->nnames,
-                 .device = &r->device, .workdir = r->workdir, .tag = tag, .timeout_s = 60};
+  kt__build b = {.file = r->file,
+                 .decl = r->decl,
+                 .names = r->names,
+                 .values = jb->values,
+                 .n = r->nnames,
+                 .device = &r->device,
+                 .workdir = r->workdir,
+                 .tag = tag,
+                 .timeout_s = 60};
   kt__artifact a;
   kt__errbuf eb = {{0}};
   kt__status st = kt__be_compile(&kt__backend_cuda, &b, &a, &eb);
@@ -200,7 +213,7 @@ TEST(compiles_faulty) { compile_file("tests/data/cuda_faulty.cu", 4); }
 
 /* Every shipped CUDA kernel is among the files compiled above. */
 TEST(every_shipped_kernel_is_compiled) {
-  static const char *const tested[] = {"elementwise.cu", "reduce.cu", "transpose.cu", "softmax.cu",
+  static const char *const tested[] = {"elementwise.cu", "reduce.cu",    "transpose.cu", "softmax.cu",
                                        "sgemm.cu",       "gemm_bf16.cu", "cluster.cu"};
   DIR *dir = opendir("kernels/cuda");
   ASSERT_TRUE(dir != NULL);
@@ -228,14 +241,20 @@ static kt__file *parse_text(const char *text) {
   return f;
 }
 
-static kt__status build_text(const kt__file *f, const char *const *names, const int64_t *values, int n,
-                             kt__artifact *a, kt__errbuf *eb, char workdir[64]) {
+static kt__status build_text(const kt__file *f, const char *const *names, const int64_t *values, int n, kt__artifact *a,
+                             kt__errbuf *eb, char workdir[64]) {
   snprintf(workdir, 64, "/tmp/ktune-test-cuda-XXXXXX");
   ASSERT_TRUE(mkdtemp(workdir) != NULL);
   static kt__device_info dev;
   snprintf(dev.arch, sizeof dev.arch, "sm_90");
-  kt__build b = {.file = f, .decl = &f->kernels[0], .names = names, .values = values, .n = n,
-                 .device = &dev, .workdir = workdir, .tag = "t"};
+  kt__build b = {.file = f,
+                 .decl = &f->kernels[0],
+                 .names = names,
+                 .values = values,
+                 .n = n,
+                 .device = &dev,
+                 .workdir = workdir,
+                 .tag = "t"};
   return kt__be_compile(&kt__backend_cuda, &b, a, eb);
 }
 
@@ -547,8 +566,8 @@ TEST(cluster_refusals) {
 
 #ifdef KTUNE_HAVE_CUDA_H
 TEST(cluster_launch_attribute) {
-  kt__cuda_launch_dims d = {.grid = {64, 2, 1}, .block = {256, 1, 1}, .cluster = {4, 1, 1}, .shared_bytes = 512,
-                            .use_cluster = true};
+  kt__cuda_launch_dims d = {
+      .grid = {64, 2, 1}, .block = {256, 1, 1}, .cluster = {4, 1, 1}, .shared_bytes = 512, .use_cluster = true};
   CUlaunchConfig cfg;
   CUlaunchAttribute attr;
   kt__cuda_fill_launch_config(&d, NULL, &cfg, &attr);

@@ -75,10 +75,10 @@ TEST(lexer_tokens) {
   kt__lexer lx;
   kt__lex_init(&lx, &seg, 1, &d);
   static const kt__tok_kind want[] = {
-      KT__T_AT, KT__T_IDENT, KT__T_LPAREN, KT__T_IDENT, KT__T_IDENT, KT__T_LBRACKET, KT__T_INT,
-      KT__T_COMMA, KT__T_INT, KT__T_RBRACKET, KT__T_RPAREN, KT__T_SHL, KT__T_SHR, KT__T_LE,
-      KT__T_GE, KT__T_EQ, KT__T_NE, KT__T_ANDAND, KT__T_OROR, KT__T_NOT, KT__T_COLON,
-      KT__T_PERCENT, KT__T_MINUS, KT__T_FLOAT, KT__T_IDENT, KT__T_EOF};
+      KT__T_AT,      KT__T_IDENT, KT__T_LPAREN,   KT__T_IDENT,  KT__T_IDENT, KT__T_LBRACKET, KT__T_INT,
+      KT__T_COMMA,   KT__T_INT,   KT__T_RBRACKET, KT__T_RPAREN, KT__T_SHL,   KT__T_SHR,      KT__T_LE,
+      KT__T_GE,      KT__T_EQ,    KT__T_NE,       KT__T_ANDAND, KT__T_OROR,  KT__T_NOT,      KT__T_COLON,
+      KT__T_PERCENT, KT__T_MINUS, KT__T_FLOAT,    KT__T_IDENT,  KT__T_EOF};
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
     if (lx.tok.kind != want[i])
       kt_test_fail(__FILE__, __LINE__, "token %zu: kind %d, expected %d", i, lx.tok.kind, want[i]);
@@ -382,9 +382,10 @@ TEST(visit_names) {
 /* Random token soup: every string is parsed or refused with a message, and
  * whatever parses evaluates or fails cleanly. */
 TEST(fuzz_random_expressions) {
-  static const char *const pieces[] = {"N", "M", "Z", "1", "0", "-", "+", "*", "/", "%", "<<", ">>", "<",
-                                       ">=", "==", "!=", "&&", "||", "!", "(", ")", "cdiv(", "min(",
-                                       "log2(", "is_pow2(", ",", "63", "9223372036854775807", " "};
+  static const char *const pieces[] = {
+      "N",  "M",  "Z",  "1",  "0", "-", "+", "*",     "/",    "%",     "<<",       ">>", "<",  ">=",
+      "==", "!=", "&&", "||", "!", "(", ")", "cdiv(", "min(", "log2(", "is_pow2(", ",",  "63", "9223372036854775807",
+      " "};
   static const char *const names[] = {"N", "M", "Z"};
   static const int64_t values[] = {INT64_MAX, -5, 0};
   kt__env env = {names, values, 3, NULL};

@@ -31,11 +31,11 @@ static char *parse_err(const char *text) {
   return s;
 }
 
-#define EXPECT_ERROR(text, needle)                                           \
-  do {                                                                       \
-    char *m_ = parse_err(text);                                              \
-    ASSERT_CONTAINS(m_, needle);                                             \
-    free(m_);                                                                \
+#define EXPECT_ERROR(text, needle) \
+  do {                             \
+    char *m_ = parse_err(text);    \
+    ASSERT_CONTAINS(m_, needle);   \
+    free(m_);                      \
   } while (0)
 
 /* Expands WRITTEN and compares with WANT (terminated by count). */
@@ -49,21 +49,20 @@ static void check_choices(const int64_t *written, int n, const int64_t *want, in
   free(out);
 }
 
-#define CHOICES(w, ...)                                                       \
-  do {                                                                       \
-    const int64_t want_[] = {__VA_ARGS__};                                    \
+#define CHOICES(w, ...)                                                                            \
+  do {                                                                                             \
+    const int64_t want_[] = {__VA_ARGS__};                                                         \
     check_choices(w, (int)(sizeof w / sizeof w[0]), want_, (int)(sizeof want_ / sizeof want_[0])); \
   } while (0)
 
-static const char SQUARE[] =
-    "#include <cuda.h>\n"
-    "// @autotune(BLOCK in [64, 1024], VEC in [1, 2, 4, 8])\n"
-    "// @where(BLOCK * VEC <= 8192)\n"
-    "// @kernel square(x: in tensor<f32>[N], y: out tensor<f32>[N], n: i32 = N)\n"
-    "// @grid(cdiv(N, BLOCK * VEC))\n"
-    "// @block(BLOCK)\n"
-    "// @dims(N = 16777216)\n"
-    "extern \"C\" __global__ void square(const float *x, float *y, int n) { }\n";
+static const char SQUARE[] = "#include <cuda.h>\n"
+                             "// @autotune(BLOCK in [64, 1024], VEC in [1, 2, 4, 8])\n"
+                             "// @where(BLOCK * VEC <= 8192)\n"
+                             "// @kernel square(x: in tensor<f32>[N], y: out tensor<f32>[N], n: i32 = N)\n"
+                             "// @grid(cdiv(N, BLOCK * VEC))\n"
+                             "// @block(BLOCK)\n"
+                             "// @dims(N = 16777216)\n"
+                             "extern \"C\" __global__ void square(const float *x, float *y, int n) { }\n";
 
 /* --- choice rules --------------------------------------------------------- */
 
@@ -258,11 +257,11 @@ TEST(sizes_in_order_of_first_appearance) {
 }
 
 TEST(modes_and_inits) {
-  kt__file *f = parse_ok(
-      "// @kernel k(a: tensor<f32>[N], b: tensor<f32>[N], c: in tensor<i8>[N], d: out tensor<u8>[N] = ones,"
-      " e: inout tensor<f64>[N] = iota, f: tensor<i64>[N] = random, s: u64, t: bf16 = 3)\n"
-      "void k(const float *a, float *b, const signed char *c, unsigned char *d, double *e, long *f,\n"
-      "       unsigned long s, short t) {}\n");
+  kt__file *f =
+      parse_ok("// @kernel k(a: tensor<f32>[N], b: tensor<f32>[N], c: in tensor<i8>[N], d: out tensor<u8>[N] = ones,"
+               " e: inout tensor<f64>[N] = iota, f: tensor<i64>[N] = random, s: u64, t: bf16 = 3)\n"
+               "void k(const float *a, float *b, const signed char *c, unsigned char *d, double *e, long *f,\n"
+               "       unsigned long s, short t) {}\n");
   const kt__kernel_decl *k = &f->kernels[0];
   ASSERT_EQ(k->nparams, 8);
   ASSERT_EQ(k->params[0].mode, KT__MODE_IN);
@@ -399,20 +398,20 @@ TEST(repeated_value_warns) {
 /* --- the C signature --------------------------------------------------------- */
 
 TEST(signature_forms) {
-  kt__file *f = parse_ok(
-      "// @kernel a(x: tensor<f32>[N], y: tensor<f32>[N], z: tensor<f32>[N], w: tensor<f32>[N], n: i32)\n"
-      "extern \"C\" __global__ void __launch_bounds__(256, 2)\n"
-      "a(const float* __restrict__ x, float *__restrict__ y, float const *z, float *const w, int n)\n"
-      "{}\n"
-      "// @kernel b(x: tensor<f32>[N], y: tensor<i32>[N])\n"
-      "template <int B, typename T>\n"
-      "__global__ void b(const float x[], int y[]) {}\n"
-      "// @kernel c(x: tensor<f32>[N], s: tensor<f32>[N])\n"
-      "#define UNUSED 1\n"
-      "__kernel void c(__global const float *restrict x,\n"
-      "                __constant float *s) {}\n"
-      "// @kernel d()\n"
-      "static void d(void) {}\n");
+  kt__file *f =
+      parse_ok("// @kernel a(x: tensor<f32>[N], y: tensor<f32>[N], z: tensor<f32>[N], w: tensor<f32>[N], n: i32)\n"
+               "extern \"C\" __global__ void __launch_bounds__(256, 2)\n"
+               "a(const float* __restrict__ x, float *__restrict__ y, float const *z, float *const w, int n)\n"
+               "{}\n"
+               "// @kernel b(x: tensor<f32>[N], y: tensor<i32>[N])\n"
+               "template <int B, typename T>\n"
+               "__global__ void b(const float x[], int y[]) {}\n"
+               "// @kernel c(x: tensor<f32>[N], s: tensor<f32>[N])\n"
+               "#define UNUSED 1\n"
+               "__kernel void c(__global const float *restrict x,\n"
+               "                __constant float *s) {}\n"
+               "// @kernel d()\n"
+               "static void d(void) {}\n");
   ASSERT_EQ(f->nkernels, 4);
   const kt__kernel_decl *k = &f->kernels[0];
   ASSERT_EQ(k->sig_line, 3);
@@ -467,8 +466,7 @@ TEST(signature_missing_or_unreadable) {
   EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\nint table[4] = {0};\n", "no C function follows");
   EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\nvoid k(float *x, ...) {}\n",
                "k.cu:2:18: error: a kernel cannot take variable arguments");
-  EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\nvoid k(float *) {}\n",
-               "cannot find the name of this parameter");
+  EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\nvoid k(float *) {}\n", "cannot find the name of this parameter");
 }
 
 TEST(helpers_between_annotations_and_kernel) {
@@ -546,8 +544,7 @@ TEST(unknown_type) {
 }
 
 TEST(kernel_syntax_errors) {
-  EXPECT_ERROR("// @kernel k(x tensor<f32>[N])\nvoid k(float *x) {}\n",
-               "k.cu:1:16: error: expected ':' and a type");
+  EXPECT_ERROR("// @kernel k(x tensor<f32>[N])\nvoid k(float *x) {}\n", "k.cu:1:16: error: expected ':' and a type");
   EXPECT_ERROR("// @kernel k(x: tensor<f32>)\nvoid k(float *x) {}\n", "expected '[' and the tensor's shape");
   EXPECT_ERROR("// @kernel k(x: tensor<f32>[])\nvoid k(float *x) {}\n", "tensor 'x' has an empty shape");
   EXPECT_ERROR("// @kernel k(x: tensor<f32>[N] = garbage)\nvoid k(float *x) {}\n",
@@ -583,20 +580,19 @@ TEST(dims_and_key_name_runtime_sizes) {
                "k.cu:2:10: error: @dims names M, which is not a runtime size of k (its runtime sizes: N)");
   EXPECT_ERROR("// @autotune(B in [1, 2])\n// @kernel k(x: tensor<f32>[N])\n// @key(B)\nvoid k(float *x) {}\n",
                "B is a tuned name; @key is about runtime sizes");
-  EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\n// @key(N = log)\nvoid k(float *x) {}\n",
-               "unknown bucketing in @key");
+  EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\n// @key(N = log)\nvoid k(float *x) {}\n", "unknown bucketing in @key");
   EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\n// @dims(N = 4, N = 5)\nvoid k(float *x) {}\n",
                "N appears twice in @dims");
   EXPECT_ERROR("// @autotune(B in [1, 2])\n// @kernel k(x: tensor<f32>[N])\n// @dims(N = B)\nvoid k(float *x) {}\n",
                "@dims values must not depend on tuned names, and B is tuned");
-  EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\n// @dims(4)\nvoid k(float *x) {}\n",
-               "expected NAME = value in @dims");
+  EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\n// @dims(4)\nvoid k(float *x) {}\n", "expected NAME = value in @dims");
 }
 
 TEST(attribute_argument_errors) {
   EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\n// @grid(1, 2, 3, 4)\nvoid k(float *x) {}\n",
                "k.cu:2:19: error: @grid takes at most 3 expressions");
-  EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\n// @block()\nvoid k(float *x) {}\n", "@block needs 1 to 3 expressions");
+  EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\n// @block()\nvoid k(float *x) {}\n",
+               "@block needs 1 to 3 expressions");
   EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\n// @where(A, B)\nvoid k(float *x) {}\n",
                "@where takes at most 1 expression");
   EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\n// @grid(N)\n// @grid(N)\nvoid k(float *x) {}\n",
@@ -605,8 +601,7 @@ TEST(attribute_argument_errors) {
                "@flops takes expressions, not NAME = value");
   EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\n// @shared(N +)\nvoid k(float *x) {}\n",
                "k.cu:2:15: error: expected an expression but found ')'");
-  EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\n// @where(N > 1.5)\nvoid k(float *x) {}\n",
-               "non-integer value 1.5");
+  EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\n// @where(N > 1.5)\nvoid k(float *x) {}\n", "non-integer value 1.5");
   EXPECT_ERROR("// @kernel k(x: tensor<f32>[N])\n// @kernel k(x: tensor<f32>[N])\nvoid k(float *x) {}\n",
                "@kernel is given twice");
 }

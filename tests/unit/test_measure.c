@@ -32,8 +32,8 @@ TEST(steady_timer_scales_reps_and_stops_when_stable) {
   ASSERT_EQ(f.first_reps[0], 1); /* warm-up launches one at a time */
   ASSERT_EQ(f.first_reps[1], 1);
   ASSERT_GE(s.reps * 1e-5, 1e-3 - 1e-12); /* a sample lasts at least 1 ms */
-  ASSERT_TRUE(s.reps * 1e-5 < 4e-3);       /* and not far beyond */
-  ASSERT_EQ(s.nsamples, 5);                /* no spread: min_samples suffice */
+  ASSERT_TRUE(s.reps * 1e-5 < 4e-3);      /* and not far beyond */
+  ASSERT_EQ(s.nsamples, 5);               /* no spread: min_samples suffice */
   ASSERT_NEAR(s.median, 1e-5, 1e-15);
   ASSERT_NEAR(s.min, s.max, 1e-15);
   ASSERT_EQ(s.stddev, 0);

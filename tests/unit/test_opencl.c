@@ -35,8 +35,13 @@ static kt__status fx_load(fixture *f, const char *source, const char *name, cons
   kt__source_from_string("test.cl", source, &f->file.src);
   f->file.lang = KT__LANG_OPENCL;
   f->decl.name = (char *)name;
-  kt__build b = {.file = &f->file, .decl = &f->decl, .names = names, .values = values, .n = n,
-                 .device = &f->info, .timeout_s = 60};
+  kt__build b = {.file = &f->file,
+                 .decl = &f->decl,
+                 .names = names,
+                 .values = values,
+                 .n = n,
+                 .device = &f->info,
+                 .timeout_s = 60};
   kt__artifact a;
   ASSERT_EQ(kt__be_compile(be, &b, &a, &f->eb), KT__ST_OK); /* compile happens at load */
   ASSERT_TRUE(a.path == NULL);
@@ -62,11 +67,10 @@ static kt__launch launch_1d(const kt__arg *args, int nargs, uint64_t grid, uint6
   return (kt__launch){.args = args, .nargs = nargs, .grid = {grid, 1, 1}, .block = {block, 1, 1}};
 }
 
-static const char scale_src[] =
-    "__kernel void scale(__global const float *x, __global float *y, int n) {\n"
-    "  int i = get_global_id(0);\n"
-    "  if (i < n) y[i] = x[i] * FACTOR;\n"
-    "}\n";
+static const char scale_src[] = "__kernel void scale(__global const float *x, __global float *y, int n) {\n"
+                                "  int i = get_global_id(0);\n"
+                                "  if (i < n) y[i] = x[i] * FACTOR;\n"
+                                "}\n";
 
 TEST(error_names) {
   ASSERT_STREQ(kt__cl_error_name(0), "CL_SUCCESS");
@@ -171,11 +175,10 @@ TEST(load_and_run) {
 }
 
 TEST(launch_2d_global_is_grid_times_block) {
-  static const char src[] =
-      "__kernel void coords(__global int *out, int w) {\n"
-      "  int x = get_global_id(0), y = get_global_id(1);\n"
-      "  out[y * w + x] = (int)(get_group_id(0) * 1000 + get_local_id(1));\n"
-      "}\n";
+  static const char src[] = "__kernel void coords(__global int *out, int w) {\n"
+                            "  int x = get_global_id(0), y = get_global_id(1);\n"
+                            "  out[y * w + x] = (int)(get_group_id(0) * 1000 + get_local_id(1));\n"
+                            "}\n";
   fixture f;
   fx_open(&f);
   void *fn = NULL;
@@ -324,12 +327,11 @@ TEST(shared_bytes_go_to_trailing_local_parameter) {
 }
 
 TEST(timing_is_positive_and_grows_with_launches) {
-  static const char src[] =
-      "__kernel void spin(__global float *y, int iters) {\n"
-      "  float v = y[get_global_id(0)];\n"
-      "  for (int i = 0; i < iters; i++) v = v * 0.999f + 0.5f;\n"
-      "  y[get_global_id(0)] = v;\n"
-      "}\n";
+  static const char src[] = "__kernel void spin(__global float *y, int iters) {\n"
+                            "  float v = y[get_global_id(0)];\n"
+                            "  for (int i = 0; i < iters; i++) v = v * 0.999f + 0.5f;\n"
+                            "  y[get_global_id(0)] = v;\n"
+                            "}\n";
   fixture f;
   fx_open(&f);
   void *fn = NULL;
@@ -366,8 +368,13 @@ TEST(prebuild_fills_the_cache_on_threads) {
   /* Four builds (one repeated) and one without FACTOR, which fails. */
   kt__build b[5];
   for (int i = 0; i < 5; i++)
-    b[i] = (kt__build){.file = &f.file, .decl = &f.decl, .names = names, .values = &factors[i % 4],
-                       .n = i < 4, .device = &f.info, .timeout_s = 60};
+    b[i] = (kt__build){.file = &f.file,
+                       .decl = &f.decl,
+                       .names = names,
+                       .values = &factors[i % 4],
+                       .n = i < 4,
+                       .device = &f.info,
+                       .timeout_s = 60};
   kt__be_prebuild(be, f.state, b, 5);
   check_scale(&f, 2, 300, 64);
   check_scale(&f, 5, 300, 64);

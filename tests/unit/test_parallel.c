@@ -54,4 +54,3 @@ TEST(copy_parallel_copies_every_byte) {
   free(src);
   free(dst);
 }
-

@@ -43,8 +43,10 @@ static const kt__backend stubborn = {.name = "stubborn", .compile = stubborn_com
 static kt__file *parse_kernel(void) {
   kt__diag d;
   kt__diag_init(&d, NULL);
-  kt__file *f = kt__parse_string("pool.c", "// @autotune(MS in [1, 2])\n// @kernel k(x: out tensor<f32>[4])\n"
-                                 "void k(float *x) { x[0] = MS; }\n", KT__LANG_C, &d);
+  kt__file *f = kt__parse_string("pool.c",
+                                 "// @autotune(MS in [1, 2])\n// @kernel k(x: out tensor<f32>[4])\n"
+                                 "void k(float *x) { x[0] = MS; }\n",
+                                 KT__LANG_C, &d);
   kt__diag_free(&d);
   ASSERT_TRUE(f != NULL);
   return f;

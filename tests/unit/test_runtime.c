@@ -158,7 +158,9 @@ static void store_winner(kt_kernel *k, const kt__device_info *dev, const char *s
   kt__errbuf eb;
   ASSERT_EQ(kt__store_open(tmp_path("results.db"), "kt_options.db_path", &s, &eb), KT_OK);
   kt__store_key key = {k->source_hash, k->decl->name, dev, sizes, NULL};
-  kt__record rec = {config, KT__ST_OK, {.median = 1e-3, .min = 1e-3, .max = 1e-3, .mean = 1e-3, .nsamples = 1, .reps = 1}, 0, NULL, false};
+  kt__record rec = {
+      config, KT__ST_OK, {.median = 1e-3, .min = 1e-3, .max = 1e-3, .mean = 1e-3, .nsamples = 1, .reps = 1},
+      0,      NULL,      false};
   ASSERT_EQ(kt__store_put(s, &key, &rec, &eb), KT_OK);
   ASSERT_EQ(kt__store_set_winner(s, &key, config, 1e-3, &eb), KT_OK);
   kt__store_close(s);
@@ -254,8 +256,8 @@ TEST(hot_path_overhead_under_a_microsecond) {
     if ((t1 - t0) / CALLS < best_launch) best_launch = (t1 - t0) / CALLS;
     if ((t2 - t1) / CALLS < best_direct) best_direct = (t2 - t1) / CALLS;
   }
-  printf("kt_launch %.1f ns, direct call %.1f ns, overhead %.1f ns per launch\n", best_launch * 1e9,
-         best_direct * 1e9, (best_launch - best_direct) * 1e9);
+  printf("kt_launch %.1f ns, direct call %.1f ns, overhead %.1f ns per launch\n", best_launch * 1e9, best_direct * 1e9,
+         (best_launch - best_direct) * 1e9);
   ASSERT_TRUE(best_launch - best_direct < 1e-6);
   kt_kernel_destroy(k);
   kt_context_destroy(ctx);

@@ -100,8 +100,8 @@ TEST(every_strategy_visits_each_valid_point_once) {
     for (int batch = 1; batch <= 7; batch += 6) {
       outcome o = drive(kt__strategy_find(*name), sy.space, 5, 0, batch);
       if (o.evals != (int)valid || o.repeats || o.invalid)
-        kt_test_fail(__FILE__, __LINE__, "%s (batch %d): %d evaluated, %d repeats, %d invalid", *name, batch,
-                     o.evals, o.repeats, o.invalid);
+        kt_test_fail(__FILE__, __LINE__, "%s (batch %d): %d evaluated, %d repeats, %d invalid", *name, batch, o.evals,
+                     o.repeats, o.invalid);
     }
   }
   free_synth(&sy);
@@ -173,7 +173,8 @@ TEST(model_based_strategies_learn_where_failures_are) {
   static const char *const model[] = {"forest", "forest_align"};
   for (size_t i = 0; i < 2; i++) {
     int failed = 0;
-    for (uint64_t seed = 1; seed <= 5; seed++) failed += failures_met(kt__strategy_find(model[i]), sy.space, seed, false);
+    for (uint64_t seed = 1; seed <= 5; seed++)
+      failed += failures_met(kt__strategy_find(model[i]), sy.space, seed, false);
     if (failed * 3 > random_failed)
       kt_test_fail(__FILE__, __LINE__, "%s met %d failures in 5 x 120 evaluations, random %d", model[i], failed,
                    random_failed);
@@ -199,8 +200,8 @@ static bool pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 static double aligned_time(const kt__space *s, uint64_t index) {
   int64_t v[3];
   kt__space_values(s, index, v);
-  double t = 1.0 + 0.05 * fabs(log2((double)v[1]) - 2) + 0.05 * fabs((double)v[2] - 2) +
-             0.02 * fabs(log2((double)v[0]) - 7);
+  double t =
+      1.0 + 0.05 * fabs(log2((double)v[1]) - 2) + 0.05 * fabs((double)v[2] - 2) + 0.02 * fabs(log2((double)v[0]) - 7);
   if (!pow2(v[0])) t *= 20;
   if (!pow2(v[0] * v[2])) t *= 20;
   return t;
@@ -379,7 +380,7 @@ TEST(replay_rebuilds_space_from_plain_json) {
   ASSERT_NEAR(st.failed_mean, 1, 1e-12);
   ASSERT_EQ(kt__replay_run(r, &kt__strategy_exhaustive, 1, 1, 1, NULL, 0, &st, &eb), KT_OK);
   ASSERT_NEAR(st.mean, 0.25, 1e-12); /* index 0 is P=1 Q=8: 4 ms */
-  ASSERT_NEAR(st.evals_mean, 1, 0);   /* the budget holds */
+  ASSERT_NEAR(st.evals_mean, 1, 0);  /* the budget holds */
   kt__recorded_free(r);
   unlink(path);
 }

@@ -16,8 +16,7 @@ static kt__tunedim abc[] = {
     {.name = "C", .values = c_vals, .count = 4},
 };
 
-static kt__space *make(const kt__tunedim *dims, int n, kt__expr *const *where, int nwhere,
-                       const kt__env *sizes) {
+static kt__space *make(const kt__tunedim *dims, int n, kt__expr *const *where, int nwhere, const kt__env *sizes) {
   kt__space *s = NULL;
   kt__errbuf eb = {{0}};
   int rc = kt__space_create(dims, n, where, nwhere, sizes, &s, &eb);
@@ -45,15 +44,25 @@ TEST(choice_order_dim0_slowest) {
   ASSERT_TRUE(kt__space_names(s)[3] == NULL);
   int64_t v[3];
   kt__space_values(s, 0, v);
-  ASSERT_EQ(v[0], 1); ASSERT_EQ(v[1], 10); ASSERT_EQ(v[2], 7);
+  ASSERT_EQ(v[0], 1);
+  ASSERT_EQ(v[1], 10);
+  ASSERT_EQ(v[2], 7);
   kt__space_values(s, 1, v); /* the last dim varies fastest */
-  ASSERT_EQ(v[0], 1); ASSERT_EQ(v[1], 10); ASSERT_EQ(v[2], 8);
+  ASSERT_EQ(v[0], 1);
+  ASSERT_EQ(v[1], 10);
+  ASSERT_EQ(v[2], 8);
   kt__space_values(s, 4, v);
-  ASSERT_EQ(v[0], 1); ASSERT_EQ(v[1], 20); ASSERT_EQ(v[2], 7);
+  ASSERT_EQ(v[0], 1);
+  ASSERT_EQ(v[1], 20);
+  ASSERT_EQ(v[2], 7);
   kt__space_values(s, 8, v);
-  ASSERT_EQ(v[0], 2); ASSERT_EQ(v[1], 10); ASSERT_EQ(v[2], 7);
+  ASSERT_EQ(v[0], 2);
+  ASSERT_EQ(v[1], 10);
+  ASSERT_EQ(v[2], 7);
   kt__space_values(s, 23, v);
-  ASSERT_EQ(v[0], 4); ASSERT_EQ(v[1], 20); ASSERT_EQ(v[2], 5);
+  ASSERT_EQ(v[0], 4);
+  ASSERT_EQ(v[1], 20);
+  ASSERT_EQ(v[2], 5);
   kt__space_free(s);
 }
 
@@ -222,7 +231,9 @@ TEST(pin_shrinks_space) {
   ASSERT_EQ(kt__space_nchoices(s, 2), 1);
   int64_t v[3];
   kt__space_values(s, 1, v);
-  ASSERT_EQ(v[0], 2); ASSERT_EQ(v[1], 20); ASSERT_EQ(v[2], 5);
+  ASSERT_EQ(v[0], 2);
+  ASSERT_EQ(v[1], 20);
+  ASSERT_EQ(v[2], 5);
   int64_t unpinned[3] = {1, 20, 5};
   ASSERT_TRUE(kt__space_index_of(s, unpinned) == UINT64_MAX);
   kt__space_free(s);
@@ -380,7 +391,9 @@ TEST(random_on_huge_space_is_lazy) {
   memcpy(sorted, got, sizeof got);
   for (int i = 1; i < n; i++) /* insertion sort, then no equal neighbours */
     for (int j = i; j > 0 && sorted[j] < sorted[j - 1]; j--) {
-      uint64_t t = sorted[j]; sorted[j] = sorted[j - 1]; sorted[j - 1] = t;
+      uint64_t t = sorted[j];
+      sorted[j] = sorted[j - 1];
+      sorted[j - 1] = t;
     }
   for (int i = 1; i < n; i++) ASSERT_TRUE(sorted[i] != sorted[i - 1]);
   kt__strategy_free(st);

@@ -185,7 +185,10 @@ TEST(sha256_vectors) {
 TEST(sha256_padding_boundaries) {
   /* Lengths around the 55/56/64-byte padding edges ("0123456789" repeated),
    * checked against coreutils sha256sum. */
-  static const struct { int len; const char *hex; } v[] = {
+  static const struct {
+    int len;
+    const char *hex;
+  } v[] = {
       {55, "f34d5a0f80c0cbf84c8c0b90218c22637abd199965249da736a20143c8c9c9d9"},
       {56, "83aa034bda83e458a0dc9cbce0d4e354716aa0ff770ed37ac0ed2b292052e4af"},
       {63, "074f6e9ac301d5d1b6df6f1dfb8c6f89c187ea945d352ce6a29279a9c630680b"},
@@ -270,9 +273,8 @@ TEST(put_each_roundtrip) {
   const kt__record *ra = find(&got, a.config), *rb = find(&got, b.config), *rc = find(&got, c.config);
   ASSERT_TRUE(ra && rb && rc);
   ASSERT_EQ(ra->status, KT__ST_OK);
-  ASSERT_TRUE(ra->stats.median == a.stats.median && ra->stats.min == a.stats.min &&
-              ra->stats.max == a.stats.max && ra->stats.mean == a.stats.mean &&
-              ra->stats.stddev == a.stats.stddev);
+  ASSERT_TRUE(ra->stats.median == a.stats.median && ra->stats.min == a.stats.min && ra->stats.max == a.stats.max &&
+              ra->stats.mean == a.stats.mean && ra->stats.stddev == a.stats.stddev);
   ASSERT_EQ(ra->stats.nsamples, 7);
   ASSERT_EQ(ra->stats.reps, 16);
   ASSERT_TRUE(ra->compile_s == 0.25);
@@ -396,10 +398,9 @@ TEST(key_separation) {
   snprintf(dev[5].backend, sizeof dev[5].backend, "opencl");
   dev[6].index = 3; /* another card of the same model shares results */
   kt__store_key variants[] = {
-      key_for(&dev[0], "N=4096"), key_for(&dev[1], "N=4096"), key_for(&dev[2], "N=4096"),
-      key_for(&dev[3], "N=4096"), key_for(&dev[4], "N=4096"), key_for(&dev[5], "N=4096"),
-      key_for(&base, "N=8192"),   key_for(&base, "N=4096"),   key_for(&base, "N=4096"),
-      key_for(&base, "N=4096"),   key_for(&base, ""),
+      key_for(&dev[0], "N=4096"), key_for(&dev[1], "N=4096"), key_for(&dev[2], "N=4096"), key_for(&dev[3], "N=4096"),
+      key_for(&dev[4], "N=4096"), key_for(&dev[5], "N=4096"), key_for(&base, "N=8192"),   key_for(&base, "N=4096"),
+      key_for(&base, "N=4096"),   key_for(&base, "N=4096"),   key_for(&base, ""),
   };
   variants[7].method_version = "2";
   variants[8].source_hash = "def456";
@@ -552,8 +553,7 @@ static void populate(const char *path) {
   k2.kernel = "gemm";
   kt__errbuf eb;
   kt__record rs[] = {record("BLOCK=64 VEC=1", KT__ST_OK, 1.234567890123e-5),
-                     record("BLOCK=128 VEC=1", KT__ST_OK, 0.1 + 0.2),
-                     record("BLOCK=256 VEC=8", KT__ST_COMPILE, NAN),
+                     record("BLOCK=128 VEC=1", KT__ST_OK, 0.1 + 0.2), record("BLOCK=256 VEC=8", KT__ST_COMPILE, NAN),
                      record("BLOCK=512 VEC=8", KT__ST_CORRECTNESS, INFINITY)};
   rs[2].message = "error: \"quoted\"\nsecond line";
   rs[3].stats.stopped_early = true;

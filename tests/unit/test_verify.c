@@ -130,12 +130,12 @@ TEST(f16_conversions) {
   ASSERT_EQ(kt__f32_to_f16(1.0f), 0x3c00);
   ASSERT_EQ(kt__f32_to_f16(-2.0f), 0xc000);
   ASSERT_EQ(kt__f32_to_f16(65504.0f), 0x7bff);
-  ASSERT_EQ(kt__f32_to_f16(65520.0f), 0x7c00); /* rounds up to infinity */
-  ASSERT_EQ(kt__f32_to_f16(5.9604645e-8f), 0x0001); /* smallest subnormal */
-  ASSERT_EQ(kt__f32_to_f16(2.9802322e-8f), 0x0000); /* half of it: tie to even */
-  ASSERT_EQ(kt__f32_to_f16(1.0f + 0x1p-11f), 0x3c00); /* tie to even (down) */
+  ASSERT_EQ(kt__f32_to_f16(65520.0f), 0x7c00);            /* rounds up to infinity */
+  ASSERT_EQ(kt__f32_to_f16(5.9604645e-8f), 0x0001);       /* smallest subnormal */
+  ASSERT_EQ(kt__f32_to_f16(2.9802322e-8f), 0x0000);       /* half of it: tie to even */
+  ASSERT_EQ(kt__f32_to_f16(1.0f + 0x1p-11f), 0x3c00);     /* tie to even (down) */
   ASSERT_EQ(kt__f32_to_f16(1.0f + 3 * 0x1p-11f), 0x3c02); /* tie to even (up) */
-  ASSERT_EQ(kt__f32_to_f16(6.097555e-5f), 0x03ff); /* largest subnormal */
+  ASSERT_EQ(kt__f32_to_f16(6.097555e-5f), 0x03ff);        /* largest subnormal */
   ASSERT_TRUE(isnan(kt__f16_to_f32(kt__f32_to_f16(NAN))));
   ASSERT_TRUE(isinf(kt__f16_to_f32(0xfc00)) && kt__f16_to_f32(0xfc00) < 0);
   /* Every finite half survives a round trip through float. */

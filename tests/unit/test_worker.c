@@ -7,9 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "launch/args.h"
 #include "harness.h"
 #include "lang/parser.h"
+#include "launch/args.h"
 #include "tuner/worker_client.h"
 
 /* VARIANT 0 is the reference; 1 is correct too (another loop order); the
@@ -65,11 +65,18 @@ static void start(fixture *f, const char *src) {
   memset(f, 0, sizeof *f);
   parse(f, src);
   kt__errbuf eb = {{0}};
-  if (kt__argset_create(f->decl, &f->env, 42, 0, &f->args, &eb) != KT_OK) kt_test_fail(__FILE__, __LINE__, "%s", eb.msg);
+  if (kt__argset_create(f->decl, &f->env, 42, 0, &f->args, &eb) != KT_OK)
+    kt_test_fail(__FILE__, __LINE__, "%s", eb.msg);
   snprintf(f->workdir, sizeof f->workdir, "/tmp/kt-test-worker-XXXXXX");
   ASSERT_TRUE(mkdtemp(f->workdir) != NULL);
-  kt__worker_setup ws = {.backend = &kt__backend_cpu, .file = f->file, .decl = f->decl, .sizes = &f->env,
-                         .args = f->args, .atol = -1, .rtol = -1, .workdir = f->workdir};
+  kt__worker_setup ws = {.backend = &kt__backend_cpu,
+                         .file = f->file,
+                         .decl = f->decl,
+                         .sizes = &f->env,
+                         .args = f->args,
+                         .atol = -1,
+                         .rtol = -1,
+                         .workdir = f->workdir};
   if (kt__worker_start(&ws, &f->info, &f->w, &eb) != KT_OK) kt_test_fail(__FILE__, __LINE__, "%s", eb.msg);
 }
 
@@ -98,8 +105,15 @@ static kt__status compile(const fixture *f, int64_t value, kt__artifact *a, kt__
   char tag[32];
   snprintf(tag, sizeof tag, "v%lld", (long long)value);
   const char *names[] = {f->decl->tune[0].name};
-  kt__build b = {.file = f->file, .decl = f->decl, .names = names, .values = &value, .n = 1,
-                 .device = &f->info, .workdir = f->workdir, .tag = tag, .timeout_s = 60};
+  kt__build b = {.file = f->file,
+                 .decl = f->decl,
+                 .names = names,
+                 .values = &value,
+                 .n = 1,
+                 .device = &f->info,
+                 .workdir = f->workdir,
+                 .tag = tag,
+                 .timeout_s = 60};
   return kt__be_compile(&kt__backend_cpu, &b, a, eb);
 }
 
@@ -119,12 +133,12 @@ static kt__reply ask(fixture *f, kt__req_kind kind, int64_t value, bool compiled
   return rep;
 }
 
-#define ASSERT_STATUS(rep, st)                                                                              \
-  do {                                                                                                      \
-    kt__reply r_ = (rep);                                                                                   \
-    if (r_.status != (st))                                                                                  \
+#define ASSERT_STATUS(rep, st)                                                                                    \
+  do {                                                                                                            \
+    kt__reply r_ = (rep);                                                                                         \
+    if (r_.status != (st))                                                                                        \
       kt_test_fail(__FILE__, __LINE__, "status %s, want %s: %s", kt__status_name(r_.status), kt__status_name(st), \
-                   r_.msg);                                                                                 \
+                   r_.msg);                                                                                       \
   } while (0)
 
 TEST(reference_then_correct_config_is_timed) {
@@ -249,8 +263,14 @@ TEST(compiler_timeout_and_missing_compiler) {
   setenv("CC", slow, 1);
   const char *names[] = {"VARIANT"};
   int64_t v = 0;
-  kt__build b = {.file = f.file, .decl = f.decl, .names = names, .values = &v, .n = 1,
-                 .workdir = f.workdir, .tag = "slow", .timeout_s = 0.5};
+  kt__build b = {.file = f.file,
+                 .decl = f.decl,
+                 .names = names,
+                 .values = &v,
+                 .n = 1,
+                 .workdir = f.workdir,
+                 .tag = "slow",
+                 .timeout_s = 0.5};
   double t0 = kt__now();
   ASSERT_EQ(kt__be_compile(&kt__backend_cpu, &b, &a, &eb), KT__ST_COMPILE);
   ASSERT_TRUE(kt__now() - t0 < 5);
@@ -297,7 +317,8 @@ TEST(compiles_in_parallel_threads) {
  * restored initial content every time. */
 static const char *const ACCUMULATE =
     "// @autotune(STEP in [1, 2])\n"
-    "// @kernel acc(x: in tensor<f32>[R, C], s: inout tensor<f32>[R, C], t: out tensor<f32>[R] = ones, n: i64 = R * C)\n"
+    "// @kernel acc(x: in tensor<f32>[R, C], s: inout tensor<f32>[R, C], t: out tensor<f32>[R] = ones, n: i64 = R * "
+    "C)\n"
     "// @dims(R = 8, C = 32)\n"
     "void acc(const float *x, float *s, float *t, long n) {\n"
     "  for (long i = 0; i < n; i += STEP) for (long k = i; k < i + STEP && k < n; k++) s[k] += x[k];\n"
@@ -404,14 +425,13 @@ TEST(copied_source_finds_headers_beside_the_file) {
  * not 0: the address of the shared inputs, which the worker keeps
  * read-only, so a wild store crashes instead of corrupting every later
  * configuration's inputs. */
-static const char *const WILD =
-    "#include <stdint.h>\n"
-    "// @autotune(ADDR in [0])\n"
-    "// @kernel w(x: in tensor<f32>[4], y: out tensor<f32>[4])\n"
-    "void w(const float *x, float *y) {\n"
-    "  if (ADDR) *(volatile float *)(uintptr_t)ADDR = 42;\n"
-    "  for (int i = 0; i < 4; i++) y[i] = x[i];\n"
-    "}\n";
+static const char *const WILD = "#include <stdint.h>\n"
+                                "// @autotune(ADDR in [0])\n"
+                                "// @kernel w(x: in tensor<f32>[4], y: out tensor<f32>[4])\n"
+                                "void w(const float *x, float *y) {\n"
+                                "  if (ADDR) *(volatile float *)(uintptr_t)ADDR = 42;\n"
+                                "  for (int i = 0; i < 4; i++) y[i] = x[i];\n"
+                                "}\n";
 
 TEST(wild_store_to_shared_inputs_faults) {
   fixture f;
@@ -430,11 +450,10 @@ TEST(wild_store_to_shared_inputs_faults) {
 }
 
 /* @verify(rtol = ...) alone: rtol from the file, atol the type's default. */
-static const char *const LOOSE =
-    "// @autotune(V in [0, 1])\n"
-    "// @kernel l(y: out tensor<f32>[2])\n"
-    "// @verify(rtol = 0.1)\n"
-    "void l(float *y) { y[0] = 100 + 5 * V; y[1] = 1e-5f * V; }\n";
+static const char *const LOOSE = "// @autotune(V in [0, 1])\n"
+                                 "// @kernel l(y: out tensor<f32>[2])\n"
+                                 "// @verify(rtol = 0.1)\n"
+                                 "void l(float *y) { y[0] = 100 + 5 * V; y[1] = 1e-5f * V; }\n";
 
 TEST(verify_tolerances_from_the_file) {
   fixture f;
