@@ -138,6 +138,23 @@ void kt__sbuf_printf(kt__sbuf *b, const char *fmt, ...) {
   va_end(ap);
 }
 
+/* The length of the well-formed UTF-8 sequence at P (1 to 4), or 0: a
+ * stray continuation byte, a truncated or overlong sequence, a surrogate or
+ * a code point past U+10FFFF. */
+static int utf8_length(const unsigned char *p) {
+  int n = p[0] >= 0xf0 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc0 ? 2 : 0;
+  if (!n || p[0] > 0xf4) return 0;
+  for (int i = 1; i < n; i++)
+    if ((p[i] & 0xc0) != 0x80) return 0;
+  uint32_t c = p[0] & (0x7f >> n);
+  for (int i = 1; i < n; i++) c = c << 6 | (p[i] & 0x3f);
+  static const uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (c < least[n] || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) return 0;
+  return n;
+}
+
+/* Text that is not UTF-8 (a file name, what a kernel printed) becomes
+ * U+FFFD byte by byte, so that the document stays JSON. */
 void kt__sbuf_json_string(kt__sbuf *b, const char *s) {
   kt__sbuf_append(b, "\"", 1);
   for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
@@ -148,8 +165,15 @@ void kt__sbuf_json_string(kt__sbuf *b, const char *s) {
     case '\t': kt__sbuf_append(b, "\\t", 2); break;
     case '\r': kt__sbuf_append(b, "\\r", 2); break;
     default:
-      if (*p < 0x20) kt__sbuf_printf(b, "\\u%04x", *p);
-      else kt__sbuf_append(b, (const char *)p, 1);
+      if (*p < 0x20) {
+        kt__sbuf_printf(b, "\\u%04x", *p);
+      } else if (*p < 0x80) {
+        kt__sbuf_append(b, (const char *)p, 1);
+      } else {
+        int n = utf8_length(p);
+        if (n) kt__sbuf_append(b, (const char *)p, (size_t)n), p += n - 1;
+        else kt__sbuf_append(b, "\\ufffd", 6);
+      }
     }
   }
   kt__sbuf_append(b, "\"", 1);

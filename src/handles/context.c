@@ -383,11 +383,13 @@ int kt__kernel_resolve_sizes(kt_kernel *k, int64_t *values, kt__errbuf *eb) {
 }
 
 /* @key(N = pow2) buckets a size: the key holds the next power of two, so
- * that every new length does not force a new tuning. */
+ * that every new length does not force a new tuning. A bucket covers its
+ * sizes: past 2^62 no power of two fits in the type, and the size keys
+ * itself. */
 static int64_t bucket(const char *how, int64_t v) {
-  if (!how || strcmp(how, "pow2") != 0) return v;
+  if (!how || strcmp(how, "pow2") != 0 || v > (INT64_C(1) << 62)) return v;
   int64_t p = 1;
-  while (p < v && p < (INT64_C(1) << 62)) p <<= 1;
+  while (p < v) p <<= 1;
   return p;
 }
 

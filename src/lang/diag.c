@@ -140,6 +140,12 @@ int kt__source_read(const char *path, kt__source *out, kt__errbuf *eb) {
   struct stat st;
   KT__RETURN_IF(stat(path, &st) != 0, eb, KT_IO, "%s: error: cannot open: %s", path, strerror(errno));
   KT__RETURN_IF(S_ISDIR(st.st_mode), eb, KT_INVALID, "%s: error: is a directory, not a source file", path);
+  /* A FIFO or a device would block the read, or never end it. */
+  KT__RETURN_IF(!S_ISREG(st.st_mode), eb, KT_INVALID,
+                "%s: error: is not a regular file (%s); give the path of a kernel source file", path,
+                S_ISFIFO(st.st_mode)   ? "a FIFO"
+                : S_ISSOCK(st.st_mode) ? "a socket"
+                                       : "a device");
   KT__RETURN_IF(S_ISREG(st.st_mode) && st.st_size > KT__SOURCE_MAX, eb, KT_INVALID,
                 "%s: error: file is larger than 16 MiB (%lld bytes); ktune reads kernel source files, "
                 "not data",

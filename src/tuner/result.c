@@ -114,16 +114,29 @@ static void format_time(double s, char *buf, size_t n) {
   else snprintf(buf, n, "%.3g s", s);
 }
 
+/* PER_S in the unit that gives readable digits (41.9 GFLOP/s, not 0.0419 TFLOP/s). */
+static void rate(kt__sbuf *b, double per_s, const char *unit) {
+  static const struct {
+    double scale;
+    const char *prefix;
+  } units[] = {{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
+  for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+    if (per_s >= units[i].scale || i + 1 == sizeof units / sizeof units[0]) {
+      kt__sbuf_printf(b, "  %.4g %s%s", per_s / units[i].scale, units[i].prefix, unit);
+      return;
+    }
+}
+
 static void throughput(const kt_result *r, double s, kt__sbuf *b) {
   if (!(s > 0)) return;
   if (r->flops > 0) {
     double tf = r->flops / s / 1e12;
-    kt__sbuf_printf(b, "  %.3g TFLOP/s", tf);
+    rate(b, r->flops / s, "FLOP/s");
     if (r->device.peak_gflops > 0) kt__sbuf_printf(b, " (%.0f%% of fp32 peak)", 100 * tf * 1e3 / r->device.peak_gflops);
   }
   if (r->bytes > 0) {
     double gb = r->bytes / s / 1e9;
-    kt__sbuf_printf(b, "  %.4g GB/s", gb);
+    rate(b, r->bytes / s, "B/s");
     if (r->device.peak_gbps > 0) kt__sbuf_printf(b, " (%.0f%% of peak)", 100 * gb / r->device.peak_gbps);
   }
 }

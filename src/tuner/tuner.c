@@ -66,10 +66,13 @@ typedef struct tuning {
 
 /* ---- helpers ---------------------------------------------------------- */
 
-static double run_timeout(const tuning *t) {
-  double s = t->k->ctx->opts.run_timeout_s > 0 ? t->k->ctx->opts.run_timeout_s : 10.0;
-  return s + 2.0; /* plus the measurement budget of one configuration */
+enum { MEASURE_ALLOWANCE_S = 2 }; /* a configuration's measurement, beyond its run */
+
+static double run_limit(const tuning *t) {
+  return t->k->ctx->opts.run_timeout_s > 0 ? t->k->ctx->opts.run_timeout_s : 10.0;
 }
+
+static double run_timeout(const tuning *t) { return run_limit(t) + MEASURE_ALLOWANCE_S; }
 
 static double compile_timeout(const tuning *t) {
   return t->k->ctx->opts.compile_timeout_s > 0 ? t->k->ctx->opts.compile_timeout_s : 60.0;
@@ -384,6 +387,9 @@ static void ask_worker(tuning *t, const kt__request *req, kt__reply *rep, double
     snprintf(rep->msg, sizeof rep->msg, "not measured: cut off by the time budget after %.3g s", took);
     t->r->requests_cut++;
     ran_out(t);
+  } else if (rep->status == KT__ST_TIMEOUT) { /* the limit that applied, and why it is not the run timeout */
+    snprintf(rep->msg, sizeof rep->msg, "exceeded %g s: the run timeout of %g s plus %d s for measuring the run",
+             timeout, run_limit(t), (int)MEASURE_ALLOWANCE_S);
   } else if (req->kind == KT__REQ_EVAL && rep->status != KT__ST_PENDING) {
     t->eval_sum_s += took;
     t->evals++;

@@ -412,8 +412,18 @@ TEST(miss_tune_uses_the_callers_data_and_stores_the_winner) {
 TEST(key_pow2_rounds_sizes_up) {
   kt_context *ctx = context(KT_MISS_DEFAULT);
   kt_kernel *k = load(ctx, bucket_src);
-  static const int64_t in[] = {1, 2, 3, 1000, 1024, 1025, (INT64_C(1) << 40) + 1};
-  static const char *const want[] = {"N=1", "N=2", "N=4", "N=1024", "N=1024", "N=2048", "N=2199023255552"};
+  /* Past 2^62 no power of two fits: the size keys itself (a bucket covers its sizes). */
+  static const int64_t in[] = {
+      1, 2, 3, 1000, 1024, 1025, (INT64_C(1) << 40) + 1, INT64_C(1) << 62, (INT64_C(1) << 62) + 1};
+  static const char *const want[] = {"N=1",
+                                     "N=2",
+                                     "N=4",
+                                     "N=1024",
+                                     "N=1024",
+                                     "N=2048",
+                                     "N=2199023255552",
+                                     "N=4611686018427387904",
+                                     "N=4611686018427387905"};
   for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) {
     kt__sbuf b = {0};
     kt__kernel_key_sizes(k, &in[i], &b);
