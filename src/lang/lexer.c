@@ -90,11 +90,12 @@ static const struct {
   const char *text;
   kt__tok_kind kind;
 } puncts[] = {
-    {"<<", KT__T_SHL},    {">>", KT__T_SHR},     {"<=", KT__T_LE},      {">=", KT__T_GE},   {"==", KT__T_EQ},
-    {"!=", KT__T_NE},     {"&&", KT__T_ANDAND},  {"||", KT__T_OROR},    {"@", KT__T_AT},    {"(", KT__T_LPAREN},
-    {")", KT__T_RPAREN},  {"[", KT__T_LBRACKET}, {"]", KT__T_RBRACKET}, {",", KT__T_COMMA}, {":", KT__T_COLON},
-    {"=", KT__T_ASSIGN},  {"+", KT__T_PLUS},     {"-", KT__T_MINUS},    {"*", KT__T_STAR},  {"/", KT__T_SLASH},
-    {"%", KT__T_PERCENT}, {"<", KT__T_LT},       {">", KT__T_GT},       {"!", KT__T_NOT},
+    {"<<", KT__T_SHL},   {">>", KT__T_SHR},     {"<=", KT__T_LE},      {">=", KT__T_GE},    {"==", KT__T_EQ},
+    {"!=", KT__T_NE},    {"&&", KT__T_ANDAND},  {"||", KT__T_OROR},    {"@", KT__T_AT},     {"(", KT__T_LPAREN},
+    {")", KT__T_RPAREN}, {"[", KT__T_LBRACKET}, {"]", KT__T_RBRACKET}, {"{", KT__T_LBRACE}, {"}", KT__T_RBRACE},
+    {",", KT__T_COMMA},  {":", KT__T_COLON},    {"=", KT__T_ASSIGN},   {"+", KT__T_PLUS},   {"-", KT__T_MINUS},
+    {"*", KT__T_STAR},   {"/", KT__T_SLASH},    {"%", KT__T_PERCENT},  {"<", KT__T_LT},     {">", KT__T_GT},
+    {"!", KT__T_NOT},
 };
 
 static void lex_one(kt__lexer *lx, kt__token *t) {

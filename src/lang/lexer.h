@@ -17,6 +17,8 @@ typedef enum kt__tok_kind {
   KT__T_RPAREN,
   KT__T_LBRACKET,
   KT__T_RBRACKET,
+  KT__T_LBRACE, /* { : an explicit list of choices */
+  KT__T_RBRACE,
   KT__T_COMMA,
   KT__T_COLON,
   KT__T_ASSIGN, /* = */

@@ -146,7 +146,10 @@ static void warn_repeated_values(parser *p, const kt__tunedim *t) {
       }
 }
 
-/* search_dim -> IDENT "in" "[" value { "," value } "]" */
+/* search_dim -> IDENT "in" ( "[" values "]" | "{" values "}" )
+ * values -> value { "," value }
+ * Brackets follow the doubling rule for two values (docs/LANGUAGE.md);
+ * braces are always the values as written, two of them included. */
 static bool item_search_dim(parser *p, void *ud) {
   bool cluster = *(const bool *)ud;
   kt__token name = TOK;
@@ -157,17 +160,19 @@ static bool item_search_dim(parser *p, void *ud) {
   kt__token open = TOK;
   int64_t *vals = NULL;
   int n = 0;
-  bool ok = expect(p, KT__T_LBRACKET, "'['");
-  if (ok && TOK.kind == KT__T_RBRACKET) {
-    kt__diag_error(p->d, open.loc, "empty list: %s in [] has no choices; give at least one value", id);
+  bool explicit_list = accept(p, KT__T_LBRACE), ok = explicit_list || expect(p, KT__T_LBRACKET, "'[' or '{'");
+  kt__tok_kind close = explicit_list ? KT__T_RBRACE : KT__T_RBRACKET;
+  if (ok && TOK.kind == close) {
+    kt__diag_error(p->d, open.loc, "empty list: %s in %s has no choices; give at least one value", id,
+                   explicit_list ? "{}" : "[]");
     ok = false;
   }
   while (ok) {
     int64_t v;
     ok = choice_value(p, id, &v);
     if (ok) *PUSH(vals, n) = v;
-    if (ok && accept(p, KT__T_RBRACKET)) break;
-    if (ok) ok = expect(p, KT__T_COMMA, "',' or ']'");
+    if (ok && accept(p, close)) break;
+    if (ok) ok = expect(p, KT__T_COMMA, explicit_list ? "',' or '}'" : "',' or ']'");
   }
   const kt__tunedim *prev = ok ? find_tuned(p->k, id) : NULL;
   if (prev) {
@@ -179,7 +184,9 @@ static bool item_search_dim(parser *p, void *ud) {
   }
   kt__tunedim t = {id, name.loc, NULL, 0};
   char msg[256];
-  if (ok && kt__expand_choices(vals, n, &t.values, &t.count, msg) != 0) {
+  if (ok && explicit_list) {
+    t.values = vals, t.count = n, vals = NULL;
+  } else if (ok && kt__expand_choices(vals, n, &t.values, &t.count, msg) != 0) {
     kt__diag_error(p->d, name.loc, "%s: %s", id, msg);
     ok = false;
   }

@@ -143,6 +143,31 @@ TEST(choices_in_annotations) {
   kt__file_free(f);
 }
 
+/* Braces are the values as written, two of them included (a Kernel Tuner
+ * port's [1, 32] keeps its default 1), in @autotune and @cluster alike. */
+TEST(choices_in_braces_are_explicit) {
+  kt__file *f = parse_ok("// @autotune(A in {1, 32}, B in {16, 256, 4}, C in {7})\n"
+                         "// @cluster(CLUSTER_X in {1, 4})\n"
+                         "// @kernel k(n: i32)\n"
+                         "void k(int n) {}\n");
+  const kt__kernel_decl *k = &f->kernels[0];
+  ASSERT_EQ(k->tune[0].count, 2);
+  ASSERT_EQ(k->tune[0].values[0], 1);
+  ASSERT_EQ(k->tune[0].values[1], 32);
+  ASSERT_EQ(k->tune[1].count, 3);
+  ASSERT_EQ(k->tune[1].values[2], 4);
+  ASSERT_EQ(k->tune[2].count, 1);
+  ASSERT_EQ(k->cluster[0].count, 2);
+  ASSERT_EQ(k->cluster[0].values[1], 4);
+  kt__file_free(f);
+  char *e = parse_err("// @autotune(A in {})\n// @kernel k(n: i32)\nvoid k(int n) {}\n");
+  ASSERT_CONTAINS(e, "empty list: A in {} has no choices");
+  free(e);
+  e = parse_err("// @autotune(A in {1, 2])\n// @kernel k(n: i32)\nvoid k(int n) {}\n");
+  ASSERT_CONTAINS(e, "',' or '}'");
+  free(e);
+}
+
 /* --- a whole kernel ----------------------------------------------------------- */
 
 TEST(square_example) {
