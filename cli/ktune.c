@@ -7,7 +7,8 @@
  *   ktune space FILE [--kernel NAME] [--json]
  *   ktune devices [--json]
  *   ktune cache list|show|export|import|clear ...
- *   ktune replay RESULTS.json [--strategy NAME] --budget N [--repeats R]
+ *   ktune replay RESULTS.json [--strategy NAME] --budget N [--repeats R] [--report FILE]
+ *   ktune report [--db PATH] [--kernel NAME] [--device NAME] [--key "M=..."] [-o FILE]
  *
  * Exit status: 0 done, 1 no valid configuration, 2 bad input or a results
  * database error, 130 interrupted (SIGINT, SIGTERM, SIGHUP). */
@@ -43,6 +44,8 @@ typedef struct cli {
   const char *repeats;
   const char *format;
   const char *device_filter;
+  const char *key;    /* report --key "M=... N=..." */
+  const char *report; /* tune/replay --report FILE, report -o FILE */
   const char *positional[4];
   int npositional;
   int json, quiet, no_cache, no_db, show_output, retry_failed;
@@ -65,7 +68,7 @@ static void usage(FILE *out) {
   fputs("                  [--dim NAME=VALUE]... [--autotune \"NAME=VALUE ...\"]\n"
         "                  [--strategy NAME] [--budget N|Ns] [--seed S] [--db PATH] [--no-db]\n"
         "                  [--no-cache] [--jobs N] [--timeout S] [--compile-timeout S]\n"
-        "                  [--retry-failed] [--show-output] [--json] [--quiet]\n"
+        "                  [--retry-failed] [--show-output] [--json] [--quiet] [--report FILE]\n"
         "  ktune bench FILE --autotune \"NAME=VALUE ...\" [same options as tune]\n"
         "  ktune space FILE [--kernel NAME] [--dim NAME=VALUE]... [--autotune ...] [--json]\n"
         "  ktune devices [--json]\n"
@@ -73,6 +76,8 @@ static void usage(FILE *out) {
         "                  [--format table|defines|dflags|json|t4] [FILE]\n"
         "  ktune replay RESULTS.json[.gz] [--strategy NAME] --budget N [--repeats R] [--seed S] [--warm OTHER.json]... "
         "[--json]\n"
+        "                  [--report FILE]\n"
+        "  ktune report [--db PATH] [--kernel NAME] [--device NAME] [--key \"M=... N=...\"] [-o FILE]\n"
         "  ktune --version\n",
         out);
 }
@@ -95,6 +100,7 @@ static const char **value_slot(cli *c, const char *opt) {
       {"--strategy", &c->strategy}, {"--budget", &c->budget},   {"--db", &c->db},
       {"--seed", &c->seed},         {"--timeout", &c->timeout}, {"--compile-timeout", &c->compile_timeout},
       {"--jobs", &c->jobs},         {"--repeats", &c->repeats}, {"--format", &c->format},
+      {"--key", &c->key},           {"--report", &c->report},   {"-o", &c->report},
   };
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
     if (strcmp(opt, table[i].name) == 0) return table[i].slot;
@@ -120,7 +126,7 @@ static int parse_args(int argc, char **argv, cli *c) {
     else if (strcmp(a, "--no-db") == 0) c->no_db = 1;
     else if (strcmp(a, "--show-output") == 0) c->show_output = 1;
     else if (strcmp(a, "--retry-failed") == 0) c->retry_failed = 1;
-    else if (a[0] == '-' && a[1] == '-') {
+    else if ((a[0] == '-' && a[1] == '-') || strcmp(a, "-o") == 0) {
       const char **slot = value_slot(c, a);
       if (!slot) return bad("unknown option %s", a);
       if (i + 1 >= argc) return bad("option %s needs a value", a);
@@ -133,7 +139,7 @@ static int parse_args(int argc, char **argv, cli *c) {
         c->warm[c->nwarm++] = v;
       } else if (strcmp(a, "--device") == 0) {
         long n;
-        if (strcmp(c->command, "cache") == 0) c->device_filter = v;
+        if (strcmp(c->command, "cache") == 0 || strcmp(c->command, "report") == 0) c->device_filter = v;
         else if (parse_int(v, 0, 1 << 20, &n) != 0)
           return bad("--device %s: expected a device index (see `ktune devices`)", v);
         else c->device = (int)n;
@@ -192,6 +198,12 @@ static int fail(kt_context *ctx, int rc) {
     fprintf(stderr, "ktune: error: %s\n", kt_strerror(rc));
   }
   return kt_exit_status(rc);
+}
+
+/* A report that could not be written: the message names the file. */
+static int fail_report(kt_context *ctx) {
+  fprintf(stderr, "ktune: error: %s\n", kt_errmsg(ctx));
+  return EXIT_BAD_INPUT;
 }
 
 static int make_context(const cli *c, kt_context **ctx) {
@@ -281,6 +293,11 @@ static int cmd_tune(const cli *c, int bench) {
   if (rc) return rc;
   kt_kernel *k = NULL;
   kt_result *r = NULL;
+  if (c->report && kt_report_check(ctx, c->report) != KT_OK) { /* before the work, not after */
+    int status = fail_report(ctx);
+    kt_context_destroy(ctx);
+    return status;
+  }
   rc = load_kernel(c, ctx, &k);
   if (rc == KT_OK) {
     install_signals();
@@ -293,6 +310,12 @@ static int cmd_tune(const cli *c, int bench) {
     else kt_result_print_table(r, stdout);
   }
   int status = rc == KT_OK ? 0 : fail(ctx, rc);
+  /* The report shows what the result shows, however the tuning ended. */
+  int reportable = r && (rc == KT_OK || rc == KT_NOVALID || rc == KT_INTERRUPTED || rc == KT_STORE);
+  if (reportable && c->report && kt_result_report(ctx, r, c->report) != KT_OK) {
+    int report_status = fail_report(ctx);
+    if (status == 0 || status == 1) status = report_status;
+  }
   kt_result_destroy(r);
   kt_kernel_destroy(k);
   kt_context_destroy(ctx);
@@ -374,7 +397,25 @@ static int cmd_replay(const cli *c) {
   kt_context *ctx;
   int rc = make_context(c, &ctx);
   if (rc) return rc;
-  rc = kt_replay(ctx, c->file, c->strategy, budget, (int)repeats, (uint64_t)seed, c->warm, c->nwarm, c->json, stdout);
+  if (c->report) rc = kt_report_check(ctx, c->report);
+  if (rc == KT_OK)
+    rc = kt_replay(ctx, c->file, c->strategy, budget, (int)repeats, (uint64_t)seed, c->warm, c->nwarm, c->json, stdout);
+  if (rc == KT_OK && c->report)
+    rc = kt_replay_report(ctx, c->file, budget, (int)repeats, (uint64_t)seed, c->warm, c->nwarm, c->report);
+  int status = rc == KT_OK ? 0 : fail_command(ctx, rc);
+  kt_context_destroy(ctx);
+  return status;
+}
+
+static int cmd_report(const cli *c) {
+  if (c->npositional) return bad("unexpected argument %s (report takes options only)", c->positional[0]);
+  kt_context *ctx;
+  int rc = make_context(c, &ctx);
+  if (rc) return rc;
+  kt_cache_filter f = {c->kernel, c->device_filter, c->key};
+  const char *path = c->report ? c->report : "report.html";
+  rc = kt_report(ctx, &f, path);
+  if (rc == KT_OK && !c->quiet) fprintf(stderr, "ktune: report written to %s\n", path);
   int status = rc == KT_OK ? 0 : fail_command(ctx, rc);
   kt_context_destroy(ctx);
   return status;
@@ -399,5 +440,6 @@ int main(int argc, char **argv) {
   if (strcmp(c.command, "devices") == 0) return cmd_devices(&c);
   if (strcmp(c.command, "cache") == 0) return cmd_cache(&c);
   if (strcmp(c.command, "replay") == 0) return cmd_replay(&c);
+  if (strcmp(c.command, "report") == 0) return cmd_report(&c);
   return bad("unknown command %s", c.command);
 }

@@ -270,6 +270,30 @@ const char *kt_default_strategy(uint64_t valid_space_size, long budget);
 int kt_replay(kt_context *ctx, const char *path, const char *strategy, long budget, int repeats, uint64_t seed,
               const char *const *warm, int nwarm, int json, FILE *out);
 
+/* ---- Reports: one self-contained HTML page (inline SVG and CSS, no
+ * script, nothing fetched) of the times, failures, each tuned name's effect,
+ * the search's progress, the winner against the default, the fastest
+ * configurations and the timeline, per key, and the winners across shapes
+ * and devices. Each writes PATH whole or not at all (a temporary file beside
+ * it, renamed when complete). Errors: KT_INVALID (a path that cannot be
+ * written), KT_IO, and as the call each reads from; the detail is in
+ * kt_errmsg(ctx). */
+
+/* Whether a report can be written at PATH, before the work that makes it
+ * (a tuning, a replay): KT_OK, or KT_INVALID saying why not. */
+int kt_report_check(kt_context *ctx, const char *path);
+/* The stored tunings F matches (NULL: all) in the context's database (as
+ * kt_cache_list finds it). KT_NOTFOUND when there is no database, it is
+ * empty or nothing matches; KT_STORE when it is not a ktune database. */
+int kt_report(kt_context *ctx, const kt_cache_filter *f, const char *path);
+/* The tuning R (from kt_tune), with its search's progress and timeline. */
+int kt_result_report(kt_context *ctx, const kt_result *r, const char *path);
+/* A replay over the T4 results file RESULTS, as kt_replay takes it: the
+ * recorded space and the mean progress of every strategy beside random
+ * search's (REPEATS replays of BUDGET evaluations each, per strategy). */
+int kt_replay_report(kt_context *ctx, const char *results, long budget, int repeats, uint64_t seed,
+                     const char *const *warm, int nwarm, const char *path);
+
 #ifdef __cplusplus
 }
 #endif

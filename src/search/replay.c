@@ -329,7 +329,14 @@ uint64_t kt__replay_seed(uint64_t seed, int i) {
 typedef struct one_run {
   double best;
   long evals, failed;
+  double *curve; /* NULL, or curve[i] += t_opt / best after i+1 evaluations, for i < len */
+  long len;
 } one_run;
+
+/* The run's score so far: t_opt / best found, 0 before anything ran. */
+static double fraction(const kt__recorded *r, const one_run *run) {
+  return isfinite(run->best) ? r->optimum / run->best : 0.0;
+}
 
 /* "Runs" INDEX: counts it, keeps the best time, tells the strategy. */
 static void evaluate(const kt__recorded *r, kt__strategy *st, uint64_t index, one_run *run) {
@@ -338,7 +345,13 @@ static void evaluate(const kt__recorded *r, kt__strategy *st, uint64_t index, on
   run->evals++;
   run->failed += status != KT__ST_OK;
   if (t < run->best) run->best = t;
+  if (run->curve && run->evals <= run->len) run->curve[run->evals - 1] += fraction(r, run);
   kt__strategy_tell(st, index, status, t);
+}
+
+/* A repeat that stopped before LEN evaluations keeps its last score. */
+static void finish_curve(const kt__recorded *r, one_run *run) {
+  for (long i = run->evals; run->curve && i < run->len; i++) run->curve[i] += fraction(r, run);
 }
 
 /* Evaluates the WARM configurations first (as kt_tune does with stored
@@ -346,7 +359,7 @@ static void evaluate(const kt__recorded *r, kt__strategy *st, uint64_t index, on
  * device would. */
 static int replay_once(const kt__recorded *r, const kt__strategy_ops *ops, long budget, uint64_t seed,
                        const uint64_t *warm, int nwarm, one_run *run, kt__errbuf *eb) {
-  *run = (one_run){.best = INFINITY};
+  *run = (one_run){.best = INFINITY, .curve = run->curve, .len = run->len};
   kt__strategy *st = kt__strategy_create(ops, r->space, seed, budget);
   KT__RETURN_IF(!st, eb, KT_INTERNAL, "strategy %s could not start", ops->name);
   kt__u64map seen = {0};
@@ -363,6 +376,7 @@ static int replay_once(const kt__recorded *r, const kt__strategy_ops *ops, long 
     }
     evaluate(r, st, index, run);
   }
+  finish_curve(r, run);
   kt__u64map_free(&seen);
   kt__strategy_free(st);
   return rc;
@@ -387,18 +401,26 @@ static void summarise(double *frac, int n, kt__replay_stats *st) {
 
 int kt__replay_run(const kt__recorded *r, const kt__strategy_ops *ops, long budget, int repeats, uint64_t seed,
                    const uint64_t *warm, int nwarm, kt__replay_stats *st, kt__errbuf *eb) {
+  return kt__replay_run_curve(r, ops, budget, repeats, seed, warm, nwarm, st, NULL, 0, eb);
+}
+
+int kt__replay_run_curve(const kt__recorded *r, const kt__strategy_ops *ops, long budget, int repeats, uint64_t seed,
+                         const uint64_t *warm, int nwarm, kt__replay_stats *st, double *curve, long len,
+                         kt__errbuf *eb) {
   KT__RETURN_IF(repeats < 1, eb, KT_INVALID, "repeats must be at least 1");
   KT__RETURN_IF(budget < 0, eb, KT_INVALID, "the budget must not be negative");
   *st = (kt__replay_stats){.repeats = repeats};
   double *frac = kt__xmalloc((size_t)repeats * sizeof *frac);
+  if (curve) memset(curve, 0, (size_t)len * sizeof *curve);
   int rc = KT_OK;
   for (int i = 0; i < repeats && rc == KT_OK; i++) {
-    one_run run;
+    one_run run = {.curve = curve, .len = curve ? len : 0};
     rc = replay_once(r, ops, budget, kt__replay_seed(seed, i), warm, nwarm, &run, eb);
-    frac[i] = isfinite(run.best) ? r->optimum / run.best : 0.0;
+    frac[i] = fraction(r, &run);
     st->evals_mean += (double)run.evals / repeats;
     st->failed_mean += (double)run.failed / repeats;
   }
+  for (long i = 0; curve && i < len; i++) curve[i] /= repeats;
   if (rc == KT_OK) summarise(frac, repeats, st);
   free(frac);
   return rc;

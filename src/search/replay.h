@@ -41,9 +41,23 @@ typedef struct kt__replay_stats {
 int kt__replay_run(const kt__recorded *r, const kt__strategy_ops *ops, long budget, int repeats, uint64_t seed,
                    const uint64_t *warm, int nwarm, kt__replay_stats *st, kt__errbuf *eb);
 
+/* As kt__replay_run, and CURVE (LEN entries, or NULL) gets the search's
+ * progress: CURVE[i] is the mean over the repeats of t_opt / best found
+ * after i+1 evaluations (0 before anything valid; a repeat that stopped
+ * sooner keeps its last value). */
+int kt__replay_run_curve(const kt__recorded *r, const kt__strategy_ops *ops, long budget, int repeats, uint64_t seed,
+                         const uint64_t *warm, int nwarm, kt__replay_stats *st, double *curve, long len,
+                         kt__errbuf *eb);
+
 /* The fastest configuration recorded in FROM as an index of R's space (same
  * names, same numeric values); false when there is none or it is not in R. */
 bool kt__recorded_best_in(const kt__recorded *r, const kt__recorded *from, uint64_t *index);
+
+/* The best configuration of each of the NWARM files WARM, as indices of R's
+ * space into OUT, *N of them: a file that cannot be read is an error, one
+ * whose best is not in R's space is skipped. */
+int kt__replay_warm_indices(const kt__recorded *r, const char *const *warm, int nwarm, uint64_t *out, int *n,
+                            kt__errbuf *eb);
 
 /* Seed of repeat I of a replay with seed SEED (so that tests and the bench
  * reproduce single repeats). */

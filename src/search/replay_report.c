@@ -47,10 +47,7 @@ static void print_json(FILE *out, const char *path, const kt__recorded *r, const
   kt__sbuf_free(&b);
 }
 
-/* The best configuration of each WARM file, as indices of R's space; a file
- * that cannot be read is an error, one whose best is not in R's space is
- * skipped. */
-static int warm_indices(const kt__recorded *r, const char *const *warm, int nwarm, uint64_t *out, int *n,
+int kt__replay_warm_indices(const kt__recorded *r, const char *const *warm, int nwarm, uint64_t *out, int *n,
                         kt__errbuf *eb) {
   *n = 0;
   for (int i = 0; i < nwarm; i++) {
@@ -78,7 +75,7 @@ int kt__replay_report(const char *path, const char *strategy, long budget, int r
   KT__FORWARD(kt__recorded_load(path, &r, eb));
   uint64_t *warm_idx = kt__xcalloc((size_t)(nwarm ? nwarm : 1), sizeof *warm_idx);
   int nw = 0;
-  int rc = warm_indices(r, warm, nwarm, warm_idx, &nw, eb);
+  int rc = kt__replay_warm_indices(r, warm, nwarm, warm_idx, &nw, eb);
   if (!strategy) strategy = kt_default_strategy(kt__recorded_count(r), budget);
   kt__replay_stats st;
   if (rc == KT_OK) rc = kt__replay_run(r, kt__strategy_find(strategy), budget, repeats, seed, warm_idx, nw, &st, eb);

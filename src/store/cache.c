@@ -142,6 +142,41 @@ int kt__cache_list(const kt_options *o, const kt_cache_filter *f, int json, FILE
   return rc;
 }
 
+/* ---- each: the keys with their results, for reports ---- */
+
+static int each_key(kt__store *s, const kt__key_row *k,
+                    int (*fn)(void *ud, const kt__cache_key *k, const kt__result_row *rows, int n), void *ud,
+                    kt__errbuf *eb) {
+  kt__result_row *rows;
+  int n;
+  KT__FORWARD(kt__store_results_of(s, k->id, &rows, &n, eb));
+  kt__cache_key ck = {k->kernel, k->backend, k->device, k->arch, k->sizes, k->source_hash, k->winner_config,
+                      k->winner_s};
+  int rc = fn(ud, &ck, rows, n);
+  kt__result_rows_free(rows, n);
+  return rc;
+}
+
+int kt__cache_each(const kt_options *o, const kt_cache_filter *f,
+                   int (*fn)(void *ud, const kt__cache_key *k, const kt__result_row *rows, int n), void *ud,
+                   kt__errbuf *eb) {
+  char path[4096];
+  KT__FORWARD(kt__cache_path(o, path, sizeof path, eb));
+  kt__store *s;
+  KT__FORWARD(open_db(o, false, &s, eb));
+  KT__RETURN_IF(!s, eb, KT_NOTFOUND, "no results database at %s: tune a kernel first (ktune tune FILE), or name the "
+                "database with %s", path, o->labels.db ? o->labels.db : "kt_options.db_path");
+  kt__key_row *keys = NULL;
+  int n = 0;
+  pthread_mutex_lock(&s->mu);
+  int rc = kt__store_select(s, f, &keys, &n, eb);
+  for (int i = 0; rc == KT_OK && i < n; i++) rc = each_key(s, &keys[i], fn, ud, eb);
+  pthread_mutex_unlock(&s->mu);
+  kt__store_close(s);
+  kt__key_rows_free(keys, n);
+  return rc;
+}
+
 /* ---- show: table ---- */
 
 /* Valid results first, fastest first; then failures by status and config. */

@@ -24,6 +24,7 @@ typedef struct kt__trial {
   int stage;                          /* 0 @autotune, 1 @cluster */
   uint64_t space_index;               /* index in its stage's space (UINT64_MAX: outside it) */
   double final_s;                     /* median over finalist rounds; 0 if not a finalist */
+  double done_s;                      /* when its status was settled, seconds after the tuning began */
   double load_s, verify_s, measure_s; /* the worker's time on it */
 } kt__trial;
 
