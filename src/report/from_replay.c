@@ -42,8 +42,8 @@ static int curves(const kt__recorded *rec, kt__report_key *k, long budget, int r
   for (const char *const *name = kt__strategy_names(); *name; name++) {
     if (strcmp(*name, "random") == 0) continue;
     c = kt__report_add_curve(k, *name, len, false);
-    KT__FORWARD(kt__replay_run_curve(rec, kt__strategy_find(*name), budget, repeats, seed, warm, nwarm, &st, c->best,
-                                     len, eb));
+    KT__FORWARD(
+        kt__replay_run_curve(rec, kt__strategy_find(*name), budget, repeats, seed, warm, nwarm, &st, c->best, len, eb));
   }
   return KT_OK;
 }
@@ -61,7 +61,8 @@ static void origin(const char *path, const kt__recorded *rec, long budget, int r
 
 int kt__report_from_replay(const char *path, long budget, int repeats, uint64_t seed, const char *const *warm,
                            int nwarm, kt__report *r, kt__errbuf *eb) {
-  KT__RETURN_IF(!path || nwarm < 0 || (nwarm && !warm), eb, KT_INVALID, "kt_replay_report: no file, or NWARM without "
+  KT__RETURN_IF(!path || nwarm < 0 || (nwarm && !warm), eb, KT_INVALID,
+                "kt_replay_report: no file, or NWARM without "
                 "WARM files");
   KT__RETURN_IF(budget < 0 || repeats < 1, eb, KT_INVALID, "the budget must not be negative, the repeats at least 1");
   kt__recorded *rec = NULL;
@@ -70,8 +71,8 @@ int kt__report_from_replay(const char *path, long budget, int repeats, uint64_t 
   int nw = 0;
   int rc = kt__replay_warm_indices(rec, warm, nwarm, warm_idx, &nw, eb);
   const kt__space *s = kt__recorded_space(rec);
-  kt__report_key *k = kt__report_add_key(r, base_name(path), "replay", "recorded space", "", kt__space_names(s),
-                                         kt__space_ndims(s));
+  kt__report_key *k =
+      kt__report_add_key(r, base_name(path), "replay", "recorded space", "", kt__space_names(s), kt__space_ndims(s));
   k->note = "Times as recorded in the file (milliseconds there). Progress: the fraction of the optimum's speed that "
             "each strategy's best found reaches, by evaluations, as a mean over the repeats.";
   if (rc == KT_OK) recorded_points(rec, k);

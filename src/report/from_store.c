@@ -54,7 +54,8 @@ static int add_key(void *ud, const kt__cache_key *ck, const kt__result_row *rows
   int nnames = config_names(rows[0].rec.config, names, &text);
   kt__report_key *k = kt__report_add_key(r, ck->kernel, ck->backend, ck->device, ck->sizes, names, nnames);
   int64_t values[KT__MAX_NAMES];
-  double t0 = timestamp_s(rows[0].timestamp);
+  double t0 = INFINITY; /* a finalist's timestamp is its last round's: the first may not be first */
+  for (int i = 0; i < n; i++) t0 = fmin(t0, timestamp_s(rows[i].timestamp));
   for (int i = 0; i < n; i++) {
     const kt__record *rec = &rows[i].rec;
     values_of(names, nnames, rec->config, values);
@@ -63,6 +64,7 @@ static int add_key(void *ud, const kt__cache_key *ck, const kt__result_row *rows
   }
   free(text);
   k->def = 0;
+  k->note = "Wall times are those of storing each result (a finalist's: its last round's).";
   if (k->winner < 0 || k->points[k->winner].status != KT__ST_OK) k->winner = kt__report_fastest(k);
   return KT_OK;
 }
@@ -89,8 +91,10 @@ int kt__report_from_store(const kt_options *o, const kt_cache_filter *f, kt__rep
   int rc = want.s ? kt__err(eb, KT_NOTFOUND,
                             "%s: no stored tuning matches%s; `ktune cache list --db %s` shows what it holds", path,
                             want.s, path)
-                  : kt__err(eb, KT_NOTFOUND, "%s: the database holds no results yet; tune a kernel first (ktune tune "
-                                             "FILE --db %s)", path, path);
+                  : kt__err(eb, KT_NOTFOUND,
+                            "%s: the database holds no results yet; tune a kernel first (ktune tune "
+                            "FILE --db %s)",
+                            path, path);
   kt__sbuf_free(&want);
   return rc;
 }

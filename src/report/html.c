@@ -16,7 +16,7 @@
 /* What keeps 100,000 results under 5 MB: the points all scatter plots of the
  * page may draw together, the most one plot draws, and the keys that get a
  * section of their own (the rest are in the grid of winners). */
-enum { PAGE_POINTS = 24000, PLOT_POINTS_MAX = 3000, PLOT_POINTS_MIN = 60, MAX_SECTIONS = 60, TOP_ROWS = 10 };
+enum { PAGE_POINTS = 16000, PLOT_POINTS_MAX = 3000, PLOT_POINTS_MIN = 60, MAX_SECTIONS = 60, TOP_ROWS = 10 };
 
 static const char css[] =
     "body{font-family:sans-serif;color:#111;background:#fff;margin:24px;max-width:1240px}"
@@ -209,12 +209,42 @@ static void timeline_section(kt__sbuf *b, const kt__key_view *v) {
                        "FILE</code> draws it.</p>\n");
     return;
   }
-  kt__sbuf_printf(b,
-                  "<p class='note'>Wall %.3g s; device busy %.3g s (load %.3g, verify %.3g, measure %.3g), idle %.3g s; "
-                  "compile busy %.3g s over %d threads.</p>\n",
-                  t->wall_s, t->device_busy_s, t->load_s, t->verify_s, t->measure_s,
-                  fmax(t->wall_s - t->device_busy_s, 0), t->compile_busy_s, t->compile_threads);
+  kt__sbuf_printf(
+      b,
+      "<p class='note'>Wall %.3g s; device busy %.3g s (load %.3g, verify %.3g, measure %.3g), idle %.3g s; "
+      "compile busy %.3g s over %d threads.</p>\n",
+      t->wall_s, t->device_busy_s, t->load_s, t->verify_s, t->measure_s, fmax(t->wall_s - t->device_busy_s, 0),
+      t->compile_busy_s, t->compile_threads);
   kt__plot_timeline(b, v);
+}
+
+/* Whether tuned name I takes more than one value among K's points. */
+static bool varies(const kt__report_key *k, int name) {
+  for (int i = 1; i < k->n; i++)
+    if (k->values[(size_t)i * (size_t)k->nnames + (size_t)name] != k->values[(size_t)name]) return true;
+  return false;
+}
+
+/* One plot per name that varies; the constant ones (pinned, or one choice)
+ * in a line. */
+static void effect_section(kt__sbuf *b, const kt__key_view *v) {
+  const kt__report_key *k = v->k;
+  kt__sbuf_printf(b, "<h3>Effect of each tuned name</h3>\n<div class='plots'>");
+  kt__sbuf constant = {0};
+  for (int i = 0; i < k->nnames; i++) {
+    if (varies(k, i)) {
+      kt__plot_effect(b, v, i);
+      continue;
+    }
+    kt__sbuf_printf(&constant, "%s%s=%lld", constant.s ? ", " : "", k->names[i], (long long)k->values[i]);
+  }
+  kt__sbuf_printf(b, "</div>\n");
+  if (constant.s) {
+    kt__sbuf_printf(b, "<p class='note'>The same in every configuration: ");
+    esc(b, constant.s);
+    kt__sbuf_printf(b, ".</p>\n");
+  }
+  kt__sbuf_free(&constant);
 }
 
 static void key_heading(kt__sbuf *b, const kt__report_key *k, int index) {
@@ -244,11 +274,7 @@ static void key_section(kt__sbuf *b, const kt__report_key *k, int index, int max
   if (v.nok) kt__plot_distribution(b, &v);
   kt__plot_statuses(b, &v);
   kt__sbuf_printf(b, "</div>\n");
-  if (v.nok && k->nnames) {
-    kt__sbuf_printf(b, "<h3>Effect of each tuned name</h3>\n<div class='plots'>");
-    for (int i = 0; i < k->nnames; i++) kt__plot_effect(b, &v, i);
-    kt__sbuf_printf(b, "</div>\n");
-  }
+  if (v.nok && k->nnames) effect_section(b, &v);
   if (v.nok) progress_section(b, &v);
   winner_section(b, &v);
   if (v.nok) top_table(b, &v);
@@ -266,8 +292,9 @@ static int plot_points(const kt__report *r, int sections) {
 }
 
 void kt__report_html(const kt__report *r, kt__sbuf *b) {
-  kt__sbuf_printf(b, "<!DOCTYPE html>\n<html lang='en'>\n<head>\n<meta charset='utf-8'>\n<title>ktune report</title>\n"
-                     "<style>%s</style>\n</head>\n<body>\n<h1>ktune report</h1>\n<p class='origin'>",
+  kt__sbuf_printf(b,
+                  "<!DOCTYPE html>\n<html lang='en'>\n<head>\n<meta charset='utf-8'>\n<title>ktune report</title>\n"
+                  "<style>%s</style>\n</head>\n<body>\n<h1>ktune report</h1>\n<p class='origin'>",
                   css);
   esc(b, r->origin);
   kt__sbuf_printf(b, "</p>\n");

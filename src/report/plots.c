@@ -274,7 +274,7 @@ static void progress_points(kt__plot *p, const kt__key_view *v, bool wall) {
   for (int j = 0; j < v->nsample; j++) {
     int i = v->sample[j];
     double x = wall ? k->points[i].at_s : i + 1;
-    if (i != k->winner && !isnan(x)) kt__plot_marker(p, 2, x, k->points[i].seconds, 2.2, "pt", NULL);
+    if (i != k->winner && !isnan(x)) kt__plot_marker(p, 0, x, k->points[i].seconds, 2.2, "pt", NULL);
   }
 }
 
@@ -287,8 +287,9 @@ bool kt__plot_progress(kt__sbuf *b, const kt__key_view *v, bool wall) {
     return false;
   }
   kt__plot p;
-  kt__axis x = {.lo = wall ? 0 : 1, .hi = xs[n - 1] * 1.02, .label = wall ? "wall time since the first result (s)"
-                                                                           : "evaluations (configurations measured)"};
+  kt__axis x = {.lo = wall ? 0 : 1,
+                .hi = xs[n - 1] * 1.02,
+                .label = wall ? "wall time since the first result (s)" : "evaluations (configurations measured)"};
   if (x.hi <= x.lo) x.hi = x.lo + 1;
   kt__plot_begin(&p, b, wall ? "Best time so far against wall time" : "Best time so far against evaluations", WIDTH,
                  HEIGHT, x, time_axis(v->tmin, v->tmax, "time per launch (log scale)"), NULL, 0);
@@ -297,9 +298,10 @@ bool kt__plot_progress(kt__sbuf *b, const kt__key_view *v, bool wall) {
   char tip[512];
   double wx = k->winner >= 0 ? (wall ? k->points[k->winner].at_s : k->winner + 1) : NAN;
   if (!isnan(wx))
-    kt__plot_star(&p, wx, k->points[k->winner].seconds, "pt winner", winner_tip(k, k->winner, "winner", tip, sizeof tip));
+    kt__plot_star(&p, wx, k->points[k->winner].seconds, "pt winner",
+                  winner_tip(k, k->winner, "winner", tip, sizeof tip));
   const char *labels[] = {"best so far", "a configuration", "winner"};
-  int styles[] = {0, 2, 0};
+  int styles[] = {0, 0, 0};
   kt__swatch kinds[] = {KT__SWATCH_LINE, KT__SWATCH_MARKER, KT__SWATCH_STAR};
   kt__plot_legend(&p, labels, styles, kinds, 3);
   kt__plot_end(&p);

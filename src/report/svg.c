@@ -11,8 +11,8 @@
 static const struct {
   const char *colour, *dash;
 } styles[KT__STYLES] = {
-    {"#1f4e9c", ""}, {"#d95f02", "7 3"}, {"#1b9e77", "2 2"}, {"#7a3e9d", "9 3 2 3"}, {"#8c6d1f", "1 3"},
-    {"#c2185b", "12 4"},
+    {"#1f4e9c", ""},        {"#d95f02", "7 3"}, {"#1b9e77", "2 2"},
+    {"#7a3e9d", "9 3 2 3"}, {"#8c6d1f", "1 3"}, {"#c2185b", "12 4"},
 };
 
 static const char *colour(int style) { return styles[style % KT__STYLES].colour; }
@@ -123,8 +123,9 @@ static void axis_x(kt__plot *p) {
   for (int i = 0; i < n; i++) {
     double x = kt__plot_px(p, t[i]);
     tick_label(&p->x, t[i], label, sizeof label);
-    kt__sbuf_printf(p->b, "<path class='grid' d='M%.1f %.1fV%.1f'/><text x='%.1f' y='%.1f' text-anchor='middle'>%s</text>",
-                    x, p->y0, p->y1 + 4, x, p->y1 + 16, label);
+    kt__sbuf_printf(p->b,
+                    "<path class='grid' d='M%.1f %.1fV%.1f'/><text x='%.1f' y='%.1f' text-anchor='middle'>%s</text>", x,
+                    p->y0, p->y1 + 4, x, p->y1 + 16, label);
   }
   kt__sbuf_printf(p->b, "<text class='axis' x='%.1f' y='%.1f' text-anchor='middle'>", (p->x0 + p->x1) / 2, p->h - 6);
   kt__xml_escape(p->b, p->x.label);
@@ -156,8 +157,8 @@ void kt__plot_begin(kt__plot *p, kt__sbuf *b, const char *title, int w, int h, k
   p->ncategories = ncategories;
   if (categories) p->x = (kt__axis){.lo = -0.5, .hi = ncategories - 0.5, .label = x.label};
   p->x0 = 74, p->y0 = 12, p->x1 = w - 14, p->y1 = h - 44;
-  kt__sbuf_printf(b, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' viewBox='0 0 %d %d' role='img'>", w,
-                  h, w, h);
+  kt__sbuf_printf(b, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' viewBox='0 0 %d %d' role='img'>",
+                  w, h, w, h);
   kt__sbuf_printf(b, "<title>");
   kt__xml_escape(b, title);
   kt__sbuf_printf(b, "</title>\n");
@@ -179,12 +180,15 @@ static void shape(kt__sbuf *b, int style, double x, double y, double r, const ch
   case 0: kt__sbuf_printf(b, "<circle cx='%.1f' cy='%.1f' r='%.1f'/>", x, y, r); break;
   case 1: kt__sbuf_printf(b, "<rect x='%.1f' y='%.1f' width='%.1f' height='%.1f'/>", x - r, y - r, 2 * r, 2 * r); break;
   case 2: kt__sbuf_printf(b, "<path d='M%.1f %.1fl%.1f %.1fh%.1fz'/>", x, y - r, r, 2 * r, -2 * r); break;
-  case 3: kt__sbuf_printf(b, "<path d='M%.1f %.1fl%.1f %.1fl%.1f %.1fl%.1f %.1fz'/>", x, y - r, r, r, -r, r, -r, -r); break;
+  case 3:
+    kt__sbuf_printf(b, "<path d='M%.1f %.1fl%.1f %.1fl%.1f %.1fl%.1f %.1fz'/>", x, y - r, r, r, -r, r, -r, -r);
+    break;
   case 4:
     kt__sbuf_printf(b, "<path stroke-width='2' d='M%.1f %.1fl%.1f %.1fm0 %.1fl%.1f %.1f'/>", x - r, y - r, 2 * r, 2 * r,
                     -2 * r, -2 * r, 2 * r);
     break;
-  default: kt__sbuf_printf(b, "<path stroke-width='2' d='M%.1f %.1fh%.1fm%.1f %.1fv%.1f'/>", x - r, y, 2 * r, -r, -r, 2 * r);
+  default:
+    kt__sbuf_printf(b, "<path stroke-width='2' d='M%.1f %.1fh%.1fm%.1f %.1fv%.1f'/>", x - r, y, 2 * r, -r, -r, 2 * r);
   }
   if (tip) {
     kt__sbuf_printf(b, "<title>");
@@ -203,7 +207,8 @@ void kt__plot_ring(kt__plot *p, int style, double x, double y, double size, cons
 }
 
 static void star_pixels(kt__sbuf *b, double x, double y, double r, const char *cls, const char *tip) {
-  kt__sbuf_printf(b, "<path class='%s' fill='#000' stroke='#fff' stroke-width='0.8' d='", cls);
+  kt__sbuf_printf(b, "<path class='%s' data-x='%.1f' data-y='%.1f' fill='#000' stroke='#fff' stroke-width='0.8' d='",
+                  cls, x, y);
   for (int i = 0; i < 10; i++) {
     double a = -M_PI / 2 + i * M_PI / 5, rr = i % 2 ? r * 0.45 : r;
     kt__sbuf_printf(b, "%c%.1f %.1f", i ? 'L' : 'M', x + rr * cos(a), y + rr * sin(a));
@@ -243,8 +248,7 @@ static void bar_pixels(kt__sbuf *b, int id, int style, double x0, double y0, dou
 }
 
 void kt__plot_bar(kt__plot *p, int style, double x0, double y0, double x1, double y1, const char *attrs) {
-  bar_pixels(p->b, p->id, style, kt__plot_px(p, x0), kt__plot_py(p, y0), kt__plot_px(p, x1), kt__plot_py(p, y1),
-             attrs);
+  bar_pixels(p->b, p->id, style, kt__plot_px(p, x0), kt__plot_py(p, y0), kt__plot_px(p, x1), kt__plot_py(p, y1), attrs);
   kt__sbuf_printf(p->b, "\n");
 }
 
@@ -258,7 +262,8 @@ void kt__plot_legend(kt__plot *p, const char *const *labels, const int *styles_o
   size_t longest = 0;
   for (int i = 0; i < n; i++) longest = strlen(labels[i]) > longest ? strlen(labels[i]) : longest;
   double w = 34 + 6.5 * (double)longest, x = p->x1 - w - 6, y = p->y0 + 6;
-  kt__sbuf_printf(p->b, "<g class='legend'><rect class='bg' x='%.1f' y='%.1f' width='%.1f' height='%d'/>", x, y, w, 8 + 16 * n);
+  kt__sbuf_printf(p->b, "<g class='legend'><rect class='bg' x='%.1f' y='%.1f' width='%.1f' height='%d'/>", x, y, w,
+                  8 + 16 * n);
   for (int i = 0; i < n; i++) {
     double cy = y + 12 + 16 * i;
     int s = styles_of[i];

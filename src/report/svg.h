@@ -23,8 +23,8 @@ typedef struct kt__axis {
 
 typedef struct kt__plot {
   kt__sbuf *b;
-  int id;              /* unique in the page: pattern ids */
-  double w, h;         /* the picture */
+  int id;                /* unique in the page: pattern ids */
+  double w, h;           /* the picture */
   double x0, y0, x1, y1; /* the plotting area, in pixels (y0 top) */
   kt__axis x, y;
   const char *const *categories; /* NULL, or x tick labels at 0, 1, ... */
@@ -58,7 +58,13 @@ void kt__plot_bar(kt__plot *p, int style, double x0, double y0, double x1, doubl
 void kt__plot_text(kt__plot *p, double x, double y, const char *anchor, const char *text);
 /* The legend in the top right corner: one swatch (marker, line or bar) per label. */
 /* KT__SWATCH_STAR and _RING ignore the style. */
-typedef enum kt__swatch { KT__SWATCH_MARKER, KT__SWATCH_LINE, KT__SWATCH_BAR, KT__SWATCH_STAR, KT__SWATCH_RING } kt__swatch;
+typedef enum kt__swatch {
+  KT__SWATCH_MARKER,
+  KT__SWATCH_LINE,
+  KT__SWATCH_BAR,
+  KT__SWATCH_STAR,
+  KT__SWATCH_RING
+} kt__swatch;
 void kt__plot_legend(kt__plot *p, const char *const *labels, const int *styles, const kt__swatch *kinds, int n);
 
 /* Text escaped for HTML and SVG. */

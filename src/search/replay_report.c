@@ -48,7 +48,7 @@ static void print_json(FILE *out, const char *path, const kt__recorded *r, const
 }
 
 int kt__replay_warm_indices(const kt__recorded *r, const char *const *warm, int nwarm, uint64_t *out, int *n,
-                        kt__errbuf *eb) {
+                            kt__errbuf *eb) {
   *n = 0;
   for (int i = 0; i < nwarm; i++) {
     kt__recorded *from = NULL;

@@ -150,8 +150,8 @@ static int each_key(kt__store *s, const kt__key_row *k,
   kt__result_row *rows;
   int n;
   KT__FORWARD(kt__store_results_of(s, k->id, &rows, &n, eb));
-  kt__cache_key ck = {k->kernel, k->backend, k->device, k->arch, k->sizes, k->source_hash, k->winner_config,
-                      k->winner_s};
+  kt__cache_key ck = {k->kernel, k->backend,     k->device,        k->arch,
+                      k->sizes,  k->source_hash, k->winner_config, k->winner_s};
   int rc = fn(ud, &ck, rows, n);
   kt__result_rows_free(rows, n);
   return rc;
@@ -164,8 +164,10 @@ int kt__cache_each(const kt_options *o, const kt_cache_filter *f,
   KT__FORWARD(kt__cache_path(o, path, sizeof path, eb));
   kt__store *s;
   KT__FORWARD(open_db(o, false, &s, eb));
-  KT__RETURN_IF(!s, eb, KT_NOTFOUND, "no results database at %s: tune a kernel first (ktune tune FILE), or name the "
-                "database with %s", path, o->labels.db ? o->labels.db : "kt_options.db_path");
+  KT__RETURN_IF(!s, eb, KT_NOTFOUND,
+                "no results database at %s: tune a kernel first (ktune tune FILE), or name the "
+                "database with %s",
+                path, o->labels.db ? o->labels.db : "kt_options.db_path");
   kt__key_row *keys = NULL;
   int n = 0;
   pthread_mutex_lock(&s->mu);
