@@ -100,6 +100,19 @@ bad B54 'garbage.db' "$KTUNE" replay $BAD/garbage.db --budget 10
 bad B55 'garbage_t4.json' "$KTUNE" replay $BAD/garbage_t4.json --budget 10
 bad B72 'garbage_t4.json: results\[0\] has no' "$KTUNE" replay tests/data/t4/convolution_A4000.json.gz --budget 10 \
   --warm $BAD/garbage_t4.json
+# --- reports (nothing is left at the output path: bad() sees TMPDIR, this the folder) ---
+mkdir -p "$TMP/reports"
+bad B73 'no results database at .*nothere.db' "$KTUNE" report --db "$TMP/nothere.db" -o "$TMP/reports/r.html"
+echo '{"format": "ktune-results", "format_version": 1, "keys": []}' >"$TMP/empty.json"
+"$KTUNE" cache import "$TMP/empty.json" --db "$TMP/empty.db" >/dev/null
+bad B74 'empty.db: the database holds no results yet' "$KTUNE" report --db "$TMP/empty.db" -o "$TMP/reports/r.html"
+python3 tests/report/gen_results.py 1 20 "$TMP/one.json" >/dev/null
+"$KTUNE" cache import "$TMP/one.json" --db "$TMP/one.db" >/dev/null
+bad B75 'no stored tuning matches kernel nosuch' "$KTUNE" report --db "$TMP/one.db" --kernel nosuch -o "$TMP/reports/r.html"
+bad B76 'garbage.db: opening: file is not a database' "$KTUNE" report --db "$TMP/garbage.db" -o "$TMP/reports/r.html"
+bad B77 'missing/r.html: cannot write the report there' "$KTUNE" report --db "$TMP/one.db" -o "$TMP/missing/r.html"
+bad B78 'missing/r.html: cannot write the report there' tune $BAD/ok.c --report "$TMP/missing/r.html"
+[ -z "$(ls -A "$TMP/reports")" ] || fail "B73-B78: a report was left: $(ls -A "$TMP/reports")"
 # --- files and flags ---
 bad B56 'missing.c: error: cannot open: No such file or directory' tune $BAD/missing.c
 bad B57 'bad: error: is a directory' tune $BAD
