@@ -1,0 +1,123 @@
+/* The report (src/report/): which points a plot draws, what the page says,
+ * writing whole or not at all, and the replay's progress curve. */
+#include "harness.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "report/report.h"
+#include "report/sample.h"
+#include "search/replay.h"
+#include "search/strategy.h"
+
+static const char *const names[] = {"A", "B"};
+
+/* N points: every 7th a compile failure, the rest ok with scrambled times;
+ * the default is the first point, the winner the fastest. */
+static kt__report_key *generated(kt__report *r, int n) {
+  kt__report_key *k = kt__report_add_key(r, "gen", "cpu", "Test CPU", "N=1", names, 2);
+  for (int i = 0; i < n; i++) {
+    int64_t v[2] = {i % 10, i / 10};
+    double s = 1e-4 * (1 + (double)((unsigned)i * 2654435761u % 100000) / 1000);
+    kt__report_add_point(k, v, i % 7 == 3 ? KT__ST_COMPILE : KT__ST_OK, s, i * 0.01);
+  }
+  k->def = 0;
+  k->winner = kt__report_fastest(k);
+  return k;
+}
+
+static int count_of(const char *hay, const char *needle) {
+  int n = 0;
+  for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) n++;
+  return n;
+}
+
+TEST(sample_keeps_fastest_winner_and_default) {
+  kt__report r = {0};
+  kt__report_key *k = generated(&r, 10000);
+  int *out = calloc((size_t)k->n, sizeof *out), total;
+  int n = kt__report_sample(k, 200, out, &total);
+  ASSERT_TRUE(n <= 200 && n > 150);
+  ASSERT_EQ(total, 10000 - 10000 / 7 - (10000 % 7 > 3));
+  ASSERT_EQ(out[0], k->winner);
+  bool def = false;
+  for (int i = 0; i < n; i++) def |= out[i] == k->def;
+  ASSERT_TRUE(def);
+  /* The first quarter are the 50 fastest, in order. */
+  for (int i = 1; i < 50; i++) ASSERT_TRUE(k->points[out[i - 1]].seconds <= k->points[out[i]].seconds);
+  /* The slowest is drawn too: the range stays. */
+  double slowest = 0, drawn = 0;
+  for (int i = 0; i < k->n; i++)
+    if (k->points[i].status == KT__ST_OK) slowest = fmax(slowest, k->points[i].seconds);
+  for (int i = 0; i < n; i++) drawn = fmax(drawn, k->points[out[i]].seconds);
+  ASSERT_EQ(drawn, slowest);
+  free(out);
+  kt__report_free(&r);
+}
+
+TEST(page_counts_every_point_however_many_are_drawn) {
+  kt__report r = {0};
+  kt__report_key *k = generated(&r, 5000);
+  r.origin = strdup("a test");
+  kt__sbuf b = {0};
+  kt__report_html(&r, &b);
+  int compile = 5000 / 7 + (5000 % 7 > 3);
+  char want[128];
+  snprintf(want, sizeof want, "data-status='compile' data-count='%d'", compile);
+  ASSERT_CONTAINS(b.s, want);
+  snprintf(want, sizeof want, "data-status='ok' data-count='%d'", 5000 - compile);
+  ASSERT_CONTAINS(b.s, want);
+  ASSERT_CONTAINS(b.s, "data-total='5000'");
+  ASSERT_CONTAINS(b.s, "Scatter plots draw");
+  ASSERT_TRUE(!strstr(b.s, "<script"));
+  /* One star per plot that draws the winner: the distribution, two names, two progress plots. */
+  ASSERT_EQ(count_of(b.s, "class='pt winner'"), 5);
+  ASSERT_EQ(count_of(b.s, "<svg"), count_of(b.s, "</svg>"));
+  (void)k;
+  kt__sbuf_free(&b);
+  kt__report_free(&r);
+}
+
+TEST(write_is_whole_or_nothing) {
+  kt__report r = {0};
+  generated(&r, 50);
+  r.origin = strdup("a test");
+  char dir[] = "/tmp/kt_test_report_XXXXXX";
+  ASSERT_TRUE(mkdtemp(dir) != NULL);
+  char path[256], missing[256];
+  snprintf(path, sizeof path, "%s/r.html", dir);
+  snprintf(missing, sizeof missing, "%s/no/r.html", dir);
+  kt__errbuf eb;
+  ASSERT_EQ(kt__report_write(&r, path, &eb), KT_OK);
+  struct stat st;
+  ASSERT_EQ(stat(path, &st), 0);
+  ASSERT_TRUE(st.st_size > 1000);
+  ASSERT_EQ(kt__report_write(&r, missing, &eb), KT_INVALID);
+  ASSERT_CONTAINS(eb.msg, "cannot write the report there");
+  ASSERT_EQ(kt__report_write(&r, dir, &eb), KT_INVALID);
+  ASSERT_CONTAINS(eb.msg, "is a directory");
+  ASSERT_EQ(unlink(path), 0);
+  ASSERT_EQ(rmdir(dir), 0); /* nothing else was left there */
+  kt__report_free(&r);
+}
+
+TEST(replay_curve_rises_to_the_replays_score) {
+  kt__errbuf eb;
+  kt__recorded *rec;
+  ASSERT_EQ(kt__recorded_load(KTUNE_SOURCE_DIR "/tests/data/t4/convolution_A4000.json.gz", &rec, &eb), KT_OK);
+  enum { LEN = 40 };
+  double curve[LEN];
+  kt__replay_stats st;
+  ASSERT_EQ(kt__replay_run_curve(rec, kt__strategy_find("random"), 30, 4, 7, NULL, 0, &st, curve, LEN, &eb), KT_OK);
+  for (int i = 1; i < LEN; i++) ASSERT_GE(curve[i], curve[i - 1]);
+  ASSERT_NEAR(curve[29], st.mean, 1e-9);
+  ASSERT_NEAR(curve[LEN - 1], st.mean, 1e-9); /* after the budget, the last score stays */
+  ASSERT_TRUE(curve[0] > 0 && curve[0] <= 1);
+  kt__replay_stats plain;
+  ASSERT_EQ(kt__replay_run(rec, kt__strategy_find("random"), 30, 4, 7, NULL, 0, &plain, &eb), KT_OK);
+  ASSERT_EQ(plain.mean, st.mean); /* the curve changes nothing of the replay */
+  kt__recorded_free(rec);
+}
