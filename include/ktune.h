@@ -276,8 +276,8 @@ int kt_replay(kt_context *ctx, const char *path, const char *strategy, long budg
  * configurations and the timeline, per key, and the winners across shapes
  * and devices. Each writes PATH whole or not at all (a temporary file beside
  * it, renamed when complete). Errors: KT_INVALID (a path that cannot be
- * written), KT_IO, and as the call each reads from; the detail is in
- * kt_errmsg(ctx). */
+ * written, or a write that failed there), and as the source each reads
+ * from; the detail is in kt_errmsg(ctx). */
 
 /* Whether a report can be written at PATH, before the work that makes it
  * (a tuning, a replay): KT_OK, or KT_INVALID saying why not. */

@@ -345,7 +345,9 @@ int kt__report_write(const kt__report *r, const char *path, kt__errbuf *eb) {
   int rc = KT_OK;
   if (err) {
     unlink(tmp.s);
-    rc = kt__err(eb, KT_IO, "%s: the report could not be written (%s); nothing was left there", path, strerror(err));
+    /* An output path that cannot take the report is the caller's to change (exit 2), as an unwritable one. */
+    rc = kt__err(eb, KT_INVALID, "%s: the report could not be written (%s); nothing was left there", path,
+                 strerror(err));
   }
   kt__sbuf_free(&tmp);
   kt__sbuf_free(&page);

@@ -70,8 +70,9 @@ int kt__report_fastest(const kt__report_key *k);
 /* The page, appended to OUT. */
 void kt__report_html(const kt__report *r, kt__sbuf *out);
 /* Renders R and writes it to PATH whole or not at all: into a temporary
- * file beside it, renamed over PATH once complete. KT_INVALID (bad path,
- * nothing to show) or KT_IO with a message naming PATH. */
+ * file beside it, renamed over PATH once complete. KT_INVALID, with a
+ * message naming PATH, when it cannot be (no such folder, a directory, the
+ * disk full, a file-size limit). */
 int kt__report_write(const kt__report *r, const char *path, kt__errbuf *eb);
 
 #endif

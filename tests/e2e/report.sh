@@ -87,6 +87,12 @@ echo old >"$TMP/out.d/keep.html"
 run_status 2 "$KTUNE" report --db "$TMP/gen.db" --kernel nosuch -o "$TMP/out.d/keep.html"
 expect_eq "$(cat "$TMP/out.d/keep.html")" old "a failed report leaves the old file"
 no_leftovers "$TMP/out.d"
+# A write that fails (a file-size limit) leaves the old report and no temporary file.
+(ulimit -f 64 && "$KTUNE" report --db "$TMP/gen.db" -o "$TMP/out.d/keep.html") >"$TMP/out" 2>"$TMP/err"
+expect_eq "$?" 2 "a report over the file-size limit"
+expect_contains "$TMP/err" "keep.html: the report could not be written (File too large)" "the write's failure"
+expect_eq "$(cat "$TMP/out.d/keep.html")" old "a failed write leaves the old file"
+no_leftovers "$TMP/out.d"
 # tune and replay refuse an unwritable report before any work.
 run_status 2 "$KTUNE" tune kernels/c/matmul.c --db "$TMP/mm.db" --report "$TMP/missing/r.html"
 expect_contains "$TMP/err" "cannot write the report there" "tune checks the report path first"
