@@ -333,14 +333,15 @@ void kt__plot_curves(kt__sbuf *b, const kt__key_view *v) {
   const char **labels = kt__xcalloc((size_t)k->ncurves + 1, sizeof *labels);
   int *styles = kt__xcalloc((size_t)k->ncurves + 1, sizeof *styles);
   kt__swatch *kinds = kt__xcalloc((size_t)k->ncurves + 1, sizeof *kinds);
-  for (int c = 0, other = 1; c < k->ncurves; c++) {
-    styles[c] = k->curves[c].baseline ? 0 : other++;
+  for (int c = 0, other = 0; c < k->ncurves; c++) {
+    styles[c] = k->curves[c].baseline ? KT__STYLE_BASELINE : other++ % KT__STYLE_BASELINE;
     labels[c] = k->curves[c].label;
     kinds[c] = KT__SWATCH_LINE;
     if (k->curves[c].n < 1) continue;
     int n = thin_curve(&k->curves[c], xs, ys);
     kt__plot_line(&p, styles[c], xs, ys, n, false, k->curves[c].baseline ? 3.5 : 2);
   }
+  p.legend_bottom = true; /* the curves rise to the top right */
   kt__plot_legend(&p, labels, styles, kinds, k->ncurves);
   kt__plot_end(&p);
   free(xs), free(ys), free(labels), free(styles), free(kinds);

@@ -11,8 +11,8 @@
 static const struct {
   const char *colour, *dash;
 } styles[KT__STYLES] = {
-    {"#1f4e9c", ""},        {"#d95f02", "7 3"}, {"#1b9e77", "2 2"},
-    {"#7a3e9d", "9 3 2 3"}, {"#8c6d1f", "1 3"}, {"#c2185b", "12 4"},
+    {"#1f4e9c", ""},    {"#d95f02", "7 3"},  {"#1b9e77", "2 2"}, {"#7a3e9d", "9 3 2 3"},
+    {"#8c6d1f", "1 3"}, {"#c2185b", "12 4"}, {"#000", ""},
 };
 
 static const char *colour(int style) { return styles[style % KT__STYLES].colour; }
@@ -83,7 +83,7 @@ static int ticks(const kt__axis *a, double *t, int max) {
 }
 
 /* Fill patterns for bars, one per style: solid, hatched, dotted, crossed,
- * striped, barred. */
+ * striped, barred, back-hatched. */
 static void patterns(kt__plot *p) {
   static const char *const shapes[KT__STYLES] = {
       "",
@@ -92,6 +92,7 @@ static void patterns(kt__plot *p) {
       "<path d='M0 0L6 6M6 0L0 6' stroke='%s' stroke-width='1.2'/>",
       "<path d='M0 3H6' stroke='%s' stroke-width='1.6'/>",
       "<path d='M3 0V6' stroke='%s' stroke-width='1.6'/>",
+      "<path d='M0 0L6 6M-1 5L1 7M5 -1L7 1' stroke='%s' stroke-width='1.6'/>",
   };
   kt__sbuf_printf(p->b, "<defs>");
   for (int s = 1; s < KT__STYLES; s++) {
@@ -124,8 +125,9 @@ static void axis_x(kt__plot *p) {
     double x = kt__plot_px(p, t[i]);
     tick_label(&p->x, t[i], label, sizeof label);
     kt__sbuf_printf(p->b,
-                    "<path class='grid' d='M%.1f %.1fV%.1f'/><text x='%.1f' y='%.1f' text-anchor='middle'>%s</text>", x,
-                    p->y0, p->y1 + 4, x, p->y1 + 16, label);
+                    "<path class='grid' stroke='#ccc' stroke-width='0.6' d='M%.1f %.1fV%.1f'/><text x='%.1f' y='%.1f' "
+                    "text-anchor='middle'>%s</text>",
+                    x, p->y0, p->y1 + 4, x, p->y1 + 16, label);
   }
   kt__sbuf_printf(p->b, "<text class='axis' x='%.1f' y='%.1f' text-anchor='middle'>", (p->x0 + p->x1) / 2, p->h - 6);
   kt__xml_escape(p->b, p->x.label);
@@ -139,7 +141,9 @@ static void axis_y(kt__plot *p) {
   for (int i = 0; i < n; i++) {
     double y = kt__plot_py(p, t[i]);
     tick_label(&p->y, t[i], label, sizeof label);
-    kt__sbuf_printf(p->b, "<path class='grid' d='M%.1f %.1fH%.1f'/><text x='%.1f' y='%.1f' text-anchor='end'>%s</text>",
+    kt__sbuf_printf(p->b,
+                    "<path class='grid' stroke='#ccc' stroke-width='0.6' d='M%.1f %.1fH%.1f'/><text x='%.1f' y='%.1f' "
+                    "text-anchor='end'>%s</text>",
                     p->x0 - 4, y, p->x1, p->x0 - 6, y + 4, label);
   }
   double cy = (p->y0 + p->y1) / 2;
@@ -163,8 +167,8 @@ void kt__plot_begin(kt__plot *p, kt__sbuf *b, const char *title, int w, int h, k
   kt__xml_escape(b, title);
   kt__sbuf_printf(b, "</title>\n");
   patterns(p);
-  kt__sbuf_printf(b, "<rect class='frame' x='%.1f' y='%.1f' width='%.1f' height='%.1f'/>\n", p->x0, p->y0,
-                  p->x1 - p->x0, p->y1 - p->y0);
+  kt__sbuf_printf(b, "<rect class='frame' fill='none' stroke='#333' x='%.1f' y='%.1f' width='%.1f' height='%.1f'/>\n",
+                  p->x0, p->y0, p->x1 - p->x0, p->y1 - p->y0);
   axis_x(p);
   axis_y(p);
 }
@@ -262,8 +266,11 @@ void kt__plot_legend(kt__plot *p, const char *const *labels, const int *styles_o
   size_t longest = 0;
   for (int i = 0; i < n; i++) longest = strlen(labels[i]) > longest ? strlen(labels[i]) : longest;
   double w = 34 + 6.5 * (double)longest, x = p->x1 - w - 6, y = p->y0 + 6;
-  kt__sbuf_printf(p->b, "<g class='legend'><rect class='bg' x='%.1f' y='%.1f' width='%.1f' height='%d'/>", x, y, w,
-                  8 + 16 * n);
+  if (p->legend_bottom) y = p->y1 - 14 - 16 * n;
+  kt__sbuf_printf(p->b,
+                  "<g class='legend'><rect class='bg' fill='#fff' fill-opacity='0.9' stroke='#999' x='%.1f' y='%.1f' "
+                  "width='%.1f' height='%d'/>",
+                  x, y, w, 8 + 16 * n);
   for (int i = 0; i < n; i++) {
     double cy = y + 12 + 16 * i;
     int s = styles_of[i];

@@ -29,9 +29,11 @@ typedef struct kt__plot {
   kt__axis x, y;
   const char *const *categories; /* NULL, or x tick labels at 0, 1, ... */
   int ncategories;
+  bool legend_bottom; /* the legend in the bottom right corner instead of the top right */
 } kt__plot;
 
-enum { KT__STYLES = 6 };
+/* The last style, black and solid, is a baseline's (random search's curve). */
+enum { KT__STYLES = 7, KT__STYLE_BASELINE = KT__STYLES - 1 };
 
 /* Opens an <svg> of W x H pixels titled TITLE (its accessible name) with the
  * axes drawn; X may be categorical (CATEGORIES, N of them: x runs 0..N-1). */
@@ -56,7 +58,7 @@ void kt__plot_line(kt__plot *p, int style, const double *xs, const double *ys, i
 void kt__plot_bar(kt__plot *p, int style, double x0, double y0, double x1, double y1, const char *attrs);
 /* A label at data (X, Y); ANCHOR "start", "middle" or "end". */
 void kt__plot_text(kt__plot *p, double x, double y, const char *anchor, const char *text);
-/* The legend in the top right corner: one swatch (marker, line or bar) per label. */
+/* The legend in the top (or bottom) right corner: one swatch (marker, line or bar) per label. */
 /* KT__SWATCH_STAR and _RING ignore the style. */
 typedef enum kt__swatch {
   KT__SWATCH_MARKER,
