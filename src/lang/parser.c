@@ -85,7 +85,18 @@ static bool expect(parser *p, kt__tok_kind kind, const char *what) { return acce
 
 static char *tok_str(const kt__token *t) { return kt__xstrndup(t->text, t->len); }
 
+/* A constant part of E that cannot be evaluated (1 / 0, 1 << 70) is an
+ * error now, where it is written, rather than a failure of every
+ * configuration later. WHAT names the attribute (@where, @dims(N)). */
+static void check_constants(parser *p, const kt__expr *e, const char *what) {
+  kt__eval_error ee;
+  if (kt__expr_check_constants(e, &ee) != 0) kt__diag_error(p->d, ee.loc, "%s: %s", what, ee.msg);
+}
+
 static void add_use(parser *p, kt__expr *e) {
+  char what[64];
+  snprintf(what, sizeof what, "@%s", p->attr);
+  check_constants(p, e, what);
   p->uses = kt__xreallocarray(p->uses, (size_t)p->nuses + 1, sizeof *p->uses);
   p->uses[p->nuses++] = e;
 }
@@ -301,6 +312,9 @@ static bool item_dim(parser *p, void *ud) {
   kt__expr *e = kt__expr_parse(&p->lx);
   if (!e) return false;
   kt__binding b = {tok_str(&name), name.loc, e, NULL};
+  char what[300];
+  snprintf(what, sizeof what, "@dims(%s)", b.name);
+  check_constants(p, e, what);
   *PUSH(p->k->dims, p->k->ndims) = b;
   return true;
 }

@@ -862,3 +862,51 @@ TEST(fuzz_mutated_annotations) {
   }
   ASSERT_TRUE(parsed > 100 && refused > 100);
 }
+
+/* Issue 20, item 1: what fails for every configuration fails when read. */
+TEST(constant_arithmetic_errors_at_parse_time) {
+  char *m = parse_err("// @autotune(A in [1, 2])\n"
+                      "// @kernel k(x: tensor<f32>[N])\n"
+                      "// @where(A / 0 > 1)\n"
+                      "void k(float *x) {}\n");
+  ASSERT_STREQ(m, "k.cu:3:13: error: @where: division by zero (A / 0), whatever the value of A\n"
+                  "// @where(A / 0 > 1)\n"
+                  "            ^\n");
+  free(m);
+  EXPECT_ERROR("// @autotune(A in [1, 2])\n// @kernel k(x: tensor<f32>[N])\n// @where((1 << 70) > A)\n"
+               "void k(float *x) {}\n",
+               "k.cu:3:14: error: @where: shift by 70 is out of range");
+  EXPECT_ERROR("// @autotune(A in [1, 2])\n// @kernel k(x: tensor<f32>[N])\n// @grid(N % 0)\nvoid k(float *x) {}\n",
+               "k.cu:3:12: error: @grid: modulo by zero");
+  EXPECT_ERROR("// @autotune(A in [1, 2])\n// @kernel k(x: tensor<f32>[N])\n// @block(A * (4611686018427387904 * 2))\n"
+               "void k(float *x) {}\n",
+               "error: @block: overflow");
+  EXPECT_ERROR("// @autotune(A in [1, 2])\n// @kernel k(x: tensor<f32>[N])\n// @shared(cdiv(A, 0))\n"
+               "void k(float *x) {}\n",
+               "error: @shared: division by zero");
+  EXPECT_ERROR("// @autotune(A in [1, 2])\n// @kernel k(x: tensor<f32>[N])\n// @flops(N >> 64)\nvoid k(float *x) {}\n",
+               "error: @flops: shift by 64");
+  EXPECT_ERROR("// @autotune(A in [1, 2])\n// @kernel k(x: tensor<f32>[N])\n// @bytes(-(-9223372036854775807 - 1))\n"
+               "void k(float *x) {}\n",
+               "error: @bytes: overflow");
+  EXPECT_ERROR("// @autotune(A in [1, 2])\n// @kernel k(x: tensor<f32>[N / 0])\nvoid k(float *x) {}\n",
+               "k.cu:2:31: error: @kernel: division by zero (N / 0)");
+  EXPECT_ERROR("// @autotune(A in [1, 2])\n// @kernel k(x: tensor<f32>[N], n: i32 = A % 0)\n"
+               "void k(float *x, int n) {}\n",
+               "error: @kernel: modulo by zero");
+  EXPECT_ERROR("// @autotune(A in [1, 2])\n// @kernel k(x: tensor<f32>[N])\n// @dims(N = 1 << 63)\n"
+               "void k(float *x) {}\n",
+               "k.cu:3:16: error: @dims(N): shift by 63 is out of range");
+}
+
+TEST(chained_comparison_and_huge_tolerance) {
+  EXPECT_ERROR(
+      "// @autotune(A in [1, 2])\n// @kernel k(x: tensor<f32>[N])\n// @where(1 < A < 3)\nvoid k(float *x) {}\n",
+      "k.cu:3:17: error: chained comparison");
+  EXPECT_ERROR("// @autotune(A in [1, 2])\n// @kernel k(x: tensor<f32>[N])\n// @verify(atol = 1e400)\n"
+               "void k(float *x) {}\n",
+               "k.cu:3:19: error: number 1e400 is beyond a double's range");
+  EXPECT_ERROR("// @autotune(A in [1, 2])\n// @kernel k(x: tensor<f32>[N])\n// @verify(rtol = 1e-400)\n"
+               "void k(float *x) {}\n",
+               "below a double's range");
+}
