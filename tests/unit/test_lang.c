@@ -910,3 +910,68 @@ TEST(chained_comparison_and_huge_tolerance) {
                "void k(float *x) {}\n",
                "below a double's range");
 }
+
+/* Issue 20, item 2: annotations follow C's syntax. */
+static const char ANNOTATED[] = "// @autotune(A in [1, 2])\n"
+                                "// @kernel k(x: tensor<f32>[N])\n"
+                                "__global__ void k(float *x) {\n";
+
+static void expect_one_kernel_with_one_name(const char *text) {
+  kt__file *f = parse_ok(text);
+  ASSERT_EQ(f->nkernels, 1);
+  ASSERT_EQ(f->kernels[0].ntune, 1);
+  ASSERT_STREQ(f->kernels[0].tune[0].name, "A");
+  kt__file_free(f);
+}
+
+TEST(comments_in_function_bodies_are_prose) {
+  kt__sbuf b = {0};
+  kt__sbuf_printf(&b,
+                  "%s  // @dims(N = 8) was too small\n"
+                  "  /* @autotune(B in [1, 4]) tried, slower\n"
+                  "   * @where(B > 2) */\n"
+                  "  if (x) {\n"
+                  "    // @kernel old(y: tensor<f32>[M])\n"
+                  "  }\n"
+                  "}\n",
+                  ANNOTATED);
+  expect_one_kernel_with_one_name(b.s);
+  kt__sbuf_free(&b);
+}
+
+TEST(annotation_text_in_string_literals_is_code) {
+  kt__sbuf b = {0};
+  kt__sbuf_printf(&b,
+                  "static const char *help = \"\\\n"
+                  "// @autotune(B in [1, 4])\\n\\\n"
+                  "// @kernel other(y: tensor<f32>[M])\";\n"
+                  "static const char c = '\"';\n"
+                  "static const char *raw = R\"doc(\n"
+                  "// @autotune(C in [1, 4])\n"
+                  "// @kernel third(z: tensor<f32>[M])\n"
+                  ")doc\";\n"
+                  "%s}\n",
+                  ANNOTATED);
+  expect_one_kernel_with_one_name(b.s);
+  kt__sbuf_free(&b);
+}
+
+TEST(extern_c_and_namespace_blocks_hold_kernels) {
+  kt__sbuf b = {0};
+  kt__sbuf_printf(&b, "extern \"C\" {\nnamespace tuned {\n%s  x[0] = A;\n}\n}\n}\n", ANNOTATED);
+  expect_one_kernel_with_one_name(b.s);
+  kt__sbuf_free(&b);
+  kt__sbuf_printf(&b, "struct s { int a; };\nnamespace {\n%s}\n}\n", ANNOTATED);
+  expect_one_kernel_with_one_name(b.s);
+  kt__sbuf_free(&b);
+}
+
+TEST(byte_order_mark_keeps_the_first_line) {
+  kt__sbuf b = {0};
+  kt__sbuf_printf(&b, "\xEF\xBB\xBF%s}\n", ANNOTATED);
+  expect_one_kernel_with_one_name(b.s);
+  kt__sbuf_free(&b);
+  char *m = parse_err("\xEF\xBB\xBF// @autotune(A in [])\n// @kernel k(x: tensor<f32>[N])\nvoid k(float *x) {}\n");
+  ASSERT_CONTAINS(m, "k.cu:1:19: error: empty list"); /* columns as an editor shows them */
+  free(m);
+}
