@@ -273,6 +273,7 @@ TEST(sizes_in_order_of_first_appearance) {
                          "// @kernel k(x: tensor<f32>[Z, Y], n: i32 = X + Y)\n"
                          "// @grid(W, B)\n"
                          "// @flops(V)\n"
+                         "// @dims(V = 1, W = 2, Q = 100)\n" /* sizes only @where, @grid or @flops use are declared */
                          "void k(float *x, int n) {}\n");
   const kt__kernel_decl *k = &f->kernels[0];
   const char *want[] = {"Q", "Z", "Y", "X", "W", "V"};
@@ -974,4 +975,58 @@ TEST(byte_order_mark_keeps_the_first_line) {
   char *m = parse_err("\xEF\xBB\xBF// @autotune(A in [])\n// @kernel k(x: tensor<f32>[N])\nvoid k(float *x) {}\n");
   ASSERT_CONTAINS(m, "k.cu:1:19: error: empty list"); /* columns as an editor shows them */
   free(m);
+}
+
+/* Issue 20, item 3: names that cannot work are refused before compiling. */
+TEST(tuned_names_that_cannot_work) {
+  EXPECT_ERROR("// @autotune(int in [1, 2])\n// @kernel k(x: tensor<f32>[N])\nvoid k(float *x) {}\n",
+               "k.cu:1:14: error: int cannot be a tuned name: it is a keyword or built-in name of CUDA C++");
+  EXPECT_ERROR("// @autotune(A in [1, 2], blockDim in [1, 2])\n// @kernel k(x: tensor<f32>[N])\nvoid k(float *x) {}\n",
+               "blockDim cannot be a tuned name: it is a keyword or built-in name of CUDA C++");
+  EXPECT_ERROR("// @autotune(k in [1, 2])\n// @kernel k(x: tensor<f32>[N])\nvoid k(float *x) {}\n",
+               "k cannot be a tuned name: it is the kernel's own name");
+  EXPECT_ERROR("// @autotune(n in [1, 2])\n// @kernel k(x: tensor<f32>[N], n: i32)\nvoid k(float *x, int n) {}\n",
+               "n cannot be a tuned name: it is a parameter of k (line 2)");
+  EXPECT_ERROR("// @autotune(x in [1, 2])\n// @kernel k(x: tensor<f32>[N])\nvoid k(float *x) {}\n",
+               "x cannot be a tuned name: it is a parameter of k");
+  EXPECT_ERROR("// @autotune(A in [1, 2])\n// @cluster(kt__args in [1, 2])\n// @kernel k(x: tensor<f32>[N])\n"
+               "void k(float *x) {}\n",
+               "kt__args cannot be a tuned name: it is a name ktune's generated code uses");
+  EXPECT_ERROR("// @autotune(uint32_t in [1, 2])\n// @kernel k(x: tensor<f32>[N])\nvoid k(float *x) {}\n",
+               "a name ktune's generated code uses");
+  EXPECT_ERROR("// @autotune(__CUDA_ARCH__ in [1, 2])\n// @kernel k(x: tensor<f32>[N])\nvoid k(float *x) {}\n",
+               "reserved for the compiler");
+  /* Per language: local is OpenCL's, class C++'s; in C both are plain names. */
+  kt__diag d;
+  kt__diag_init(&d, NULL);
+  kt__file *f = kt__parse_string("k.cl",
+                                 "// @autotune(local in [1, 2])\n// @kernel k(x: tensor<f32>[N])\n"
+                                 "__kernel void k(__global float *x) {}\n",
+                                 KT__LANG_OPENCL, &d);
+  ASSERT_TRUE(f == NULL);
+  ASSERT_CONTAINS(d.errors.s, "local cannot be a tuned name: it is a keyword or built-in name of OpenCL C");
+  kt__diag_free(&d);
+  kt__diag_init(&d, NULL);
+  f = kt__parse_string("k.c",
+                       "// @autotune(local in [1, 2], class in [1])\n// @kernel k(x: tensor<f32>[N])\n"
+                       "void k(float *x) {}\n",
+                       KT__LANG_C, &d);
+  ASSERT_TRUE(f != NULL);
+  kt__file_free(f);
+  kt__diag_free(&d);
+}
+
+TEST(undeclared_names) {
+  EXPECT_ERROR("// @autotune(A in [1, 2])\n// @kernel k(x: tensor<f32>[N])\n// @where(A < Q)\nvoid k(float *x) {}\n",
+               "k.cu:3:15: error: @where names Q, which is undeclared: not a tuned name (the kernel's: A)");
+  EXPECT_ERROR(
+      "// @autotune(A in [1, 2])\n// @kernel k(x: tensor<f32>[N])\n// @flops(2 * N * K)\nvoid k(float *x) {}\n",
+      "@flops names K, which is undeclared");
+  EXPECT_ERROR(
+      "// @autotune(A in [1, 2])\n// @kernel k(x: tensor<f32>[N])\n// @grid(cdiv(M, A))\nvoid k(float *x) {}\n",
+      "@grid names M, which is undeclared");
+  /* Declared: by a shape, a scalar's binding, a bare scalar, or @dims. */
+  kt__file *f = parse_ok("// @autotune(A in [1, 2])\n// @kernel k(x: tensor<f32>[N], m: i32 = M, q: i32)\n"
+                         "// @where(A < N + M + q + D)\n// @dims(D = 3)\nvoid k(float *x, int m, int q) {}\n");
+  kt__file_free(f);
 }
