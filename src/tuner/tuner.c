@@ -990,9 +990,16 @@ static int locate_error(tuning *t, int rc) {
   int line, col, n = 0;
   snprintf(msg, sizeof msg, "%s", t->eb->msg);
   const char *path = t->k->file->src.path;
-  if (sscanf(msg, "%d:%d: %n", &line, &col, &n) == 2 && n > 0)
-    return kt__err(t->eb, rc, "%s:%d:%d: error: %s", path, line, col, msg + n);
-  return kt__err(t->eb, rc, "%s: error: %s", path, msg);
+  if (sscanf(msg, "%d:%d: %n", &line, &col, &n) != 2 || n == 0) return kt__err(t->eb, rc, "%s: error: %s", path, msg);
+  /* With the source line and a caret, as the parser's errors have them. */
+  kt__diag d;
+  kt__diag_init(&d, &t->k->file->src);
+  kt__diag_error(&d, (kt__loc){line, col}, "%s", msg + n);
+  size_t len = d.errors.len;
+  while (len && d.errors.s[len - 1] == '\n') len--;
+  kt__err(t->eb, rc, "%.*s", (int)len, d.errors.s);
+  kt__diag_free(&d);
+  return rc;
 }
 
 /* kt_launch tunes on the caller's data (CPU backend, host pointers): the
