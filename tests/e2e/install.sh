@@ -10,6 +10,7 @@ BUILD=$(cd "$(dirname "$KTUNE")" && pwd)
 [ -f "$BUILD/CMakeCache.txt" ] || { echo "skipped: $BUILD is not a CMake build"; exit 0; }
 # A sanitizer build's library needs its flags in the program too.
 FLAGS=$(sed -n 's/^CMAKE_C_FLAGS:STRING=//p' "$BUILD/CMakeCache.txt")
+[ "$(sed -n 's/^KTUNE_SANITIZE:BOOL=//p' "$BUILD/CMakeCache.txt")" = ON ] && FLAGS="$FLAGS -fsanitize=address,undefined"
 P="$TMP/prefix"
 cmake --install "$BUILD" --prefix "$P" >"$TMP/install.log" 2>&1 || { cat "$TMP/install.log" >&2; fail "cmake --install"; finish; }
 PC=$(find "$P" -name ktune.pc | head -1)
