@@ -108,3 +108,22 @@ int kt__decl_size_index(const kt__kernel_decl *k, const char *name) {
     if (strcmp(k->sizes[i], name) == 0) return i;
   return -1;
 }
+
+/* Evaluates E unless it is absent; -1 with ERR and *WHAT = LABEL on failure. */
+static int eval_part(const kt__expr *e, const kt__env *env, const char *label, kt__eval_error *err, const char **what) {
+  int64_t v;
+  if (!e || kt__expr_eval(e, env, &v, err) == 0) return 0;
+  *what = label;
+  return -1;
+}
+
+int kt__decl_check_config(const kt__kernel_decl *k, const kt__env *env, kt__eval_error *err, const char **what) {
+  for (int i = 0; i < 3; i++)
+    if (eval_part(k->grid[i], env, "@grid", err, what) || eval_part(k->block[i], env, "@block", err, what)) return -1;
+  if (eval_part(k->shared, env, "@shared", err, what) || eval_part(k->flops, env, "@flops", err, what) ||
+      eval_part(k->bytes, env, "@bytes", err, what))
+    return -1;
+  for (int i = 0; i < k->nparams; i++)
+    if (eval_part(k->params[i].value, env, "@kernel", err, what)) return -1;
+  return 0;
+}

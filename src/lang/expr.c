@@ -25,11 +25,13 @@ static const struct {
 
 struct kt__expr {
   expr_kind kind;
-  kt__loc loc; /* of the literal, name, operator or function name */
-  int op;      /* kt__tok_kind of the operator, or func_id */
-  int depth;   /* height of the tree below, 1 for a leaf */
-  int64_t num; /* E_NUM */
-  char *name;  /* E_NAME */
+  kt__loc loc;        /* of the literal, name, operator or function name */
+  int op;             /* kt__tok_kind of the operator, or func_id */
+  int depth;          /* height of the tree below, 1 for a leaf */
+  bool named;         /* a name occurs in the tree (else it is a constant) */
+  bool parenthesised; /* written in parentheses (a comparison chain check) */
+  int64_t num;        /* E_NUM */
+  char *name;         /* E_NAME */
   kt__expr *a, *b;
 };
 
@@ -88,6 +90,7 @@ static kt__expr *attach(kt__lexer *lx, kt__expr *n, kt__expr *a, kt__expr *b) {
   n->b = b;
   int da = a ? a->depth : 0, db = b ? b->depth : 0;
   n->depth = 1 + (da > db ? da : db);
+  n->named = (a && a->named) || (b && b->named);
   if (n->depth > KT__EXPR_MAX_TREE) {
     kt__diag_error(lx->d, n->loc,
                    "expression too long: more than %d operators deep; split it or "
@@ -165,6 +168,7 @@ static kt__expr *parse_primary(kt__lexer *lx) {
     kt__lex_next(lx);
     kt__expr *e = new_node(E_NAME, t.loc);
     e->name = kt__xstrndup(t.text, t.len);
+    e->named = true;
     return e;
   }
   if (t.kind == KT__T_LPAREN) {
@@ -175,7 +179,7 @@ static kt__expr *parse_primary(kt__lexer *lx) {
       kt__expr_free(e);
       return NULL;
     }
-    if (e) kt__lex_next(lx);
+    if (e) kt__lex_next(lx), e->parenthesised = true;
     return e;
   }
   syntax_error(lx, "an expression");
@@ -213,7 +217,30 @@ static kt__expr *parse_unary(kt__lexer *lx) {
   return e;
 }
 
-/* binary(l) -> binary(l+1) { op(l) binary(l+1) }, left-associative */
+enum { LEVEL_EQUALITY = 2, LEVEL_RELATION = 3 };
+
+static bool is_comparison_level(int level) { return level == LEVEL_EQUALITY || level == LEVEL_RELATION; }
+
+/* `1 < A < 3` means (1 < A) < 3 in C, always true; nobody writes that on
+ * purpose, so a chain of comparisons without parentheses is refused, with
+ * the && form it was meant as: LEFT is `1 < A`, OP `<`, RIGHT `3`. */
+static void refuse_chain(kt__lexer *lx, const kt__expr *left, kt__token op, const kt__expr *right) {
+  kt__sbuf l = {0}, mid = {0}, r = {0};
+  kt__expr_print(left, &l);
+  kt__expr_print(left->b, &mid);
+  kt__expr_print(right, &r);
+  kt__diag_error(lx->d, op.loc,
+                 "chained comparison: C reads %s %.*s %s as (%s) %.*s %s, comparing 0 or 1 with %s; write %s && %s "
+                 "%.*s %s, or parenthesise the first comparison if that is meant",
+                 l.s, (int)op.len, op.text, r.s, l.s, (int)op.len, op.text, r.s, r.s, l.s, mid.s, (int)op.len, op.text,
+                 r.s);
+  kt__sbuf_free(&l);
+  kt__sbuf_free(&mid);
+  kt__sbuf_free(&r);
+}
+
+/* binary(l) -> binary(l+1) { op(l) binary(l+1) }, left-associative; at the
+ * comparison levels one operator only (a second one is a chain). */
 static kt__expr *parse_binary(kt__lexer *lx, int level) {
   if (level == NLEVELS) return parse_unary(lx);
   kt__expr *e = parse_binary(lx, level + 1);
@@ -221,6 +248,11 @@ static kt__expr *parse_binary(kt__lexer *lx, int level) {
     kt__token op = lx->tok;
     kt__lex_next(lx);
     kt__expr *b = parse_binary(lx, level + 1);
+    if (b && is_comparison_level(level) && e->kind == E_BINARY && binary_level(e->op) == level && !e->parenthesised) {
+      refuse_chain(lx, e, op, b);
+      kt__expr_free(b);
+      b = NULL;
+    }
     if (!b) {
       kt__expr_free(e);
       return NULL;
@@ -356,10 +388,49 @@ int kt__expr_eval(const kt__expr *e, const kt__env *env, int64_t *out, kt__eval_
     if (e->op == KT__T_OROR && a) return *out = 1, 0;
     if (kt__expr_eval(e->b, env, &b, err)) return -1;
     if (e->op == KT__T_ANDAND || e->op == KT__T_OROR) return *out = b != 0, 0;
-    if (binary_level(e->op) == 2 || binary_level(e->op) == 3) return *out = eval_compare(e->op, a, b), 0;
+    if (is_comparison_level(binary_level(e->op))) return *out = eval_compare(e->op, a, b), 0;
     return eval_arith(e, a, b, out, err);
   }
   return fail(err, e->loc, "internal error: bad expression node");
+}
+
+static const char *first_name(const kt__expr *e) {
+  if (!e) return "its operand";
+  if (e->kind == E_NAME) return e->name;
+  const char *a = e->a && e->a->named ? first_name(e->a) : NULL;
+  return a ? a : first_name(e->b);
+}
+
+/* An operator whose constant right operand fails for every left one:
+ * A / 0, A % 0, cdiv(A, 0), A << 70, A >> -1. */
+static int check_constant_operand(const kt__expr *e, kt__eval_error *err) {
+  bool divides = (e->kind == E_BINARY && (e->op == KT__T_SLASH || e->op == KT__T_PERCENT)) ||
+                 (e->kind == E_CALL && e->op == F_CDIV);
+  bool shifts = e->kind == E_BINARY && (e->op == KT__T_SHL || e->op == KT__T_SHR);
+  if ((!divides && !shifts) || !e->b || e->b->named) return 0;
+  int64_t b;
+  if (kt__expr_eval(e->b, NULL, &b, err) != 0) return -1;
+  kt__sbuf text = {0};
+  kt__expr_print(e, &text);
+  int rc = 0;
+  if (divides && b == 0)
+    rc = fail(err, e->loc, "%s by zero (%s), whatever the value of %s", e->op == KT__T_PERCENT ? "modulo" : "division",
+              text.s, first_name(e->a));
+  else if (shifts && (b < 0 || b >= 63))
+    rc = fail(err, e->loc, "shift by %lld is out of range (0 to 62) in %s", (long long)b, text.s);
+  kt__sbuf_free(&text);
+  return rc;
+}
+
+int kt__expr_check_constants(const kt__expr *e, kt__eval_error *err) {
+  if (!e) return 0;
+  if (!e->named) {
+    int64_t v;
+    return kt__expr_eval(e, NULL, &v, err);
+  }
+  if (kt__expr_check_constants(e->a, err) != 0) return -1;
+  if (kt__expr_check_constants(e->b, err) != 0) return -1;
+  return check_constant_operand(e, err);
 }
 
 void kt__expr_visit_names(const kt__expr *e, void (*fn)(void *ud, const char *name, kt__loc at), void *ud) {
@@ -396,8 +467,9 @@ static void print_prec(const kt__expr *e, int min_prec, kt__sbuf *out) {
     kt__sbuf_append(out, ")", 1);
     break;
   case E_BINARY:
-    /* Left-associative: the right operand needs parentheses at equal precedence. */
-    print_prec(e->a, prec(e), out);
+    /* Left-associative: the right operand needs parentheses at equal
+     * precedence; a comparison's left one too, as chains are refused. */
+    print_prec(e->a, prec(e) + is_comparison_level(prec(e)), out);
     kt__sbuf_printf(out, " %s ", kt__tok_kind_text(e->op));
     print_prec(e->b, prec(e) + 1, out);
     break;

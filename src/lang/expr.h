@@ -31,6 +31,12 @@ kt__expr *kt__expr_parse_text(const char *text, kt__loc at, kt__diag *d);
 /* 0 on success, -1 with ERR filled (unknown name, division by zero, ...). */
 int kt__expr_eval(const kt__expr *e, const kt__env *env, int64_t *out, kt__eval_error *err);
 
+/* Evaluates every constant part of E (the largest subexpressions without
+ * names): 0 when each evaluates, else -1 with ERR at the first that does not
+ * (1 / 0 in A > 0 && 1 / 0 > 2), so that such an error is found when the
+ * file is read instead of for each configuration. */
+int kt__expr_check_constants(const kt__expr *e, kt__eval_error *err);
+
 /* Calls FN for every name the expression mentions (duplicates included). */
 void kt__expr_visit_names(const kt__expr *e, void (*fn)(void *ud, const char *name, kt__loc at), void *ud);
 

@@ -48,6 +48,11 @@ void kt__csig_free(kt__csig *s);
  * tensor modes from it, and stores it in K's sig_* fields. Errors go to D. */
 void kt__csig_check(kt__kernel_decl *k, const kt__csig *sig, kt__diag *d);
 
+/* Why NAME cannot be a tuned name in a LANG kernel (written into WHY and
+ * returned: a keyword, a name ktune's generated code uses, a reserved one),
+ * or NULL when it can. */
+const char *kt__name_taken(const char *name, kt__lang lang, char why[160]);
+
 /* Frees what a parameter owns (not the struct itself). */
 void kt__param_free(kt__param *q);
 

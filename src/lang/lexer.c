@@ -71,6 +71,16 @@ static void lex_number(kt__lexer *lx, kt__token *t, const char *p, size_t avail)
   if (is_float) {
     t->kind = KT__T_FLOAT;
     t->fval = strtod(buf, &end);
+    /* Past a double's range strtod gives infinity or 0, which would quietly
+     * turn a tolerance into none at all (1e400) or an exact one (1e-400). */
+    if (errno == ERANGE && (size_t)(end - buf) == n) {
+      bool huge = t->fval > 1 || t->fval < -1;
+      lex_error(lx, t,
+                huge ? "number %s is beyond a double's range (it would read as infinity); write at most 1e308"
+                     : "number %s is below a double's range (it would read as 0); write at least 1e-307 or 0",
+                buf);
+      return;
+    }
   } else {
     t->kind = KT__T_INT;
     unsigned long long v = strtoull(buf, &end, hex ? 16 : 10);

@@ -59,6 +59,7 @@ typedef struct parser {
   kt__expr **uses; /* expressions whose free names are runtime sizes, in text order */
   int nuses;
   bool has_kernel;
+  kt__lang lang;
 } parser;
 
 #define TOK (p->lx.tok)
@@ -85,7 +86,18 @@ static bool expect(parser *p, kt__tok_kind kind, const char *what) { return acce
 
 static char *tok_str(const kt__token *t) { return kt__xstrndup(t->text, t->len); }
 
+/* A constant part of E that cannot be evaluated (1 / 0, 1 << 70) is an
+ * error now, where it is written, rather than a failure of every
+ * configuration later. WHAT names the attribute (@where, @dims(N)). */
+static void check_constants(parser *p, const kt__expr *e, const char *what) {
+  kt__eval_error ee;
+  if (kt__expr_check_constants(e, &ee) != 0) kt__diag_error(p->d, ee.loc, "%s: %s", what, ee.msg);
+}
+
 static void add_use(parser *p, kt__expr *e) {
+  char what[64];
+  snprintf(what, sizeof what, "@%s", p->attr);
+  check_constants(p, e, what);
   p->uses = kt__xreallocarray(p->uses, (size_t)p->nuses + 1, sizeof *p->uses);
   p->uses[p->nuses++] = e;
 }
@@ -301,6 +313,9 @@ static bool item_dim(parser *p, void *ud) {
   kt__expr *e = kt__expr_parse(&p->lx);
   if (!e) return false;
   kt__binding b = {tok_str(&name), name.loc, e, NULL};
+  char what[300];
+  snprintf(what, sizeof what, "@dims(%s)", b.name);
+  check_constants(p, e, what);
   *PUSH(p->k->dims, p->k->ndims) = b;
   return true;
 }
@@ -668,6 +683,106 @@ static void check_product(parser *p, const kt__tunedim *dims, int n, const char 
     }
 }
 
+/* Each tuned name becomes -DNAME=VALUE: one the code already uses for
+ * something else would be rewritten into a number there (issue 20). */
+static void check_tuned_name(parser *p, const kt__tunedim *t) {
+  char why[160];
+  const kt__kernel_decl *k = p->k;
+  if (kt__name_taken(t->name, p->lang, why)) {
+    kt__diag_error(p->d, t->loc,
+                   "%s cannot be a tuned name: it is %s, and -D%s=VALUE would rewrite it in the code; rename it",
+                   t->name, why, t->name);
+    return;
+  }
+  if (k->name && strcmp(k->name, t->name) == 0) {
+    kt__diag_error(p->d, t->loc,
+                   "%s cannot be a tuned name: it is the kernel's own name, and -D%s=VALUE would rename the function; "
+                   "rename it",
+                   t->name, t->name);
+    return;
+  }
+  for (int i = 0; i < k->nparams; i++)
+    if (strcmp(k->params[i].name, t->name) == 0) {
+      kt__diag_error(p->d, t->loc,
+                     "%s cannot be a tuned name: it is a parameter of %s (line %d), and -D%s=VALUE would replace the "
+                     "parameter's name in the C function with a number; rename the parameter and bind it, e.g. "
+                     "%s_value: %s = %s",
+                     t->name, k->name, k->params[i].loc.line, t->name, t->name,
+                     k->params[i].is_tensor ? "i32" : kt__dtype_name(k->params[i].type), t->name);
+      return;
+    }
+}
+
+typedef struct name_search {
+  const char *name;
+  bool found;
+} name_search;
+
+static void match_name(void *ud, const char *name, kt__loc at) {
+  name_search *n = ud;
+  (void)at;
+  n->found |= strcmp(n->name, name) == 0;
+}
+
+/* A runtime size is declared by what gives it a meaning: a tensor's shape,
+ * a scalar (its binding, or a bare scalar of that name) or @dims. */
+static bool declared_size(const kt__kernel_decl *k, const char *name) {
+  name_search n = {name, false};
+  for (int i = 0; i < k->ndims; i++) n.found |= strcmp(k->dims[i].name, name) == 0;
+  for (int i = 0; i < k->nparams && !n.found; i++) {
+    const kt__param *q = &k->params[i];
+    for (int j = 0; j < q->ndims; j++) kt__expr_visit_names(q->dims[j], match_name, &n);
+    kt__expr_visit_names(q->value, match_name, &n);
+    n.found |= !q->is_tensor && !q->value && strcmp(q->name, name) == 0;
+  }
+  return n.found;
+}
+
+typedef struct undeclared_check {
+  parser *p;
+  const char *attr;
+} undeclared_check;
+
+static void list_tuned(const kt__kernel_decl *k, kt__sbuf *b) {
+  for (int i = 0; i < k->ntune + k->ncluster; i++)
+    kt__sbuf_printf(b, "%s%s", i ? ", " : "", i < k->ntune ? k->tune[i].name : k->cluster[i - k->ntune].name);
+  if (!b->len) kt__sbuf_printf(b, "none");
+}
+
+/* A name in @where (or @grid, @block, @shared, @flops, @bytes) that is
+ * neither tuned nor a declared runtime size is a typo or a missing
+ * declaration, whatever --dim might later give it. */
+static void refuse_undeclared(void *ud, const char *name, kt__loc at) {
+  undeclared_check *c = ud;
+  const kt__kernel_decl *k = c->p->k;
+  if (find_tuned(k, name) || declared_size(k, name)) return;
+  kt__sbuf tuned = {0};
+  list_tuned(k, &tuned);
+  kt__diag_error(c->p->d, at,
+                 "@%s names %s, which is undeclared: not a tuned name (the kernel's: %s) and not a runtime size (no "
+                 "tensor shape, scalar or @dims uses it); correct the spelling or declare it",
+                 c->attr, name, tuned.s);
+  kt__sbuf_free(&tuned);
+}
+
+static void check_declared(parser *p) {
+  const kt__kernel_decl *k = p->k;
+  undeclared_check c = {p, "where"};
+  for (int i = 0; i < k->nwhere; i++) kt__expr_visit_names(k->where[i], refuse_undeclared, &c);
+  static const char *const labels[] = {"grid", "block"};
+  for (int g = 0; g < 2; g++) {
+    c.attr = labels[g];
+    for (int i = 0; i < (g ? k->nblock : k->ngrid); i++)
+      kt__expr_visit_names(g ? k->block[i] : k->grid[i], refuse_undeclared, &c);
+  }
+  const kt__expr *single[] = {k->shared, k->flops, k->bytes};
+  static const char *const single_labels[] = {"shared", "flops", "bytes"};
+  for (int i = 0; i < 3; i++) {
+    c.attr = single_labels[i];
+    kt__expr_visit_names(single[i], refuse_undeclared, &c);
+  }
+}
+
 static void finish_kernel(parser *p, kt__loc first) {
   kt__kernel_decl *k = p->k;
   if (!p->has_kernel) {
@@ -676,11 +791,14 @@ static void finish_kernel(parser *p, kt__loc first) {
                    "the group, directly above the kernel function");
     return;
   }
+  for (int i = 0; i < k->ntune; i++) check_tuned_name(p, &k->tune[i]);
+  for (int i = 0; i < k->ncluster; i++) check_tuned_name(p, &k->cluster[i]);
   for (int i = 0; i < p->nuses; i++) kt__expr_visit_names(p->uses[i], note_size, p);
   for (int i = 0; i < k->nparams; i++) {
     shape_check c = {p, k->params[i].name};
     for (int j = 0; j < k->params[i].ndims; j++) kt__expr_visit_names(k->params[i].dims[j], refuse_tuned_in_shape, &c);
   }
+  check_declared(p);
   check_bindings(p, k->dims, k->ndims, "dims");
   check_bindings(p, k->key, k->nkey, "key");
   check_product(p, k->tune, k->ntune, "autotune");
@@ -720,6 +838,7 @@ static void parse_group(kt__file *f, const kt__group *g, kt__diag *d) {
   memset(&p, 0, sizeof p);
   p.d = d;
   p.k = k;
+  p.lang = f->lang;
   kt__loc seen[NATTRS];
   memset(seen, 0, sizeof seen);
   int errors = d->nerrors;

@@ -29,4 +29,10 @@ const kt__kernel_decl *kt__file_kernel(const kt__file *f, const char *name, cons
 int kt__decl_tune_index(const kt__kernel_decl *k, const char *name);
 int kt__decl_size_index(const kt__kernel_decl *k, const char *name);
 
+/* For a configuration @where allows (ENV binds its names and the runtime
+ * sizes): evaluates what launching and reporting it needs (@grid, @block,
+ * @shared, @flops, @bytes, @kernel's scalar bindings). 0 when all evaluate;
+ * else -1 with ERR and *WHAT (the attribute) at the first that does not. */
+int kt__decl_check_config(const kt__kernel_decl *k, const kt__env *env, kt__eval_error *err, const char **what);
+
 #endif

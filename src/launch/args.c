@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "../config.h"
 #include "../parallel.h"
 #include "../verify/verify.h"
 
@@ -31,10 +32,20 @@ bool kt__env_lookup(const kt__env *env, const char *name, int64_t *out) {
 static int eval_or_fail(const kt__expr *e, const kt__env *env, const char *what, int64_t *out, kt__errbuf *eb) {
   kt__eval_error ee = {{0, 0}, {0}};
   if (kt__expr_eval(e, env, out, &ee) == 0) return KT_OK;
-  kt__sbuf text = {0};
+  kt__sbuf text = {0}, values = {0};
   kt__expr_print(e, &text);
-  kt__err(eb, KT_INVALID, "%d:%d: %s `%s`: %s", ee.loc.line, ee.loc.col, what, text.s ? text.s : "", ee.msg);
+  /* The values it was evaluated with: the sizes (tensor shapes), or the
+   * configuration and the sizes (launch geometry, scalars). */
+  for (const kt__env *v = env; v; v = v->parent) {
+    kt__sbuf level = {0};
+    kt__config_format(v->names, v->values, v->n, "", &level);
+    if (level.len) kt__sbuf_printf(&values, "%s%s", values.len ? " " : "", level.s);
+    kt__sbuf_free(&level);
+  }
+  kt__err(eb, KT_INVALID, "%d:%d: %s `%s`: %s%s%s", ee.loc.line, ee.loc.col, what, text.s ? text.s : "", ee.msg,
+          values.len ? " with " : "", values.len ? values.s : "");
   kt__sbuf_free(&text);
+  kt__sbuf_free(&values);
   return KT_INVALID;
 }
 

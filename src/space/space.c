@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lang/parser.h"
+
 struct kt__space {
   const kt__tunedim *dims;
   int ndims;
@@ -21,6 +23,7 @@ struct kt__space {
   int64_t *pinval;  /* the pinned value of dim d, when pinned[d] */
   uint64_t *stride; /* index weight of dim d's digit */
   uint64_t size;
+  kt__space_fault *fault;     /* the first @where that failed to evaluate (its own allocation: tests are const) */
   kt__space_filter_fn filter; /* optional extra validity test */
   void *filter_ud;
 };
@@ -60,6 +63,7 @@ int kt__space_create(const kt__tunedim *dims, int ndims, kt__expr *const *where,
   s->pinned = kt__xcalloc((size_t)ndims + 1, sizeof *s->pinned);
   s->pinval = kt__xcalloc((size_t)ndims + 1, sizeof *s->pinval);
   s->stride = kt__xcalloc((size_t)ndims + 1, sizeof *s->stride);
+  s->fault = kt__xcalloc(1, sizeof *s->fault);
   for (int d = 0; d < ndims; d++) s->names[d] = dims[d].name;
   if (!product(s, &s->size)) {
     int rc = overflow_error(s, eb);
@@ -76,6 +80,7 @@ void kt__space_free(kt__space *s) {
   free(s->pinned);
   free(s->pinval);
   free(s->stride);
+  free(s->fault);
   free(s);
 }
 
@@ -142,9 +147,55 @@ int kt__space_valid_index(const kt__space *s, uint64_t index) {
   int64_t small[SMALL_DIMS];
   int64_t *values = s->ndims <= SMALL_DIMS ? small : kt__xmalloc((size_t)s->ndims * sizeof *values);
   kt__space_values(s, index, values);
-  int ok = kt__space_check(s, values, NULL) == 1;
+  kt__eval_error err;
+  int rc = kt__space_check(s, values, &err);
+  if (rc < 0 && !s->fault->found) *s->fault = (kt__space_fault){true, index, "@where", err};
   if (values != small) free(values);
-  return ok;
+  return rc == 1;
+}
+
+kt__space_fault kt__space_first_fault(const kt__space *s) { return *s->fault; }
+
+int kt__space_fault_error(const kt__source *src, const kt__env *config, const kt__env *sizes, const kt__space_fault *f,
+                          kt__errbuf *eb) {
+  kt__sbuf cfg = {0}, sz = {0};
+  kt__config_format(config->names, config->values, config->n, "", &cfg);
+  kt__config_format(sizes->names, sizes->values, sizes->n, "", &sz);
+  kt__diag d;
+  kt__diag_init(&d, src);
+  kt__diag_error(&d, f->err.loc, "%s: %s at the configuration %s%s%s; %s", f->what, f->err.msg, cfg.s ? cfg.s : "",
+                 sz.len ? " with the sizes " : "", sz.len ? sz.s : "",
+                 strcmp(f->what, "@where") == 0
+                     ? "an expression must evaluate for every configuration: put a condition that excludes this one "
+                       "first and join them with && (C's && stops at the first false one), or change the expression"
+                     : "every configuration that @where allows must evaluate its expressions: exclude this one with "
+                       "@where or change the expression");
+  size_t len = d.errors.len;
+  while (len && d.errors.s[len - 1] == '\n') len--;
+  int rc = kt__err(eb, KT_INVALID, "%.*s", (int)len, d.errors.s);
+  kt__diag_free(&d);
+  kt__sbuf_free(&cfg);
+  kt__sbuf_free(&sz);
+  return rc;
+}
+
+uint64_t kt__space_sweep(const kt__space *s, const kt__kernel_decl *decl, uint64_t limit, kt__space_fault *fault) {
+  *fault = (kt__space_fault){0};
+  if (s->size > limit) return UINT64_MAX;
+  int64_t small[SMALL_DIMS];
+  int64_t *values = s->ndims <= SMALL_DIMS ? small : kt__xmalloc((size_t)s->ndims * sizeof *values);
+  kt__env env = {.names = s->names, .values = values, .n = s->ndims, .parent = s->sizes};
+  uint64_t n = 0;
+  for (uint64_t i = 0; i < s->size && !fault->found; i++) {
+    kt__space_values(s, i, values);
+    int rc = kt__space_check(s, values, &fault->err);
+    if (rc == 1 && kt__decl_check_config(decl, &env, &fault->err, &fault->what) != 0) rc = -1;
+    else if (rc < 0) fault->what = "@where";
+    if (rc < 0) fault->found = true, fault->index = i;
+    n += rc == 1;
+  }
+  if (values != small) free(values);
+  return n;
 }
 
 uint64_t kt__space_count_valid(const kt__space *s, uint64_t limit) {

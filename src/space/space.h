@@ -28,6 +28,28 @@ uint64_t kt__space_size(const kt__space *s);
  * visits and returns UINT64_MAX when the space is bigger than LIMIT). */
 uint64_t kt__space_count_valid(const kt__space *s, uint64_t limit);
 
+/* The first configuration whose expressions could not be evaluated (a
+ * division by zero in @where at A=2): never a silent "invalid". */
+typedef struct kt__space_fault {
+  bool found;
+  uint64_t index;
+  const char *what; /* the attribute: @where, @grid, ... */
+  kt__eval_error err;
+} kt__space_fault;
+
+/* Counts the valid points as kt__space_count_valid does, and checks each
+ * valid one's other expressions (kt__decl_check_config over DECL): stops at
+ * the first that fails, in *FAULT (found false when none did). */
+uint64_t kt__space_sweep(const kt__space *s, const kt__kernel_decl *decl, uint64_t limit, kt__space_fault *fault);
+/* The first @where evaluation that failed in kt__space_valid_index (the
+ * strategies' test): found false while none has. */
+kt__space_fault kt__space_first_fault(const kt__space *s);
+/* KT_INVALID with "file:line:col: error:", the source line and a caret at
+ * F's operator, naming the configuration (CONFIG binds every tuned name) and
+ * the SIZES where it happened, and how to mend it. */
+int kt__space_fault_error(const kt__source *src, const kt__env *config, const kt__env *sizes, const kt__space_fault *f,
+                          kt__errbuf *eb);
+
 /* Mixed radix: dim 0 varies slowest. CHOICE holds per-dim choice indices. */
 void kt__space_decode(const kt__space *s, uint64_t index, int *choice);
 uint64_t kt__space_encode(const kt__space *s, const int *choice);

@@ -113,8 +113,20 @@ int kt_space_print(kt_kernel *k, FILE *out, int json) {
     kt__space_pin_values(cl, &cluster_pins, &warn);
   }
   if (warn.len) fputs(warn.s, stderr);
+  uint64_t valid = 0;
   if (rc == KT_OK) {
-    uint64_t valid = kt__space_count_valid(s, COUNT_LIMIT);
+    kt__space_fault f;
+    valid = kt__space_sweep(s, d, COUNT_LIMIT, &f);
+    if (f.found) {
+      int64_t *values = kt__xcalloc((size_t)cfg->n + 1, sizeof *values);
+      memcpy(values, cfg->defaults, (size_t)cfg->n * sizeof *values);
+      kt__space_values(s, f.index, values); /* the @autotune names come first */
+      kt__env config = {cfg->names, values, cfg->n, NULL};
+      rc = kt__space_fault_error(&k->file->src, &config, &env, &f, eb);
+      free(values);
+    }
+  }
+  if (rc == KT_OK) {
     if (json) print_space_json(k, s, cl, valid, out);
     else print_space_text(k, s, cl, valid, out);
     /* As `ktune tune` would: it refuses a space with nothing to measure. */

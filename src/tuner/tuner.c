@@ -60,6 +60,7 @@ typedef struct tuning {
   int compiles, evals;
   int done, planned; /* for progress */
   bool tty;
+  int fault_rc;       /* KT_INVALID once a configuration's expression failed to evaluate (in eb) */
   int store_failures; /* writes to the database that failed, the first in store_eb */
   kt__errbuf store_eb;
 } tuning;
@@ -560,12 +561,48 @@ static bool was_warm(const stage *s, uint64_t index) {
   return false;
 }
 
+/* The whole configuration (both stages) at INDEX of stage S's space. */
+static void stage_values(const stage *s, uint64_t index, int64_t *values) {
+  memcpy(values, s->base, sizeof s->base);
+  kt__space_values(s->space, index, values + s->offset);
+}
+
+/* A configuration where an expression cannot be evaluated (@where(A / (A -
+ * 2) > 1) at A=2) is bad input, found for the first configuration that shows
+ * it: never counted as excluded, never run as a constraint failure. */
+static int report_fault(tuning *t, const int64_t *values, const kt__space_fault *f) {
+  kt__env config = {t->cfg->names, values, t->cfg->n, NULL};
+  kt__space_fault_error(&t->k->file->src, &config, &t->size_env, f, t->eb);
+  return t->fault_rc = KT_INVALID;
+}
+
+/* A @where that failed while the strategy looked for valid configurations. */
+static bool space_faulted(tuning *t, const stage *s) {
+  kt__space_fault f = kt__space_first_fault(s->space);
+  if (!f.found) return false;
+  int64_t values[KT__MAX_NAMES];
+  stage_values(s, f.index, values);
+  report_fault(t, values, &f);
+  return true;
+}
+
+/* The other expressions of a configuration about to be compiled. */
+static bool config_faulted(tuning *t, const int64_t *values) {
+  kt__env env = {t->cfg->names, values, t->cfg->n, &t->size_env};
+  kt__space_fault f = {.found = true};
+  if (kt__decl_check_config(t->d, &env, &f.err, &f.what) == 0) return false;
+  report_fault(t, values, &f);
+  return true;
+}
+
 /* Asks the strategy for more work until the pool holds enough to keep all
  * compile threads and the device busy. */
 static void refill(tuning *t, stage *s, int want) {
-  while (!s->exhausted && !out_of_budget(t, s) && kt__pool_pending(t->pool) < want) {
+  while (!t->fault_rc && !s->exhausted && !out_of_budget(t, s) && kt__pool_pending(t->pool) < want) {
     uint64_t idx;
-    if (kt__strategy_ask(s->strategy, &idx, 1) == 0) {
+    int asked = kt__strategy_ask(s->strategy, &idx, 1);
+    if (space_faulted(t, s)) break;
+    if (asked == 0) {
       s->exhausted = true;
       break;
     }
@@ -576,6 +613,7 @@ static void refill(tuning *t, stage *s, int want) {
       continue;
     }
     tr->space_index = idx;
+    if (config_faulted(t, tr->values)) break;
     if (reuse_stored(t, tr)) {
       finish_trial(t, s, tr);
       continue;
@@ -714,6 +752,19 @@ static void warm_start(tuning *t, stage *s) {
 
 /* ---- strategy choice -------------------------------------------------- */
 
+/* Counts the valid configurations of stage WHICH's SPACE (the other
+ * stage's names at BASE) when it is small enough to visit, and checks that
+ * each one's expressions evaluate. */
+static int sweep(tuning *t, const kt__space *space, int which, const int64_t *base, uint64_t *valid) {
+  kt__space_fault f;
+  *valid = kt__space_sweep(space, t->d, KT__VALID_COUNT_MAX, &f);
+  if (!f.found) return KT_OK;
+  int64_t values[KT__MAX_NAMES];
+  memcpy(values, base, (size_t)t->cfg->n * sizeof *values);
+  kt__space_values(space, f.index, values + kt__config_stage_first(t->cfg, which));
+  return report_fault(t, values, &f);
+}
+
 static int unknown_strategy(tuning *t) {
   kt__sbuf names = {0};
   for (const char *const *n = kt__strategy_names(); *n; n++) kt__sbuf_printf(&names, "%s%s", names.len ? ", " : "", *n);
@@ -724,7 +775,8 @@ static int unknown_strategy(tuning *t) {
 
 static int choose_strategy(tuning *t, stage *s, const kt__strategy_ops **ops) {
   /* check_space counted the first stage's valid configurations. */
-  uint64_t valid = s->stage == 0 ? t->r->valid_size : kt__space_count_valid(s->space, KT__VALID_COUNT_MAX);
+  uint64_t valid = s->stage == 0 ? t->r->valid_size : 0;
+  if (s->stage != 0) KT__FORWARD(sweep(t, s->space, s->stage, s->base, &valid));
   kt__strategy_choice c = kt__strategy_choose(t->o.strategy, valid, t->o.budget_configs, t->o.budget_s, s->stage);
   if (!(*ops = c.ops)) return unknown_strategy(t);
   s->budget = c.budget;
@@ -777,7 +829,9 @@ static int check_space(tuning *t, uint64_t *size, uint64_t *valid) {
   KT__FORWARD(stage_space(t, 0, t->cfg->defaults, &other, NULL, &space));
   int rc = kt__space_check_default(space, t->k->file->src.path, t->eb);
   *size = kt__space_size(space);
-  *valid = rc == KT_OK ? kt__space_count_valid(space, KT__VALID_COUNT_MAX) : 0;
+  *valid = 0;
+  if (rc == KT_OK && config_faulted(t, t->cfg->defaults)) rc = t->fault_rc; /* the reference, however large the space */
+  if (rc == KT_OK) rc = sweep(t, space, 0, t->cfg->defaults, valid);
   if (rc == KT_OK && *valid == 0)
     rc = kt__space_none_valid(space, t->k->file->src.path, t->d->name, t->k->ctx->opts.labels.pin, t->eb);
   kt__space_free(space);
@@ -807,6 +861,7 @@ static int search(tuning *t, int which, const int64_t *base) {
   s.strategy = kt__strategy_create(ops, s.space, t->o.seed ? t->o.seed : 42, s.budget);
   warm_start(t, &s);
   run_stage(t, &s);
+  if (t->fault_rc) rc = t->fault_rc;
   kt__strategy_free(s.strategy);
 done:
   kt__sbuf_free(&warn);
@@ -938,9 +993,16 @@ static int locate_error(tuning *t, int rc) {
   int line, col, n = 0;
   snprintf(msg, sizeof msg, "%s", t->eb->msg);
   const char *path = t->k->file->src.path;
-  if (sscanf(msg, "%d:%d: %n", &line, &col, &n) == 2 && n > 0)
-    return kt__err(t->eb, rc, "%s:%d:%d: error: %s", path, line, col, msg + n);
-  return kt__err(t->eb, rc, "%s: error: %s", path, msg);
+  if (sscanf(msg, "%d:%d: %n", &line, &col, &n) != 2 || n == 0) return kt__err(t->eb, rc, "%s: error: %s", path, msg);
+  /* With the source line and a caret, as the parser's errors have them. */
+  kt__diag d;
+  kt__diag_init(&d, &t->k->file->src);
+  kt__diag_error(&d, (kt__loc){line, col}, "%s", msg + n);
+  size_t len = d.errors.len;
+  while (len && d.errors.s[len - 1] == '\n') len--;
+  kt__err(t->eb, rc, "%.*s", (int)len, d.errors.s);
+  kt__diag_free(&d);
+  return rc;
 }
 
 /* kt_launch tunes on the caller's data (CPU backend, host pointers): the
@@ -1024,7 +1086,7 @@ static void finish(tuning *t) {
 }
 
 static void store_winner(tuning *t) {
-  if (!t->store || t->r->winner < 0 || t->o.bench_only || t->r->interrupted) return;
+  if (!t->store || t->r->winner < 0 || t->o.bench_only || t->r->interrupted || t->fault_rc) return;
   kt__sbuf cfg = {0};
   const kt__trial *w = &t->r->trials[t->r->winner];
   kt__result_config_string(t->r, w, &cfg);

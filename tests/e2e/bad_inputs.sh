@@ -102,17 +102,17 @@ bad B72 'garbage_t4.json: results\[0\] has no' "$KTUNE" replay tests/data/t4/con
   --warm $BAD/garbage_t4.json
 # --- reports (nothing is left at the output path: bad() sees TMPDIR, this the folder) ---
 mkdir -p "$TMP/reports"
-bad B73 'no results database at .*nothere.db' "$KTUNE" report --db "$TMP/nothere.db" -o "$TMP/reports/r.html"
+bad B92 'no results database at .*nothere.db' "$KTUNE" report --db "$TMP/nothere.db" -o "$TMP/reports/r.html"
 echo '{"format": "ktune-results", "format_version": 1, "keys": []}' >"$TMP/empty.json"
 "$KTUNE" cache import "$TMP/empty.json" --db "$TMP/empty.db" >/dev/null
-bad B74 'empty.db: the database holds no results yet' "$KTUNE" report --db "$TMP/empty.db" -o "$TMP/reports/r.html"
+bad B93 'empty.db: the database holds no results yet' "$KTUNE" report --db "$TMP/empty.db" -o "$TMP/reports/r.html"
 python3 tests/report/gen_results.py 1 20 "$TMP/one.json" >/dev/null
 "$KTUNE" cache import "$TMP/one.json" --db "$TMP/one.db" >/dev/null
-bad B75 'no stored tuning matches kernel nosuch' "$KTUNE" report --db "$TMP/one.db" --kernel nosuch -o "$TMP/reports/r.html"
-bad B76 'garbage.db: opening: file is not a database' "$KTUNE" report --db "$TMP/garbage.db" -o "$TMP/reports/r.html"
-bad B77 'missing/r.html: cannot write the report there' "$KTUNE" report --db "$TMP/one.db" -o "$TMP/missing/r.html"
-bad B78 'missing/r.html: cannot write the report there' tune $BAD/ok.c --report "$TMP/missing/r.html"
-[ -z "$(ls -A "$TMP/reports")" ] || fail "B73-B78: a report was left: $(ls -A "$TMP/reports")"
+bad B94 'no stored tuning matches kernel nosuch' "$KTUNE" report --db "$TMP/one.db" --kernel nosuch -o "$TMP/reports/r.html"
+bad B95 'garbage.db: opening: file is not a database' "$KTUNE" report --db "$TMP/garbage.db" -o "$TMP/reports/r.html"
+bad B96 'missing/r.html: cannot write the report there' "$KTUNE" report --db "$TMP/one.db" -o "$TMP/missing/r.html"
+bad B97 'missing/r.html: cannot write the report there' tune $BAD/ok.c --report "$TMP/missing/r.html"
+[ -z "$(ls -A "$TMP/reports")" ] || fail "B92-B97: a report was left: $(ls -A "$TMP/reports")"
 # --- files and flags ---
 bad B56 'missing.c: error: cannot open: No such file or directory' tune $BAD/missing.c
 bad B57 'bad: error: is a directory' tune $BAD
@@ -137,6 +137,36 @@ import sys
 k = '// @autotune(A in [1, 2])\n// @kernel k%d(x: out tensor<f32>[N])\n// @dims(N = 4)\nvoid k%d(float *x) { x[0] = A; }\n'
 sys.stdout.write(''.join(k % (i, i) for i in range(1100)))" >"$TMP/many_kernels.c"
 bad B71 'many_kernels.c:4097:4: error: more than 1024 annotated kernels in one file' tune "$TMP/many_kernels.c" --kernel k3
+
+# --- arithmetic that cannot be evaluated (issue 20, item 1) ---
+bad B73 'where_div_zero.c:3:13: error: @where: division by zero \(A / 0\), whatever the value of A' tune $BAD/where_div_zero.c
+bad B74 'where_shift.c:3:14: error: @where: shift by 70 is out of range' tune $BAD/where_shift.c
+bad B75 'where_config_div.c:3:13: error: @where: division by zero \(2 / 0\) at the configuration A=2 with the sizes N=4' \
+  tune $BAD/where_config_div.c
+bad B76 'where_config_div.c:3:13: error: @where: division by zero \(2 / 0\) at the configuration A=2' \
+  "$KTUNE" space $BAD/where_config_div.c
+bad B77 'scalar_config_div.c:2:56: error: @kernel: division by zero \(4 / 0\) at the configuration A=2' \
+  tune $BAD/scalar_config_div.c
+bad B78 'grid_config_overflow.c:3:12: error: @grid: overflow: 2 \* 4611686018427387904 does not fit in 64 bits at the configuration A=2' \
+  tune $BAD/grid_config_overflow.c
+bad B79 'flops_overflow.c:3:13: error: @flops: overflow: 4 \* 4611686018427387904 .* at the configuration A=1' \
+  tune $BAD/flops_overflow.c
+bad B80 'size_div.c:2:35: error: dimension 1 of tensor x `N / \(N - 4\)`: division by zero \(4 / 0\) with N=4' \
+  tune $BAD/size_div.c --dim N=4
+bad B81 'chained_comparison.c:3:17: error: chained comparison: C reads 1 < A < 3 as \(1 < A\) < 3' tune $BAD/chained_comparison.c
+bad B82 "atol_huge.c:3:19: error: number 1e400 is beyond a double's range \(it would read as infinity\)" tune $BAD/atol_huge.c
+bad B83 "rtol_tiny.c:3:19: error: number 1e-400 is below a double's range \(it would read as 0\)" tune $BAD/rtol_tiny.c
+# --- names that cannot work (issue 20, item 3) ---
+bad B84 'name_keyword.c:1:14: error: int cannot be a tuned name: it is a keyword or built-in name of C' tune $BAD/name_keyword.c
+bad B85 'name_builtin.cu:1:14: error: blockDim cannot be a tuned name: it is a keyword or built-in name of CUDA C\+\+' \
+  tune $BAD/name_builtin.cu
+bad B86 "name_kernel.c:1:14: error: f cannot be a tuned name: it is the kernel's own name" tune $BAD/name_kernel.c
+bad B87 'name_param.c:1:14: error: n cannot be a tuned name: it is a parameter of f \(line 2\)' tune $BAD/name_param.c
+bad B88 "name_generated.c:1:14: error: kt__args cannot be a tuned name: it is a name ktune's generated code uses" \
+  tune $BAD/name_generated.c
+bad B89 'where_undeclared.c:3:15: error: @where names Q, which is undeclared' tune $BAD/where_undeclared.c
+bad B90 'flops_undeclared.c:3:19: error: @flops names K, which is undeclared' tune $BAD/flops_undeclared.c
+bad B91 'where_undeclared.c:3:15: error: @where names Q, which is undeclared' tune $BAD/where_undeclared.c --dim Q=3
 
 # Every row of the table has its check.
 for id in $(grep -oE '^\| B[0-9]+ \|' "$DOC" | grep -oE 'B[0-9]+'); do

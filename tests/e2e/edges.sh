@@ -1,7 +1,9 @@
-# Edges a person meets (issue 20, items 6 and 8): a FIFO given as FILE is
+# Edges a person meets (issue 20, items 2, 6 and 8): a FIFO given as FILE is
 # refused at once instead of blocking; file names and kernel output that are
 # not UTF-8 keep --json valid; throughput is printed in the unit that gives
-# readable digits; a timeout message names the limit that applied.
+# readable digits; a timeout message names the limit that applied;
+# annotations follow C's syntax (a byte-order mark, @-text in strings and
+# comments in function bodies).
 . "$(dirname "$0")/common.bash"
 valid_json() { python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$1" 2>/dev/null || fail "$2: stdout is not JSON"; }
 
@@ -47,4 +49,24 @@ void h(float *y, int n) {
 K
 run_status 0 "$KTUNE" tune "$TMP/hang.c" --no-db --quiet --json --timeout 1
 expect_eq "$(json "$TMP/out" "[c['message'] for c in d['configurations'] if c['config']['V'] == 1][0].startswith('exceeded 3 s: the run timeout of 1 s plus 2 s')")" True "the timeout message"
+
+# Item 2: the annotations are the comment lines above the kernel, after a
+# byte-order mark; @-text in a string continued over lines, and prose or
+# commented-out attributes inside a function body, are not annotations.
+printf '\357\273\277' >"$TMP/syntax.c"
+cat >>"$TMP/syntax.c" <<'K'
+// @autotune(V in [1, 2])
+// @kernel f(y: out tensor<f32>[N], n: i32 = N)
+// @dims(N = 16)
+void f(float *y, int n) {
+  static const char *doc = "\
+// @autotune(W in [1, 4])";
+  // @dims(N = 8) was too small
+  /* @where(V > 1) tried: slower */
+  for (int i = 0; i < n; i++) y[i] = (float)V + (doc[0] == '/' ? 0.0f : 1.0f) - V;
+}
+K
+run_status 0 "$KTUNE" tune "$TMP/syntax.c" --no-db --quiet --json
+expect_eq "$(json "$TMP/out" "sorted(c['config']['V'] for c in d['configurations'])")" "[1, 2]" \
+  "the space of the annotations above the kernel, and only those"
 finish

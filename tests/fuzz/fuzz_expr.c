@@ -1,12 +1,19 @@
 /* The expression parser and evaluator: parse, evaluate with a few bound
  * names (values from the input's first bytes), print back, and check that
- * the printed form parses and evaluates to the same result. */
+ * the printed form parses and evaluates to the same result; the parse-time
+ * check of constant parts agrees with evaluation when there is no name.
+ * Under UBSan any overflow the checked arithmetic misses is a crash. */
 #include "fuzz.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "lang/expr.h"
+
+static void count_name(void *ud, const char *name, kt__loc at) {
+  (void)name, (void)at;
+  ++*(int *)ud;
+}
 
 static int64_t take(const uint8_t **p, size_t *n) {
   int64_t v = 0;
@@ -33,6 +40,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int64_t v = 0, w = 0;
     kt__eval_error ee;
     int rc = kt__expr_eval(e, &env, &v, &ee);
+    int names_used = 0;
+    kt__expr_visit_names(e, count_name, &names_used);
+    int constant_rc = kt__expr_check_constants(e, &ee);
+    if (names_used == 0 && constant_rc != rc) abort(); /* a constant fails at parse time exactly when it fails */
+    if (constant_rc != 0 && ee.loc.line != 1) abort(); /* and the error has a place */
     kt__sbuf printed = {0};
     kt__expr_print(e, &printed);
     kt__diag d2;

@@ -417,3 +417,66 @@ TEST(fuzz_random_expressions) {
   }
   ASSERT_TRUE(parsed > 100);
 }
+
+/* -1 and the message when a constant part of TEXT cannot be evaluated. */
+static int constants(const char *text, kt__eval_error *err) {
+  kt__expr *e = parse(text, NULL);
+  if (!e) kt_test_fail(__FILE__, __LINE__, "could not parse %s", text);
+  memset(err, 0, sizeof *err);
+  int rc = kt__expr_check_constants(e, err);
+  kt__expr_free(e);
+  return rc;
+}
+
+TEST(constant_parts_are_checked) {
+  kt__eval_error err;
+  ASSERT_EQ(constants("N > 0 && (1 << 70) > N", &err), -1);
+  ASSERT_CONTAINS(err.msg, "shift by 70 is out of range");
+  ASSERT_EQ(err.loc.col, 13);
+  ASSERT_EQ(constants("N / 0 > 1", &err), -1); /* whatever N is */
+  ASSERT_CONTAINS(err.msg, "division by zero (N / 0), whatever the value of N");
+  ASSERT_EQ(err.loc.col, 3);
+  ASSERT_EQ(constants("N % (2 - 2)", &err), -1);
+  ASSERT_CONTAINS(err.msg, "modulo by zero");
+  ASSERT_EQ(constants("cdiv(N, 0)", &err), -1);
+  ASSERT_EQ(constants("N >> -1", &err), -1);
+  ASSERT_EQ(constants("N << 63", &err), -1);
+  ASSERT_EQ(constants("M * 9223372036854775807 > 0 || (9223372036854775807 + 1) > 0", &err), -1);
+  ASSERT_CONTAINS(err.msg, "overflow");
+  /* What evaluates, or depends on a name, is left to evaluation time. */
+  ASSERT_EQ(constants("N / (M - 7) + (1 << 62) / 2", &err), 0);
+  ASSERT_EQ(constants("0 && 1 / 0", &err), 0); /* C does not evaluate the right side */
+  ASSERT_EQ(constants("N << 62 > 0", &err), 0);
+}
+
+TEST(chained_comparisons_are_refused) {
+  char *m = parse_error("1 < N < 3");
+  ASSERT_CONTAINS(m, "expr:1:7: error: chained comparison");
+  ASSERT_CONTAINS(m, "C reads 1 < N < 3 as (1 < N) < 3, comparing 0 or 1 with 3; write 1 < N && N < 3");
+  free(m);
+  m = parse_error("N == M == 1");
+  ASSERT_CONTAINS(m, "chained comparison");
+  free(m);
+  m = parse_error("N >= 1 > 0");
+  ASSERT_CONTAINS(m, "chained comparison");
+  free(m);
+  /* Parentheses say it is meant, and the printer keeps them. */
+  ASSERT_EQ(eval("(1 < N) < 3"), 1);
+  ASSERT_EQ(eval("(N == 100) == (M == 7)"), 1);
+  ASSERT_EQ(eval("N < M == 0"), 1); /* two levels: C's precedence, not a chain */
+  kt__expr *e = parse("(1 < N) < 3", NULL);
+  kt__sbuf out = {0};
+  kt__expr_print(e, &out);
+  ASSERT_STREQ(out.s, "(1 < N) < 3");
+  kt__sbuf_free(&out);
+  kt__expr_free(e);
+}
+
+TEST(floats_beyond_a_double_are_refused) {
+  char *m = parse_error("1e400");
+  ASSERT_CONTAINS(m, "number 1e400 is beyond a double's range (it would read as infinity)");
+  free(m);
+  m = parse_error("1e-400");
+  ASSERT_CONTAINS(m, "below a double's range (it would read as 0)");
+  free(m);
+}

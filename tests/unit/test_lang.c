@@ -273,6 +273,7 @@ TEST(sizes_in_order_of_first_appearance) {
                          "// @kernel k(x: tensor<f32>[Z, Y], n: i32 = X + Y)\n"
                          "// @grid(W, B)\n"
                          "// @flops(V)\n"
+                         "// @dims(V = 1, W = 2, Q = 100)\n" /* sizes only @where, @grid or @flops use are declared */
                          "void k(float *x, int n) {}\n");
   const kt__kernel_decl *k = &f->kernels[0];
   const char *want[] = {"Q", "Z", "Y", "X", "W", "V"};
@@ -861,4 +862,171 @@ TEST(fuzz_mutated_annotations) {
     free(text);
   }
   ASSERT_TRUE(parsed > 100 && refused > 100);
+}
+
+/* Issue 20, item 1: what fails for every configuration fails when read. */
+TEST(constant_arithmetic_errors_at_parse_time) {
+  char *m = parse_err("// @autotune(A in [1, 2])\n"
+                      "// @kernel k(x: tensor<f32>[N])\n"
+                      "// @where(A / 0 > 1)\n"
+                      "void k(float *x) {}\n");
+  ASSERT_STREQ(m, "k.cu:3:13: error: @where: division by zero (A / 0), whatever the value of A\n"
+                  "// @where(A / 0 > 1)\n"
+                  "            ^\n");
+  free(m);
+  EXPECT_ERROR("// @autotune(A in [1, 2])\n// @kernel k(x: tensor<f32>[N])\n// @where((1 << 70) > A)\n"
+               "void k(float *x) {}\n",
+               "k.cu:3:14: error: @where: shift by 70 is out of range");
+  EXPECT_ERROR("// @autotune(A in [1, 2])\n// @kernel k(x: tensor<f32>[N])\n// @grid(N % 0)\nvoid k(float *x) {}\n",
+               "k.cu:3:12: error: @grid: modulo by zero");
+  EXPECT_ERROR("// @autotune(A in [1, 2])\n// @kernel k(x: tensor<f32>[N])\n// @block(A * (4611686018427387904 * 2))\n"
+               "void k(float *x) {}\n",
+               "error: @block: overflow");
+  EXPECT_ERROR("// @autotune(A in [1, 2])\n// @kernel k(x: tensor<f32>[N])\n// @shared(cdiv(A, 0))\n"
+               "void k(float *x) {}\n",
+               "error: @shared: division by zero");
+  EXPECT_ERROR("// @autotune(A in [1, 2])\n// @kernel k(x: tensor<f32>[N])\n// @flops(N >> 64)\nvoid k(float *x) {}\n",
+               "error: @flops: shift by 64");
+  EXPECT_ERROR("// @autotune(A in [1, 2])\n// @kernel k(x: tensor<f32>[N])\n// @bytes(-(-9223372036854775807 - 1))\n"
+               "void k(float *x) {}\n",
+               "error: @bytes: overflow");
+  EXPECT_ERROR("// @autotune(A in [1, 2])\n// @kernel k(x: tensor<f32>[N / 0])\nvoid k(float *x) {}\n",
+               "k.cu:2:31: error: @kernel: division by zero (N / 0)");
+  EXPECT_ERROR("// @autotune(A in [1, 2])\n// @kernel k(x: tensor<f32>[N], n: i32 = A % 0)\n"
+               "void k(float *x, int n) {}\n",
+               "error: @kernel: modulo by zero");
+  EXPECT_ERROR("// @autotune(A in [1, 2])\n// @kernel k(x: tensor<f32>[N])\n// @dims(N = 1 << 63)\n"
+               "void k(float *x) {}\n",
+               "k.cu:3:16: error: @dims(N): shift by 63 is out of range");
+}
+
+TEST(chained_comparison_and_huge_tolerance) {
+  EXPECT_ERROR(
+      "// @autotune(A in [1, 2])\n// @kernel k(x: tensor<f32>[N])\n// @where(1 < A < 3)\nvoid k(float *x) {}\n",
+      "k.cu:3:17: error: chained comparison");
+  EXPECT_ERROR("// @autotune(A in [1, 2])\n// @kernel k(x: tensor<f32>[N])\n// @verify(atol = 1e400)\n"
+               "void k(float *x) {}\n",
+               "k.cu:3:19: error: number 1e400 is beyond a double's range");
+  EXPECT_ERROR("// @autotune(A in [1, 2])\n// @kernel k(x: tensor<f32>[N])\n// @verify(rtol = 1e-400)\n"
+               "void k(float *x) {}\n",
+               "below a double's range");
+}
+
+/* Issue 20, item 2: annotations follow C's syntax. */
+static const char ANNOTATED[] = "// @autotune(A in [1, 2])\n"
+                                "// @kernel k(x: tensor<f32>[N])\n"
+                                "__global__ void k(float *x) {\n";
+
+static void expect_one_kernel_with_one_name(const char *text) {
+  kt__file *f = parse_ok(text);
+  ASSERT_EQ(f->nkernels, 1);
+  ASSERT_EQ(f->kernels[0].ntune, 1);
+  ASSERT_STREQ(f->kernels[0].tune[0].name, "A");
+  kt__file_free(f);
+}
+
+TEST(comments_in_function_bodies_are_prose) {
+  kt__sbuf b = {0};
+  kt__sbuf_printf(&b,
+                  "%s  // @dims(N = 8) was too small\n"
+                  "  /* @autotune(B in [1, 4]) tried, slower\n"
+                  "   * @where(B > 2) */\n"
+                  "  if (x) {\n"
+                  "    // @kernel old(y: tensor<f32>[M])\n"
+                  "  }\n"
+                  "}\n",
+                  ANNOTATED);
+  expect_one_kernel_with_one_name(b.s);
+  kt__sbuf_free(&b);
+}
+
+TEST(annotation_text_in_string_literals_is_code) {
+  kt__sbuf b = {0};
+  kt__sbuf_printf(&b,
+                  "static const char *help = \"\\\n"
+                  "// @autotune(B in [1, 4])\\n\\\n"
+                  "// @kernel other(y: tensor<f32>[M])\";\n"
+                  "static const char c = '\"';\n"
+                  "static const char *raw = R\"doc(\n"
+                  "// @autotune(C in [1, 4])\n"
+                  "// @kernel third(z: tensor<f32>[M])\n"
+                  ")doc\";\n"
+                  "%s}\n",
+                  ANNOTATED);
+  expect_one_kernel_with_one_name(b.s);
+  kt__sbuf_free(&b);
+}
+
+TEST(extern_c_and_namespace_blocks_hold_kernels) {
+  kt__sbuf b = {0};
+  kt__sbuf_printf(&b, "extern \"C\" {\nnamespace tuned {\n%s  x[0] = A;\n}\n}\n}\n", ANNOTATED);
+  expect_one_kernel_with_one_name(b.s);
+  kt__sbuf_free(&b);
+  kt__sbuf_printf(&b, "struct s { int a; };\nnamespace {\n%s}\n}\n", ANNOTATED);
+  expect_one_kernel_with_one_name(b.s);
+  kt__sbuf_free(&b);
+}
+
+TEST(byte_order_mark_keeps_the_first_line) {
+  kt__sbuf b = {0};
+  kt__sbuf_printf(&b, "\xEF\xBB\xBF%s}\n", ANNOTATED);
+  expect_one_kernel_with_one_name(b.s);
+  kt__sbuf_free(&b);
+  char *m = parse_err("\xEF\xBB\xBF// @autotune(A in [])\n// @kernel k(x: tensor<f32>[N])\nvoid k(float *x) {}\n");
+  ASSERT_CONTAINS(m, "k.cu:1:19: error: empty list"); /* columns as an editor shows them */
+  free(m);
+}
+
+/* Issue 20, item 3: names that cannot work are refused before compiling. */
+TEST(tuned_names_that_cannot_work) {
+  EXPECT_ERROR("// @autotune(int in [1, 2])\n// @kernel k(x: tensor<f32>[N])\nvoid k(float *x) {}\n",
+               "k.cu:1:14: error: int cannot be a tuned name: it is a keyword or built-in name of CUDA C++");
+  EXPECT_ERROR("// @autotune(A in [1, 2], blockDim in [1, 2])\n// @kernel k(x: tensor<f32>[N])\nvoid k(float *x) {}\n",
+               "blockDim cannot be a tuned name: it is a keyword or built-in name of CUDA C++");
+  EXPECT_ERROR("// @autotune(k in [1, 2])\n// @kernel k(x: tensor<f32>[N])\nvoid k(float *x) {}\n",
+               "k cannot be a tuned name: it is the kernel's own name");
+  EXPECT_ERROR("// @autotune(n in [1, 2])\n// @kernel k(x: tensor<f32>[N], n: i32)\nvoid k(float *x, int n) {}\n",
+               "n cannot be a tuned name: it is a parameter of k (line 2)");
+  EXPECT_ERROR("// @autotune(x in [1, 2])\n// @kernel k(x: tensor<f32>[N])\nvoid k(float *x) {}\n",
+               "x cannot be a tuned name: it is a parameter of k");
+  EXPECT_ERROR("// @autotune(A in [1, 2])\n// @cluster(kt__args in [1, 2])\n// @kernel k(x: tensor<f32>[N])\n"
+               "void k(float *x) {}\n",
+               "kt__args cannot be a tuned name: it is a name ktune's generated code uses");
+  EXPECT_ERROR("// @autotune(uint32_t in [1, 2])\n// @kernel k(x: tensor<f32>[N])\nvoid k(float *x) {}\n",
+               "a name ktune's generated code uses");
+  EXPECT_ERROR("// @autotune(__CUDA_ARCH__ in [1, 2])\n// @kernel k(x: tensor<f32>[N])\nvoid k(float *x) {}\n",
+               "reserved for the compiler");
+  /* Per language: local is OpenCL's, class C++'s; in C both are plain names. */
+  kt__diag d;
+  kt__diag_init(&d, NULL);
+  kt__file *f = kt__parse_string("k.cl",
+                                 "// @autotune(local in [1, 2])\n// @kernel k(x: tensor<f32>[N])\n"
+                                 "__kernel void k(__global float *x) {}\n",
+                                 KT__LANG_OPENCL, &d);
+  ASSERT_TRUE(f == NULL);
+  ASSERT_CONTAINS(d.errors.s, "local cannot be a tuned name: it is a keyword or built-in name of OpenCL C");
+  kt__diag_free(&d);
+  kt__diag_init(&d, NULL);
+  f = kt__parse_string("k.c",
+                       "// @autotune(local in [1, 2], class in [1])\n// @kernel k(x: tensor<f32>[N])\n"
+                       "void k(float *x) {}\n",
+                       KT__LANG_C, &d);
+  ASSERT_TRUE(f != NULL);
+  kt__file_free(f);
+  kt__diag_free(&d);
+}
+
+TEST(undeclared_names) {
+  EXPECT_ERROR("// @autotune(A in [1, 2])\n// @kernel k(x: tensor<f32>[N])\n// @where(A < Q)\nvoid k(float *x) {}\n",
+               "k.cu:3:15: error: @where names Q, which is undeclared: not a tuned name (the kernel's: A)");
+  EXPECT_ERROR(
+      "// @autotune(A in [1, 2])\n// @kernel k(x: tensor<f32>[N])\n// @flops(2 * N * K)\nvoid k(float *x) {}\n",
+      "@flops names K, which is undeclared");
+  EXPECT_ERROR(
+      "// @autotune(A in [1, 2])\n// @kernel k(x: tensor<f32>[N])\n// @grid(cdiv(M, A))\nvoid k(float *x) {}\n",
+      "@grid names M, which is undeclared");
+  /* Declared: by a shape, a scalar's binding, a bare scalar, or @dims. */
+  kt__file *f = parse_ok("// @autotune(A in [1, 2])\n// @kernel k(x: tensor<f32>[N], m: i32 = M, q: i32)\n"
+                         "// @where(A < N + M + q + D)\n// @dims(D = 3)\nvoid k(float *x, int m, int q) {}\n");
+  kt__file_free(f);
 }

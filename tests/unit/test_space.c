@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 
+#include "lang/parser.h"
 #include "search/strategies.h"
 #include "space/space.h"
 
@@ -407,4 +408,56 @@ TEST(registry_lists_and_finds) {
   ASSERT_GE(n, 2);
   ASSERT_TRUE(kt__strategy_find("nonesuch") == NULL);
   ASSERT_TRUE(kt__strategy_find(NULL) == NULL);
+}
+
+/* Issue 20, item 1: a configuration whose @where cannot be evaluated is
+ * found, with its index, instead of being counted as excluded. */
+TEST(sweep_finds_the_first_fault) {
+  kt__diag d;
+  kt__diag_init(&d, NULL);
+  kt__file *f = kt__parse_string("k.c",
+                                 "// @autotune(A in {2, 1, 4}, B in {10, 20})\n"
+                                 "// @kernel k(x: tensor<f32>[N], n: i32 = B / (A - 4))\n"
+                                 "// @where(B / (A - 1) > 0)\n"
+                                 "void k(float *x, int n) {}\n",
+                                 KT__LANG_C, &d);
+  ASSERT_TRUE(f != NULL);
+  const kt__kernel_decl *k = &f->kernels[0];
+  static const char *const size_names[] = {"N"};
+  static const int64_t size_vals[] = {8};
+  kt__env sizes = {.names = size_names, .values = size_vals, .n = 1};
+  kt__space *s = make(k->tune, k->ntune, k->where, k->nwhere, &sizes);
+  kt__space_fault fault;
+  kt__space_sweep(s, k, 1000, &fault);
+  ASSERT_TRUE(fault.found);
+  ASSERT_EQ(fault.index, 2); /* A=1 B=10 */
+  ASSERT_STREQ(fault.what, "@where");
+  ASSERT_CONTAINS(fault.err.msg, "division by zero (10 / 0)");
+  /* kt__space_valid_index records it too, for the strategies' proposals. */
+  ASSERT_FALSE(kt__space_first_fault(s).found);
+  ASSERT_FALSE(kt__space_valid_index(s, 3));
+  ASSERT_TRUE(kt__space_first_fault(s).found);
+  ASSERT_EQ(kt__space_first_fault(s).index, 3);
+  kt__errbuf eb = {{0}};
+  int64_t values[2] = {1, 20};
+  kt__env config = {kt__space_names(s), values, 2, NULL};
+  fault = kt__space_first_fault(s);
+  ASSERT_EQ(kt__space_fault_error(&f->src, &config, &sizes, &fault, &eb), KT_INVALID);
+  ASSERT_CONTAINS(eb.msg, "k.c:3:13: error: @where: division by zero (20 / 0) at the configuration A=1 B=20 with the "
+                          "sizes N=8");
+  ASSERT_CONTAINS(eb.msg, "\n// @where(B / (A - 1) > 0)\n            ^");
+  kt__space_free(s);
+  /* Without A=1, the scalar binding fails at A=4. */
+  kt__config_pins pins;
+  kt__config_pins_init(&pins, 2);
+  pins.set[0] = true, pins.values[0] = 4;
+  s = make(k->tune, k->ntune, k->where, k->nwhere, &sizes);
+  kt__space_pin_values(s, &pins, NULL);
+  ASSERT_EQ(kt__space_sweep(s, k, 1000, &fault), 0);
+  ASSERT_TRUE(fault.found);
+  ASSERT_STREQ(fault.what, "@kernel");
+  kt__config_pins_free(&pins);
+  kt__space_free(s);
+  kt__file_free(f);
+  kt__diag_free(&d);
 }

@@ -1,0 +1,5 @@
+// @autotune(A in [1, 2])
+// @kernel f(x: out tensor<f32>[N] = zeros)
+// @flops(2 * N * K)
+// @dims(N = 4)
+void f(float *x) { x[0] = A; }

@@ -1,0 +1,5 @@
+// @autotune(A in [1, 2])
+// @kernel f(x: out tensor<f32>[N] = zeros)
+// @where((1 << 70) > A)
+// @dims(N = 4)
+void f(float *x) { x[0] = A; }
