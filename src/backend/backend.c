@@ -104,6 +104,11 @@ int kt__be_copy(const kt__backend *be, void *state, void *dst, void *src, size_t
   return be->copy ? be->copy(state, dst, src, bytes, eb) : KT_NOTFOUND;
 }
 
+int kt__be_compare(const kt__backend *be, void *state, kt__dtype t, void *got, void *want, uint64_t count, double atol,
+                   double rtol, kt__device_mismatch *m, kt__errbuf *eb) {
+  return be->compare ? be->compare(state, t, got, want, count, atol, rtol, m, eb) : KT_NOTFOUND;
+}
+
 int kt__be_slice(const kt__backend *be, void *state, void *buf, size_t offset, size_t bytes, void **out,
                  kt__errbuf *eb) {
   *out = NULL;

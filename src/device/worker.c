@@ -44,6 +44,12 @@ typedef struct child {
   void **bufs;         /* device buffer per tensor (guards[k].inner) */
   kt__guarded *guards; /* the allocations, with guard zones around each tensor */
   void **pristine;     /* per `in` tensor, a device copy to compare with (NULL: compare on the host) */
+  /* Per output, the reference on the device, which the backend's compare
+   * checks the output against without downloading it (NULL: downloaded and
+   * compared on the host); uploaded from the shared reference once per
+   * worker (reference_on_device). */
+  void **refdev;
+  bool *refdev_ready;
   void *scratch;       /* host buffer as large as the largest tensor */
   size_t scratch_bytes;
   loaded cache[CACHE_SLOTS];
@@ -317,6 +323,7 @@ static kt__status check_reference_written(child *c, void *fn, const kt__launch *
  * buffers, after checking that it wrote them. */
 static kt__status store_reference(child *c, void *fn, const kt__launch *l, kt__errbuf *eb) {
   const kt__argset *a = c->s->args;
+  for (int k = 0; k < a->ntensors; k++) c->refdev_ready[k] = false; /* a new reference */
   kt__status st = run_once(c, fn, l, eb);
   kt__trace("worker: reference uploaded and run");
   if (st == KT__ST_OK) st = check_run(c, eb);
@@ -338,14 +345,68 @@ static kt__status store_reference(child *c, void *fn, const kt__launch *l, kt__e
   return st == KT__ST_OK ? check_reference_written(c, fn, l, eb) : st;
 }
 
-static kt__status check_tensor(child *c, int k, kt__errbuf *eb) {
+/* Comparison on the host: the output downloaded into the scratch. */
+static kt__status compare_on_host(child *c, int k, double atol, double rtol, kt__mismatch *m, kt__errbuf *eb) {
   const kt__host_tensor *t = &c->s->args->tensors[k];
   if (kt__be_download(c->s->backend, c->state, c->scratch, c->bufs[k], t->bytes, eb) != KT_OK) return KT__ST_RUNTIME;
+  kt__compare_parallel(t->type, c->scratch, t->reference, t->count, atol, rtol, c->cores, m);
+  return KT__ST_OK;
+}
+
+/* The device's copy of output K's reference, uploaded on first use (a
+ * replacement worker finds the reference in shared memory). */
+static int reference_on_device(child *c, int k, kt__errbuf *eb) {
+  const kt__host_tensor *t = &c->s->args->tensors[k];
+  if (c->refdev_ready[k]) return KT_OK;
+  KT__FORWARD(kt__be_upload(c->s->backend, c->state, c->refdev[k], t->reference, t->bytes, eb));
+  c->refdev_ready[k] = true;
+  return KT_OK;
+}
+
+/* No comparison on the device in this worker from now on. */
+static void drop_device_references(child *c, const char *why) {
+  kt__trace("worker: outputs compared on the host: %s", why);
+  for (int k = 0; k < c->s->args->ntensors; k++) {
+    if (c->refdev[k]) kt__be_release(c->s->backend, c->state, c->refdev[k]);
+    c->refdev[k] = NULL;
+  }
+}
+
+/* Comparison on the device, the same rule and the same result as on the
+ * host: only the counts and the first mismatching element are copied back.
+ * *DONE false: the backend cannot, compare on the host. */
+static kt__status compare_on_device(child *c, int k, double atol, double rtol, kt__mismatch *m, bool *done,
+                                    kt__errbuf *eb) {
+  const kt__host_tensor *t = &c->s->args->tensors[k];
+  *done = false;
+  if (!c->refdev[k]) return KT__ST_OK;
+  if (reference_on_device(c, k, eb) != KT_OK) return KT__ST_RUNTIME;
+  kt__device_mismatch dm;
+  int rc = kt__be_compare(c->s->backend, c->state, t->type, c->bufs[k], c->refdev[k], t->count, atol, rtol, &dm, eb);
+  if (rc == KT_NOTFOUND) {
+    drop_device_references(c, eb->msg);
+    eb->msg[0] = 0;
+    return KT__ST_OK;
+  }
+  if (rc != KT_OK) return KT__ST_RUNTIME;
+  *m = (kt__mismatch){.count = dm.count, .first = dm.first};
+  if (dm.count) {
+    m->got = kt__element(t->type, dm.got, 0);
+    m->want = kt__element(t->type, t->reference, dm.first);
+  }
+  *done = true;
+  return KT__ST_OK;
+}
+
+static kt__status check_tensor(child *c, int k, kt__errbuf *eb) {
+  const kt__host_tensor *t = &c->s->args->tensors[k];
   double atol, rtol;
   tolerance(c, t->type, &atol, &rtol);
-  kt__mismatch m;
-  if (kt__compare_parallel(t->type, c->scratch, t->reference, t->count, atol, rtol, c->cores, &m) == 0)
-    return KT__ST_OK;
+  kt__mismatch m = {0};
+  bool done = false;
+  kt__status st = compare_on_device(c, k, atol, rtol, &m, &done, eb);
+  if (st == KT__ST_OK && !done) st = compare_on_host(c, k, atol, rtol, &m, eb);
+  if (st != KT__ST_OK || m.count == 0) return st;
   char where[512];
   kt__tensor_index_text(c->s->decl, t, m.first, where, sizeof where);
   return kt__fail(eb, KT__ST_CORRECTNESS,
@@ -486,6 +547,17 @@ static void keep_pristine_copy(child *c, int k) {
     c->pristine[k] = NULL;
 }
 
+/* A device copy of output K's reference when the backend compares on the
+ * device; without the memory for it (or with KTUNE_VERIFY_ON=host, which
+ * bench/ and the tests use to compare both ways), the host compares. */
+static void keep_device_reference(child *c, int k) {
+  const char *on = getenv("KTUNE_VERIFY_ON");
+  kt__errbuf ignored;
+  if (!c->s->backend->compare || (on && strcmp(on, "host") == 0)) return;
+  if (kt__be_alloc(c->s->backend, c->state, c->s->args->tensors[k].bytes, &c->refdev[k], &ignored) != KT_OK)
+    c->refdev[k] = NULL;
+}
+
 static int child_setup(child *c, kt__errbuf *eb) {
   const kt__worker_setup *s = c->s;
   kt__trace("worker: starting");
@@ -495,12 +567,15 @@ static int child_setup(child *c, kt__errbuf *eb) {
   c->bufs = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->bufs);
   c->guards = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->guards);
   c->pristine = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->pristine);
+  c->refdev = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->refdev);
+  c->refdev_ready = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->refdev_ready);
   size_t largest = 1;
   for (int k = 0; k < a->ntensors; k++) {
     KT__FORWARD(kt__guarded_alloc(s->backend, c->state, a->tensors[k].bytes, &c->guards[k], eb));
     KT__FORWARD(kt__guarded_arm(s->backend, c->state, &c->guards[k], eb));
     c->bufs[k] = c->guards[k].inner;
     if (a->tensors[k].mode == KT__MODE_IN && s->backend->equal && s->backend->copy) keep_pristine_copy(c, k);
+    if (a->tensors[k].mode != KT__MODE_IN) keep_device_reference(c, k);
     if (a->tensors[k].bytes > largest) largest = a->tensors[k].bytes;
   }
   /* Page-aligned so that the backend can page-lock it for fast downloads. */
@@ -521,11 +596,15 @@ static void child_teardown(child *c) {
   kt__config_free(&c->config);
   for (int i = 0; i < c->ncache; i++) kt__be_unload(c->s->backend, c->state, c->cache[i].fn);
   for (int k = 0; c->pristine && k < c->s->args->ntensors; k++) kt__be_release(c->s->backend, c->state, c->pristine[k]);
+  for (int k = 0; c->refdev && k < c->s->args->ntensors; k++)
+    if (c->refdev[k]) kt__be_release(c->s->backend, c->state, c->refdev[k]);
   for (int k = 0; c->guards && k < c->s->args->ntensors; k++) kt__guarded_free(c->s->backend, c->state, &c->guards[k]);
   kt__be_close(c->s->backend, c->state);
   free(c->bufs);
   free(c->guards);
   free(c->pristine);
+  free(c->refdev);
+  free(c->refdev_ready);
   free(c->scratch);
 }
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "backend/backend.h"
+#include "backend/compare_kernel.h"
 #include "backend/cuda_limits.h"
 #include "backend/nvrtc.h"
 #include "lang/parser.h"
@@ -654,4 +655,18 @@ TEST(stub_libcuda_names_the_reason) {
   ASSERT_CONTAINS(eb.msg, "cuInit");
   ASSERT_CONTAINS(eb.msg, "CUDA_ERROR_STUB_LIBRARY");
   ASSERT_CONTAINS(eb.msg, "no NVIDIA driver");
+}
+
+/* The output comparison the worker builds on the device (compare_kernel.h)
+ * compiles with NVRTC here, with no GPU: CI catches a broken kernel before
+ * the H200 does. */
+TEST(compare_kernel_compiles) {
+  kt__errbuf eb = {{0}};
+  char *source = kt__compare_kernel_source(KT__LANG_CUDA), *image = NULL;
+  size_t len = 0;
+  int rc = kt__nvrtc_cubin(source, "sm_90", &image, &len, &eb);
+  free(source);
+  if (rc != KT_OK) kt_test_fail(__FILE__, __LINE__, "%s", eb.msg);
+  ASSERT_TRUE(len > 0);
+  free(image);
 }
