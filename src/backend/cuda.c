@@ -743,8 +743,8 @@ static int cuda_compare(void *state, kt__dtype t, void *got, void *want, uint64_
   unsigned blocks = (unsigned)(want_blocks < 1 ? 1 : want_blocks > COMPARE_BLOCKS ? COMPARE_BLOCKS : want_blocks);
   void *args[] = {&pg, &pw, &n, &dtype, &atol, &rtol, &s->compare_out};
   uint64_t out[2 * COMPARE_BLOCKS];
-  CUresult r = cu.LaunchKernel(s->compare, blocks, 1, 1, COMPARE_THREADS, 1, 1,
-                               2 * COMPARE_THREADS * sizeof(uint64_t), NULL, args, NULL);
+  CUresult r = cu.LaunchKernel(s->compare, blocks, 1, 1, COMPARE_THREADS, 1, 1, 2 * COMPARE_THREADS * sizeof(uint64_t),
+                               NULL, args, NULL);
   if (r == CUDA_SUCCESS) r = cu.MemcpyDtoH(out, s->compare_out, 2 * blocks * sizeof(uint64_t));
   if (r != CUDA_SUCCESS) return cu_error(s, r, "comparing an output on the device", eb);
   kt__compare_reduce(out, (int)blocks, &m->count, &m->first);

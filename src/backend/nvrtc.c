@@ -281,8 +281,7 @@ int kt__nvrtc_cubin(const char *source, const char *arch, char **image, size_t *
   KT__FORWARD(kt__nvrtc_load(eb));
   nvrtcProgram prog = NULL;
   nvrtcResult r = nv.nvrtcCreateProgram(&prog, source, "ktune_internal.cu", 0, NULL, NULL);
-  KT__RETURN_IF(r != NVRTC_SUCCESS, eb, KT_INVALID, "NVRTC could not create a program: %s",
-                nv.nvrtcGetErrorString(r));
+  KT__RETURN_IF(r != NVRTC_SUCCESS, eb, KT_INVALID, "NVRTC could not create a program: %s", nv.nvrtcGetErrorString(r));
   kt__sbuf opt = {0};
   kt__sbuf_printf(&opt, "--gpu-architecture=%s", arch);
   const char *opts[] = {opt.s, "--fmad=false"};

@@ -809,16 +809,16 @@ static int cl_compare(void *state, kt__dtype t, void *got, void *want, uint64_t 
   const kt__cl_api *cl = s->cl;
   CL_CHECK(cl->clEnqueueNDRangeKernel(s->queue, s->compare, 1, NULL, &global, &local, 0, NULL, NULL), eb,
            "clEnqueueNDRangeKernel (the comparison kernel)");
-  CL_CHECK(cl->clEnqueueReadBuffer(s->queue, s->compare_out, CL_TRUE, 0, 2 * groups * sizeof out[0], out, 0, NULL,
-                                   NULL),
-           eb, "clEnqueueReadBuffer (the comparison's results)");
+  CL_CHECK(
+      cl->clEnqueueReadBuffer(s->queue, s->compare_out, CL_TRUE, 0, 2 * groups * sizeof out[0], out, 0, NULL, NULL), eb,
+      "clEnqueueReadBuffer (the comparison's results)");
   kt__compare_reduce((const uint64_t *)out, (int)groups, &m->count, &m->first);
   memset(m->got, 0, sizeof m->got);
   if (m->count == 0) return KT_OK;
   size_t size = kt__dtype_size(t);
-  CL_CHECK(cl->clEnqueueReadBuffer(s->queue, (cl_mem)got, CL_TRUE, (size_t)m->first * size, size, m->got, 0, NULL,
-                                   NULL),
-           eb, "clEnqueueReadBuffer (the first mismatching element)");
+  CL_CHECK(
+      cl->clEnqueueReadBuffer(s->queue, (cl_mem)got, CL_TRUE, (size_t)m->first * size, size, m->got, 0, NULL, NULL), eb,
+      "clEnqueueReadBuffer (the first mismatching element)");
   return KT_OK;
 }
 

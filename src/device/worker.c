@@ -51,7 +51,7 @@ typedef struct child {
   void **refdev;
   bool *refdev_ready;
   bool compared_on_device; /* traced once */
-  void *scratch;       /* host buffer as large as the largest tensor */
+  void *scratch;           /* host buffer as large as the largest tensor */
   size_t scratch_bytes;
   loaded cache[CACHE_SLOTS];
   int ncache;

@@ -464,8 +464,9 @@ static void compare_both(fixture *f, kt__dtype t, uint64_t n, double atol, doubl
   int rc = kt__be_compare(be, f->state, t, dg, dw, n, atol, rtol, &dev, &f->eb);
   if (rc != KT_OK) kt_test_fail(__FILE__, __LINE__, "compare on the device: %s", f->eb.msg);
   if (dev.count != host.count || (host.count && dev.first != host.first))
-    kt_test_fail(__FILE__, __LINE__, "%s, %" PRIu64 " elements, atol %g rtol %g: the device found %" PRIu64
-                 " (first %" PRIu64 "), the host %" PRIu64 " (first %" PRIu64 ")",
+    kt_test_fail(__FILE__, __LINE__,
+                 "%s, %" PRIu64 " elements, atol %g rtol %g: the device found %" PRIu64 " (first %" PRIu64
+                 "), the host %" PRIu64 " (first %" PRIu64 ")",
                  kt__dtype_name(t), n, atol, rtol, dev.count, dev.first, host.count, host.first);
   if (host.count) {
     ASSERT_TRUE(same_double(kt__element(t, dev.got, 0), host.got));
