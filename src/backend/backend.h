@@ -181,6 +181,13 @@ typedef struct kt__backend {
    * downloads the output and compares on the host. */
   int (*compare)(void *state, kt__dtype t, void *got, void *want, uint64_t count, double atol, double rtol,
                  kt__device_mismatch *m, kt__errbuf *eb);
+  /* WORKER (and kt_launch), optional: copies BYTES from HOST into the
+   * symbol NAME of loaded configuration FN (a CUDA __constant__ array, a C
+   * global): @constant data. OK; COMPILE when FN has no such symbol or its
+   * size is not BYTES (the message says which); RUNTIME when the copy
+   * fails. NULL: the backend has no such symbols, which the parser refuses
+   * for its language. */
+  kt__status (*set_constant)(void *state, void *fn, const char *name, const void *host, size_t bytes, kt__errbuf *eb);
   /* WORKER, optional: page-locks host memory that is copied often (the
    * worker's scratch, which every check downloads into) so transfers run
    * at full speed. A hint. */
@@ -233,6 +240,8 @@ void kt__be_pin_host(const kt__backend *be, void *state, void *host, size_t byte
 /* KT_NOTFOUND when the backend cannot compare or copy on the device. */
 int kt__be_equal(const kt__backend *be, void *state, void *a, void *b, size_t bytes, bool *same, kt__errbuf *eb);
 int kt__be_copy(const kt__backend *be, void *state, void *dst, void *src, size_t bytes, kt__errbuf *eb);
+kt__status kt__be_set_constant(const kt__backend *be, void *state, void *fn, const char *name, const void *host,
+                               size_t bytes, kt__errbuf *eb);
 /* KT_NOTFOUND when the backend cannot compare on the device. */
 int kt__be_compare(const kt__backend *be, void *state, kt__dtype t, void *got, void *want, uint64_t count, double atol,
                    double rtol, kt__device_mismatch *m, kt__errbuf *eb);

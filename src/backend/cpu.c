@@ -490,6 +490,23 @@ static kt__status cpu_load(void *state, const kt__build *b, const kt__artifact *
   return st;
 }
 
+/* @constant data: a global of the kernel's file, found with dlsym (a
+ * `static` one is invisible, and named so). The object has no sizes: the
+ * declared size is trusted, as the kernel's C declaration must match it. */
+static kt__status cpu_set_constant(void *state, void *fn, const char *name, const void *host, size_t bytes,
+                                   kt__errbuf *eb) {
+  cpu_fn *f = fn;
+  dlerror();
+  void *sym = dlsym(f->lib, name);
+  if (!sym)
+    return kt__fail(eb, KT__ST_COMPILE,
+                    "@constant %s: the kernel's file has no global %s (declare it at file scope, not static: "
+                    "`T %s[...];`)",
+                    name, name, name);
+  memcpy(sym, host, bytes);
+  return KT__ST_OK;
+}
+
 static void cpu_unload(void *state, void *fn) {
   cpu_fn *f = fn;
   dlclose(f->lib);
@@ -611,6 +628,7 @@ const kt__backend kt__backend_cpu = {
     .close = cpu_close,
     .load = cpu_load,
     .unload = cpu_unload,
+    .set_constant = cpu_set_constant,
     .check = NULL,
     .alloc = cpu_alloc,
     .slice = cpu_slice,

@@ -23,40 +23,41 @@
 
 /* Every driver function ktune calls: field, exported symbol (the versioned
  * one cuda.h would map the plain name to), return type, parameters. */
-#define KT__CU_FUNCS(XX)                                                                \
-  XX(Init, "cuInit", (unsigned))                                                        \
-  XX(DriverGetVersion, "cuDriverGetVersion", (int *))                                   \
-  XX(GetErrorName, "cuGetErrorName", (CUresult, const char **))                         \
-  XX(DeviceGetCount, "cuDeviceGetCount", (int *))                                       \
-  XX(DeviceGet, "cuDeviceGet", (CUdevice *, int))                                       \
-  XX(DeviceGetName, "cuDeviceGetName", (char *, int, CUdevice))                         \
-  XX(DeviceGetAttribute, "cuDeviceGetAttribute", (int *, CUdevice_attribute, CUdevice)) \
-  XX(DeviceTotalMem, "cuDeviceTotalMem_v2", (size_t *, CUdevice))                       \
-  XX(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", (CUcontext *, CUdevice))       \
-  XX(DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", (CUdevice))               \
-  XX(CtxSetCurrent, "cuCtxSetCurrent", (CUcontext))                                     \
-  XX(CtxSynchronize, "cuCtxSynchronize", (void))                                        \
-  XX(ModuleLoadData, "cuModuleLoadData", (CUmodule *, const void *))                    \
-  XX(ModuleUnload, "cuModuleUnload", (CUmodule))                                        \
-  XX(ModuleGetFunction, "cuModuleGetFunction", (CUfunction *, CUmodule, const char *))  \
-  XX(FuncGetAttribute, "cuFuncGetAttribute", (int *, CUfunction_attribute, CUfunction)) \
-  XX(FuncSetAttribute, "cuFuncSetAttribute", (CUfunction, CUfunction_attribute, int))   \
-  XX(MemAlloc, "cuMemAlloc_v2", (CUdeviceptr *, size_t))                                \
-  XX(MemFree, "cuMemFree_v2", (CUdeviceptr))                                            \
-  XX(MemcpyHtoD, "cuMemcpyHtoD_v2", (CUdeviceptr, const void *, size_t))                \
-  XX(MemcpyDtoH, "cuMemcpyDtoH_v2", (void *, CUdeviceptr, size_t))                      \
-  XX(MemcpyDtoD, "cuMemcpyDtoD_v2", (CUdeviceptr, CUdeviceptr, size_t))                 \
-  XX(MemsetD8Async, "cuMemsetD8Async", (CUdeviceptr, unsigned char, size_t, CUstream))  \
-  XX(MemsetD8, "cuMemsetD8_v2", (CUdeviceptr, unsigned char, size_t))                   \
-  XX(MemsetD16, "cuMemsetD16_v2", (CUdeviceptr, unsigned short, size_t))                \
-  XX(MemsetD32, "cuMemsetD32_v2", (CUdeviceptr, unsigned int, size_t))                  \
-  XX(MemHostRegister, "cuMemHostRegister_v2", (void *, size_t, unsigned int))           \
-  XX(StreamSynchronize, "cuStreamSynchronize", (CUstream))                              \
-  XX(EventCreate, "cuEventCreate", (CUevent *, unsigned))                               \
-  XX(EventDestroy, "cuEventDestroy_v2", (CUevent))                                      \
-  XX(EventRecord, "cuEventRecord", (CUevent, CUstream))                                 \
-  XX(EventSynchronize, "cuEventSynchronize", (CUevent))                                 \
-  XX(LaunchKernel, "cuLaunchKernel",                                                    \
+#define KT__CU_FUNCS(XX)                                                                         \
+  XX(Init, "cuInit", (unsigned))                                                                 \
+  XX(DriverGetVersion, "cuDriverGetVersion", (int *))                                            \
+  XX(GetErrorName, "cuGetErrorName", (CUresult, const char **))                                  \
+  XX(DeviceGetCount, "cuDeviceGetCount", (int *))                                                \
+  XX(DeviceGet, "cuDeviceGet", (CUdevice *, int))                                                \
+  XX(DeviceGetName, "cuDeviceGetName", (char *, int, CUdevice))                                  \
+  XX(DeviceGetAttribute, "cuDeviceGetAttribute", (int *, CUdevice_attribute, CUdevice))          \
+  XX(DeviceTotalMem, "cuDeviceTotalMem_v2", (size_t *, CUdevice))                                \
+  XX(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", (CUcontext *, CUdevice))                \
+  XX(DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", (CUdevice))                        \
+  XX(CtxSetCurrent, "cuCtxSetCurrent", (CUcontext))                                              \
+  XX(CtxSynchronize, "cuCtxSynchronize", (void))                                                 \
+  XX(ModuleLoadData, "cuModuleLoadData", (CUmodule *, const void *))                             \
+  XX(ModuleUnload, "cuModuleUnload", (CUmodule))                                                 \
+  XX(ModuleGetFunction, "cuModuleGetFunction", (CUfunction *, CUmodule, const char *))           \
+  XX(ModuleGetGlobal, "cuModuleGetGlobal_v2", (CUdeviceptr *, size_t *, CUmodule, const char *)) \
+  XX(FuncGetAttribute, "cuFuncGetAttribute", (int *, CUfunction_attribute, CUfunction))          \
+  XX(FuncSetAttribute, "cuFuncSetAttribute", (CUfunction, CUfunction_attribute, int))            \
+  XX(MemAlloc, "cuMemAlloc_v2", (CUdeviceptr *, size_t))                                         \
+  XX(MemFree, "cuMemFree_v2", (CUdeviceptr))                                                     \
+  XX(MemcpyHtoD, "cuMemcpyHtoD_v2", (CUdeviceptr, const void *, size_t))                         \
+  XX(MemcpyDtoH, "cuMemcpyDtoH_v2", (void *, CUdeviceptr, size_t))                               \
+  XX(MemcpyDtoD, "cuMemcpyDtoD_v2", (CUdeviceptr, CUdeviceptr, size_t))                          \
+  XX(MemsetD8Async, "cuMemsetD8Async", (CUdeviceptr, unsigned char, size_t, CUstream))           \
+  XX(MemsetD8, "cuMemsetD8_v2", (CUdeviceptr, unsigned char, size_t))                            \
+  XX(MemsetD16, "cuMemsetD16_v2", (CUdeviceptr, unsigned short, size_t))                         \
+  XX(MemsetD32, "cuMemsetD32_v2", (CUdeviceptr, unsigned int, size_t))                           \
+  XX(MemHostRegister, "cuMemHostRegister_v2", (void *, size_t, unsigned int))                    \
+  XX(StreamSynchronize, "cuStreamSynchronize", (CUstream))                                       \
+  XX(EventCreate, "cuEventCreate", (CUevent *, unsigned))                                        \
+  XX(EventDestroy, "cuEventDestroy_v2", (CUevent))                                               \
+  XX(EventRecord, "cuEventRecord", (CUevent, CUstream))                                          \
+  XX(EventSynchronize, "cuEventSynchronize", (CUevent))                                          \
+  XX(LaunchKernel, "cuLaunchKernel",                                                             \
      (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream, void **, void **))
 
 static struct {
@@ -430,6 +431,29 @@ static void cuda_unload(void *state, void *f) {
   cuda_state *s = state;
   if (!s->poisoned) cu.ModuleUnload(fn->mod);
   free(fn);
+}
+
+/* @constant data: the module's own __constant__ (or __device__) symbol,
+ * found by its name (a variable at global scope keeps its name in C++; one
+ * inside a namespace is mangled, and not found). */
+static kt__status cuda_set_constant(void *state, void *f, const char *name, const void *host, size_t bytes,
+                                    kt__errbuf *eb) {
+  cuda_state *s = state;
+  cuda_fn *fn = f;
+  if (poisoned(s, eb)) return KT__ST_RUNTIME;
+  CUdeviceptr p = 0;
+  size_t size = 0;
+  CUresult r = cu.ModuleGetGlobal(&p, &size, fn->mod, name);
+  if (r == CUDA_ERROR_NOT_FOUND)
+    return kt__fail(eb, KT__ST_COMPILE,
+                    "@constant %s: the module has no symbol %s (declare it at file scope: `__constant__ T %s[...];`)",
+                    name, name, name);
+  if (r != CUDA_SUCCESS) return cu_status(s, r, "cuModuleGetGlobal", eb);
+  if (size != bytes)
+    return kt__fail(eb, KT__ST_COMPILE, "@constant %s declares %zu bytes, but the kernel's symbol %s is %zu bytes",
+                    name, bytes, name, size);
+  r = cu.MemcpyHtoD(p, host, bytes);
+  return r == CUDA_SUCCESS ? KT__ST_OK : cu_status(s, r, "filling a __constant__ symbol", eb);
 }
 
 /* ---- launches ---- */
@@ -811,6 +835,7 @@ const kt__backend kt__backend_cuda = {
     .slice = cuda_slice,
     .equal = cuda_equal,
     .compare = cuda_compare,
+    .set_constant = cuda_set_constant,
     .copy = cuda_copy_device,
     .upload = cuda_upload,
     .download = cuda_download,

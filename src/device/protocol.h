@@ -11,6 +11,7 @@
 #include "../backend/backend.h"
 #include "../config.h"
 #include "../launch/args.h"
+#include "../launch/constants.h"
 #include "../measure/measure.h"
 
 /* Everything a worker needs; must stay alive as long as the worker. */
@@ -19,9 +20,10 @@ typedef struct kt__worker_setup {
   int device;
   const kt__file *file;
   const kt__kernel_decl *decl;
-  const kt__env *sizes; /* runtime sizes */
-  kt__argset *args;     /* shared host tensors */
-  double atol, rtol;    /* < 0: per-type defaults */
+  const kt__env *sizes;           /* runtime sizes */
+  kt__argset *args;               /* shared host tensors */
+  const kt__constants *constants; /* @constant data, or NULL */
+  double atol, rtol;              /* < 0: per-type defaults */
   const char *workdir;
 } kt__worker_setup;
 

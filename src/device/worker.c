@@ -99,6 +99,12 @@ static kt__status get_fn(child *c, const kt__request *rq, void **fn, kt__errbuf 
   kt__artifact a = {.path = rq->artifact[0] ? (char *)rq->artifact : NULL};
   kt__status st = kt__be_load(c->s->backend, c->state, &b, &a, fn, eb);
   if (st != KT__ST_OK) return st;
+  /* Once per load: the symbols belong to the loaded module. */
+  st = kt__constants_set(c->s->backend, c->state, *fn, c->s->decl, c->s->constants, eb);
+  if (st != KT__ST_OK) {
+    kt__be_unload(c->s->backend, c->state, *fn);
+    return st;
+  }
   if (c->ncache == CACHE_SLOTS) evict_oldest(c);
   c->cache[c->ncache++] = (loaded){.id = rq->id, .fn = *fn, .last_used = ++c->clock};
   return KT__ST_OK;

@@ -34,6 +34,8 @@ static void decl_free(kt__kernel_decl *k) {
   free(k->name);
   for (int i = 0; i < k->nparams; i++) kt__param_free(&k->params[i]);
   free(k->params);
+  for (int i = 0; i < k->nconstants; i++) kt__param_free(&k->constants[i]);
+  free(k->constants);
   tunedims_free(k->tune, k->ntune);
   tunedims_free(k->cluster, k->ncluster);
   for (int i = 0; i < k->nwhere; i++) kt__expr_free(k->where[i]);

@@ -65,6 +65,11 @@ typedef struct kt__kernel_decl {
   kt__loc loc; /* of @kernel */
   kt__param *params;
   int nparams;
+  /* @constant: data the kernel reads from a symbol of its own (a CUDA
+   * __constant__ array, a C global), not a parameter. Tensors of mode IN
+   * whose shapes are integer expressions without names. */
+  kt__param *constants;
+  int nconstants;
   kt__tunedim *tune; /* @autotune */
   int ntune;
   kt__tunedim *cluster; /* @cluster */

@@ -59,6 +59,7 @@ typedef struct parser {
   kt__expr **uses; /* expressions whose free names are runtime sizes, in text order */
   int nuses;
   bool has_kernel;
+  kt__lang lang; /* of the file: what @constant can mean */
 } parser;
 
 #define TOK (p->lx.tok)
@@ -514,6 +515,77 @@ static bool item_param(parser *p, void *ud) {
   return true;
 }
 
+static bool named(const kt__param *list, int n, const char *name) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(list[i].name, name) == 0) return true;
+  return false;
+}
+
+static void refuse_name_in_constant(void *ud, const char *name, kt__loc at) {
+  parser *p = ud;
+  kt__diag_error(p->d, at,
+                 "the shape of a @constant is fixed when the kernel is compiled (a CUDA __constant__ or C "
+                 "global array), so it takes integers only, not the name %s",
+                 name);
+}
+
+/* Only what a @constant can be: device-side data the kernel reads, of a
+ * fixed shape, in a language whose kernels have such symbols. */
+static bool constant_is_valid(parser *p, const kt__token *name, kt__param *q) {
+  if (!q->is_tensor) {
+    kt__diag_error(p->d, name->loc,
+                   "@constant '%s' is a scalar; a @constant is an array the kernel reads (%s: tensor<f32>[16] "
+                   "= ones); a scalar belongs in @kernel or is a -D name",
+                   q->name, q->name);
+    return false;
+  }
+  if (q->mode != KT__MODE_UNSET && q->mode != KT__MODE_IN) {
+    kt__diag_error(p->d, name->loc, "@constant '%s' is read-only data: write it without a mode, or `in`", q->name);
+    return false;
+  }
+  if (p->lang == KT__LANG_OPENCL) {
+    kt__diag_error(p->d, name->loc,
+                   "OpenCL C has no constant symbols that the host fills: pass '%s' as a `__constant` pointer "
+                   "parameter and declare it in @kernel (%s: in tensor<...>[...]), where it is a buffer",
+                   q->name, q->name);
+    return false;
+  }
+  if (named(p->k->params, p->k->nparams, q->name) || named(p->k->constants, p->k->nconstants, q->name)) {
+    kt__diag_error(p->d, name->loc, "'%s' is declared twice (in @kernel or @constant)", q->name);
+    return false;
+  }
+  int errors = p->d->nerrors;
+  for (int j = 0; j < q->ndims; j++) kt__expr_visit_names(q->dims[j], refuse_name_in_constant, p);
+  q->mode = KT__MODE_IN;
+  return p->d->nerrors == errors;
+}
+
+/* constant -> IDENT ":" [ "in" ] "tensor" "<" scalar_type ">" shape [ "=" init ] */
+static bool item_constant(parser *p, void *ud) {
+  kt__token name = TOK;
+  if (!expect(p, KT__T_IDENT, "a constant's name")) return false;
+  kt__param q;
+  memset(&q, 0, sizeof q);
+  q.name = tok_str(&name);
+  q.loc = name.loc;
+  int uses = p->nuses;
+  bool ok = expect(p, KT__T_COLON, "':' and a type (w: tensor<f32>[225] = ones)") && param_type(p, &q);
+  if (ok && q.is_tensor && accept(p, KT__T_ASSIGN)) ok = tensor_init(p, &q);
+  forget_uses(p, uses); /* a constant's shape holds no runtime size */
+  if (!ok || !constant_is_valid(p, &name, &q)) {
+    kt__param_free(&q);
+    return false;
+  }
+  *PUSH(p->k->constants, p->k->nconstants) = q;
+  return true;
+}
+
+/* constant_attr -> "@constant" "(" constant { "," constant } ")" */
+static bool attr_constant(parser *p) {
+  int n;
+  return parse_args(p, item_constant, NULL, &n);
+}
+
 /* kernel -> "@kernel" IDENT "(" [ param { "," param } ] ")" */
 static bool attr_kernel(parser *p) {
   p->has_kernel = true;
@@ -536,6 +608,7 @@ static const struct attr_def {
     {"grid", true, attr_grid},          {"block", true, attr_block},      {"where", false, attr_where},
     {"dims", false, attr_dims},         {"key", true, attr_key},          {"verify", true, attr_verify},
     {"shared", true, attr_shared},      {"flops", true, attr_flops},      {"bytes", true, attr_bytes},
+    {"constant", false, attr_constant},
 };
 enum { NATTRS = sizeof attr_defs / sizeof attr_defs[0] };
 
@@ -720,6 +793,7 @@ static void parse_group(kt__file *f, const kt__group *g, kt__diag *d) {
   memset(&p, 0, sizeof p);
   p.d = d;
   p.k = k;
+  p.lang = f->lang;
   kt__loc seen[NATTRS];
   memset(seen, 0, sizeof seen);
   int errors = d->nerrors;

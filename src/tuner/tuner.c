@@ -41,6 +41,7 @@ typedef struct tuning {
   kt__env size_env;
   const kt__config *cfg; /* the kernel's names: tuned, then cluster */
   kt__argset *args;
+  kt__constants *constants; /* @constant data, or NULL */
   kt__worker *worker;
   kt__pool *pool;
   kt_result *r;
@@ -972,6 +973,7 @@ static int start(tuning *t) {
   if (!(t->workdir = kt__workdir(t->eb))) return KT_INVALID;
   kt__trace("setup: names and sizes");
   int rc = kt__argset_map(d, &t->size_env, t->k->ctx->opts.max_tensor_bytes, &t->args, t->eb);
+  if (rc == KT_OK) rc = kt__constants_create(d, t->o.seed ? t->o.seed : 42, &t->constants, t->eb);
   if (rc != KT_OK) return locate_error(t, rc);
   kt__worker_setup ws = {.backend = t->k->backend,
                          .device = t->k->ctx->opts.device,
@@ -979,6 +981,7 @@ static int start(tuning *t) {
                          .decl = d,
                          .sizes = &t->size_env,
                          .args = t->args,
+                         .constants = t->constants,
                          .atol = -1, /* the worker applies @verify and per-type defaults */
                          .rtol = -1,
                          .workdir = t->workdir};
@@ -1010,6 +1013,7 @@ static void finish(tuning *t) {
   kt__worker_stop(t->worker);
   kt__trace("teardown: worker stopped");
   kt__argset_free(t->args);
+  kt__constants_free(t->constants);
   kt__trace("teardown: tensors freed");
   for (int i = 0; i < t->nstored; i++) {
     free(t->stored[i].config);

@@ -212,6 +212,7 @@ TEST(compiles_gemm_bf16_4) { compile_shard("kernels/cuda/gemm_bf16.cu", 90, 3, 4
 TEST(compiles_cluster) { compile_file("kernels/cuda/cluster.cu", 64); }
 TEST(compiles_faulty) { compile_file("tests/data/cuda_faulty.cu", 4); }
 TEST(compiles_verify) { compile_file("tests/data/cuda_verify.cu", 8); }
+TEST(compiles_constant) { compile_file("tests/data/cuda_constant.cu", 3); }
 
 /* Every shipped CUDA kernel is among the files compiled above. */
 TEST(every_shipped_kernel_is_compiled) {

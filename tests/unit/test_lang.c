@@ -862,3 +862,41 @@ TEST(fuzz_mutated_annotations) {
   }
   ASSERT_TRUE(parsed > 100 && refused > 100);
 }
+
+/* @constant: arrays read from the kernel's own symbols, not parameters. */
+TEST(constant_data) {
+  kt__file *f = parse_ok("__constant__ float w[225];\n"
+                         "// @autotune(B in [64, 128])\n"
+                         "// @constant(w: tensor<f32>[15 * 15] = ones, lut: in tensor<i32>[4, 2])\n"
+                         "// @kernel k(x: tensor<f32>[N], n: i32 = N)\n"
+                         "__global__ void k(float *x, int n) {}\n");
+  const kt__kernel_decl *k = &f->kernels[0];
+  ASSERT_EQ(k->nparams, 2);
+  ASSERT_EQ(k->nconstants, 2);
+  ASSERT_STREQ(k->constants[0].name, "w");
+  ASSERT_EQ(k->constants[0].type, KT__DT_F32);
+  ASSERT_EQ(k->constants[0].init, KT__INIT_ONES);
+  ASSERT_EQ(k->constants[0].mode, KT__MODE_IN);
+  ASSERT_EQ(k->constants[1].ndims, 2);
+  ASSERT_EQ(k->constants[1].init, KT__INIT_RANDOM);
+  ASSERT_EQ(k->nsizes, 1); /* N only: a constant's shape holds no size */
+  kt__file_free(f);
+}
+
+TEST(constant_errors) {
+  EXPECT_ERROR("// @constant(w: f32)\n// @kernel k()\n__global__ void k() {}\n", "@constant 'w' is a scalar");
+  EXPECT_ERROR("// @constant(w: out tensor<f32>[4])\n// @kernel k()\n__global__ void k() {}\n", "read-only");
+  EXPECT_ERROR("// @constant(w: tensor<f32>[N])\n// @kernel k()\n__global__ void k() {}\n",
+               "takes integers only, not the name N");
+  EXPECT_ERROR("// @autotune(T in [1, 2])\n// @constant(w: tensor<f32>[T])\n// @kernel k()\n__global__ void k() {}\n",
+               "not the name T");
+  EXPECT_ERROR("// @constant(w: tensor<f32>[4], w: tensor<f32>[4])\n// @kernel k()\n__global__ void k() {}\n",
+               "'w' is declared twice");
+  kt__diag d;
+  kt__diag_init(&d, NULL);
+  kt__file *f = kt__parse_string("k.cl", "// @constant(w: tensor<f32>[4])\n// @kernel k()\n__kernel void k() {}\n",
+                                 KT__LANG_OPENCL, &d);
+  ASSERT_TRUE(f == NULL);
+  ASSERT_CONTAINS(d.errors.s, "pass 'w' as a `__constant` pointer parameter");
+  kt__diag_free(&d);
+}
