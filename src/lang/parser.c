@@ -1,6 +1,6 @@
 /* The annotation parser. Each attribute is read on its own (an error in one
  * does not hide errors in the next), then the kernel as a whole is checked:
- * @kernel present, runtime sizes collected, shapes free of tuned names,
+ * @kernel present, runtime sizes collected, shapes that use tuned names marked,
  * @dims and @key naming runtime sizes, and the C signature below matching. */
 #include "parser.h"
 
@@ -424,23 +424,59 @@ static bool tensor_shape(parser *p, kt__param *q) {
   }
 }
 
-static const char *const init_names[] = {"random", "zeros", "ones", "iota"};
+static const char *const init_names[] = {"random", "zeros", "ones", "iota", "file"};
+enum { NINIT_NAMES = sizeof init_names / sizeof init_names[0] };
 
-/* init -> "random" | "zeros" | "ones" | "iota" */
+/* random_range -> "(" expr "," expr ")"   (after "random") */
+static bool random_range(parser *p, kt__param *q) {
+  next(p); /* ( */
+  kt__expr *lo = kt__expr_parse(&p->lx);
+  if (!lo) return false;
+  add_use(p, lo);
+  q->random_lo = lo;
+  if (!expect(p, KT__T_COMMA, "',' and the end of the range (random(LO, HI): LO <= value < HI)")) return false;
+  kt__expr *hi = kt__expr_parse(&p->lx);
+  if (!hi) return false;
+  add_use(p, hi);
+  q->random_hi = hi;
+  return expect(p, KT__T_RPAREN, "')' after random(LO, HI)");
+}
+
+/* file_source -> "(" STRING [ "," scalar_type ] ")"   (after "file") */
+static bool file_source(parser *p, kt__param *q) {
+  if (!expect(p, KT__T_LPAREN, "'(' and a quoted path: file(\"data.npy\")")) return false;
+  if (TOK.kind != KT__T_STRING) return expected(p, "a quoted path (file(\"data.npy\"), or file(\"data.bin\", f32))");
+  q->file_loc = TOK.loc;
+  q->file = kt__xstrndup(TOK.text + 1, TOK.len - 2);
+  if (!q->file[0]) {
+    kt__diag_error(p->d, TOK.loc, "the path of tensor '%s' is empty", q->name);
+    return false;
+  }
+  next(p);
+  if (accept(p, KT__T_COMMA)) {
+    if (!scalar_type(p, &q->file_type)) return false;
+    q->file_raw = true;
+  }
+  return expect(p, KT__T_RPAREN, "')' (file(\"data.npy\"), or file(\"data.bin\", f32) for raw binary)");
+}
+
+/* init -> "random" [ random_range ] | "zeros" | "ones" | "iota" | "file" file_source */
 static bool tensor_init(parser *p, kt__param *q) {
-  for (int i = 0; i < 4; i++)
+  for (int i = 0; i < NINIT_NAMES; i++)
     if (kt__tok_is(&TOK, init_names[i])) {
       q->init = (kt__init)i;
       q->init_given = true;
       next(p);
+      if (q->init == KT__INIT_FILE) return file_source(p, q);
+      if (q->init == KT__INIT_RANDOM && TOK.kind == KT__T_LPAREN) return random_range(p, q);
       return true;
     }
   if (TOK.kind != KT__T_ERROR) {
     char got[64];
     kt__tok_describe(&TOK, got, sizeof got);
     kt__diag_error(p->d, TOK.loc,
-                   "unknown initial value %s for tensor '%s' (expected random, zeros, "
-                   "ones or iota)",
+                   "unknown initial value %s for tensor '%s' (expected random, random(LO, HI), zeros, "
+                   "ones, iota or file(\"PATH\"))",
                    got, q->name);
   }
   return false;
@@ -448,7 +484,7 @@ static bool tensor_init(parser *p, kt__param *q) {
 
 /* scalar_value -> expr   (a tensor initial value here is a mistake worth naming) */
 static bool scalar_value(parser *p, kt__param *q) {
-  for (int i = 0; i < 4; i++)
+  for (int i = 0; i < NINIT_NAMES; i++)
     if (kt__tok_is(&TOK, init_names[i]) && kt__lex_peek(&p->lx)->kind != KT__T_LPAREN) {
       kt__diag_error(p->d, TOK.loc,
                      "'%s' is an initial value for tensors; scalar '%s' takes an "
@@ -524,8 +560,9 @@ static bool named(const kt__param *list, int n, const char *name) {
 static void refuse_name_in_constant(void *ud, const char *name, kt__loc at) {
   parser *p = ud;
   kt__diag_error(p->d, at,
-                 "the shape of a @constant is fixed when the kernel is compiled (a CUDA __constant__ or C "
-                 "global array), so it takes integers only, not the name %s",
+                 "a @constant is made once, whatever the sizes and configuration (its shape is fixed when the "
+                 "kernel is compiled: a CUDA __constant__ or C global array), so its shape and range take "
+                 "integers only, not the name %s",
                  name);
 }
 
@@ -556,6 +593,8 @@ static bool constant_is_valid(parser *p, const kt__token *name, kt__param *q) {
   }
   int errors = p->d->nerrors;
   for (int j = 0; j < q->ndims; j++) kt__expr_visit_names(q->dims[j], refuse_name_in_constant, p);
+  if (q->random_lo) kt__expr_visit_names(q->random_lo, refuse_name_in_constant, p);
+  if (q->random_hi) kt__expr_visit_names(q->random_hi, refuse_name_in_constant, p);
   q->mode = KT__MODE_IN;
   return p->d->nerrors == errors;
 }
@@ -597,6 +636,28 @@ static bool attr_kernel(parser *p) {
   return parse_args(p, item_param, NULL, &n);
 }
 
+/* --- @reference, @check ------------------------------------------------- */
+
+/* One name in parentheses into *OUT, for WHAT (messages). */
+static bool one_name(parser *p, char **out, kt__loc *loc, const char *what) {
+  if (!expect(p, KT__T_LPAREN, "'('")) return false;
+  if (TOK.kind != KT__T_IDENT) return expected(p, what);
+  *out = tok_str(&TOK);
+  *loc = TOK.loc;
+  next(p);
+  return expect(p, KT__T_RPAREN, "')' after the name");
+}
+
+/* reference -> "@reference" "(" IDENT ")" */
+static bool attr_reference(parser *p) {
+  return one_name(p, &p->k->reference, &p->k->reference_loc, "the name of the reference kernel");
+}
+
+/* check -> "@check" "(" IDENT ")" */
+static bool attr_check(parser *p) {
+  return one_name(p, &p->k->check, &p->k->check_loc, "the name of the C check function");
+}
+
 /* --- attribute dispatch ---------------------------------------------------- */
 
 static const struct attr_def {
@@ -604,11 +665,11 @@ static const struct attr_def {
   bool once;
   bool (*parse)(parser *p);
 } attr_defs[] = {
-    {"autotune", false, attr_autotune}, {"cluster", false, attr_cluster}, {"kernel", true, attr_kernel},
-    {"grid", true, attr_grid},          {"block", true, attr_block},      {"where", false, attr_where},
-    {"dims", false, attr_dims},         {"key", true, attr_key},          {"verify", true, attr_verify},
-    {"shared", true, attr_shared},      {"flops", true, attr_flops},      {"bytes", true, attr_bytes},
-    {"constant", false, attr_constant},
+    {"autotune", false, attr_autotune},  {"cluster", false, attr_cluster}, {"kernel", true, attr_kernel},
+    {"grid", true, attr_grid},           {"block", true, attr_block},      {"where", false, attr_where},
+    {"dims", false, attr_dims},          {"key", true, attr_key},          {"verify", true, attr_verify},
+    {"shared", true, attr_shared},       {"flops", true, attr_flops},      {"bytes", true, attr_bytes},
+    {"reference", true, attr_reference}, {"check", true, attr_check},      {"constant", false, attr_constant},
 };
 enum { NATTRS = sizeof attr_defs / sizeof attr_defs[0] };
 
@@ -681,17 +742,25 @@ static void note_size(void *ud, const char *name, kt__loc at) {
 
 typedef struct shape_check {
   parser *p;
-  const char *tensor;
+  kt__param *tensor;
 } shape_check;
 
-static void refuse_tuned_in_shape(void *ud, const char *name, kt__loc at) {
+/* A shape that uses a tuned name is allocated for the largest
+ * configuration, and its content depends on the configuration. */
+static void mark_tuned_shape(void *ud, const char *name, kt__loc at) {
+  (void)at;
   shape_check *c = ud;
-  const kt__tunedim *t = find_tuned(c->p->k, name);
-  if (t)
+  if (find_tuned(c->p->k, name)) c->tensor->shape_tuned = true;
+}
+
+/* The inputs must be the same for every configuration. */
+static void refuse_tuned_in_range(void *ud, const char *name, kt__loc at) {
+  shape_check *c = ud;
+  if (find_tuned(c->p->k, name))
     kt__diag_error(c->p->d, at,
-                   "the shape of '%s' uses %s, a tuned name; shapes must not depend on "
-                   "tuned names (use a runtime size such as N)",
-                   c->tensor, name);
+                   "the random range of '%s' uses %s, a tuned name; every configuration runs on the same "
+                   "inputs (use runtime sizes or constants)",
+                   c->tensor->name, name);
 }
 
 static void refuse_tuned_in_dims(void *ud, const char *name, kt__loc at) {
@@ -751,8 +820,11 @@ static void finish_kernel(parser *p, kt__loc first) {
   }
   for (int i = 0; i < p->nuses; i++) kt__expr_visit_names(p->uses[i], note_size, p);
   for (int i = 0; i < k->nparams; i++) {
-    shape_check c = {p, k->params[i].name};
-    for (int j = 0; j < k->params[i].ndims; j++) kt__expr_visit_names(k->params[i].dims[j], refuse_tuned_in_shape, &c);
+    kt__param *q = &k->params[i];
+    shape_check c = {p, q};
+    for (int j = 0; j < q->ndims; j++) kt__expr_visit_names(q->dims[j], mark_tuned_shape, &c);
+    if (q->random_lo) kt__expr_visit_names(q->random_lo, refuse_tuned_in_range, &c);
+    if (q->random_hi) kt__expr_visit_names(q->random_hi, refuse_tuned_in_range, &c);
   }
   check_bindings(p, k->dims, k->ndims, "dims");
   check_bindings(p, k->key, k->nkey, "key");

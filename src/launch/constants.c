@@ -27,6 +27,32 @@ static int constant_size(const kt__param *p, kt__host_tensor *t, kt__errbuf *eb)
   return KT_OK;
 }
 
+static int eval_bound(const kt__param *p, const kt__expr *e, int64_t *v, kt__errbuf *eb) {
+  kt__eval_error ee = {{0, 0}, {0}};
+  KT__RETURN_IF(kt__expr_eval(e, NULL, v, &ee) != 0, eb, KT_INVALID, "%d:%d: @constant %s: random(...): %s",
+                ee.loc.line, ee.loc.col, p->name, ee.msg);
+  return KT_OK;
+}
+
+/* The contents per the initial value: as a tensor's, without sizes. */
+static int constant_fill(const kt__param *p, kt__host_tensor *t, uint64_t seed, kt__errbuf *eb) {
+  KT__RETURN_IF(p->init == KT__INIT_FILE, eb, KT_INVALID,
+                "%d:%d: @constant %s = file(\"%s\"): constants are not read from files yet; give a declared value "
+                "(random, zeros, ones, iota, random(LO, HI))",
+                p->loc.line, p->loc.col, p->name, p->file ? p->file : "");
+  if (!p->random_lo) {
+    kt__fill(t->type, t->initial, t->count, p->init, seed);
+    return KT_OK;
+  }
+  int64_t lo, hi;
+  KT__FORWARD(eval_bound(p, p->random_lo, &lo, eb));
+  KT__FORWARD(eval_bound(p, p->random_hi, &hi, eb));
+  KT__RETURN_IF(lo >= hi, eb, KT_INVALID, "%d:%d: @constant %s: random(%" PRId64 ", %" PRId64 ") is an empty range",
+                p->loc.line, p->loc.col, p->name, lo, hi);
+  kt__fill_random_in(t->type, t->initial, t->count, lo, hi, seed);
+  return KT_OK;
+}
+
 int kt__constants_create(const kt__kernel_decl *decl, uint64_t seed, kt__constants **out, kt__errbuf *eb) {
   *out = NULL;
   if (!decl->nconstants) return KT_OK;
@@ -37,12 +63,14 @@ int kt__constants_create(const kt__kernel_decl *decl, uint64_t seed, kt__constan
     kt__host_tensor *t = &c->data[c->n++];
     *t = (kt__host_tensor){.param = i, .type = p->type, .mode = KT__MODE_IN};
     int rc = constant_size(p, t, eb);
+    if (rc == KT_OK) {
+      t->initial = kt__xmalloc(t->bytes ? t->bytes : 1);
+      rc = constant_fill(p, t, seed + 0x10000 + (uint64_t)i, eb);
+    }
     if (rc != KT_OK) {
       kt__constants_free(c);
       return rc;
     }
-    t->initial = kt__xmalloc(t->bytes ? t->bytes : 1);
-    kt__fill(t->type, t->initial, t->count, p->init, seed + 0x10000 + (uint64_t)i);
   }
   *out = c;
   return KT_OK;
