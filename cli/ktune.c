@@ -1,6 +1,6 @@
 /* ktune: the command line. Uses only the public API in ktune.h.
  *
- *   ktune tune FILE [--kernel NAME] [--backend cpu|opencl|cuda] [--device N]
+ *   ktune tune FILE|--t1 KERNEL_T1.json [--kernel NAME] [--backend cpu|opencl|cuda] [--device N]
  *                   [--dim NAME=VALUE]... [--autotune "NAME=VALUE ..."]
  *                   [--strategy NAME] [--budget N|Ns] [--db PATH] [--json] [--quiet]
  *   ktune bench FILE --autotune "NAME=VALUE ..."
@@ -26,6 +26,7 @@ typedef struct cli {
   const char *command;
   const char *file;
   const char *kernel;
+  const char *t1; /* --t1 KERNEL_T1.json instead of FILE */
   const char *backend;
   int device;
   const char *dims[MAX_DIMS];
@@ -61,13 +62,13 @@ static void backend_names(char *out, size_t len, const char *sep, const char *la
 static void usage(FILE *out) {
   char names[256];
   backend_names(names, sizeof names, "|", "|");
-  fprintf(out, "usage:\n  ktune tune FILE [--kernel NAME] [--backend %s] [--device N]\n", names);
+  fprintf(out, "usage:\n  ktune tune FILE|--t1 KERNEL_T1.json [--kernel NAME] [--backend %s] [--device N]\n", names);
   fputs("                  [--dim NAME=VALUE]... [--autotune \"NAME=VALUE ...\"]\n"
         "                  [--strategy NAME] [--budget N|Ns] [--seed S] [--db PATH] [--no-db]\n"
         "                  [--no-cache] [--jobs N] [--timeout S] [--compile-timeout S]\n"
         "                  [--retry-failed] [--show-output] [--json] [--quiet]\n"
         "  ktune bench FILE --autotune \"NAME=VALUE ...\" [same options as tune]\n"
-        "  ktune space FILE [--kernel NAME] [--dim NAME=VALUE]... [--autotune ...] [--json]\n"
+        "  ktune space FILE|--t1 KERNEL_T1.json [--kernel NAME] [--dim NAME=VALUE]... [--autotune ...] [--json]\n"
         "  ktune devices [--json]\n"
         "  ktune cache list|show|export|import|clear [--kernel NAME] [--device NAME] [--db PATH]\n"
         "                  [--format table|defines|dflags|json|t4] [FILE]\n"
@@ -91,10 +92,19 @@ static const char **value_slot(cli *c, const char *opt) {
     const char *name;
     const char **slot;
   } table[] = {
-      {"--kernel", &c->kernel},     {"--backend", &c->backend}, {"--autotune", &c->pin},
-      {"--strategy", &c->strategy}, {"--budget", &c->budget},   {"--db", &c->db},
-      {"--seed", &c->seed},         {"--timeout", &c->timeout}, {"--compile-timeout", &c->compile_timeout},
-      {"--jobs", &c->jobs},         {"--repeats", &c->repeats}, {"--format", &c->format},
+      {"--kernel", &c->kernel},
+      {"--backend", &c->backend},
+      {"--autotune", &c->pin},
+      {"--strategy", &c->strategy},
+      {"--budget", &c->budget},
+      {"--db", &c->db},
+      {"--seed", &c->seed},
+      {"--timeout", &c->timeout},
+      {"--compile-timeout", &c->compile_timeout},
+      {"--jobs", &c->jobs},
+      {"--repeats", &c->repeats},
+      {"--format", &c->format},
+      {"--t1", &c->t1},
   };
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
     if (strcmp(opt, table[i].name) == 0) return table[i].slot;
@@ -232,9 +242,17 @@ static int make_context(const cli *c, kt_context **ctx) {
   return 0;
 }
 
+/* tune, bench and space take FILE or --t1, not both: checked before
+ * anything is made, so that the usage error is exit status 2. */
+static int check_kernel_source(const cli *c) {
+  if (c->t1 && (c->file || c->kernel))
+    return bad("--t1 names the kernel and its file; give no FILE or --kernel beside it (%s)", c->t1);
+  if (!c->file && !c->t1) return bad("%s needs a kernel FILE (or --t1 KERNEL_T1.json)", c->command);
+  return 0;
+}
+
 static int load_kernel(const cli *c, kt_context *ctx, kt_kernel **k) {
-  if (!c->file) return bad("%s needs a kernel FILE", c->command);
-  int rc = kt_kernel_load_file(ctx, c->file, c->kernel, k);
+  int rc = c->t1 ? kt_kernel_load_t1(ctx, c->t1, k) : kt_kernel_load_file(ctx, c->file, c->kernel, k);
   for (int i = 0; rc == KT_OK && i < c->ndims; i++) rc = kt_kernel_set_size_arg(*k, c->dims[i]);
   if (rc == KT_OK && c->pin) rc = kt_kernel_pin(*k, c->pin);
   return rc;
@@ -393,6 +411,8 @@ int main(int argc, char **argv) {
   int rc = parse_args(argc, argv, &c);
   if (rc) return rc;
   c.file = c.npositional > 0 ? c.positional[0] : NULL;
+  int kernel_command = !strcmp(c.command, "tune") || !strcmp(c.command, "bench") || !strcmp(c.command, "space");
+  if (kernel_command && (rc = check_kernel_source(&c)) != 0) return rc;
   if (strcmp(c.command, "tune") == 0) return cmd_tune(&c, 0);
   if (strcmp(c.command, "bench") == 0) return cmd_tune(&c, 1);
   if (strcmp(c.command, "space") == 0) return cmd_space(&c);

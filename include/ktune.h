@@ -137,6 +137,12 @@ int kt_kernel_load_file(kt_context *ctx, const char *path, const char *name, kt_
 /* The same from a string; LANG is "c", "cl" or "cu"; LABEL names it in messages. */
 int kt_kernel_load_string(kt_context *ctx, const char *label, const char *source, const char *lang, const char *name,
                           kt_kernel **out);
+/* The kernel a T1 file describes (Kernel Tuner's tune_kernel_T1 format;
+ * docs/T1.md): its parameters, restrictions, launch shape and arguments as
+ * annotations inserted above the kernel in its KernelFile, then loaded as
+ * kt_kernel_load_string does. What the file says that ktune does not map is
+ * printed as notes on stderr (unless opts.quiet), the annotations too. */
+int kt_kernel_load_t1(kt_context *ctx, const char *t1_path, kt_kernel **out);
 void kt_kernel_destroy(kt_kernel *k);
 const char *kt_kernel_name(const kt_kernel *k);
 

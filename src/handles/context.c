@@ -10,6 +10,7 @@
 #include "../search/replay.h"
 #include "../space/space.h"
 #include "../store/cache.h"
+#include "../t1/t1.h"
 #include "runtime_table.h"
 
 int kt_version_number(void) { return KTUNE_VERSION_NUMBER; }
@@ -272,6 +273,18 @@ int kt_kernel_load_string(kt_context *ctx, const char *label, const char *source
   }
   kt__diag_free(&d);
   return kernel_from_file(ctx, f, implied, name, out);
+}
+
+int kt_kernel_load_t1(kt_context *ctx, const char *t1_path, kt_kernel **out) {
+  *out = NULL;
+  kt__t1 t;
+  int rc = kt__t1_translate(t1_path, &t, &ctx->err);
+  if (!ctx->opts.quiet && t.notes) fputs(t.notes, stderr);
+  if (rc == KT_OK && !ctx->opts.quiet)
+    fprintf(stderr, "%s: note: %s as annotations:\n%s", t1_path, t.kernel_name, t.annotations);
+  if (rc == KT_OK) rc = kt_kernel_load_string(ctx, t.kernel_path, t.source, t.lang, t.kernel_name, out);
+  kt__t1_free(&t);
+  return rc;
 }
 
 void kt_kernel_destroy(kt_kernel *k) {

@@ -16,6 +16,7 @@
 #include "backend/nvrtc.h"
 #include "lang/parser.h"
 #include "space/space.h"
+#include "t1/t1.h"
 
 /* ---- compiling whole spaces ---- */
 
@@ -672,5 +673,22 @@ TEST(compare_kernel_compiles) {
   if (rc != KT_OK) kt_test_fail(__FILE__, __LINE__, "%s", eb.msg);
   ASSERT_TRUE(len > 0);
   free(image);
+}
+
+/* The hub's convolution T1 file, translated (src/t1) onto ktune's own
+ * convolution_milo.cu: one configuration in 300 of its 4362 compiles. */
+TEST(compiles_t1_convolution) {
+  kt__t1 t;
+  kt__errbuf eb = {{0}};
+  if (kt__t1_translate("tests/data/t1/convolution_T1.json", &t, &eb) != KT_OK)
+    kt_test_fail(__FILE__, __LINE__, "%s", eb.msg);
+  char path[] = "/tmp/ktune-test-t1-XXXXXX.cu";
+  int fd = mkstemps(path, 3);
+  ASSERT_TRUE(fd >= 0);
+  ASSERT_EQ(write(fd, t.source, strlen(t.source)), (ssize_t)strlen(t.source));
+  close(fd);
+  compile_shard(path, 14, 0, 300);
+  unlink(path);
+  kt__t1_free(&t);
 }
 #endif
