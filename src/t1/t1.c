@@ -9,6 +9,7 @@
 
 #include "../lang/decl.h"
 #include "../lang/diag.h"
+#include "../lang/expr.h"
 
 enum { MAX_PARAMS = 128, MAX_VALUES = 4096 };
 
@@ -26,6 +27,10 @@ typedef struct translation {
   const char *names[MAX_PARAMS];
   int64_t *values[MAX_PARAMS];
   int counts[MAX_PARAMS];
+  char *where[MAX_PARAMS]; /* the Conditions, translated */
+  int nwhere;
+  int64_t problem[3]; /* ProblemSize */
+  int nproblem;
   kt__sbuf notes, ann;
   kt__lang lang;
   kt__errbuf *eb;
@@ -163,12 +168,16 @@ static int read_param(translation *t, json_object *o) {
   return KT_OK;
 }
 
-/* @autotune(NAME in {DEFAULT, ...}, ...): braces keep the list exactly. */
-static int write_autotune(translation *t) {
+static int read_params(translation *t) {
   json_object *list = get(get(t->doc, "ConfigurationSpace"), "TuningParameters");
   if (!list || !json_object_is_type(list, json_type_array)) return error(t, "no ConfigurationSpace.TuningParameters");
   for (size_t i = 0; i < json_object_array_length(list); i++)
     KT__FORWARD(read_param(t, json_object_array_get_idx(list, i)));
+  return KT_OK;
+}
+
+/* @autotune(NAME in {DEFAULT, ...}, ...): braces keep the list exactly. */
+static void write_autotune(translation *t) {
   kt__sbuf_printf(&t->ann, "// @autotune(");
   for (int i = 0; i < t->nparams; i++) {
     const tparam *q = &t->params[i];
@@ -177,21 +186,75 @@ static int write_autotune(translation *t) {
     kt__sbuf_printf(&t->ann, "%s", q->count == 1 ? "]" : "}");
   }
   kt__sbuf_printf(&t->ann, ")\n");
-  return KT_OK;
 }
 
 /* Conditions -> @where: one each; one that has no integer meaning is left
  * out (its configurations are then tried, and fail or run), and named. */
-static void write_where(translation *t) {
+static void read_conditions(translation *t) {
   json_object *list = get(get(t->doc, "ConfigurationSpace"), "Conditions");
-  for (size_t i = 0; list && i < json_object_array_length(list); i++) {
+  for (size_t i = 0; list && i < json_object_array_length(list) && t->nwhere < MAX_PARAMS; i++) {
     const char *py = get_str(json_object_array_get_idx(list, i), "Expression");
     char why[256];
     char *e = py ? expr(t, py, why) : NULL;
-    if (e) kt__sbuf_printf(&t->ann, "// @where(%s)\n", e);
+    if (e) t->where[t->nwhere++] = e;
     else note(t, "Condition \"%s\" is left out: %s", py ? py : "(not a string)", py ? why : "no Expression");
-    free(e);
   }
+}
+
+static void write_where(translation *t) {
+  for (int i = 0; i < t->nwhere; i++) kt__sbuf_printf(&t->ann, "// @where(%s)\n", t->where[i]);
+}
+
+/* Whether the configuration that takes value PICK[i] of each parameter
+ * satisfies every Condition (at the file's ProblemSize). */
+static bool satisfies(translation *t, kt__expr *const *where, const int *pick) {
+  const char *names[MAX_PARAMS + 3];
+  int64_t values[MAX_PARAMS + 3];
+  int n = 0;
+  for (int i = 0; i < t->nparams; i++) names[n] = t->names[i], values[n++] = t->values[i][pick[i]];
+  static const char *const ps[] = {"PROBLEM_SIZE_X", "PROBLEM_SIZE_Y", "PROBLEM_SIZE_Z"};
+  for (int d = 0; d < t->nproblem; d++) names[n] = ps[d], values[n++] = t->problem[d];
+  kt__env env = {names, values, n, NULL};
+  for (int w = 0; w < t->nwhere; w++) {
+    int64_t v = 0;
+    kt__eval_error err;
+    if (!where[w] || kt__expr_eval(where[w], &env, &v, &err) != 0 || !v) return false;
+  }
+  return true;
+}
+
+/* ktune's default (the reference) must satisfy the restrictions; Kernel
+ * Tuner's Default need not (the hub's dedispersion Default does not). Then
+ * the first valid configuration in the space's order, searched a bounded
+ * while, becomes the default, and a note says so. */
+static void valid_default(translation *t) {
+  kt__expr *where[MAX_PARAMS] = {0};
+  kt__diag d;
+  kt__diag_init(&d, NULL);
+  for (int w = 0; w < t->nwhere; w++) where[w] = kt__expr_parse_text(t->where[w], (kt__loc){1, 1}, &d);
+  kt__diag_free(&d);
+  int pick[MAX_PARAMS] = {0};
+  bool found = satisfies(t, where, pick);
+  for (long tries = 0; !found && tries < 1000000; tries++) {
+    int i = t->nparams - 1; /* the last name moves fastest */
+    while (i >= 0 && ++pick[i] == t->counts[i]) pick[i--] = 0;
+    if (i < 0) break;
+    found = satisfies(t, where, pick);
+  }
+  for (int w = 0; w < t->nwhere; w++) kt__expr_free(where[w]);
+  bool moved = false;
+  for (int i = 0; i < t->nparams; i++) moved |= pick[i] != 0;
+  if (!found || !moved) return; /* valid as written, or none found: the parser then says so */
+  kt__sbuf cfg = {0};
+  for (int i = 0; i < t->nparams; i++) {
+    int64_t *v = t->values[i], chosen = v[pick[i]];
+    memmove(v + 1, v, (size_t)pick[i] * sizeof *v);
+    v[0] = chosen;
+    kt__sbuf_printf(&cfg, "%s%s=%lld", i ? " " : "", t->names[i], (long long)chosen);
+  }
+  note(t, "the Defaults violate the Conditions; ktune's default (its reference) is the first valid configuration, %s",
+       cfg.s);
+  kt__sbuf_free(&cfg);
 }
 
 /* --- launch shape -------------------------------------------------------------- */
@@ -204,6 +267,13 @@ static bool tuned(const translation *t, const char *name) {
 
 /* @dims(PROBLEM_SIZE_X = ..., ...): the ProblemSize, runtime sizes that
  * --dim can change. */
+static void read_problem(translation *t) {
+  json_object *ps = get(t->spec, "ProblemSize");
+  int n = ps && json_object_is_type(ps, json_type_array) ? (int)json_object_array_length(ps) : 0;
+  for (int d = 0; d < n && d < 3; d++)
+    t->problem[t->nproblem++] = json_object_get_int64(json_object_array_get_idx(ps, (size_t)d));
+}
+
 static int write_dims(translation *t, int *ndims) {
   json_object *ps = get(t->spec, "ProblemSize");
   *ndims = ps && json_object_is_type(ps, json_type_array) ? (int)json_object_array_length(ps) : 0;
@@ -520,9 +590,15 @@ static int translate(translation *t, kt__t1 *out) {
     return error(t, "KernelFile %s is not found (as given, beside the T1 file, or one folder up)", file);
   kt__source src;
   KT__FORWARD(kt__source_read(out->kernel_path, &src, t->eb));
-  int rc = write_autotune(t);
-  if (rc == KT_OK) write_where(t);
-  if (rc == KT_OK) rc = write_launch(t);
+  int rc = read_params(t);
+  if (rc == KT_OK) {
+    read_conditions(t);
+    read_problem(t);
+    valid_default(t);
+    write_autotune(t);
+    write_where(t);
+    rc = write_launch(t);
+  }
   const char *def = NULL;
   if (rc == KT_OK) rc = write_arguments(t, src.text, &def);
   if (rc == KT_OK) {
@@ -548,6 +624,7 @@ int kt__t1_translate(const char *t1_path, kt__t1 *out, kt__errbuf *eb) {
   kt__sbuf_free(&t.notes);
   kt__sbuf_free(&t.ann);
   for (int i = 0; i < t.nparams; i++) free(t.params[i].values);
+  for (int i = 0; i < t.nwhere; i++) free(t.where[i]);
   json_object_put(t.doc);
   if (rc != KT_OK) {
     char *notes = out->notes;

@@ -17,6 +17,20 @@ expect_contains "$TMP/err" "output_image: out tensor<f32>\[PROBLEM_SIZE_X \* PRO
 "$KTUNE" space --t1 $T1/convolution_T1.json --json --quiet --dim PROBLEM_SIZE_X=512 >"$TMP/small" 2>&1
 expect_eq "$(json "$TMP/small" "d['valid_size']")" 4362 "--dim changes the ProblemSize"
 
+# The hub's dedispersion file: a chained comparison, three dimensions, and
+# Defaults that violate the file's own Conditions (ktune's default must not).
+mkdir -p "$TMP/dd/dedisp_milo" && cp $T1/dedispersion_T1.json "$TMP/dd/"
+cat >"$TMP/dd/dedisp_milo/dedispersion.cu.hip" <<'K'
+__constant__ float shifts[1];
+extern "C" __global__ void dedispersion_kernel(const float *input_samples, float *output_arr, const float *s) {}
+K
+run_status 0 "$KTUNE" space --t1 "$TMP/dd/dedispersion_T1.json" --json
+expect_eq "$(json "$TMP/out" "(d['size'], d['valid_size'])")" "(22272, 11130)" "dedispersion: the hub's space"
+expect_contains "$TMP/err" "the Defaults violate the Conditions; ktune's default (its reference) is the first valid" \
+  "an invalid Default replaced, and said"
+expect_contains "$TMP/err" "@where(( (32 <= block_size_x \* block_size_y) && (block_size_x \* block_size_y <= 1024) ))" \
+  "a chained comparison"
+
 run_status 0 "$KTUNE" tune --t1 $T1/convolution_opencl_T1.json --budget 6 --json --quiet --no-db
 expect_eq "$(json "$TMP/out" "d['device']['backend']")" opencl "the OpenCL variant runs on OpenCL"
 expect_eq "$(json "$TMP/out" "sorted(set(c['status'] for c in d['configurations']))")" "['ok']" "every configuration ok"
