@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../backend/backend.h"
+#include "../check/check.h"
 #include "../config.h"
 #include "../launch/args.h"
 #include "../measure/measure.h"
@@ -23,6 +24,8 @@ typedef struct kt__worker_setup {
   kt__argset *args;     /* shared host tensors */
   double atol, rtol;    /* < 0: per-type defaults */
   const char *workdir;
+  kt__check *check; /* the author's check, which judges outputs instead of the
+                       comparison (kt__host_tensor.compared); NULL: none */
 } kt__worker_setup;
 
 /* Every run that is checked starts from the same state: each tensor holds
