@@ -2,6 +2,7 @@
  *
  *   ktune tune FILE|--t1 KERNEL_T1.json [--kernel NAME] [--backend cpu|opencl|cuda] [--device N]
  *                   [--dim NAME=VALUE]... [--autotune "NAME=VALUE ..."]
+ *                   [--input NAME=PATH[:TYPE]]... [--expect NAME=PATH[:TYPE]]... [--check FILE.c:FN]
  *                   [--strategy NAME] [--budget N|Ns] [--db PATH] [--json] [--quiet]
  *   ktune bench FILE --autotune "NAME=VALUE ..."
  *   ktune space FILE [--kernel NAME] [--json]
@@ -33,6 +34,9 @@ typedef struct cli {
   int ndims;
   const char *warm[MAX_DIMS]; /* replay --warm files */
   int nwarm;
+  const char *inputs[MAX_DIMS], *expects[MAX_DIMS]; /* --input, --expect */
+  int ninputs, nexpects;
+  const char *check;
   const char *pin;
   const char *strategy;
   const char *budget;
@@ -64,6 +68,7 @@ static void usage(FILE *out) {
   backend_names(names, sizeof names, "|", "|");
   fprintf(out, "usage:\n  ktune tune FILE|--t1 KERNEL_T1.json [--kernel NAME] [--backend %s] [--device N]\n", names);
   fputs("                  [--dim NAME=VALUE]... [--autotune \"NAME=VALUE ...\"]\n"
+        "                  [--input NAME=PATH[:TYPE]]... [--expect NAME=PATH[:TYPE]]... [--check FILE.c:FN]\n"
         "                  [--strategy NAME] [--budget N|Ns] [--seed S] [--db PATH] [--no-db]\n"
         "                  [--no-cache] [--jobs N] [--timeout S] [--compile-timeout S]\n"
         "                  [--retry-failed] [--show-output] [--json] [--quiet]\n"
@@ -105,10 +110,13 @@ static const char **value_slot(cli *c, const char *opt) {
       {"--repeats", &c->repeats},
       {"--format", &c->format},
       {"--t1", &c->t1},
+      {"--check", &c->check},
   };
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
     if (strcmp(opt, table[i].name) == 0) return table[i].slot;
-  if (strcmp(opt, "--dim") == 0 || strcmp(opt, "--device") == 0 || strcmp(opt, "--warm") == 0) return &dummy;
+  static const char *const listed[] = {"--dim", "--device", "--warm", "--input", "--expect"};
+  for (size_t i = 0; i < sizeof listed / sizeof listed[0]; i++)
+    if (strcmp(opt, listed[i]) == 0) return &dummy;
   return NULL;
 }
 
@@ -138,6 +146,11 @@ static int parse_args(int argc, char **argv, cli *c) {
       if (strcmp(a, "--dim") == 0) {
         if (c->ndims == MAX_DIMS) return bad("too many --dim options (at most 64): %s", v);
         c->dims[c->ndims++] = v;
+      } else if (strcmp(a, "--input") == 0 || strcmp(a, "--expect") == 0) {
+        int input = strcmp(a, "--input") == 0;
+        int *n = input ? &c->ninputs : &c->nexpects;
+        if (*n == MAX_DIMS) return bad("too many data files (at most 64): %s", v);
+        (input ? c->inputs : c->expects)[(*n)++] = v;
       } else if (strcmp(a, "--warm") == 0) {
         if (c->nwarm == MAX_DIMS) return bad("too many --warm options (at most 64): %s", v);
         c->warm[c->nwarm++] = v;
@@ -212,7 +225,13 @@ static int make_context(const cli *c, kt_context **ctx) {
     snprintf(fmt, sizeof fmt, "--backend %%s: expected %s", names);
     return bad(fmt, c->backend);
   }
-  o.labels = (kt_labels){.kernel = "--kernel", .size = "--dim", .pin = "--autotune", .db = "--db"};
+  o.labels = (kt_labels){.kernel = "--kernel",
+                         .size = "--dim",
+                         .pin = "--autotune",
+                         .db = "--db",
+                         .input = "--input",
+                         .expect = "--expect",
+                         .check = "--check"};
   o.device = c->device;
   o.db_path = c->db;
   o.no_db = c->no_db;
@@ -255,6 +274,9 @@ static int load_kernel(const cli *c, kt_context *ctx, kt_kernel **k) {
   int rc = c->t1 ? kt_kernel_load_t1(ctx, c->t1, k) : kt_kernel_load_file(ctx, c->file, c->kernel, k);
   for (int i = 0; rc == KT_OK && i < c->ndims; i++) rc = kt_kernel_set_size_arg(*k, c->dims[i]);
   if (rc == KT_OK && c->pin) rc = kt_kernel_pin(*k, c->pin);
+  for (int i = 0; rc == KT_OK && i < c->ninputs; i++) rc = kt_kernel_set_input(*k, c->inputs[i]);
+  for (int i = 0; rc == KT_OK && i < c->nexpects; i++) rc = kt_kernel_set_expect(*k, c->expects[i]);
+  if (rc == KT_OK && c->check) rc = kt_kernel_set_check(*k, c->check);
   return rc;
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../backend/backend.h"
+#include "../check/check.h"
 #include "../config.h"
 #include "../launch/args.h"
 #include "../launch/constants.h"
@@ -25,6 +26,8 @@ typedef struct kt__worker_setup {
   const kt__constants *constants; /* @constant data, or NULL */
   double atol, rtol;              /* < 0: per-type defaults */
   const char *workdir;
+  kt__check *check; /* the author's check, which judges outputs instead of the
+                       comparison (kt__host_tensor.compared); NULL: none */
 } kt__worker_setup;
 
 /* Every run that is checked starts from the same state: each tensor holds

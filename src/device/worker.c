@@ -52,6 +52,7 @@ typedef struct child {
   bool *refdev_ready;
   bool compared_on_device; /* traced once */
   void *scratch;           /* host buffer as large as the largest tensor */
+  void **outputs;          /* with a check: a host copy of each output it is shown (NULL for inputs) */
   size_t scratch_bytes;
   loaded cache[CACHE_SLOTS];
   int ncache;
@@ -425,25 +426,88 @@ static kt__status check_tensor(child *c, int k, kt__errbuf *eb) {
 static kt__status verify_outputs(child *c, kt__errbuf *eb) {
   const kt__argset *a = c->s->args;
   for (int k = 0; k < a->ntensors; k++) {
-    if (a->tensors[k].mode == KT__MODE_IN) continue;
+    if (!a->tensors[k].compared) continue;
     kt__status st = check_tensor(c, k, eb);
     if (st != KT__ST_OK) return st;
   }
   return KT__ST_OK;
 }
 
+/* The shape tensor T has in the configuration VALUES (its largest, T's own,
+ * unless the shape uses tuned names). */
+static void shape_in(const child *c, const kt__host_tensor *t, const int64_t *values, uint64_t *shape,
+                     uint64_t *count) {
+  const kt__param *p = &c->s->decl->params[t->param];
+  kt__env env = {(const char *const *)c->config.names, values, c->config.n, c->s->sizes};
+  *count = 1;
+  for (int d = 0; d < t->ndims; d++) {
+    int64_t v = (int64_t)t->shape[d];
+    kt__eval_error ee;
+    if (t->shape_tuned && (kt__expr_eval(p->dims[d], &env, &v, &ee) != 0 || v < 0 || (uint64_t)v > t->shape[d]))
+      v = (int64_t)t->shape[d];
+    shape[d] = (uint64_t)v;
+    *count *= shape[d];
+  }
+}
+
+/* What the check is shown: every tensor (inputs as uploaded, outputs as
+ * this configuration left them), and the configuration's values, then the
+ * runtime sizes. */
+static kt__status run_check(child *c, const int64_t *values, kt__errbuf *eb) {
+  const kt__argset *a = c->s->args;
+  const kt__env *sizes = c->s->sizes;
+  kt_check_tensor *ts = kt__xcalloc((size_t)a->ntensors + 1, sizeof *ts);
+  uint64_t *shapes = kt__xcalloc((size_t)a->ntensors * KT__DATA_MAX_DIMS + 1, sizeof *shapes);
+  int nvalues = c->config.n + sizes->n;
+  const char **names = kt__xcalloc((size_t)nvalues + 1, sizeof *names);
+  int64_t *all = kt__xcalloc((size_t)nvalues + 1, sizeof *all);
+  for (int i = 0; i < c->config.n; i++) names[i] = c->config.names[i], all[i] = values[i];
+  for (int i = 0; i < sizes->n; i++) names[c->config.n + i] = sizes->names[i], all[c->config.n + i] = sizes->values[i];
+  kt__status st = KT__ST_OK;
+  for (int k = 0; k < a->ntensors && st == KT__ST_OK; k++) {
+    const kt__host_tensor *t = &a->tensors[k];
+    bool out = t->mode != KT__MODE_IN;
+    if (out && kt__be_download(c->s->backend, c->state, c->outputs[k], c->bufs[k], t->bytes, eb) != KT_OK)
+      st = KT__ST_RUNTIME;
+    uint64_t *shape = &shapes[(size_t)k * KT__DATA_MAX_DIMS];
+    ts[k] = (kt_check_tensor){.name = c->s->decl->params[t->param].name,
+                              .type = kt__dtype_name(t->type),
+                              .is_output = out,
+                              .data = out ? c->outputs[k] : t->initial,
+                              .reference = out && t->reference_set ? t->reference : NULL,
+                              .ndims = t->ndims < KT__DATA_MAX_DIMS ? t->ndims : KT__DATA_MAX_DIMS,
+                              .shape = shape};
+    shape_in(c, t, values, shape, &ts[k].count);
+  }
+  char msg[1024] = "";
+  kt_check_args args = {a->ntensors, ts, nvalues, names, all, c->s->check->user, msg, sizeof msg};
+  if (st == KT__ST_OK && !c->s->check->fn(&args)) {
+    msg[sizeof msg - 1] = 0;
+    st = kt__fail(eb, KT__ST_CORRECTNESS, "the check %s rejected it: %s", c->s->check->source,
+                  msg[0] ? msg : "(it gave no reason)");
+  }
+  free(ts);
+  free(shapes);
+  free(names);
+  free(all);
+  return st;
+}
+
 /* run_once, then the outputs checked. With SECONDS the run is timed as a
  * sample is (cache flushed first), so that the verified run is also the
  * measurement's first launch: one launch fewer per configuration (the
- * throughput runs in docs/BENCHMARKS.md, sgemm's measuring time). */
-static kt__status verified_run(child *c, void *fn, const kt__launch *l, double *seconds, kt__errbuf *eb) {
+ * throughput runs in docs/BENCHMARKS.md, sgemm's measuring time). VALUES:
+ * the configuration's, for an author's check. */
+static kt__status verified_run(child *c, void *fn, const kt__launch *l, const int64_t *values, double *seconds,
+                               kt__errbuf *eb) {
   kt__status st = seconds ? restore_all(c, false, eb) : run_once(c, fn, l, eb);
   if (st == KT__ST_OK && seconds) {
     kt__be_flush_cache(c->s->backend, c->state);
     st = kt__be_time(c->s->backend, c->state, fn, l, 1, seconds, eb);
   }
   if (st == KT__ST_OK) st = check_run(c, eb);
-  return st == KT__ST_OK ? verify_outputs(c, eb) : st;
+  if (st == KT__ST_OK) st = verify_outputs(c, eb);
+  return st == KT__ST_OK && c->s->check ? run_check(c, values, eb) : st;
 }
 
 /* --- the child: timing ------------------------------------------------------ */
@@ -521,11 +585,11 @@ static kt__status serve(child *c, const kt__request *rq, kt__reply *rp, kt__errb
   case KT__REQ_EVAL:
     t0 = kt__now();
     kt__measure_opts mo = rq->measure;
-    st = verified_run(c, fn, &l, rq->kind == KT__REQ_EVAL ? &mo.first_s : NULL, eb);
+    st = verified_run(c, fn, &l, rq->values, rq->kind == KT__REQ_EVAL ? &mo.first_s : NULL, eb);
     if (st == KT__ST_CORRECTNESS) { /* once more from freshly uploaded inputs */
       c->inputs_fresh = false;
       eb->msg[0] = 0;
-      st = verified_run(c, fn, &l, rq->kind == KT__REQ_EVAL ? &mo.first_s : NULL, eb);
+      st = verified_run(c, fn, &l, rq->values, rq->kind == KT__REQ_EVAL ? &mo.first_s : NULL, eb);
       c->inputs_fresh = false; /* this configuration may be the one that wrote them */
     }
     rp->verify_s = kt__now() - t0;
@@ -566,6 +630,18 @@ static void keep_device_reference(child *c, int k) {
     c->refdev[k] = NULL;
 }
 
+/* The author's check: loaded before the process state is taken (dlopen
+ * maps libraries), with a host buffer for each output it is shown. */
+static int check_setup(child *c, kt__errbuf *eb) {
+  const kt__argset *a = c->s->args;
+  KT__FORWARD(kt__check_load(c->s->check, eb));
+  c->outputs = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->outputs);
+  for (int k = 0; k < a->ntensors; k++)
+    if (a->tensors[k].mode != KT__MODE_IN && !(c->outputs[k] = malloc(a->tensors[k].bytes ? a->tensors[k].bytes : 1)))
+      return kt__err(eb, KT_NOMEM, "no memory for a copy of output %s", c->s->decl->params[a->tensors[k].param].name);
+  return KT_OK;
+}
+
 static int child_setup(child *c, kt__errbuf *eb) {
   const kt__worker_setup *s = c->s;
   kt__trace("worker: starting");
@@ -583,13 +659,14 @@ static int child_setup(child *c, kt__errbuf *eb) {
     KT__FORWARD(kt__guarded_arm(s->backend, c->state, &c->guards[k], eb));
     c->bufs[k] = c->guards[k].inner;
     if (a->tensors[k].mode == KT__MODE_IN && s->backend->equal && s->backend->copy) keep_pristine_copy(c, k);
-    if (a->tensors[k].mode != KT__MODE_IN) keep_device_reference(c, k);
+    if (a->tensors[k].compared) keep_device_reference(c, k);
     if (a->tensors[k].bytes > largest) largest = a->tensors[k].bytes;
   }
   /* Page-aligned so that the backend can page-lock it for fast downloads. */
   if (posix_memalign(&c->scratch, 4096, largest) != 0)
     return kt__err(eb, KT_NOMEM, "no memory for a %zu-byte buffer", largest);
   c->scratch_bytes = largest;
+  if (s->check) KT__FORWARD(check_setup(c, eb));
   kt__trace("worker: buffers allocated");
   c->cores = kt__ncores();
   kt__config_init(&c->config, s->decl);
@@ -614,6 +691,8 @@ static void child_teardown(child *c) {
   free(c->refdev);
   free(c->refdev_ready);
   free(c->scratch);
+  for (int k = 0; c->outputs && k < c->s->args->ntensors; k++) free(c->outputs[k]);
+  free(c->outputs);
 }
 
 /* Fatal signals take their default action in the worker, so that a crash
