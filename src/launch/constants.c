@@ -3,7 +3,9 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "../data/datafile.h"
 #include "../verify/verify.h"
 
 static int constant_size(const kt__param *p, kt__host_tensor *t, kt__errbuf *eb) {
@@ -34,12 +36,30 @@ static int eval_bound(const kt__param *p, const kt__expr *e, int64_t *v, kt__err
   return KT_OK;
 }
 
+/* = file("path"[, TYPE]): a .npy file of the constant's type and element
+ * count (any shape: a constant is flat memory), or raw binary, read whole.
+ * The path is relative to the kernel file's folder. */
+static int constant_from_file(const kt__param *p, const char *source_path, kt__host_tensor *t, kt__errbuf *eb) {
+  const char *slash = source_path ? strrchr(source_path, '/') : NULL;
+  kt__sbuf path = {0};
+  if (p->file[0] == '/' || !slash) kt__sbuf_printf(&path, "%s", p->file);
+  else kt__sbuf_printf(&path, "%.*s/%s", (int)(slash - source_path), source_path, p->file);
+  kt__data_source src = {path.s, p->file_raw, p->file_type, p->file_loc.line, p->file_loc.col};
+  kt__data_header h;
+  int rc = kt__data_header_read(&src, &h, eb);
+  if (rc == KT_OK && (h.type != t->type || h.count != t->count))
+    rc = kt__err(
+        eb, KT_INVALID, "%d:%d: @constant %s: %s holds %" PRIu64 " elements of %s; the constant is %" PRIu64 " of %s",
+        p->loc.line, p->loc.col, p->name, path.s, h.count, kt__dtype_name(h.type), t->count, kt__dtype_name(t->type));
+  if (rc == KT_OK) rc = kt__data_read(&src, &h, t->initial, t->bytes, eb);
+  kt__sbuf_free(&path);
+  return rc;
+}
+
 /* The contents per the initial value: as a tensor's, without sizes. */
-static int constant_fill(const kt__param *p, kt__host_tensor *t, uint64_t seed, kt__errbuf *eb) {
-  KT__RETURN_IF(p->init == KT__INIT_FILE, eb, KT_INVALID,
-                "%d:%d: @constant %s = file(\"%s\"): constants are not read from files yet; give a declared value "
-                "(random, zeros, ones, iota, random(LO, HI))",
-                p->loc.line, p->loc.col, p->name, p->file ? p->file : "");
+static int constant_fill(const kt__param *p, const char *source_path, kt__host_tensor *t, uint64_t seed,
+                         kt__errbuf *eb) {
+  if (p->init == KT__INIT_FILE) return constant_from_file(p, source_path, t, eb);
   if (!p->random_lo) {
     kt__fill(t->type, t->initial, t->count, p->init, seed);
     return KT_OK;
@@ -53,7 +73,8 @@ static int constant_fill(const kt__param *p, kt__host_tensor *t, uint64_t seed, 
   return KT_OK;
 }
 
-int kt__constants_create(const kt__kernel_decl *decl, uint64_t seed, kt__constants **out, kt__errbuf *eb) {
+int kt__constants_create(const kt__kernel_decl *decl, const char *source_path, uint64_t seed, kt__constants **out,
+                         kt__errbuf *eb) {
   *out = NULL;
   if (!decl->nconstants) return KT_OK;
   kt__constants *c = kt__xcalloc(1, sizeof *c);
@@ -65,7 +86,7 @@ int kt__constants_create(const kt__kernel_decl *decl, uint64_t seed, kt__constan
     int rc = constant_size(p, t, eb);
     if (rc == KT_OK) {
       t->initial = kt__xmalloc(t->bytes ? t->bytes : 1);
-      rc = constant_fill(p, t, seed + 0x10000 + (uint64_t)i, eb);
+      rc = constant_fill(p, source_path, t, seed + 0x10000 + (uint64_t)i, eb);
     }
     if (rc != KT_OK) {
       kt__constants_free(c);

@@ -16,9 +16,11 @@ typedef struct kt__constants {
 
 /* The contents of DECL's constants, filled per their initial value (random
  * from SEED + 0x10000 + i, so that they never share a stream with a
- * tensor). Heap memory: made before the worker is forked, never written
- * after. *OUT NULL when DECL has none. */
-int kt__constants_create(const kt__kernel_decl *decl, uint64_t seed, kt__constants **out, kt__errbuf *eb);
+ * tensor; file("...") relative to the folder of SOURCE_PATH, the kernel's
+ * file, checked for type and element count). Heap memory: made before the
+ * worker is forked, never written after. *OUT NULL when DECL has none. */
+int kt__constants_create(const kt__kernel_decl *decl, const char *source_path, uint64_t seed, kt__constants **out,
+                         kt__errbuf *eb);
 void kt__constants_free(kt__constants *c);
 
 /* Copies every constant into FN's symbol of the same name (the backend's

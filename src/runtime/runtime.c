@@ -237,7 +237,7 @@ static void report_choice(const kt_kernel *k, const int64_t *sizes, const char *
 static kt__status fill_constants(kt_kernel *k, void *fn, kt__errbuf *eb) {
   kt__constants *c = NULL;
   kt__status st = KT__ST_COMPILE;
-  if (kt__constants_create(k->decl, 42, &c, eb) == KT_OK)
+  if (kt__constants_create(k->decl, k->file->src.path, 42, &c, eb) == KT_OK)
     st = kt__constants_set(k->runtime->be, k->runtime->state, fn, k->decl, c, eb);
   kt__constants_free(c);
   if (st != KT__ST_OK) kt__be_unload(k->runtime->be, k->runtime->state, fn);

@@ -1178,7 +1178,7 @@ static int start(tuning *t) {
   if (!(t->workdir = kt__workdir(t->eb))) return KT_INVALID;
   kt__trace("setup: names and sizes");
   int rc = kt__argset_map(d, &t->size_env, t->k->ctx->opts.max_tensor_bytes, &t->args, t->eb);
-  if (rc == KT_OK) rc = kt__constants_create(d, t->o.seed ? t->o.seed : 42, &t->constants, t->eb);
+  if (rc == KT_OK) rc = kt__constants_create(d, t->k->file->src.path, t->o.seed ? t->o.seed : 42, &t->constants, t->eb);
   if (rc != KT_OK) return locate_error(t, rc);
   KT__FORWARD(check_files(t));
   KT__FORWARD(plan_judging(t));
