@@ -1091,8 +1091,8 @@ static int check_files(tuning *t) {
   return KT_OK;
 }
 
-/* -D flags for compiling @check's own file: every tuned name of the file
- * at its first choice (file_defines). */
+/* -D flags for compiling a check: every tuned name of the kernel's file at
+ * its first choice (file_defines). */
 static int default_defines(const tuning *t, char (*defs)[96], const char **words) {
   const char *names[KT__MAX_NAMES];
   int64_t values[KT__MAX_NAMES];
@@ -1110,14 +1110,15 @@ static int build_check(tuning *t) {
   kt_kernel *k = t->k;
   if (t->o.check) {
     t->check = (kt__check){.fn = t->o.check, .user = t->o.check_data, .source = kt__xstrdup("kt_tune_options.check")};
-  } else if (k->check_path) {
-    KT__FORWARD(kt__check_build(k->check_path, k->check_fn, NULL, 0, t->workdir, compile_timeout(t), &t->check, t->eb));
-  } else if (t->d->check) {
+  } else if (k->check_path || t->d->check) {
+    /* The check's file may be the kernel's own (or include it): the tuned
+     * names are defined at their first choices. */
     char defs[KT__MAX_NAMES][96];
     const char *words[KT__MAX_NAMES];
     int n = default_defines(t, defs, words);
-    int rc =
-        kt__check_build(k->file->src.path, t->d->check, words, n, t->workdir, compile_timeout(t), &t->check, t->eb);
+    const char *path = k->check_path ? k->check_path : k->file->src.path;
+    int rc = kt__check_build(path, k->check_path ? k->check_fn : t->d->check, words, n, t->workdir, compile_timeout(t),
+                             &t->check, t->eb);
     if (rc != KT_OK) return locate_error(t, rc);
   } else {
     return KT_OK;

@@ -7,7 +7,7 @@
  * scan stops after a few steps and wins. */
 // @autotune(SEARCH in {0, 1})
 // @kernel bucketize(edges: tensor<f32>[E] = iota, q: tensor<f32>[N] = random(0, E), bucket: out tensor<i32>[N], n: i32 = N, e: i32 = E)
-// @dims(N = 1 << 14, E = 4096)
+// @dims(N = 1 << 14, E = 8192)
 void bucketize(const float *edges, const float *q, int *bucket, int n, int e) {
   for (int i = 0; i < n; i++) {
     int lo = 0;
