@@ -1117,9 +1117,8 @@ static int build_check(tuning *t) {
     const char *words[KT__MAX_NAMES];
     int n = default_defines(t, defs, words);
     const char *path = k->check_path ? k->check_path : k->file->src.path;
-    int rc = kt__check_build(path, k->check_path ? k->check_fn : t->d->check, words, n, t->workdir, compile_timeout(t),
-                             &t->check, t->eb);
-    if (rc != KT_OK) return locate_error(t, rc);
+    KT__FORWARD(kt__check_build(path, k->check_path ? k->check_fn : t->d->check, words, n, t->workdir,
+                                compile_timeout(t), &t->check, t->eb));
   } else {
     return KT_OK;
   }
