@@ -535,6 +535,9 @@ static int run_reference_kernel(tuning *t) {
   kt__worker_setup ws = t->setup;
   ws.decl = rd;
   ws.check = NULL;
+  ws.extra_names = names + rc.n; /* for backends that build in the worker (OpenCL) */
+  ws.extra_values = values + rc.n;
+  ws.nextra = b.n - rc.n;
   kt__worker *w = NULL;
   kt__device_info info;
   result = kt__worker_start(&ws, &info, &w, t->eb);

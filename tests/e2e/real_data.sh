@@ -94,6 +94,23 @@ expect_eq "$(status_of "{'U': 2}")" "ok" "@reference accepts U=2"
 expect_eq "$(json "$TMP/out" "d['sizes']")" "N=5" "file(\"...\") beside the source gives N"
 run_status 2 "$KTUNE" tune "$TMP/ref.c" --kernel fast --expect y="$TMP/y.npy" --no-db
 expect_contains "$TMP/err" "both --expect files and @reference(naive) give the expected outputs" "--expect and @reference together"
+# On OpenCL, which builds in the worker: the reference's build defines the
+# tuned kernel's names too (the file is one program).
+cat >"$TMP/ref.cl" <<'K'
+// @kernel naive(x: tensor<f32>[N], y: out tensor<f32>[N], n: i32 = N)
+// @grid(N)
+__kernel void naive(__global const float *x, __global float *y, int n) { int i = get_global_id(0); if (i < n) y[i] = 2 * x[i]; }
+
+// @autotune(U in {3, 1, 2})
+// @reference(naive)
+// @kernel fast(x: tensor<f32>[N], y: out tensor<f32>[N], n: i32 = N)
+// @grid(N)
+// @dims(N = 1000)
+__kernel void fast(__global const float *x, __global float *y, int n) { int i = get_global_id(0); if (i < n) y[i] = (U == 3 ? 3 : 2) * x[i]; }
+K
+run_status 0 "$KTUNE" tune "$TMP/ref.cl" --kernel fast --no-db --json --quiet
+expect_eq "$(status_of "{'U': 3}")" "correctness" "OpenCL @reference rejects the wrong default"
+expect_eq "$(status_of "{'U': 1}")" "ok" "OpenCL @reference accepts U=1"
 sed 's/@reference(naive)/@reference(nope)/' "$TMP/ref.c" >"$TMP/ref2.c"
 run_status 2 "$KTUNE" tune "$TMP/ref2.c" --kernel fast --no-db
 expect_contains "$TMP/err" "ref2.c:5:15: error: @reference(nope): no kernel nope is annotated in this file" "unknown @reference"
