@@ -5,7 +5,7 @@
  *                   [--input NAME=PATH[:TYPE]]... [--expect NAME=PATH[:TYPE]]... [--check FILE.c:FN]
  *                   [--strategy NAME] [--budget N|Ns] [--db PATH] [--json] [--quiet]
  *   ktune bench FILE --autotune "NAME=VALUE ..."
- *   ktune space FILE [--kernel NAME] [--json]
+ *   ktune space FILE [--kernel NAME] [--device N] [--json]
  *   ktune devices [--json]
  *   ktune cache list|show|export|import|clear ...
  *   ktune replay RESULTS.json [--strategy NAME] --budget N [--repeats R]
@@ -51,6 +51,7 @@ typedef struct cli {
   const char *positional[4];
   int npositional;
   int json, quiet, no_cache, no_db, show_output, retry_failed;
+  int device_given; /* --device N was written: `ktune space` counts what fits it */
 } cli;
 
 /* The backends' names into OUT, joined by SEP, the last by LAST. */
@@ -73,7 +74,8 @@ static void usage(FILE *out) {
         "                  [--no-cache] [--jobs N] [--timeout S] [--compile-timeout S]\n"
         "                  [--retry-failed] [--show-output] [--json] [--quiet]\n"
         "  ktune bench FILE --autotune \"NAME=VALUE ...\" [same options as tune]\n"
-        "  ktune space FILE|--t1 KERNEL_T1.json [--kernel NAME] [--dim NAME=VALUE]... [--autotune ...] [--json]\n"
+        "  ktune space FILE|--t1 KERNEL_T1.json [--kernel NAME] [--dim NAME=VALUE]... [--autotune ...] [--device N]\n"
+        "                  [--json]\n"
         "  ktune devices [--json]\n"
         "  ktune cache list|show|export|import|clear [--kernel NAME] [--device NAME] [--db PATH]\n"
         "                  [--format table|defines|dflags|json|t4] [FILE]\n"
@@ -159,7 +161,7 @@ static int parse_args(int argc, char **argv, cli *c) {
         if (strcmp(c->command, "cache") == 0) c->device_filter = v;
         else if (parse_int(v, 0, 1 << 20, &n) != 0)
           return bad("--device %s: expected a device index (see `ktune devices`)", v);
-        else c->device = (int)n;
+        else c->device = (int)n, c->device_given = 1;
       } else {
         *slot = v;
       }
@@ -345,7 +347,8 @@ static int cmd_space(const cli *c) {
   if (rc) return rc;
   kt_kernel *k = NULL;
   rc = load_kernel(c, ctx, &k);
-  if (rc == KT_OK) rc = kt_space_print(k, stdout, c->json);
+  if (rc == KT_OK)
+    rc = c->device_given ? kt_space_print_device(k, stdout, c->json) : kt_space_print(k, stdout, c->json);
   int status = rc == KT_OK ? 0 : fail(ctx, rc);
   kt_kernel_destroy(k);
   kt_context_destroy(ctx);

@@ -235,6 +235,11 @@ static inline int64_t kt_check_value(const kt_check_args *a, const char *name, i
 /* Writes the expanded space (names, choices, sizes before/after @where, the
  * default, as -D flags) as text or as one JSON document. */
 int kt_space_print(kt_kernel *k, FILE *out, int json);
+/* kt_space_print, then how many of the valid configurations the context's
+ * device (kt_options.device of the kernel's backend) can launch: @block's
+ * threads within its threads-per-block limit, @shared within its shared
+ * memory (one more line, or one more JSON document). */
+int kt_space_print_device(kt_kernel *k, FILE *out, int json);
 
 /* Lists backends and devices as text or JSON. */
 int kt_devices_print(kt_context *ctx, FILE *out, int json);

@@ -25,7 +25,7 @@ int kt__check_build(const char *source, const char *symbol, const char *const *f
   if (rc != KT_OK) {
     char msg[sizeof eb->msg];
     snprintf(msg, sizeof msg, "%s", eb->msg);
-    kt__err(eb, KT_INVALID, "the check %s does not compile: %s", name.s, msg);
+    kt__err(eb, KT_INVALID, "%s: error: the check does not compile: %s", name.s, msg);
     kt__sbuf_free(&so);
     kt__sbuf_free(&name);
     return rc;
@@ -39,11 +39,10 @@ int kt__check_build(const char *source, const char *symbol, const char *const *f
 int kt__check_load(kt__check *c, kt__errbuf *eb) {
   if (!c->object || c->fn) return KT_OK;
   c->handle = dlopen(c->object, RTLD_NOW | RTLD_LOCAL);
-  KT__RETURN_IF(!c->handle, eb, KT_INVALID, "the check %s cannot be loaded: %s", c->source, dlerror());
+  KT__RETURN_IF(!c->handle, eb, KT_INVALID, "%s: error: the check cannot be loaded: %s", c->source, dlerror());
   void *sym = dlsym(c->handle, c->symbol);
-  KT__RETURN_IF(!sym, eb, KT_INVALID,
-                "the check %s: no function %s in the compiled file (is it static, or misspelled?)", c->source,
-                c->symbol);
+  KT__RETURN_IF(!sym, eb, KT_INVALID, "%s: error: no function %s in the compiled check (is it static, or misspelled?)",
+                c->source, c->symbol);
   /* POSIX guarantees that a function's address survives the round trip
    * through void *, which dlsym relies on. */
   memcpy(&c->fn, &sym, sizeof c->fn);

@@ -53,9 +53,9 @@ static int npy_type(const char *path, const char *descr, kt__dtype *out, kt__err
                 "%s: the data is big-endian ('%s'); ktune reads little-endian files: save it with "
                 "numpy.save(path, a.astype(a.dtype.newbyteorder('<')))",
                 path, descr);
-  if (order == '<' || order == '|' || order == '=') descr++;
+  const char *bare = order == '<' || order == '|' || order == '=' ? descr + 1 : descr;
   for (size_t i = 0; i < sizeof npy_types / sizeof npy_types[0]; i++)
-    if (strcmp(descr, npy_types[i].descr) == 0) {
+    if (strcmp(bare, npy_types[i].descr) == 0) {
       *out = npy_types[i].type;
       return KT_OK;
     }

@@ -28,6 +28,12 @@ typedef struct kt__worker_setup {
   const char *workdir;
   kt__check *check; /* the author's check, which judges outputs instead of the
                        comparison (kt__host_tensor.compared); NULL: none */
+  /* Names defined at a fixed value in every build the worker makes, after
+   * the configuration's: the @reference kernel's worker compiles the file
+   * with the tuned kernel's names at their first choices. */
+  const char *const *extra_names;
+  const int64_t *extra_values;
+  int nextra;
 } kt__worker_setup;
 
 /* Every run that is checked starts from the same state: each tensor holds

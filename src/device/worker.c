@@ -88,11 +88,17 @@ static kt__status get_fn(child *c, const kt__request *rq, void **fn, kt__errbuf 
     }
   char tag[64];
   snprintf(tag, sizeof tag, "w%ld-c%" PRIu64, (long)getpid(), rq->id);
+  const char *names[2 * KT__MAX_NAMES];
+  int64_t values[2 * KT__MAX_NAMES];
+  int n = 0;
+  for (int i = 0; i < c->config.n; i++, n++) names[n] = c->config.names[i], values[n] = rq->values[i];
+  for (int i = 0; i < c->s->nextra && n < 2 * KT__MAX_NAMES; i++, n++)
+    names[n] = c->s->extra_names[i], values[n] = c->s->extra_values[i];
   kt__build b = {.file = c->s->file,
                  .decl = c->s->decl,
-                 .names = c->config.names,
-                 .values = rq->values,
-                 .n = c->config.n,
+                 .names = names,
+                 .values = values,
+                 .n = n,
                  .device = &c->info,
                  .workdir = c->s->workdir,
                  .tag = tag,

@@ -225,8 +225,8 @@ static int data_spec(kt_kernel *k, const char *spec, bool want_output, const cha
   else if (!want_output && d->params[i].mode == KT__MODE_OUT)
     rc = kt__err(eb, KT_INVALID,
                  "%s %s: %s is an output of kernel %s (declared out), which the kernel writes; give its "
-                 "expected content with the expected-output option instead",
-                 label, spec, name, d->name);
+                 "expected content with %s %s=PATH instead",
+                 label, spec, name, d->name, k->ctx->opts.labels.expect, name);
   else if (d->params[i].shape_tuned)
     rc = kt__err(eb, KT_INVALID,
                  "%s %s: the shape of %s depends on tuned names, so no one file can fill or match it; the "

@@ -536,6 +536,9 @@ static int run_reference_kernel(tuning *t) {
   kt__worker_setup ws = t->setup;
   ws.decl = rd;
   ws.check = NULL;
+  ws.extra_names = names + rc.n; /* for backends that build in the worker (OpenCL) */
+  ws.extra_values = values + rc.n;
+  ws.nextra = b.n - rc.n;
   kt__worker *w = NULL;
   kt__device_info info;
   result = kt__worker_start(&ws, &info, &w, t->eb);
@@ -1092,8 +1095,8 @@ static int check_files(tuning *t) {
   return KT_OK;
 }
 
-/* -D flags for compiling @check's own file: every tuned name of the file
- * at its first choice (file_defines). */
+/* -D flags for compiling a check: every tuned name of the kernel's file at
+ * its first choice (file_defines). */
 static int default_defines(const tuning *t, char (*defs)[96], const char **words) {
   const char *names[KT__MAX_NAMES];
   int64_t values[KT__MAX_NAMES];
@@ -1111,15 +1114,15 @@ static int build_check(tuning *t) {
   kt_kernel *k = t->k;
   if (t->o.check) {
     t->check = (kt__check){.fn = t->o.check, .user = t->o.check_data, .source = kt__xstrdup("kt_tune_options.check")};
-  } else if (k->check_path) {
-    KT__FORWARD(kt__check_build(k->check_path, k->check_fn, NULL, 0, t->workdir, compile_timeout(t), &t->check, t->eb));
-  } else if (t->d->check) {
+  } else if (k->check_path || t->d->check) {
+    /* The check's file may be the kernel's own (or include it): the tuned
+     * names are defined at their first choices. */
     char defs[KT__MAX_NAMES][96];
     const char *words[KT__MAX_NAMES];
     int n = default_defines(t, defs, words);
-    int rc =
-        kt__check_build(k->file->src.path, t->d->check, words, n, t->workdir, compile_timeout(t), &t->check, t->eb);
-    if (rc != KT_OK) return locate_error(t, rc);
+    const char *path = k->check_path ? k->check_path : k->file->src.path;
+    KT__FORWARD(kt__check_build(path, k->check_path ? k->check_fn : t->d->check, words, n, t->workdir,
+                                compile_timeout(t), &t->check, t->eb));
   } else {
     return KT_OK;
   }

@@ -211,6 +211,7 @@ TEST(compiles_gemm_bf16_2) { compile_shard("kernels/cuda/gemm_bf16.cu", 90, 1, 4
 TEST(compiles_gemm_bf16_3) { compile_shard("kernels/cuda/gemm_bf16.cu", 90, 2, 4); }
 TEST(compiles_gemm_bf16_4) { compile_shard("kernels/cuda/gemm_bf16.cu", 90, 3, 4); }
 TEST(compiles_cluster) { compile_file("kernels/cuda/cluster.cu", 64); }
+TEST(compiles_spmv) { compile_file("kernels/cuda/spmv.cu", 24); }
 TEST(compiles_faulty) { compile_file("tests/data/cuda_faulty.cu", 4); }
 TEST(compiles_verify) { compile_file("tests/data/cuda_verify.cu", 8); }
 TEST(compiles_constant) { compile_file("tests/data/cuda_constant.cu", 3); }
@@ -218,7 +219,7 @@ TEST(compiles_constant) { compile_file("tests/data/cuda_constant.cu", 3); }
 /* Every shipped CUDA kernel is among the files compiled above. */
 TEST(every_shipped_kernel_is_compiled) {
   static const char *const tested[] = {"elementwise.cu", "reduce.cu",    "transpose.cu", "softmax.cu",
-                                       "sgemm.cu",       "gemm_bf16.cu", "cluster.cu"};
+                                       "sgemm.cu",       "gemm_bf16.cu", "cluster.cu",   "spmv.cu"};
   DIR *dir = opendir("kernels/cuda");
   ASSERT_TRUE(dir != NULL);
   int seen = 0;
