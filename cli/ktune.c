@@ -1,10 +1,11 @@
 /* ktune: the command line. Uses only the public API in ktune.h.
  *
- *   ktune tune FILE [--kernel NAME] [--backend cpu|opencl|cuda] [--device N]
+ *   ktune tune FILE|--t1 KERNEL_T1.json [--kernel NAME] [--backend cpu|opencl|cuda] [--device N]
  *                   [--dim NAME=VALUE]... [--autotune "NAME=VALUE ..."]
+ *                   [--input NAME=PATH[:TYPE]]... [--expect NAME=PATH[:TYPE]]... [--check FILE.c:FN]
  *                   [--strategy NAME] [--budget N|Ns] [--db PATH] [--json] [--quiet]
  *   ktune bench FILE --autotune "NAME=VALUE ..."
- *   ktune space FILE [--kernel NAME] [--json]
+ *   ktune space FILE [--kernel NAME] [--device N] [--json]
  *   ktune devices [--json]
  *   ktune cache list|show|export|import|clear ...
  *   ktune replay RESULTS.json [--strategy NAME] --budget N [--repeats R] [--report FILE]
@@ -27,12 +28,16 @@ typedef struct cli {
   const char *command;
   const char *file;
   const char *kernel;
+  const char *t1; /* --t1 KERNEL_T1.json instead of FILE */
   const char *backend;
   int device;
   const char *dims[MAX_DIMS];
   int ndims;
   const char *warm[MAX_DIMS]; /* replay --warm files */
   int nwarm;
+  const char *inputs[MAX_DIMS], *expects[MAX_DIMS]; /* --input, --expect */
+  int ninputs, nexpects;
+  const char *check;
   const char *pin;
   const char *strategy;
   const char *budget;
@@ -49,6 +54,7 @@ typedef struct cli {
   const char *positional[4];
   int npositional;
   int json, quiet, no_cache, no_db, show_output, retry_failed;
+  int device_given; /* --device N was written: `ktune space` counts what fits it */
 } cli;
 
 /* The backends' names into OUT, joined by SEP, the last by LAST. */
@@ -64,13 +70,15 @@ static void backend_names(char *out, size_t len, const char *sep, const char *la
 static void usage(FILE *out) {
   char names[256];
   backend_names(names, sizeof names, "|", "|");
-  fprintf(out, "usage:\n  ktune tune FILE [--kernel NAME] [--backend %s] [--device N]\n", names);
+  fprintf(out, "usage:\n  ktune tune FILE|--t1 KERNEL_T1.json [--kernel NAME] [--backend %s] [--device N]\n", names);
   fputs("                  [--dim NAME=VALUE]... [--autotune \"NAME=VALUE ...\"]\n"
+        "                  [--input NAME=PATH[:TYPE]]... [--expect NAME=PATH[:TYPE]]... [--check FILE.c:FN]\n"
         "                  [--strategy NAME] [--budget N|Ns] [--seed S] [--db PATH] [--no-db]\n"
         "                  [--no-cache] [--jobs N] [--timeout S] [--compile-timeout S]\n"
         "                  [--retry-failed] [--show-output] [--json] [--quiet] [--report FILE]\n"
         "  ktune bench FILE --autotune \"NAME=VALUE ...\" [same options as tune]\n"
-        "  ktune space FILE [--kernel NAME] [--dim NAME=VALUE]... [--autotune ...] [--json]\n"
+        "  ktune space FILE|--t1 KERNEL_T1.json [--kernel NAME] [--dim NAME=VALUE]... [--autotune ...] [--device N]\n"
+        "                  [--json]\n"
         "  ktune devices [--json]\n"
         "  ktune cache list|show|export|import|clear [--kernel NAME] [--device NAME] [--db PATH]\n"
         "                  [--format table|defines|dflags|json|t4] [FILE]\n"
@@ -101,10 +109,13 @@ static const char **value_slot(cli *c, const char *opt) {
       {"--seed", &c->seed},         {"--timeout", &c->timeout}, {"--compile-timeout", &c->compile_timeout},
       {"--jobs", &c->jobs},         {"--repeats", &c->repeats}, {"--format", &c->format},
       {"--key", &c->key},           {"--report", &c->report},   {"-o", &c->report},
+      {"--t1", &c->t1},             {"--check", &c->check},
   };
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
     if (strcmp(opt, table[i].name) == 0) return table[i].slot;
-  if (strcmp(opt, "--dim") == 0 || strcmp(opt, "--device") == 0 || strcmp(opt, "--warm") == 0) return &dummy;
+  static const char *const listed[] = {"--dim", "--device", "--warm", "--input", "--expect"};
+  for (size_t i = 0; i < sizeof listed / sizeof listed[0]; i++)
+    if (strcmp(opt, listed[i]) == 0) return &dummy;
   return NULL;
 }
 
@@ -134,6 +145,11 @@ static int parse_args(int argc, char **argv, cli *c) {
       if (strcmp(a, "--dim") == 0) {
         if (c->ndims == MAX_DIMS) return bad("too many --dim options (at most 64): %s", v);
         c->dims[c->ndims++] = v;
+      } else if (strcmp(a, "--input") == 0 || strcmp(a, "--expect") == 0) {
+        int input = strcmp(a, "--input") == 0;
+        int *n = input ? &c->ninputs : &c->nexpects;
+        if (*n == MAX_DIMS) return bad("too many data files (at most 64): %s", v);
+        (input ? c->inputs : c->expects)[(*n)++] = v;
       } else if (strcmp(a, "--warm") == 0) {
         if (c->nwarm == MAX_DIMS) return bad("too many --warm options (at most 64): %s", v);
         c->warm[c->nwarm++] = v;
@@ -142,7 +158,7 @@ static int parse_args(int argc, char **argv, cli *c) {
         if (strcmp(c->command, "cache") == 0 || strcmp(c->command, "report") == 0) c->device_filter = v;
         else if (parse_int(v, 0, 1 << 20, &n) != 0)
           return bad("--device %s: expected a device index (see `ktune devices`)", v);
-        else c->device = (int)n;
+        else c->device = (int)n, c->device_given = 1;
       } else {
         *slot = v;
       }
@@ -214,7 +230,13 @@ static int make_context(const cli *c, kt_context **ctx) {
     snprintf(fmt, sizeof fmt, "--backend %%s: expected %s", names);
     return bad(fmt, c->backend);
   }
-  o.labels = (kt_labels){.kernel = "--kernel", .size = "--dim", .pin = "--autotune", .db = "--db"};
+  o.labels = (kt_labels){.kernel = "--kernel",
+                         .size = "--dim",
+                         .pin = "--autotune",
+                         .db = "--db",
+                         .input = "--input",
+                         .expect = "--expect",
+                         .check = "--check"};
   o.device = c->device;
   o.db_path = c->db;
   o.no_db = c->no_db;
@@ -244,11 +266,22 @@ static int make_context(const cli *c, kt_context **ctx) {
   return 0;
 }
 
+/* tune, bench and space take FILE or --t1, not both: checked before
+ * anything is made, so that the usage error is exit status 2. */
+static int check_kernel_source(const cli *c) {
+  if (c->t1 && (c->file || c->kernel))
+    return bad("--t1 names the kernel and its file; give no FILE or --kernel beside it (%s)", c->t1);
+  if (!c->file && !c->t1) return bad("%s needs a kernel FILE (or --t1 KERNEL_T1.json)", c->command);
+  return 0;
+}
+
 static int load_kernel(const cli *c, kt_context *ctx, kt_kernel **k) {
-  if (!c->file) return bad("%s needs a kernel FILE", c->command);
-  int rc = kt_kernel_load_file(ctx, c->file, c->kernel, k);
+  int rc = c->t1 ? kt_kernel_load_t1(ctx, c->t1, k) : kt_kernel_load_file(ctx, c->file, c->kernel, k);
   for (int i = 0; rc == KT_OK && i < c->ndims; i++) rc = kt_kernel_set_size_arg(*k, c->dims[i]);
   if (rc == KT_OK && c->pin) rc = kt_kernel_pin(*k, c->pin);
+  for (int i = 0; rc == KT_OK && i < c->ninputs; i++) rc = kt_kernel_set_input(*k, c->inputs[i]);
+  for (int i = 0; rc == KT_OK && i < c->nexpects; i++) rc = kt_kernel_set_expect(*k, c->expects[i]);
+  if (rc == KT_OK && c->check) rc = kt_kernel_set_check(*k, c->check);
   return rc;
 }
 
@@ -328,7 +361,8 @@ static int cmd_space(const cli *c) {
   if (rc) return rc;
   kt_kernel *k = NULL;
   rc = load_kernel(c, ctx, &k);
-  if (rc == KT_OK) rc = kt_space_print(k, stdout, c->json);
+  if (rc == KT_OK)
+    rc = c->device_given ? kt_space_print_device(k, stdout, c->json) : kt_space_print(k, stdout, c->json);
   int status = rc == KT_OK ? 0 : fail(ctx, rc);
   kt_kernel_destroy(k);
   kt_context_destroy(ctx);
@@ -438,6 +472,8 @@ int main(int argc, char **argv) {
   int rc = parse_args(argc, argv, &c);
   if (rc) return rc;
   c.file = c.npositional > 0 ? c.positional[0] : NULL;
+  int kernel_command = !strcmp(c.command, "tune") || !strcmp(c.command, "bench") || !strcmp(c.command, "space");
+  if (kernel_command && (rc = check_kernel_source(&c)) != 0) return rc;
   if (strcmp(c.command, "tune") == 0) return cmd_tune(&c, 0);
   if (strcmp(c.command, "bench") == 0) return cmd_tune(&c, 1);
   if (strcmp(c.command, "space") == 0) return cmd_space(&c);

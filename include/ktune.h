@@ -97,6 +97,9 @@ typedef struct kt_labels {
   const char *size;   /* kt_kernel_set_size and kt_kernel_set_size_arg: "size" */
   const char *pin;    /* kt_kernel_pin: "pins" */
   const char *db;     /* db_path below: "kt_options.db_path" */
+  const char *input;  /* kt_kernel_set_input: "input" */
+  const char *expect; /* kt_kernel_set_expect: "expected output" */
+  const char *check;  /* kt_kernel_set_check: "check" */
 } kt_labels;
 
 /* Context options. Zero-initialise, then set what you need: every zero field
@@ -137,6 +140,12 @@ int kt_kernel_load_file(kt_context *ctx, const char *path, const char *name, kt_
 /* The same from a string; LANG is "c", "cl" or "cu"; LABEL names it in messages. */
 int kt_kernel_load_string(kt_context *ctx, const char *label, const char *source, const char *lang, const char *name,
                           kt_kernel **out);
+/* The kernel a T1 file describes (Kernel Tuner's tune_kernel_T1 format;
+ * docs/T1.md): its parameters, restrictions, launch shape and arguments as
+ * annotations inserted above the kernel in its KernelFile, then loaded as
+ * kt_kernel_load_string does. What the file says that ktune does not map is
+ * printed as notes on stderr (unless opts.quiet), the annotations too. */
+int kt_kernel_load_t1(kt_context *ctx, const char *t1_path, kt_kernel **out);
 void kt_kernel_destroy(kt_kernel *k);
 const char *kt_kernel_name(const kt_kernel *k);
 
@@ -153,9 +162,84 @@ int kt_kernel_set_size_arg(kt_kernel *k, const char *arg);
  * KT_INVALID with the declared names in kt_errmsg. */
 int kt_kernel_pin(kt_kernel *k, const char *spec);
 
+/* ---- Real data and references (README, "Tuning on real data") ----
+ * SPEC is "NAME=PATH" for a NumPy .npy file (little-endian, C order; its
+ * element type and shape must be the tensor's), or "NAME=PATH:TYPE" for a
+ * raw binary file of TYPE elements (f32, i32, ...: the tensor's type). A
+ * runtime size that kt_kernel_set_size did not give is bound from the file's
+ * shape (before @dims). Errors (KT_INVALID, naming the file, the declaration
+ * and what differs) come here for what the file's header shows, and from
+ * kt_tune for shapes, which need the sizes. */
+
+/* Fills input or inout tensor NAME from a file instead of its @kernel
+ * initial value. */
+int kt_kernel_set_input(kt_kernel *k, const char *spec);
+/* The expected content of output NAME after the kernel ran: the reference
+ * for that output, instead of the default configuration's. Outputs without
+ * an expected file are then not compared (the default need not run at all). */
+int kt_kernel_set_expect(kt_kernel *k, const char *spec);
+/* An author's check, "FILE.c:FUNCTION": compiled with $CC into a shared
+ * object when tuning starts, and called after each configuration's run as a
+ * kt_check_fn (it includes <ktune.h>). It alone decides correctness. */
+int kt_kernel_set_check(kt_kernel *k, const char *spec);
+
+/* What a check sees of one tensor, in @kernel order. */
+typedef struct kt_check_tensor {
+  const char *name;
+  const char *type;      /* "f32", "i32", ... */
+  int is_output;         /* out or inout */
+  const void *data;      /* inputs: their content; outputs: what this configuration wrote */
+  const void *reference; /* outputs: the expected content (kt_kernel_set_expect,
+                            @reference), else NULL */
+  uint64_t count;        /* elements, for this configuration's shape */
+  int ndims;
+  const uint64_t *shape; /* this configuration's shape, outermost first */
+} kt_check_tensor;
+
+typedef struct kt_check_args {
+  int ntensors;
+  const kt_check_tensor *tensors;
+  int nvalues; /* the configuration's tuned names, then the runtime sizes */
+  const char *const *names;
+  const int64_t *values;
+  void *user;          /* kt_tune_options.check_data */
+  char *message;       /* where a failing check says why (NUL-terminated) */
+  size_t message_size; /* at least 256 */
+} kt_check_args;
+
+/* Returns nonzero when the configuration's outputs are right, 0 (with a
+ * message) when not. Called in the device worker, a child process: what it
+ * changes in memory is not seen by the caller, and a crash in it counts
+ * against the configuration (status runtime). */
+typedef int (*kt_check_fn)(const kt_check_args *a);
+
+/* Helpers for checks: the tensor called NAME (NULL when none), and the value
+ * of a tuned name or runtime size (FALLBACK when none). */
+static inline const kt_check_tensor *kt_check_tensor_named(const kt_check_args *a, const char *name) {
+  for (int i = 0; i < a->ntensors; i++) {
+    const char *p = a->tensors[i].name, *q = name;
+    while (*p && *p == *q) p++, q++;
+    if (*p == *q) return &a->tensors[i];
+  }
+  return NULL;
+}
+static inline int64_t kt_check_value(const kt_check_args *a, const char *name, int64_t fallback) {
+  for (int i = 0; i < a->nvalues; i++) {
+    const char *p = a->names[i], *q = name;
+    while (*p && *p == *q) p++, q++;
+    if (*p == *q) return a->values[i];
+  }
+  return fallback;
+}
+
 /* Writes the expanded space (names, choices, sizes before/after @where, the
  * default, as -D flags) as text or as one JSON document. */
 int kt_space_print(kt_kernel *k, FILE *out, int json);
+/* kt_space_print, then how many of the valid configurations the context's
+ * device (kt_options.device of the kernel's backend) can launch: @block's
+ * threads within its threads-per-block limit, @shared within its shared
+ * memory (one more line, or one more JSON document). */
+int kt_space_print_device(kt_kernel *k, FILE *out, int json);
 
 /* Lists backends and devices as text or JSON. */
 int kt_devices_print(kt_context *ctx, FILE *out, int json);
@@ -174,6 +258,10 @@ typedef struct kt_tune_options {
                            configuration printed (always in the result's JSON) */
   int retry_failed;     /* 1: measure again the failures the database holds
                            (those not the kernel's own doing always are) */
+  kt_check_fn check;    /* an author's check (see kt_check_fn), instead of the
+                           comparison with the reference; overrides
+                           kt_kernel_set_check and @check */
+  void *check_data;     /* handed to CHECK as kt_check_args.user */
 } kt_tune_options;
 
 /* Tunes the kernel for its current sizes and pins. KT_NOVALID when no

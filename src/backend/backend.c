@@ -104,6 +104,19 @@ int kt__be_copy(const kt__backend *be, void *state, void *dst, void *src, size_t
   return be->copy ? be->copy(state, dst, src, bytes, eb) : KT_NOTFOUND;
 }
 
+kt__status kt__be_set_constant(const kt__backend *be, void *state, void *fn, const char *name, const void *host,
+                               size_t bytes, kt__errbuf *eb) {
+  if (!be->set_constant)
+    return kt__fail(eb, KT__ST_COMPILE, "the %s backend has no constant symbols to fill (@constant %s)", be->name,
+                    name);
+  return be->set_constant(state, fn, name, host, bytes, eb);
+}
+
+int kt__be_compare(const kt__backend *be, void *state, kt__dtype t, void *got, void *want, uint64_t count, double atol,
+                   double rtol, kt__device_mismatch *m, kt__errbuf *eb) {
+  return be->compare ? be->compare(state, t, got, want, count, atol, rtol, m, eb) : KT_NOTFOUND;
+}
+
 int kt__be_slice(const kt__backend *be, void *state, void *buf, size_t offset, size_t bytes, void **out,
                  kt__errbuf *eb) {
   *out = NULL;

@@ -79,6 +79,15 @@ typedef struct kt__launch {
                                  NULL: the backend's own, and run() waits for the kernel */
 } kt__launch;
 
+/* What a comparison on the device found: the elements outside tolerance,
+ * the lowest index among them, and that element of the output as its raw
+ * bytes (the only part of the output copied back). */
+typedef struct kt__device_mismatch {
+  uint64_t count;
+  uint64_t first; /* valid when count > 0 */
+  unsigned char got[8];
+} kt__device_mismatch;
+
 /* Slices start at multiples of this (OpenCL sub-buffers need the device's
  * base address alignment, 128 bytes on most). */
 enum { KT__SLICE_ALIGN = 4096 };
@@ -164,6 +173,21 @@ typedef struct kt__backend {
    * downloading them. NULL: the worker compares on the host. */
   int (*equal)(void *state, void *a, void *b, size_t bytes, bool *same, kt__errbuf *eb);
   int (*copy)(void *state, void *dst, void *src, size_t bytes, kt__errbuf *eb);
+  /* WORKER, optional: compares COUNT elements of type T of device buffers
+   * GOT and WANT with kt__compare's rule (verify.h: |got - want| <= atol +
+   * rtol * |want|, NaN only against NaN), on the device, with the kernel of
+   * compare_kernel.h. KT_NOTFOUND when this device cannot (no double
+   * precision, the kernel does not build: EB says why): the worker then
+   * downloads the output and compares on the host. */
+  int (*compare)(void *state, kt__dtype t, void *got, void *want, uint64_t count, double atol, double rtol,
+                 kt__device_mismatch *m, kt__errbuf *eb);
+  /* WORKER (and kt_launch), optional: copies BYTES from HOST into the
+   * symbol NAME of loaded configuration FN (a CUDA __constant__ array, a C
+   * global): @constant data. OK; COMPILE when FN has no such symbol or its
+   * size is not BYTES (the message says which); RUNTIME when the copy
+   * fails. NULL: the backend has no such symbols, which the parser refuses
+   * for its language. */
+  kt__status (*set_constant)(void *state, void *fn, const char *name, const void *host, size_t bytes, kt__errbuf *eb);
   /* WORKER, optional: page-locks host memory that is copied often (the
    * worker's scratch, which every check downloads into) so transfers run
    * at full speed. A hint. */
@@ -216,6 +240,11 @@ void kt__be_pin_host(const kt__backend *be, void *state, void *host, size_t byte
 /* KT_NOTFOUND when the backend cannot compare or copy on the device. */
 int kt__be_equal(const kt__backend *be, void *state, void *a, void *b, size_t bytes, bool *same, kt__errbuf *eb);
 int kt__be_copy(const kt__backend *be, void *state, void *dst, void *src, size_t bytes, kt__errbuf *eb);
+kt__status kt__be_set_constant(const kt__backend *be, void *state, void *fn, const char *name, const void *host,
+                               size_t bytes, kt__errbuf *eb);
+/* KT_NOTFOUND when the backend cannot compare on the device. */
+int kt__be_compare(const kt__backend *be, void *state, kt__dtype t, void *got, void *want, uint64_t count, double atol,
+                   double rtol, kt__device_mismatch *m, kt__errbuf *eb);
 /* KT_NOTFOUND when the backend cannot slice. */
 int kt__be_slice(const kt__backend *be, void *state, void *buf, size_t offset, size_t bytes, void **out,
                  kt__errbuf *eb);

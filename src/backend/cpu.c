@@ -4,6 +4,7 @@
  * that calls the kernel with typed arguments. The worker dlopens the object
  * and calls kt__entry once per launch; @grid and @block are ignored. */
 #include "backend.h"
+#include "cc.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -243,7 +244,7 @@ static char *first_lines(const char *out) {
 }
 
 typedef struct cc_command {
-  const char *argv[MAX_CC_WORDS + 16 + 2 * MAX_DEFS];
+  const char *argv[MAX_CC_WORDS + 20 + 2 * MAX_DEFS];
   char *words;
   char defs[MAX_DEFS][96];
   char *srcdir; /* the user's file's directory, for its "quoted" includes */
@@ -269,6 +270,8 @@ static void build_command(const kt__build *b, const char *so, const char *src, c
   c->srcdir = directory_of(b->file->src.path);
   c->argv[n++] = "-iquote";
   c->argv[n++] = c->srcdir;
+  c->argv[n++] = "-I"; /* a file that holds an @check function includes <ktune.h> */
+  c->argv[n++] = kt__cc_ktune_include_dir();
   c->argv[n++] = "-o";
   c->argv[n++] = so;
   c->argv[n++] = "-include";
@@ -334,6 +337,49 @@ static kt__status run_compiler(const kt__build *b, const char *so, const char *s
   free(c->srcdir);
   free(c);
   return st;
+}
+
+const char *kt__cc_ktune_include_dir(void) {
+#ifdef KTUNE_INSTALL_INCLUDEDIR
+  static const char installed[] = KTUNE_INSTALL_INCLUDEDIR;
+  char path[4200];
+  snprintf(path, sizeof path, "%s/ktune.h", installed);
+  if (access(path, R_OK) == 0) return installed;
+#endif
+#ifdef KTUNE_SOURCE_DIR
+  return KTUNE_SOURCE_DIR "/include";
+#else
+  return ".";
+#endif
+}
+
+int kt__cc_shared_object(const char *src, const char *so, const char *const *flags, int nflags, double timeout_s,
+                         const char *tmpdir, kt__errbuf *eb) {
+  const char *argv[MAX_CC_WORDS + 16 + 64];
+  char *words;
+  int n = compiler_words(argv, MAX_CC_WORDS, &words);
+  static const char *const base[] = {"-O2", "-fPIC", "-shared", "-std=gnu11"};
+  for (size_t i = 0; i < sizeof base / sizeof base[0]; i++) argv[n++] = base[i];
+  for (int i = 0; i < nflags && i < 64; i++) argv[n++] = flags[i];
+  argv[n++] = "-o";
+  argv[n++] = so;
+  argv[n++] = src;
+  argv[n++] = "-lm";
+  argv[n] = NULL;
+  char **envp = env_with_tmpdir(tmpdir);
+  spawned sp;
+  int rc = run_captured(argv, envp, timeout_s, NULL, &sp, eb);
+  free_env(envp);
+  if (rc == KT_OK && (sp.timed_out || !WIFEXITED(sp.status) || WEXITSTATUS(sp.status) != 0)) {
+    char *log = first_lines(sp.out.s);
+    rc = kt__err(eb, KT_INVALID, "%s: %s%s%s", src,
+                 sp.timed_out ? "the C compiler ran past its timeout" : "the C compiler failed", log ? ":\n" : "",
+                 log ? log : "");
+    free(log);
+  }
+  if (rc == KT_OK || sp.out.s) kt__sbuf_free(&sp.out);
+  free(words);
+  return rc;
 }
 
 static kt__status cpu_compile(const kt__build *b, kt__artifact *a, kt__errbuf *eb) {
@@ -490,6 +536,23 @@ static kt__status cpu_load(void *state, const kt__build *b, const kt__artifact *
   return st;
 }
 
+/* @constant data: a global of the kernel's file, found with dlsym (a
+ * `static` one is invisible, and named so). The object has no sizes: the
+ * declared size is trusted, as the kernel's C declaration must match it. */
+static kt__status cpu_set_constant(void *state, void *fn, const char *name, const void *host, size_t bytes,
+                                   kt__errbuf *eb) {
+  cpu_fn *f = fn;
+  dlerror();
+  void *sym = dlsym(f->lib, name);
+  if (!sym)
+    return kt__fail(eb, KT__ST_COMPILE,
+                    "@constant %s: the kernel's file has no global %s (declare it at file scope, not static: "
+                    "`T %s[...];`)",
+                    name, name, name);
+  memcpy(sym, host, bytes);
+  return KT__ST_OK;
+}
+
 static void cpu_unload(void *state, void *fn) {
   cpu_fn *f = fn;
   dlclose(f->lib);
@@ -611,6 +674,7 @@ const kt__backend kt__backend_cpu = {
     .close = cpu_close,
     .load = cpu_load,
     .unload = cpu_unload,
+    .set_constant = cpu_set_constant,
     .check = NULL,
     .alloc = cpu_alloc,
     .slice = cpu_slice,

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare_kernel.h"
 #include "cuda_limits.h"
 #include "dl.h"
 #include "nvrtc.h"
@@ -22,40 +23,41 @@
 
 /* Every driver function ktune calls: field, exported symbol (the versioned
  * one cuda.h would map the plain name to), return type, parameters. */
-#define KT__CU_FUNCS(XX)                                                                \
-  XX(Init, "cuInit", (unsigned))                                                        \
-  XX(DriverGetVersion, "cuDriverGetVersion", (int *))                                   \
-  XX(GetErrorName, "cuGetErrorName", (CUresult, const char **))                         \
-  XX(DeviceGetCount, "cuDeviceGetCount", (int *))                                       \
-  XX(DeviceGet, "cuDeviceGet", (CUdevice *, int))                                       \
-  XX(DeviceGetName, "cuDeviceGetName", (char *, int, CUdevice))                         \
-  XX(DeviceGetAttribute, "cuDeviceGetAttribute", (int *, CUdevice_attribute, CUdevice)) \
-  XX(DeviceTotalMem, "cuDeviceTotalMem_v2", (size_t *, CUdevice))                       \
-  XX(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", (CUcontext *, CUdevice))       \
-  XX(DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", (CUdevice))               \
-  XX(CtxSetCurrent, "cuCtxSetCurrent", (CUcontext))                                     \
-  XX(CtxSynchronize, "cuCtxSynchronize", (void))                                        \
-  XX(ModuleLoadData, "cuModuleLoadData", (CUmodule *, const void *))                    \
-  XX(ModuleUnload, "cuModuleUnload", (CUmodule))                                        \
-  XX(ModuleGetFunction, "cuModuleGetFunction", (CUfunction *, CUmodule, const char *))  \
-  XX(FuncGetAttribute, "cuFuncGetAttribute", (int *, CUfunction_attribute, CUfunction)) \
-  XX(FuncSetAttribute, "cuFuncSetAttribute", (CUfunction, CUfunction_attribute, int))   \
-  XX(MemAlloc, "cuMemAlloc_v2", (CUdeviceptr *, size_t))                                \
-  XX(MemFree, "cuMemFree_v2", (CUdeviceptr))                                            \
-  XX(MemcpyHtoD, "cuMemcpyHtoD_v2", (CUdeviceptr, const void *, size_t))                \
-  XX(MemcpyDtoH, "cuMemcpyDtoH_v2", (void *, CUdeviceptr, size_t))                      \
-  XX(MemcpyDtoD, "cuMemcpyDtoD_v2", (CUdeviceptr, CUdeviceptr, size_t))                 \
-  XX(MemsetD8Async, "cuMemsetD8Async", (CUdeviceptr, unsigned char, size_t, CUstream))  \
-  XX(MemsetD8, "cuMemsetD8_v2", (CUdeviceptr, unsigned char, size_t))                   \
-  XX(MemsetD16, "cuMemsetD16_v2", (CUdeviceptr, unsigned short, size_t))                \
-  XX(MemsetD32, "cuMemsetD32_v2", (CUdeviceptr, unsigned int, size_t))                  \
-  XX(MemHostRegister, "cuMemHostRegister_v2", (void *, size_t, unsigned int))           \
-  XX(StreamSynchronize, "cuStreamSynchronize", (CUstream))                              \
-  XX(EventCreate, "cuEventCreate", (CUevent *, unsigned))                               \
-  XX(EventDestroy, "cuEventDestroy_v2", (CUevent))                                      \
-  XX(EventRecord, "cuEventRecord", (CUevent, CUstream))                                 \
-  XX(EventSynchronize, "cuEventSynchronize", (CUevent))                                 \
-  XX(LaunchKernel, "cuLaunchKernel",                                                    \
+#define KT__CU_FUNCS(XX)                                                                         \
+  XX(Init, "cuInit", (unsigned))                                                                 \
+  XX(DriverGetVersion, "cuDriverGetVersion", (int *))                                            \
+  XX(GetErrorName, "cuGetErrorName", (CUresult, const char **))                                  \
+  XX(DeviceGetCount, "cuDeviceGetCount", (int *))                                                \
+  XX(DeviceGet, "cuDeviceGet", (CUdevice *, int))                                                \
+  XX(DeviceGetName, "cuDeviceGetName", (char *, int, CUdevice))                                  \
+  XX(DeviceGetAttribute, "cuDeviceGetAttribute", (int *, CUdevice_attribute, CUdevice))          \
+  XX(DeviceTotalMem, "cuDeviceTotalMem_v2", (size_t *, CUdevice))                                \
+  XX(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", (CUcontext *, CUdevice))                \
+  XX(DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", (CUdevice))                        \
+  XX(CtxSetCurrent, "cuCtxSetCurrent", (CUcontext))                                              \
+  XX(CtxSynchronize, "cuCtxSynchronize", (void))                                                 \
+  XX(ModuleLoadData, "cuModuleLoadData", (CUmodule *, const void *))                             \
+  XX(ModuleUnload, "cuModuleUnload", (CUmodule))                                                 \
+  XX(ModuleGetFunction, "cuModuleGetFunction", (CUfunction *, CUmodule, const char *))           \
+  XX(ModuleGetGlobal, "cuModuleGetGlobal_v2", (CUdeviceptr *, size_t *, CUmodule, const char *)) \
+  XX(FuncGetAttribute, "cuFuncGetAttribute", (int *, CUfunction_attribute, CUfunction))          \
+  XX(FuncSetAttribute, "cuFuncSetAttribute", (CUfunction, CUfunction_attribute, int))            \
+  XX(MemAlloc, "cuMemAlloc_v2", (CUdeviceptr *, size_t))                                         \
+  XX(MemFree, "cuMemFree_v2", (CUdeviceptr))                                                     \
+  XX(MemcpyHtoD, "cuMemcpyHtoD_v2", (CUdeviceptr, const void *, size_t))                         \
+  XX(MemcpyDtoH, "cuMemcpyDtoH_v2", (void *, CUdeviceptr, size_t))                               \
+  XX(MemcpyDtoD, "cuMemcpyDtoD_v2", (CUdeviceptr, CUdeviceptr, size_t))                          \
+  XX(MemsetD8Async, "cuMemsetD8Async", (CUdeviceptr, unsigned char, size_t, CUstream))           \
+  XX(MemsetD8, "cuMemsetD8_v2", (CUdeviceptr, unsigned char, size_t))                            \
+  XX(MemsetD16, "cuMemsetD16_v2", (CUdeviceptr, unsigned short, size_t))                         \
+  XX(MemsetD32, "cuMemsetD32_v2", (CUdeviceptr, unsigned int, size_t))                           \
+  XX(MemHostRegister, "cuMemHostRegister_v2", (void *, size_t, unsigned int))                    \
+  XX(StreamSynchronize, "cuStreamSynchronize", (CUstream))                                       \
+  XX(EventCreate, "cuEventCreate", (CUevent *, unsigned))                                        \
+  XX(EventDestroy, "cuEventDestroy_v2", (CUevent))                                               \
+  XX(EventRecord, "cuEventRecord", (CUevent, CUstream))                                          \
+  XX(EventSynchronize, "cuEventSynchronize", (CUevent))                                          \
+  XX(LaunchKernel, "cuLaunchKernel",                                                             \
      (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream, void **, void **))
 
 static struct {
@@ -247,6 +249,11 @@ typedef struct cuda_state {
   CUmodule differs_mod; /* the comparison kernel of cuda_equal, loaded on first use */
   CUfunction differs;
   CUdeviceptr differs_flag;
+  CUmodule compare_mod; /* the output comparison of cuda_compare, built on first use */
+  CUfunction compare;
+  CUdeviceptr compare_out; /* 2 words per block */
+  bool compare_failed;     /* it did not build: the worker compares on the host */
+  char compare_why[512];
 } cuda_state;
 
 typedef struct cuda_fn {
@@ -307,6 +314,8 @@ static void cuda_close(void *state) {
   cuda_state *s = state;
   if (s->differs_flag) cu.MemFree(s->differs_flag);
   if (s->differs_mod) cu.ModuleUnload(s->differs_mod);
+  if (s->compare_out) cu.MemFree(s->compare_out);
+  if (s->compare_mod) cu.ModuleUnload(s->compare_mod);
   if (s->scratch) cu.MemFree(s->scratch);
   if (s->start) cu.EventDestroy(s->start);
   if (s->stop) cu.EventDestroy(s->stop);
@@ -422,6 +431,29 @@ static void cuda_unload(void *state, void *f) {
   cuda_state *s = state;
   if (!s->poisoned) cu.ModuleUnload(fn->mod);
   free(fn);
+}
+
+/* @constant data: the module's own __constant__ (or __device__) symbol,
+ * found by its name (a variable at global scope keeps its name in C++; one
+ * inside a namespace is mangled, and not found). */
+static kt__status cuda_set_constant(void *state, void *f, const char *name, const void *host, size_t bytes,
+                                    kt__errbuf *eb) {
+  cuda_state *s = state;
+  cuda_fn *fn = f;
+  if (poisoned(s, eb)) return KT__ST_RUNTIME;
+  CUdeviceptr p = 0;
+  size_t size = 0;
+  CUresult r = cu.ModuleGetGlobal(&p, &size, fn->mod, name);
+  if (r == CUDA_ERROR_NOT_FOUND)
+    return kt__fail(eb, KT__ST_COMPILE,
+                    "@constant %s: the module has no symbol %s (declare it at file scope: `__constant__ T %s[...];`)",
+                    name, name, name);
+  if (r != CUDA_SUCCESS) return cu_status(s, r, "cuModuleGetGlobal", eb);
+  if (size != bytes)
+    return kt__fail(eb, KT__ST_COMPILE, "@constant %s declares %zu bytes, but the kernel's symbol %s is %zu bytes",
+                    name, bytes, name, size);
+  r = cu.MemcpyHtoD(p, host, bytes);
+  return r == CUDA_SUCCESS ? KT__ST_OK : cu_status(s, r, "filling a __constant__ symbol", eb);
 }
 
 /* ---- launches ---- */
@@ -688,6 +720,65 @@ static int cuda_equal(void *state, void *a, void *b, size_t bytes, bool *same, k
   return KT_OK;
 }
 
+/* The output comparison (compare_kernel.h), built with NVRTC for this
+ * device the first time it is needed: NVRTC is loaded in the worker anyway
+ * (cuda_open), and one build per worker costs less than one download of a
+ * large output. */
+enum { COMPARE_THREADS = 256, COMPARE_BLOCKS = 1024 };
+
+static int build_compare(cuda_state *s, kt__errbuf *eb) {
+  char arch[32], *image = NULL;
+  size_t len = 0;
+  kt__cuda_pick_arch(NULL, NULL, s->info.arch, arch, sizeof arch);
+  char *source = kt__compare_kernel_source(KT__LANG_CUDA);
+  int rc = kt__nvrtc_cubin(source, arch, &image, &len, eb);
+  free(source);
+  if (rc != KT_OK) return rc;
+  CUresult r = cu.ModuleLoadData(&s->compare_mod, image);
+  free(image);
+  if (r == CUDA_SUCCESS) r = cu.ModuleGetFunction(&s->compare, s->compare_mod, KT__COMPARE_KERNEL);
+  if (r == CUDA_SUCCESS) r = cu.MemAlloc(&s->compare_out, 2 * COMPARE_BLOCKS * sizeof(uint64_t));
+  if (r != CUDA_SUCCESS) {
+    s->compare = NULL;
+    return cu_error(s, r, "loading the output comparison kernel", eb);
+  }
+  return KT_OK;
+}
+
+static int load_compare(cuda_state *s, kt__errbuf *eb) {
+  if (s->compare) return KT_OK;
+  if (!s->compare_failed && build_compare(s, eb) != KT_OK) {
+    s->compare_failed = true;
+    snprintf(s->compare_why, sizeof s->compare_why, "%.500s", eb ? eb->msg : "");
+  }
+  if (s->compare) return KT_OK;
+  return kt__err(eb, KT_NOTFOUND, "no comparison on the device: %s", s->compare_why);
+}
+
+static int cuda_compare(void *state, kt__dtype t, void *got, void *want, uint64_t count, double atol, double rtol,
+                        kt__device_mismatch *m, kt__errbuf *eb) {
+  cuda_state *s = state;
+  if (poisoned(s, eb)) return KT_INTERNAL;
+  KT__FORWARD(load_compare(s, eb));
+  CUdeviceptr pg = (CUdeviceptr)(uintptr_t)got, pw = (CUdeviceptr)(uintptr_t)want;
+  unsigned long long n = count;
+  int dtype = (int)t;
+  uint64_t want_blocks = (count + COMPARE_THREADS - 1) / COMPARE_THREADS;
+  unsigned blocks = (unsigned)(want_blocks < 1 ? 1 : want_blocks > COMPARE_BLOCKS ? COMPARE_BLOCKS : want_blocks);
+  void *args[] = {&pg, &pw, &n, &dtype, &atol, &rtol, &s->compare_out};
+  uint64_t out[2 * COMPARE_BLOCKS];
+  CUresult r = cu.LaunchKernel(s->compare, blocks, 1, 1, COMPARE_THREADS, 1, 1, 2 * COMPARE_THREADS * sizeof(uint64_t),
+                               NULL, args, NULL);
+  if (r == CUDA_SUCCESS) r = cu.MemcpyDtoH(out, s->compare_out, 2 * blocks * sizeof(uint64_t));
+  if (r != CUDA_SUCCESS) return cu_error(s, r, "comparing an output on the device", eb);
+  kt__compare_reduce(out, (int)blocks, &m->count, &m->first);
+  memset(m->got, 0, sizeof m->got);
+  if (m->count == 0) return KT_OK;
+  size_t size = kt__dtype_size(t);
+  r = cu.MemcpyDtoH(m->got, pg + m->first * size, size);
+  return r == CUDA_SUCCESS ? KT_OK : cu_error(s, r, "reading the first mismatching element", eb);
+}
+
 static int cuda_copy_device(void *state, void *dst, void *src, size_t bytes, kt__errbuf *eb) {
   cuda_state *s = state;
   if (poisoned(s, eb)) return KT_INTERNAL;
@@ -743,6 +834,8 @@ const kt__backend kt__backend_cuda = {
     .release = cuda_release,
     .slice = cuda_slice,
     .equal = cuda_equal,
+    .compare = cuda_compare,
+    .set_constant = cuda_set_constant,
     .copy = cuda_copy_device,
     .upload = cuda_upload,
     .download = cuda_download,

@@ -277,4 +277,31 @@ kt__status kt__nvrtc_build(const kt__build *b, kt__artifact *a, kt__errbuf *eb) 
   return st;
 }
 
+int kt__nvrtc_cubin(const char *source, const char *arch, char **image, size_t *len, kt__errbuf *eb) {
+  KT__FORWARD(kt__nvrtc_load(eb));
+  nvrtcProgram prog = NULL;
+  nvrtcResult r = nv.nvrtcCreateProgram(&prog, source, "ktune_internal.cu", 0, NULL, NULL);
+  KT__RETURN_IF(r != NVRTC_SUCCESS, eb, KT_INVALID, "NVRTC could not create a program: %s", nv.nvrtcGetErrorString(r));
+  kt__sbuf opt = {0};
+  kt__sbuf_printf(&opt, "--gpu-architecture=%s", arch);
+  const char *opts[] = {opt.s, "--fmad=false"};
+  r = nv.nvrtcCompileProgram(prog, 2, opts);
+  kt__sbuf_free(&opt);
+  size_t n = 0;
+  if (r == NVRTC_SUCCESS) r = nv.nvrtcGetCUBINSize(prog, &n);
+  if (r != NVRTC_SUCCESS || n == 0) {
+    char *log = program_log(prog);
+    kt__err(eb, KT_INVALID, "NVRTC (%s) could not compile ktune's own kernel for %s:\n%.6000s",
+            nv.nvrtcGetErrorString(r), arch, log ? log : "(no log)");
+    free(log);
+    nv.nvrtcDestroyProgram(&prog);
+    return KT_INVALID;
+  }
+  *image = kt__xmalloc(n);
+  nv.nvrtcGetCUBIN(prog, *image);
+  *len = n;
+  nv.nvrtcDestroyProgram(&prog);
+  return KT_OK;
+}
+
 #endif

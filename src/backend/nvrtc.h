@@ -21,6 +21,12 @@ int kt__nvrtc_version_string(char *out, size_t len, kt__errbuf *eb);
  * cannot be interrupted: B->cancel is not looked at (the pool leaves an
  * abandoned build to end in its thread). */
 kt__status kt__nvrtc_build(const kt__build *b, kt__artifact *a, kt__errbuf *eb);
+
+/* A standalone SOURCE (no includes, no -D) compiled for ARCH (sm_XY) to a
+ * cubin in memory: *IMAGE (malloc'ed) of *LEN bytes. For ktune's own device
+ * code (compare_kernel.h), which the worker builds once. KT_OK, or
+ * KT_NOBACKEND / KT_INVALID with NVRTC's log in EB. */
+int kt__nvrtc_cubin(const char *source, const char *arch, char **image, size_t *len, kt__errbuf *eb);
 #endif
 
 /* The options a build is compiled with (arch, language standard, CUDA

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "../config.h"
+#include "compare_kernel.h"
 
 #if KTUNE_HAVE_CL_H
 
@@ -57,6 +58,13 @@ typedef struct cl_state {
    * with this reason instead of reporting the driver's follow-on errors
    * against innocent configurations. */
   char lost[160];
+  /* The output comparison of cl_compare, built on first use. */
+  cl_program compare_prog;
+  cl_kernel compare;
+  cl_mem compare_out; /* 2 words per group */
+  size_t compare_group;
+  bool compare_failed; /* no fp64, or it did not build: the worker compares on the host */
+  char compare_why[512];
 } cl_state;
 
 typedef struct cl_fn {
@@ -283,6 +291,9 @@ static void cl_close(void *state) {
   const kt__cl_api *cl = s->cl;
   for (int i = 0; i < CACHE_SLOTS; i++) entry_clear(cl, &s->cache[i]);
   if (s->flush_buf) (void)cl->clReleaseMemObject(s->flush_buf);
+  if (s->compare_out) (void)cl->clReleaseMemObject(s->compare_out);
+  if (s->compare) (void)cl->clReleaseKernel(s->compare);
+  if (s->compare_prog) (void)cl->clReleaseProgram(s->compare_prog);
   /* Release errors at teardown have no one to report to: the worker is
    * leaving, and the driver reclaims everything with the process. */
   if (s->queue) (void)cl->clReleaseCommandQueue(s->queue);
@@ -717,6 +728,100 @@ static int cl_download(void *state, void *host, void *buf, size_t bytes, kt__err
   return KT_OK;
 }
 
+/* ---- output comparison on the device ----------------------------------- */
+
+enum { COMPARE_GROUP = 256, COMPARE_GROUPS = 1024 };
+
+/* The largest power of two at most LIMIT and COMPARE_GROUP. */
+static size_t group_for(size_t limit) {
+  size_t g = 1;
+  while (g * 2 <= limit && g * 2 <= COMPARE_GROUP) g *= 2;
+  return g;
+}
+
+/* The comparison kernel (compare_kernel.h) in this context: it needs
+ * doubles (cl_khr_fp64), which PoCL and the GPU vendors' platforms have. */
+static int build_compare(cl_state *s, kt__errbuf *eb) {
+  const kt__cl_api *cl = s->cl;
+  cl_device_fp_config fp64 = 0;
+  if (cl->clGetDeviceInfo(s->device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, NULL) != CL_SUCCESS || !fp64)
+    return kt__err(eb, KT_NOTFOUND, "the device has no double precision (cl_khr_fp64)");
+  char *source = kt__compare_kernel_source(KT__LANG_OPENCL);
+  const char *text = source;
+  cl_int rc = CL_SUCCESS;
+  s->compare_prog = cl->clCreateProgramWithSource(s->context, 1, &text, NULL, &rc);
+  free(source);
+  CL_CHECK(rc, eb, "clCreateProgramWithSource (the comparison kernel)");
+  rc = cl->clBuildProgram(s->compare_prog, 1, &s->device, "", NULL, NULL);
+  if (rc != CL_SUCCESS) {
+    char *log = build_log(cl, s->compare_prog, s->device);
+    kt__err(eb, KT_NOTFOUND, "the comparison kernel does not build: %s\n%.2000s", kt__cl_error_name(rc),
+            log ? log : "");
+    free(log);
+    return KT_NOTFOUND;
+  }
+  s->compare = cl->clCreateKernel(s->compare_prog, KT__COMPARE_KERNEL, &rc);
+  CL_CHECK(rc, eb, "clCreateKernel (the comparison kernel)");
+  size_t limit = 0;
+  CL_CHECK(cl->clGetKernelWorkGroupInfo(s->compare, s->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof limit, &limit, NULL),
+           eb, "clGetKernelWorkGroupInfo");
+  s->compare_group = group_for(limit < s->max_group ? limit : s->max_group);
+  s->compare_out = cl->clCreateBuffer(s->context, CL_MEM_READ_WRITE, 2 * COMPARE_GROUPS * sizeof(cl_ulong), NULL, &rc);
+  CL_CHECK(rc, eb, "clCreateBuffer (the comparison's results)");
+  return KT_OK;
+}
+
+static int load_compare(cl_state *s, kt__errbuf *eb) {
+  if (s->compare_out) return KT_OK;
+  if (!s->compare_failed && build_compare(s, eb) != KT_OK) {
+    s->compare_failed = true;
+    snprintf(s->compare_why, sizeof s->compare_why, "%.500s", eb ? eb->msg : "");
+  }
+  if (s->compare_out && !s->compare_failed) return KT_OK;
+  return kt__err(eb, KT_NOTFOUND, "no comparison on the device: %s", s->compare_why);
+}
+
+static int compare_args(cl_state *s, cl_mem got, cl_mem want, cl_ulong count, cl_int dtype, double atol, double rtol,
+                        kt__errbuf *eb) {
+  const kt__cl_api *cl = s->cl;
+  cl_kernel k = s->compare;
+  CL_CHECK(cl->clSetKernelArg(k, 0, sizeof got, &got), eb, "clSetKernelArg");
+  CL_CHECK(cl->clSetKernelArg(k, 1, sizeof want, &want), eb, "clSetKernelArg");
+  CL_CHECK(cl->clSetKernelArg(k, 2, sizeof count, &count), eb, "clSetKernelArg");
+  CL_CHECK(cl->clSetKernelArg(k, 3, sizeof dtype, &dtype), eb, "clSetKernelArg");
+  CL_CHECK(cl->clSetKernelArg(k, 4, sizeof atol, &atol), eb, "clSetKernelArg");
+  CL_CHECK(cl->clSetKernelArg(k, 5, sizeof rtol, &rtol), eb, "clSetKernelArg");
+  CL_CHECK(cl->clSetKernelArg(k, 6, sizeof s->compare_out, &s->compare_out), eb, "clSetKernelArg");
+  CL_CHECK(cl->clSetKernelArg(k, 7, 2 * s->compare_group * sizeof(cl_ulong), NULL), eb, "clSetKernelArg");
+  return KT_OK;
+}
+
+static int cl_compare(void *state, kt__dtype t, void *got, void *want, uint64_t count, double atol, double rtol,
+                      kt__device_mismatch *m, kt__errbuf *eb) {
+  cl_state *s = state;
+  if (is_lost(s, eb)) return KT_NOBACKEND;
+  KT__FORWARD(load_compare(s, eb));
+  KT__FORWARD(compare_args(s, got, want, count, (cl_int)t, atol, rtol, eb));
+  uint64_t want_groups = (count + s->compare_group - 1) / s->compare_group;
+  size_t groups = (size_t)(want_groups < 1 ? 1 : want_groups > COMPARE_GROUPS ? COMPARE_GROUPS : want_groups);
+  size_t global = groups * s->compare_group, local = s->compare_group;
+  cl_ulong out[2 * COMPARE_GROUPS];
+  const kt__cl_api *cl = s->cl;
+  CL_CHECK(cl->clEnqueueNDRangeKernel(s->queue, s->compare, 1, NULL, &global, &local, 0, NULL, NULL), eb,
+           "clEnqueueNDRangeKernel (the comparison kernel)");
+  CL_CHECK(
+      cl->clEnqueueReadBuffer(s->queue, s->compare_out, CL_TRUE, 0, 2 * groups * sizeof out[0], out, 0, NULL, NULL), eb,
+      "clEnqueueReadBuffer (the comparison's results)");
+  kt__compare_reduce((const uint64_t *)out, (int)groups, &m->count, &m->first);
+  memset(m->got, 0, sizeof m->got);
+  if (m->count == 0) return KT_OK;
+  size_t size = kt__dtype_size(t);
+  CL_CHECK(
+      cl->clEnqueueReadBuffer(s->queue, (cl_mem)got, CL_TRUE, (size_t)m->first * size, size, m->got, 0, NULL, NULL), eb,
+      "clEnqueueReadBuffer (the first mismatching element)");
+  return KT_OK;
+}
+
 /* Overwrites a buffer twice the device's global memory cache, so the next
  * timed launch starts cold. Gives up quietly (untimed, best effort) if the
  * device cannot spare the buffer. */
@@ -762,6 +867,7 @@ const kt__backend kt__backend_opencl = {
     .time = cl_time,
     .flush_cache = cl_flush_cache,
     .prebuild = cl_prebuild,
+    .compare = cl_compare,
 #else /* listed all the same, saying why it cannot work */
     .unavailable = "OpenCL: ktune was built without the OpenCL headers (CL/cl.h); "
                    "install opencl-headers and rebuild",

@@ -9,8 +9,10 @@
 #include <string.h>
 
 #include "../backend/backend.h"
+#include "../check/check.h"
 #include "../config.h"
 #include "../launch/args.h"
+#include "../launch/constants.h"
 #include "../measure/measure.h"
 
 /* Everything a worker needs; must stay alive as long as the worker. */
@@ -19,10 +21,19 @@ typedef struct kt__worker_setup {
   int device;
   const kt__file *file;
   const kt__kernel_decl *decl;
-  const kt__env *sizes; /* runtime sizes */
-  kt__argset *args;     /* shared host tensors */
-  double atol, rtol;    /* < 0: per-type defaults */
+  const kt__env *sizes;           /* runtime sizes */
+  kt__argset *args;               /* shared host tensors */
+  const kt__constants *constants; /* @constant data, or NULL */
+  double atol, rtol;              /* < 0: per-type defaults */
   const char *workdir;
+  kt__check *check; /* the author's check, which judges outputs instead of the
+                       comparison (kt__host_tensor.compared); NULL: none */
+  /* Names defined at a fixed value in every build the worker makes, after
+   * the configuration's: the @reference kernel's worker compiles the file
+   * with the tuned kernel's names at their first choices. */
+  const char *const *extra_names;
+  const int64_t *extra_values;
+  int nextra;
 } kt__worker_setup;
 
 /* Every run that is checked starts from the same state: each tensor holds

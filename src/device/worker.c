@@ -44,7 +44,15 @@ typedef struct child {
   void **bufs;         /* device buffer per tensor (guards[k].inner) */
   kt__guarded *guards; /* the allocations, with guard zones around each tensor */
   void **pristine;     /* per `in` tensor, a device copy to compare with (NULL: compare on the host) */
-  void *scratch;       /* host buffer as large as the largest tensor */
+  /* Per output, the reference on the device, which the backend's compare
+   * checks the output against without downloading it (NULL: downloaded and
+   * compared on the host); uploaded from the shared reference once per
+   * worker (reference_on_device). */
+  void **refdev;
+  bool *refdev_ready;
+  bool compared_on_device; /* traced once */
+  void *scratch;           /* host buffer as large as the largest tensor */
+  void **outputs;          /* with a check: a host copy of each output it is shown (NULL for inputs) */
   size_t scratch_bytes;
   loaded cache[CACHE_SLOTS];
   int ncache;
@@ -80,11 +88,17 @@ static kt__status get_fn(child *c, const kt__request *rq, void **fn, kt__errbuf 
     }
   char tag[64];
   snprintf(tag, sizeof tag, "w%ld-c%" PRIu64, (long)getpid(), rq->id);
+  const char *names[2 * KT__MAX_NAMES];
+  int64_t values[2 * KT__MAX_NAMES];
+  int n = 0;
+  for (int i = 0; i < c->config.n; i++, n++) names[n] = c->config.names[i], values[n] = rq->values[i];
+  for (int i = 0; i < c->s->nextra && n < 2 * KT__MAX_NAMES; i++, n++)
+    names[n] = c->s->extra_names[i], values[n] = c->s->extra_values[i];
   kt__build b = {.file = c->s->file,
                  .decl = c->s->decl,
-                 .names = c->config.names,
-                 .values = rq->values,
-                 .n = c->config.n,
+                 .names = names,
+                 .values = values,
+                 .n = n,
                  .device = &c->info,
                  .workdir = c->s->workdir,
                  .tag = tag,
@@ -92,6 +106,12 @@ static kt__status get_fn(child *c, const kt__request *rq, void **fn, kt__errbuf 
   kt__artifact a = {.path = rq->artifact[0] ? (char *)rq->artifact : NULL};
   kt__status st = kt__be_load(c->s->backend, c->state, &b, &a, fn, eb);
   if (st != KT__ST_OK) return st;
+  /* Once per load: the symbols belong to the loaded module. */
+  st = kt__constants_set(c->s->backend, c->state, *fn, c->s->decl, c->s->constants, eb);
+  if (st != KT__ST_OK) {
+    kt__be_unload(c->s->backend, c->state, *fn);
+    return st;
+  }
   if (c->ncache == CACHE_SLOTS) evict_oldest(c);
   c->cache[c->ncache++] = (loaded){.id = rq->id, .fn = *fn, .last_used = ++c->clock};
   return KT__ST_OK;
@@ -317,6 +337,7 @@ static kt__status check_reference_written(child *c, void *fn, const kt__launch *
  * buffers, after checking that it wrote them. */
 static kt__status store_reference(child *c, void *fn, const kt__launch *l, kt__errbuf *eb) {
   const kt__argset *a = c->s->args;
+  for (int k = 0; k < a->ntensors; k++) c->refdev_ready[k] = false; /* a new reference */
   kt__status st = run_once(c, fn, l, eb);
   kt__trace("worker: reference uploaded and run");
   if (st == KT__ST_OK) st = check_run(c, eb);
@@ -338,14 +359,69 @@ static kt__status store_reference(child *c, void *fn, const kt__launch *l, kt__e
   return st == KT__ST_OK ? check_reference_written(c, fn, l, eb) : st;
 }
 
-static kt__status check_tensor(child *c, int k, kt__errbuf *eb) {
+/* Comparison on the host: the output downloaded into the scratch. */
+static kt__status compare_on_host(child *c, int k, double atol, double rtol, kt__mismatch *m, kt__errbuf *eb) {
   const kt__host_tensor *t = &c->s->args->tensors[k];
   if (kt__be_download(c->s->backend, c->state, c->scratch, c->bufs[k], t->bytes, eb) != KT_OK) return KT__ST_RUNTIME;
+  kt__compare_parallel(t->type, c->scratch, t->reference, t->count, atol, rtol, c->cores, m);
+  return KT__ST_OK;
+}
+
+/* The device's copy of output K's reference, uploaded on first use (a
+ * replacement worker finds the reference in shared memory). */
+static int reference_on_device(child *c, int k, kt__errbuf *eb) {
+  const kt__host_tensor *t = &c->s->args->tensors[k];
+  if (c->refdev_ready[k]) return KT_OK;
+  KT__FORWARD(kt__be_upload(c->s->backend, c->state, c->refdev[k], t->reference, t->bytes, eb));
+  c->refdev_ready[k] = true;
+  return KT_OK;
+}
+
+/* No comparison on the device in this worker from now on. */
+static void drop_device_references(child *c, const char *why) {
+  kt__trace("worker: outputs compared on the host: %s", why);
+  for (int k = 0; k < c->s->args->ntensors; k++) {
+    if (c->refdev[k]) kt__be_release(c->s->backend, c->state, c->refdev[k]);
+    c->refdev[k] = NULL;
+  }
+}
+
+/* Comparison on the device, the same rule and the same result as on the
+ * host: only the counts and the first mismatching element are copied back.
+ * *DONE false: the backend cannot, compare on the host. */
+static kt__status compare_on_device(child *c, int k, double atol, double rtol, kt__mismatch *m, bool *done,
+                                    kt__errbuf *eb) {
+  const kt__host_tensor *t = &c->s->args->tensors[k];
+  *done = false;
+  if (!c->refdev[k]) return KT__ST_OK;
+  if (reference_on_device(c, k, eb) != KT_OK) return KT__ST_RUNTIME;
+  kt__device_mismatch dm;
+  int rc = kt__be_compare(c->s->backend, c->state, t->type, c->bufs[k], c->refdev[k], t->count, atol, rtol, &dm, eb);
+  if (rc == KT_NOTFOUND) {
+    drop_device_references(c, eb->msg);
+    eb->msg[0] = 0;
+    return KT__ST_OK;
+  }
+  if (rc != KT_OK) return KT__ST_RUNTIME;
+  *m = (kt__mismatch){.count = dm.count, .first = dm.first};
+  if (dm.count) {
+    m->got = kt__element(t->type, dm.got, 0);
+    m->want = kt__element(t->type, t->reference, dm.first);
+  }
+  if (!c->compared_on_device) kt__trace("worker: outputs compared on the device");
+  c->compared_on_device = *done = true;
+  return KT__ST_OK;
+}
+
+static kt__status check_tensor(child *c, int k, kt__errbuf *eb) {
+  const kt__host_tensor *t = &c->s->args->tensors[k];
   double atol, rtol;
   tolerance(c, t->type, &atol, &rtol);
-  kt__mismatch m;
-  if (kt__compare_parallel(t->type, c->scratch, t->reference, t->count, atol, rtol, c->cores, &m) == 0)
-    return KT__ST_OK;
+  kt__mismatch m = {0};
+  bool done = false;
+  kt__status st = compare_on_device(c, k, atol, rtol, &m, &done, eb);
+  if (st == KT__ST_OK && !done) st = compare_on_host(c, k, atol, rtol, &m, eb);
+  if (st != KT__ST_OK || m.count == 0) return st;
   char where[512];
   kt__tensor_index_text(c->s->decl, t, m.first, where, sizeof where);
   return kt__fail(eb, KT__ST_CORRECTNESS,
@@ -356,25 +432,88 @@ static kt__status check_tensor(child *c, int k, kt__errbuf *eb) {
 static kt__status verify_outputs(child *c, kt__errbuf *eb) {
   const kt__argset *a = c->s->args;
   for (int k = 0; k < a->ntensors; k++) {
-    if (a->tensors[k].mode == KT__MODE_IN) continue;
+    if (!a->tensors[k].compared) continue;
     kt__status st = check_tensor(c, k, eb);
     if (st != KT__ST_OK) return st;
   }
   return KT__ST_OK;
 }
 
+/* The shape tensor T has in the configuration VALUES (its largest, T's own,
+ * unless the shape uses tuned names). */
+static void shape_in(const child *c, const kt__host_tensor *t, const int64_t *values, uint64_t *shape,
+                     uint64_t *count) {
+  const kt__param *p = &c->s->decl->params[t->param];
+  kt__env env = {(const char *const *)c->config.names, values, c->config.n, c->s->sizes};
+  *count = 1;
+  for (int d = 0; d < t->ndims; d++) {
+    int64_t v = (int64_t)t->shape[d];
+    kt__eval_error ee;
+    if (t->shape_tuned && (kt__expr_eval(p->dims[d], &env, &v, &ee) != 0 || v < 0 || (uint64_t)v > t->shape[d]))
+      v = (int64_t)t->shape[d];
+    shape[d] = (uint64_t)v;
+    *count *= shape[d];
+  }
+}
+
+/* What the check is shown: every tensor (inputs as uploaded, outputs as
+ * this configuration left them), and the configuration's values, then the
+ * runtime sizes. */
+static kt__status run_check(child *c, const int64_t *values, kt__errbuf *eb) {
+  const kt__argset *a = c->s->args;
+  const kt__env *sizes = c->s->sizes;
+  kt_check_tensor *ts = kt__xcalloc((size_t)a->ntensors + 1, sizeof *ts);
+  uint64_t *shapes = kt__xcalloc((size_t)a->ntensors * KT__DATA_MAX_DIMS + 1, sizeof *shapes);
+  int nvalues = c->config.n + sizes->n;
+  const char **names = kt__xcalloc((size_t)nvalues + 1, sizeof *names);
+  int64_t *all = kt__xcalloc((size_t)nvalues + 1, sizeof *all);
+  for (int i = 0; i < c->config.n; i++) names[i] = c->config.names[i], all[i] = values[i];
+  for (int i = 0; i < sizes->n; i++) names[c->config.n + i] = sizes->names[i], all[c->config.n + i] = sizes->values[i];
+  kt__status st = KT__ST_OK;
+  for (int k = 0; k < a->ntensors && st == KT__ST_OK; k++) {
+    const kt__host_tensor *t = &a->tensors[k];
+    bool out = t->mode != KT__MODE_IN;
+    if (out && kt__be_download(c->s->backend, c->state, c->outputs[k], c->bufs[k], t->bytes, eb) != KT_OK)
+      st = KT__ST_RUNTIME;
+    uint64_t *shape = &shapes[(size_t)k * KT__DATA_MAX_DIMS];
+    ts[k] = (kt_check_tensor){.name = c->s->decl->params[t->param].name,
+                              .type = kt__dtype_name(t->type),
+                              .is_output = out,
+                              .data = out ? c->outputs[k] : t->initial,
+                              .reference = out && t->reference_set ? t->reference : NULL,
+                              .ndims = t->ndims < KT__DATA_MAX_DIMS ? t->ndims : KT__DATA_MAX_DIMS,
+                              .shape = shape};
+    shape_in(c, t, values, shape, &ts[k].count);
+  }
+  char msg[1024] = "";
+  kt_check_args args = {a->ntensors, ts, nvalues, names, all, c->s->check->user, msg, sizeof msg};
+  if (st == KT__ST_OK && !c->s->check->fn(&args)) {
+    msg[sizeof msg - 1] = 0;
+    st = kt__fail(eb, KT__ST_CORRECTNESS, "the check %s rejected it: %s", c->s->check->source,
+                  msg[0] ? msg : "(it gave no reason)");
+  }
+  free(ts);
+  free(shapes);
+  free(names);
+  free(all);
+  return st;
+}
+
 /* run_once, then the outputs checked. With SECONDS the run is timed as a
  * sample is (cache flushed first), so that the verified run is also the
  * measurement's first launch: one launch fewer per configuration (the
- * throughput runs in docs/BENCHMARKS.md, sgemm's measuring time). */
-static kt__status verified_run(child *c, void *fn, const kt__launch *l, double *seconds, kt__errbuf *eb) {
+ * throughput runs in docs/BENCHMARKS.md, sgemm's measuring time). VALUES:
+ * the configuration's, for an author's check. */
+static kt__status verified_run(child *c, void *fn, const kt__launch *l, const int64_t *values, double *seconds,
+                               kt__errbuf *eb) {
   kt__status st = seconds ? restore_all(c, false, eb) : run_once(c, fn, l, eb);
   if (st == KT__ST_OK && seconds) {
     kt__be_flush_cache(c->s->backend, c->state);
     st = kt__be_time(c->s->backend, c->state, fn, l, 1, seconds, eb);
   }
   if (st == KT__ST_OK) st = check_run(c, eb);
-  return st == KT__ST_OK ? verify_outputs(c, eb) : st;
+  if (st == KT__ST_OK) st = verify_outputs(c, eb);
+  return st == KT__ST_OK && c->s->check ? run_check(c, values, eb) : st;
 }
 
 /* --- the child: timing ------------------------------------------------------ */
@@ -452,11 +591,11 @@ static kt__status serve(child *c, const kt__request *rq, kt__reply *rp, kt__errb
   case KT__REQ_EVAL:
     t0 = kt__now();
     kt__measure_opts mo = rq->measure;
-    st = verified_run(c, fn, &l, rq->kind == KT__REQ_EVAL ? &mo.first_s : NULL, eb);
+    st = verified_run(c, fn, &l, rq->values, rq->kind == KT__REQ_EVAL ? &mo.first_s : NULL, eb);
     if (st == KT__ST_CORRECTNESS) { /* once more from freshly uploaded inputs */
       c->inputs_fresh = false;
       eb->msg[0] = 0;
-      st = verified_run(c, fn, &l, rq->kind == KT__REQ_EVAL ? &mo.first_s : NULL, eb);
+      st = verified_run(c, fn, &l, rq->values, rq->kind == KT__REQ_EVAL ? &mo.first_s : NULL, eb);
       c->inputs_fresh = false; /* this configuration may be the one that wrote them */
     }
     rp->verify_s = kt__now() - t0;
@@ -486,6 +625,29 @@ static void keep_pristine_copy(child *c, int k) {
     c->pristine[k] = NULL;
 }
 
+/* A device copy of output K's reference when the backend compares on the
+ * device; without the memory for it (or with KTUNE_VERIFY_ON=host, which
+ * bench/ and the tests use to compare both ways), the host compares. */
+static void keep_device_reference(child *c, int k) {
+  const char *on = getenv("KTUNE_VERIFY_ON");
+  kt__errbuf ignored;
+  if (!c->s->backend->compare || (on && strcmp(on, "host") == 0)) return;
+  if (kt__be_alloc(c->s->backend, c->state, c->s->args->tensors[k].bytes, &c->refdev[k], &ignored) != KT_OK)
+    c->refdev[k] = NULL;
+}
+
+/* The author's check: loaded before the process state is taken (dlopen
+ * maps libraries), with a host buffer for each output it is shown. */
+static int check_setup(child *c, kt__errbuf *eb) {
+  const kt__argset *a = c->s->args;
+  KT__FORWARD(kt__check_load(c->s->check, eb));
+  c->outputs = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->outputs);
+  for (int k = 0; k < a->ntensors; k++)
+    if (a->tensors[k].mode != KT__MODE_IN && !(c->outputs[k] = malloc(a->tensors[k].bytes ? a->tensors[k].bytes : 1)))
+      return kt__err(eb, KT_NOMEM, "no memory for a copy of output %s", c->s->decl->params[a->tensors[k].param].name);
+  return KT_OK;
+}
+
 static int child_setup(child *c, kt__errbuf *eb) {
   const kt__worker_setup *s = c->s;
   kt__trace("worker: starting");
@@ -495,18 +657,22 @@ static int child_setup(child *c, kt__errbuf *eb) {
   c->bufs = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->bufs);
   c->guards = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->guards);
   c->pristine = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->pristine);
+  c->refdev = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->refdev);
+  c->refdev_ready = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->refdev_ready);
   size_t largest = 1;
   for (int k = 0; k < a->ntensors; k++) {
     KT__FORWARD(kt__guarded_alloc(s->backend, c->state, a->tensors[k].bytes, &c->guards[k], eb));
     KT__FORWARD(kt__guarded_arm(s->backend, c->state, &c->guards[k], eb));
     c->bufs[k] = c->guards[k].inner;
     if (a->tensors[k].mode == KT__MODE_IN && s->backend->equal && s->backend->copy) keep_pristine_copy(c, k);
+    if (a->tensors[k].compared) keep_device_reference(c, k);
     if (a->tensors[k].bytes > largest) largest = a->tensors[k].bytes;
   }
   /* Page-aligned so that the backend can page-lock it for fast downloads. */
   if (posix_memalign(&c->scratch, 4096, largest) != 0)
     return kt__err(eb, KT_NOMEM, "no memory for a %zu-byte buffer", largest);
   c->scratch_bytes = largest;
+  if (s->check) KT__FORWARD(check_setup(c, eb));
   kt__trace("worker: buffers allocated");
   c->cores = kt__ncores();
   kt__config_init(&c->config, s->decl);
@@ -521,12 +687,18 @@ static void child_teardown(child *c) {
   kt__config_free(&c->config);
   for (int i = 0; i < c->ncache; i++) kt__be_unload(c->s->backend, c->state, c->cache[i].fn);
   for (int k = 0; c->pristine && k < c->s->args->ntensors; k++) kt__be_release(c->s->backend, c->state, c->pristine[k]);
+  for (int k = 0; c->refdev && k < c->s->args->ntensors; k++)
+    if (c->refdev[k]) kt__be_release(c->s->backend, c->state, c->refdev[k]);
   for (int k = 0; c->guards && k < c->s->args->ntensors; k++) kt__guarded_free(c->s->backend, c->state, &c->guards[k]);
   kt__be_close(c->s->backend, c->state);
   free(c->bufs);
   free(c->guards);
   free(c->pristine);
+  free(c->refdev);
+  free(c->refdev_ready);
   free(c->scratch);
+  for (int k = 0; c->outputs && k < c->s->args->ntensors; k++) free(c->outputs[k]);
+  free(c->outputs);
 }
 
 /* Fatal signals take their default action in the worker, so that a crash

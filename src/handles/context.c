@@ -10,6 +10,7 @@
 #include "../search/replay.h"
 #include "../space/space.h"
 #include "../store/cache.h"
+#include "../t1/t1.h"
 #include "runtime_table.h"
 
 int kt_version_number(void) { return KTUNE_VERSION_NUMBER; }
@@ -114,6 +115,9 @@ static void default_labels(kt_labels *l) {
   if (!l->size) l->size = "size";
   if (!l->pin) l->pin = "pins";
   if (!l->db) l->db = "kt_options.db_path";
+  if (!l->input) l->input = "input";
+  if (!l->expect) l->expect = "expected output";
+  if (!l->check) l->check = "check";
 }
 
 int kt_context_create(const kt_options *opts, kt_context **out) {
@@ -206,6 +210,11 @@ static int kernel_from_file(kt_context *ctx, kt__file *f, const kt__backend *imp
   kt__hash_text(f->src.text, f->src.len, k->source_hash);
   kt__config_init(&k->config, decl);
   kt__config_pins_init(&k->pins, k->config.n);
+  int rc = kt__kernel_data_init(k);
+  if (rc != KT_OK) {
+    kt_kernel_destroy(k);
+    return rc;
+  }
   *out = k;
   return KT_OK;
 }
@@ -274,6 +283,18 @@ int kt_kernel_load_string(kt_context *ctx, const char *label, const char *source
   return kernel_from_file(ctx, f, implied, name, out);
 }
 
+int kt_kernel_load_t1(kt_context *ctx, const char *t1_path, kt_kernel **out) {
+  *out = NULL;
+  kt__t1 t;
+  int rc = kt__t1_translate(t1_path, &t, &ctx->err);
+  if (!ctx->opts.quiet && t.notes) fputs(t.notes, stderr);
+  if (rc == KT_OK && !ctx->opts.quiet)
+    fprintf(stderr, "%s: note: %s as annotations:\n%s", t1_path, t.kernel_name, t.annotations);
+  if (rc == KT_OK) rc = kt_kernel_load_string(ctx, t.kernel_path, t.source, t.lang, t.kernel_name, out);
+  kt__t1_free(&t);
+  return rc;
+}
+
 void kt_kernel_destroy(kt_kernel *k) {
   if (!k) return;
   kt__runtime_free(k->runtime);
@@ -282,6 +303,7 @@ void kt_kernel_destroy(kt_kernel *k) {
   free(k->size_given);
   kt__config_free(&k->config);
   kt__config_pins_free(&k->pins);
+  kt__kernel_data_free(k);
   free(k);
 }
 
@@ -355,21 +377,34 @@ int kt_kernel_pin(kt_kernel *k, const char *spec) {
   return rc;
 }
 
+static int sizes_from_dims(kt_kernel *k, int64_t *values, const bool *bound, kt__errbuf *eb);
+
 int kt__kernel_resolve_sizes(kt_kernel *k, int64_t *values, kt__errbuf *eb) {
   const kt__kernel_decl *d = k->decl;
+  bool *bound = kt__xcalloc((size_t)d->nsizes + 1, sizeof *bound);
+  for (int i = 0; i < d->nsizes; i++)
+    if ((bound[i] = k->size_given[i])) values[i] = k->sizes[i];
+  int rc = kt__kernel_bind_file_sizes(k, values, bound, eb);
+  if (rc == KT_OK) rc = sizes_from_dims(k, values, bound, eb);
+  free(bound);
+  return rc;
+}
+
+/* The sizes still unbound take their @dims value, in order (a @dims value
+ * may use the sizes before it). */
+static int sizes_from_dims(kt_kernel *k, int64_t *values, const bool *bound, kt__errbuf *eb) {
+  const kt__kernel_decl *d = k->decl;
   for (int i = 0; i < d->nsizes; i++) {
-    if (k->size_given[i]) {
-      values[i] = k->sizes[i];
-      continue;
-    }
+    if (bound[i]) continue;
     const kt__binding *def = NULL;
     for (int j = 0; j < d->ndims; j++)
       if (strcmp(d->dims[j].name, d->sizes[i]) == 0) def = &d->dims[j];
     if (!def)
       return kt__err(eb, KT_INVALID,
                      "%s: error: runtime size %s of kernel %s has no value: pass %s %s=VALUE "
-                     "or declare @dims(%s = ...)",
-                     k->file->src.path, d->sizes[i], d->name, k->ctx->opts.labels.size, d->sizes[i], d->sizes[i]);
+                     "or declare @dims(%s = ...)%s",
+                     k->file->src.path, d->sizes[i], d->name, k->ctx->opts.labels.size, d->sizes[i], d->sizes[i],
+                     kt__kernel_has_files(k) ? " (no data file's shape gives it)" : "");
     kt__env env = {(const char *const *)d->sizes, values, i, NULL};
     kt__eval_error ee;
     if (kt__expr_eval(def->value, &env, &values[i], &ee) != 0)

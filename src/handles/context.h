@@ -4,6 +4,7 @@
 
 #include "../backend/backend.h"
 #include "../config.h"
+#include "../data/datafile.h"
 #include "../lang/parser.h"
 #include "../store/store.h"
 
@@ -30,7 +31,25 @@ struct kt_kernel {
   void *const *tune_args;     /* kt_launch tuning on a miss (CPU backend): the caller's
                                  host buffers, whose contents the tuner starts from; NULL
                                  otherwise */
+  /* Real data (kernel_data.c), per decl->params: where a tensor's initial
+   * content comes from (file("...") in @kernel, else kt_kernel_set_input)
+   * and its expected content (kt_kernel_set_expect); path NULL: none. */
+  kt__data_source *inputs, *expects;
+  char *check_path, *check_fn;      /* kt_kernel_set_check; NULL: none */
+  const kt__kernel_decl *reference; /* @reference's kernel, checked to match; NULL: none */
 };
+
+/* kernel_data.c: the kernel's data files and references. */
+int kt__kernel_data_init(kt_kernel *k);
+void kt__kernel_data_free(kt_kernel *k);
+bool kt__kernel_has_files(const kt_kernel *k);
+/* Binds the sizes not BOUND yet from the shapes of the data files (inputs,
+ * then expected outputs); every file agreeing. Sets BOUND for those. */
+int kt__kernel_bind_file_sizes(kt_kernel *k, int64_t *values, bool *bound, kt__errbuf *eb);
+/* Checks that the data file of tensor parameter P (SRC) holds the
+ * declared type and the shape SHAPE (the evaluated dims), naming both. */
+int kt__kernel_check_file(const kt_kernel *k, int p, const kt__data_source *src, const uint64_t *shape, int ndims,
+                          const char *label, kt__errbuf *eb);
 
 /* Fills VALUES (decl->nsizes) from given sizes, else @dims, in order; an
  * unset size without a default is KT_INVALID naming it. */

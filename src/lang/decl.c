@@ -11,6 +11,9 @@ void kt__param_free(kt__param *q) {
   for (int i = 0; i < q->ndims; i++) kt__expr_free(q->dims[i]);
   free(q->dims);
   kt__expr_free(q->value);
+  kt__expr_free(q->random_lo);
+  kt__expr_free(q->random_hi);
+  free(q->file);
 }
 
 static void tunedims_free(kt__tunedim *t, int n) {
@@ -34,6 +37,8 @@ static void decl_free(kt__kernel_decl *k) {
   free(k->name);
   for (int i = 0; i < k->nparams; i++) kt__param_free(&k->params[i]);
   free(k->params);
+  for (int i = 0; i < k->nconstants; i++) kt__param_free(&k->constants[i]);
+  free(k->constants);
   tunedims_free(k->tune, k->ntune);
   tunedims_free(k->cluster, k->ncluster);
   for (int i = 0; i < k->nwhere; i++) kt__expr_free(k->where[i]);
@@ -44,6 +49,8 @@ static void decl_free(kt__kernel_decl *k) {
   }
   bindings_free(k->dims, k->ndims);
   bindings_free(k->key, k->nkey);
+  free(k->reference);
+  free(k->check);
   kt__expr_free(k->shared);
   kt__expr_free(k->flops);
   kt__expr_free(k->bytes);

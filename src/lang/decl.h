@@ -21,7 +21,8 @@ typedef enum kt__init {
   KT__INIT_RANDOM, /* the default */
   KT__INIT_ZEROS,
   KT__INIT_ONES,
-  KT__INIT_IOTA
+  KT__INIT_IOTA,
+  KT__INIT_FILE /* = file("path"): read from a .npy or raw file (kt__param.file) */
 } kt__init;
 
 typedef struct kt__param {
@@ -36,6 +37,19 @@ typedef struct kt__param {
   int ndims;
   kt__expr *value; /* scalars: the bound expression, or NULL (then the value
                          of the tuned name or runtime size called NAME) */
+  /* = random(LO, HI): uniform in [LO, HI) (integer expressions of runtime
+   * sizes); both NULL for plain random, whose range is per type. */
+  kt__expr *random_lo, *random_hi;
+  /* = file("path"[, TYPE]): the path as written (relative to the source
+   * file's folder unless absolute); a TYPE makes it raw binary of that type,
+   * without one it is a .npy file. */
+  char *file;
+  kt__loc file_loc;
+  bool file_raw;
+  kt__dtype file_type;
+  /* The shape uses tuned names: the tensor is allocated for the largest
+   * configuration, and only an author's check can judge its content. */
+  bool shape_tuned;
 } kt__param;
 
 /* One name of @autotune or @cluster with its expanded choices. */
@@ -65,6 +79,11 @@ typedef struct kt__kernel_decl {
   kt__loc loc; /* of @kernel */
   kt__param *params;
   int nparams;
+  /* @constant: data the kernel reads from a symbol of its own (a CUDA
+   * __constant__ array, a C global), not a parameter. Tensors of mode IN
+   * whose shapes are integer expressions without names. */
+  kt__param *constants;
+  int nconstants;
   kt__tunedim *tune; /* @autotune */
   int ntune;
   kt__tunedim *cluster; /* @cluster */
@@ -97,6 +116,14 @@ typedef struct kt__kernel_decl {
   /* Which of @verify's tolerances were written: @verify(rtol = 1e-2) leaves
    * atol 0 and has_atol false, so a consumer can keep its per-type default. */
   bool has_atol, has_rtol;
+  /* @reference(NAME): another kernel of the file, run once with its own
+   * defaults, whose outputs are the reference instead of the default's. */
+  char *reference;
+  kt__loc reference_loc;
+  /* @check(NAME): a C function of the same file (CPU kernels) that judges
+   * each configuration's outputs (ktune.h, kt_check_fn). */
+  char *check;
+  kt__loc check_loc;
 } kt__kernel_decl;
 
 typedef struct kt__file {

@@ -1,5 +1,5 @@
 /* The annotation lexer: identifiers, integers (decimal, hex), decimal
- * floats, and the punctuation of the grammar. "//" inside an annotation
+ * floats, strings, and the punctuation of the grammar. "//" inside an annotation
  * starts a trailing comment that runs to the end of its line. */
 #include "lexer.h"
 
@@ -95,6 +95,18 @@ static void lex_number(kt__lexer *lx, kt__token *t, const char *p, size_t avail)
     lex_error(lx, t, "malformed number '%s' (write decimal or 0x hexadecimal integers)", buf);
 }
 
+/* string -> '"' { any character but '"' } '"'   (on one comment line: a path
+ * needs no escapes, and a quote inside one is refused rather than guessed) */
+static void lex_string(kt__lexer *lx, kt__token *t, const char *p, size_t avail) {
+  size_t n = 1;
+  while (n < avail && p[n] != '"') n++;
+  t->text = p;
+  t->len = n < avail ? n + 1 : n;
+  t->kind = KT__T_STRING;
+  if (n == avail)
+    lex_error(lx, t, "%s has no closing '\"' on its line (a string stays on one comment line)", "this string");
+}
+
 /* The punctuation, longest first so that "<<" wins over "<". */
 static const struct {
   const char *text;
@@ -131,6 +143,8 @@ static void lex_one(kt__lexer *lx, kt__token *t) {
     t->len = n;
   } else if (isdigit((unsigned char)*p) || (*p == '.' && avail > 1 && isdigit((unsigned char)p[1]))) {
     lex_number(lx, t, p, avail);
+  } else if (*p == '"') {
+    lex_string(lx, t, p, avail);
   } else {
     t->kind = KT__T_ERROR;
     for (size_t i = 0; i < sizeof puncts / sizeof puncts[0]; i++) {
@@ -191,6 +205,7 @@ const char *kt__tok_kind_text(kt__tok_kind k) {
   case KT__T_IDENT: return "a name";
   case KT__T_INT: return "an integer";
   case KT__T_FLOAT: return "a number";
+  case KT__T_STRING: return "a string";
   default: break;
   }
   for (size_t i = 0; i < sizeof puncts / sizeof puncts[0]; i++)

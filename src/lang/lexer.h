@@ -11,7 +11,8 @@ typedef enum kt__tok_kind {
   KT__T_ERROR, /* a bad token, already reported */
   KT__T_IDENT,
   KT__T_INT,
-  KT__T_FLOAT, /* only @verify takes these; elsewhere "non-integer value" */
+  KT__T_FLOAT,  /* only @verify takes these; elsewhere "non-integer value" */
+  KT__T_STRING, /* "text" on one line, no escapes (file("points.npy")); text and len include the quotes */
   KT__T_AT,
   KT__T_LPAREN,
   KT__T_RPAREN,

@@ -1,6 +1,6 @@
 /* The annotation parser. Each attribute is read on its own (an error in one
  * does not hide errors in the next), then the kernel as a whole is checked:
- * @kernel present, runtime sizes collected, shapes free of tuned names,
+ * @kernel present, runtime sizes collected, shapes that use tuned names marked,
  * @dims and @key naming runtime sizes, and the C signature below matching. */
 #include "parser.h"
 
@@ -59,7 +59,7 @@ typedef struct parser {
   kt__expr **uses; /* expressions whose free names are runtime sizes, in text order */
   int nuses;
   bool has_kernel;
-  kt__lang lang;
+  kt__lang lang; /* of the file: what @constant can mean */
 } parser;
 
 #define TOK (p->lx.tok)
@@ -438,23 +438,59 @@ static bool tensor_shape(parser *p, kt__param *q) {
   }
 }
 
-static const char *const init_names[] = {"random", "zeros", "ones", "iota"};
+static const char *const init_names[] = {"random", "zeros", "ones", "iota", "file"};
+enum { NINIT_NAMES = sizeof init_names / sizeof init_names[0] };
 
-/* init -> "random" | "zeros" | "ones" | "iota" */
+/* random_range -> "(" expr "," expr ")"   (after "random") */
+static bool random_range(parser *p, kt__param *q) {
+  next(p); /* ( */
+  kt__expr *lo = kt__expr_parse(&p->lx);
+  if (!lo) return false;
+  add_use(p, lo);
+  q->random_lo = lo;
+  if (!expect(p, KT__T_COMMA, "',' and the end of the range (random(LO, HI): LO <= value < HI)")) return false;
+  kt__expr *hi = kt__expr_parse(&p->lx);
+  if (!hi) return false;
+  add_use(p, hi);
+  q->random_hi = hi;
+  return expect(p, KT__T_RPAREN, "')' after random(LO, HI)");
+}
+
+/* file_source -> "(" STRING [ "," scalar_type ] ")"   (after "file") */
+static bool file_source(parser *p, kt__param *q) {
+  if (!expect(p, KT__T_LPAREN, "'(' and a quoted path: file(\"data.npy\")")) return false;
+  if (TOK.kind != KT__T_STRING) return expected(p, "a quoted path (file(\"data.npy\"), or file(\"data.bin\", f32))");
+  q->file_loc = TOK.loc;
+  q->file = kt__xstrndup(TOK.text + 1, TOK.len - 2);
+  if (!q->file[0]) {
+    kt__diag_error(p->d, TOK.loc, "the path of tensor '%s' is empty", q->name);
+    return false;
+  }
+  next(p);
+  if (accept(p, KT__T_COMMA)) {
+    if (!scalar_type(p, &q->file_type)) return false;
+    q->file_raw = true;
+  }
+  return expect(p, KT__T_RPAREN, "')' (file(\"data.npy\"), or file(\"data.bin\", f32) for raw binary)");
+}
+
+/* init -> "random" [ random_range ] | "zeros" | "ones" | "iota" | "file" file_source */
 static bool tensor_init(parser *p, kt__param *q) {
-  for (int i = 0; i < 4; i++)
+  for (int i = 0; i < NINIT_NAMES; i++)
     if (kt__tok_is(&TOK, init_names[i])) {
       q->init = (kt__init)i;
       q->init_given = true;
       next(p);
+      if (q->init == KT__INIT_FILE) return file_source(p, q);
+      if (q->init == KT__INIT_RANDOM && TOK.kind == KT__T_LPAREN) return random_range(p, q);
       return true;
     }
   if (TOK.kind != KT__T_ERROR) {
     char got[64];
     kt__tok_describe(&TOK, got, sizeof got);
     kt__diag_error(p->d, TOK.loc,
-                   "unknown initial value %s for tensor '%s' (expected random, zeros, "
-                   "ones or iota)",
+                   "unknown initial value %s for tensor '%s' (expected random, random(LO, HI), zeros, "
+                   "ones, iota or file(\"PATH\"))",
                    got, q->name);
   }
   return false;
@@ -462,7 +498,7 @@ static bool tensor_init(parser *p, kt__param *q) {
 
 /* scalar_value -> expr   (a tensor initial value here is a mistake worth naming) */
 static bool scalar_value(parser *p, kt__param *q) {
-  for (int i = 0; i < 4; i++)
+  for (int i = 0; i < NINIT_NAMES; i++)
     if (kt__tok_is(&TOK, init_names[i]) && kt__lex_peek(&p->lx)->kind != KT__T_LPAREN) {
       kt__diag_error(p->d, TOK.loc,
                      "'%s' is an initial value for tensors; scalar '%s' takes an "
@@ -529,6 +565,80 @@ static bool item_param(parser *p, void *ud) {
   return true;
 }
 
+static bool named(const kt__param *list, int n, const char *name) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(list[i].name, name) == 0) return true;
+  return false;
+}
+
+static void refuse_name_in_constant(void *ud, const char *name, kt__loc at) {
+  parser *p = ud;
+  kt__diag_error(p->d, at,
+                 "a @constant is made once, whatever the sizes and configuration (its shape is fixed when the "
+                 "kernel is compiled: a CUDA __constant__ or C global array), so its shape and range take "
+                 "integers only, not the name %s",
+                 name);
+}
+
+/* Only what a @constant can be: device-side data the kernel reads, of a
+ * fixed shape, in a language whose kernels have such symbols. */
+static bool constant_is_valid(parser *p, const kt__token *name, kt__param *q) {
+  if (!q->is_tensor) {
+    kt__diag_error(p->d, name->loc,
+                   "@constant '%s' is a scalar; a @constant is an array the kernel reads (%s: tensor<f32>[16] "
+                   "= ones); a scalar belongs in @kernel or is a -D name",
+                   q->name, q->name);
+    return false;
+  }
+  if (q->mode != KT__MODE_UNSET && q->mode != KT__MODE_IN) {
+    kt__diag_error(p->d, name->loc, "@constant '%s' is read-only data: write it without a mode, or `in`", q->name);
+    return false;
+  }
+  if (p->lang == KT__LANG_OPENCL) {
+    kt__diag_error(p->d, name->loc,
+                   "OpenCL C has no constant symbols that the host fills: pass '%s' as a `__constant` pointer "
+                   "parameter and declare it in @kernel (%s: in tensor<...>[...]), where it is a buffer",
+                   q->name, q->name);
+    return false;
+  }
+  if (named(p->k->params, p->k->nparams, q->name) || named(p->k->constants, p->k->nconstants, q->name)) {
+    kt__diag_error(p->d, name->loc, "'%s' is declared twice (in @kernel or @constant)", q->name);
+    return false;
+  }
+  int errors = p->d->nerrors;
+  for (int j = 0; j < q->ndims; j++) kt__expr_visit_names(q->dims[j], refuse_name_in_constant, p);
+  if (q->random_lo) kt__expr_visit_names(q->random_lo, refuse_name_in_constant, p);
+  if (q->random_hi) kt__expr_visit_names(q->random_hi, refuse_name_in_constant, p);
+  q->mode = KT__MODE_IN;
+  return p->d->nerrors == errors;
+}
+
+/* constant -> IDENT ":" [ "in" ] "tensor" "<" scalar_type ">" shape [ "=" init ] */
+static bool item_constant(parser *p, void *ud) {
+  kt__token name = TOK;
+  if (!expect(p, KT__T_IDENT, "a constant's name")) return false;
+  kt__param q;
+  memset(&q, 0, sizeof q);
+  q.name = tok_str(&name);
+  q.loc = name.loc;
+  int uses = p->nuses;
+  bool ok = expect(p, KT__T_COLON, "':' and a type (w: tensor<f32>[225] = ones)") && param_type(p, &q);
+  if (ok && q.is_tensor && accept(p, KT__T_ASSIGN)) ok = tensor_init(p, &q);
+  forget_uses(p, uses); /* a constant's shape holds no runtime size */
+  if (!ok || !constant_is_valid(p, &name, &q)) {
+    kt__param_free(&q);
+    return false;
+  }
+  *PUSH(p->k->constants, p->k->nconstants) = q;
+  return true;
+}
+
+/* constant_attr -> "@constant" "(" constant { "," constant } ")" */
+static bool attr_constant(parser *p) {
+  int n;
+  return parse_args(p, item_constant, NULL, &n);
+}
+
 /* kernel -> "@kernel" IDENT "(" [ param { "," param } ] ")" */
 static bool attr_kernel(parser *p) {
   p->has_kernel = true;
@@ -540,6 +650,28 @@ static bool attr_kernel(parser *p) {
   return parse_args(p, item_param, NULL, &n);
 }
 
+/* --- @reference, @check ------------------------------------------------- */
+
+/* One name in parentheses into *OUT, for WHAT (messages). */
+static bool one_name(parser *p, char **out, kt__loc *loc, const char *what) {
+  if (!expect(p, KT__T_LPAREN, "'('")) return false;
+  if (TOK.kind != KT__T_IDENT) return expected(p, what);
+  *out = tok_str(&TOK);
+  *loc = TOK.loc;
+  next(p);
+  return expect(p, KT__T_RPAREN, "')' after the name");
+}
+
+/* reference -> "@reference" "(" IDENT ")" */
+static bool attr_reference(parser *p) {
+  return one_name(p, &p->k->reference, &p->k->reference_loc, "the name of the reference kernel");
+}
+
+/* check -> "@check" "(" IDENT ")" */
+static bool attr_check(parser *p) {
+  return one_name(p, &p->k->check, &p->k->check_loc, "the name of the C check function");
+}
+
 /* --- attribute dispatch ---------------------------------------------------- */
 
 static const struct attr_def {
@@ -547,10 +679,11 @@ static const struct attr_def {
   bool once;
   bool (*parse)(parser *p);
 } attr_defs[] = {
-    {"autotune", false, attr_autotune}, {"cluster", false, attr_cluster}, {"kernel", true, attr_kernel},
-    {"grid", true, attr_grid},          {"block", true, attr_block},      {"where", false, attr_where},
-    {"dims", false, attr_dims},         {"key", true, attr_key},          {"verify", true, attr_verify},
-    {"shared", true, attr_shared},      {"flops", true, attr_flops},      {"bytes", true, attr_bytes},
+    {"autotune", false, attr_autotune},  {"cluster", false, attr_cluster}, {"kernel", true, attr_kernel},
+    {"grid", true, attr_grid},           {"block", true, attr_block},      {"where", false, attr_where},
+    {"dims", false, attr_dims},          {"key", true, attr_key},          {"verify", true, attr_verify},
+    {"shared", true, attr_shared},       {"flops", true, attr_flops},      {"bytes", true, attr_bytes},
+    {"reference", true, attr_reference}, {"check", true, attr_check},      {"constant", false, attr_constant},
 };
 enum { NATTRS = sizeof attr_defs / sizeof attr_defs[0] };
 
@@ -623,17 +756,25 @@ static void note_size(void *ud, const char *name, kt__loc at) {
 
 typedef struct shape_check {
   parser *p;
-  const char *tensor;
+  kt__param *tensor;
 } shape_check;
 
-static void refuse_tuned_in_shape(void *ud, const char *name, kt__loc at) {
+/* A shape that uses a tuned name is allocated for the largest
+ * configuration, and its content depends on the configuration. */
+static void mark_tuned_shape(void *ud, const char *name, kt__loc at) {
+  (void)at;
   shape_check *c = ud;
-  const kt__tunedim *t = find_tuned(c->p->k, name);
-  if (t)
+  if (find_tuned(c->p->k, name)) c->tensor->shape_tuned = true;
+}
+
+/* The inputs must be the same for every configuration. */
+static void refuse_tuned_in_range(void *ud, const char *name, kt__loc at) {
+  shape_check *c = ud;
+  if (find_tuned(c->p->k, name))
     kt__diag_error(c->p->d, at,
-                   "the shape of '%s' uses %s, a tuned name; shapes must not depend on "
-                   "tuned names (use a runtime size such as N)",
-                   c->tensor, name);
+                   "the random range of '%s' uses %s, a tuned name; every configuration runs on the same "
+                   "inputs (use runtime sizes or constants)",
+                   c->tensor->name, name);
 }
 
 static void refuse_tuned_in_dims(void *ud, const char *name, kt__loc at) {
@@ -795,8 +936,11 @@ static void finish_kernel(parser *p, kt__loc first) {
   for (int i = 0; i < k->ncluster; i++) check_tuned_name(p, &k->cluster[i]);
   for (int i = 0; i < p->nuses; i++) kt__expr_visit_names(p->uses[i], note_size, p);
   for (int i = 0; i < k->nparams; i++) {
-    shape_check c = {p, k->params[i].name};
-    for (int j = 0; j < k->params[i].ndims; j++) kt__expr_visit_names(k->params[i].dims[j], refuse_tuned_in_shape, &c);
+    kt__param *q = &k->params[i];
+    shape_check c = {p, q};
+    for (int j = 0; j < q->ndims; j++) kt__expr_visit_names(q->dims[j], mark_tuned_shape, &c);
+    if (q->random_lo) kt__expr_visit_names(q->random_lo, refuse_tuned_in_range, &c);
+    if (q->random_hi) kt__expr_visit_names(q->random_hi, refuse_tuned_in_range, &c);
   }
   check_declared(p);
   check_bindings(p, k->dims, k->ndims, "dims");

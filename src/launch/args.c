@@ -55,30 +55,130 @@ static uint64_t default_max_bytes(void) {
   return (uint64_t)pages * (uint64_t)page / 2;
 }
 
+/* Evaluates dimension D of P with SIZES, and with VALUES of tuned names when
+ * they are given. */
+static int eval_dim(const kt__param *p, int d, const kt__env *env, int64_t *v, kt__errbuf *eb) {
+  char what[300];
+  snprintf(what, sizeof what, "dimension %d of tensor %s", d + 1, p->name);
+  KT__FORWARD(eval_or_fail(p->dims[d], env, what, v, eb));
+  KT__RETURN_IF(*v < 0, eb, KT_INVALID, "%d:%d: tensor %s: dimension %d is negative (%" PRId64 ")", p->loc.line,
+                p->loc.col, p->name, d + 1, *v);
+  KT__RETURN_IF((uint64_t)*v > MAX_DIM, eb, KT_INVALID,
+                "%d:%d: tensor %s: dimension %d is absurdly large (%" PRId64 ")", p->loc.line, p->loc.col, p->name,
+                d + 1, *v);
+  return KT_OK;
+}
+
+/* No shape's tuned names have more combinations of choices than this in a
+ * real kernel; past it the largest shape is not searched for. */
+enum { MAX_SHAPE_COMBINATIONS = 1 << 20 };
+
+typedef struct tuned_shape {
+  const kt__kernel_decl *decl;
+  const kt__tunedim *dims[KT__MAX_NAMES];
+  int n;
+} tuned_shape;
+
+static void collect_tuned(void *ud, const char *name, kt__loc at) {
+  (void)at;
+  tuned_shape *ts = ud;
+  const kt__kernel_decl *d = ts->decl;
+  for (int i = 0; i < d->ntune + d->ncluster; i++) {
+    const kt__tunedim *t = i < d->ntune ? &d->tune[i] : &d->cluster[i - d->ntune];
+    if (strcmp(t->name, name) != 0) continue;
+    for (int j = 0; j < ts->n; j++)
+      if (ts->dims[j] == t) return;
+    if (ts->n < KT__MAX_NAMES) ts->dims[ts->n++] = t;
+  }
+}
+
+/* Each dimension of P at its largest over every combination of the choices
+ * of the tuned names it uses (@where aside: a larger buffer is harmless). */
+static int largest_shape(const kt__kernel_decl *decl, const kt__param *p, const kt__env *sizes, uint64_t *shape,
+                         kt__errbuf *eb) {
+  tuned_shape ts = {.decl = decl};
+  for (int d = 0; d < p->ndims; d++) kt__expr_visit_names(p->dims[d], collect_tuned, &ts);
+  uint64_t combos = 1;
+  for (int i = 0; i < ts.n; i++)
+    KT__RETURN_IF(!kt__mul_u64(combos, (uint64_t)ts.dims[i]->count, &combos) || combos > MAX_SHAPE_COMBINATIONS, eb,
+                  KT_INVALID, "%d:%d: tensor %s: its shape's tuned names have more than %d combinations of choices",
+                  p->loc.line, p->loc.col, p->name, MAX_SHAPE_COMBINATIONS);
+  const char *names[KT__MAX_NAMES];
+  int64_t values[KT__MAX_NAMES];
+  for (int i = 0; i < ts.n; i++) names[i] = ts.dims[i]->name;
+  kt__env env = {names, values, ts.n, sizes};
+  for (int d = 0; d < p->ndims; d++) shape[d] = 0;
+  for (uint64_t c = 0; c < combos; c++) {
+    uint64_t rest = c;
+    for (int i = 0; i < ts.n; i++) {
+      values[i] = ts.dims[i]->values[rest % (uint64_t)ts.dims[i]->count];
+      rest /= (uint64_t)ts.dims[i]->count;
+    }
+    for (int d = 0; d < p->ndims; d++) {
+      int64_t v;
+      KT__FORWARD(eval_dim(p, d, &env, &v, eb));
+      if ((uint64_t)v > shape[d]) shape[d] = (uint64_t)v;
+    }
+  }
+  return KT_OK;
+}
+
 /* Evaluates the shape of tensor parameter P into T (count, bytes, shape). */
-static int tensor_shape(const kt__param *p, const kt__env *sizes, kt__host_tensor *t, kt__errbuf *eb) {
+static int tensor_shape(const kt__kernel_decl *decl, const kt__param *p, const kt__env *sizes, kt__host_tensor *t,
+                        kt__errbuf *eb) {
   t->shape = kt__xcalloc((size_t)(p->ndims ? p->ndims : 1), sizeof *t->shape);
   t->ndims = p->ndims;
-  uint64_t count = 1;
-  for (int d = 0; d < p->ndims; d++) {
-    char what[300];
-    snprintf(what, sizeof what, "dimension %d of tensor %s", d + 1, p->name);
-    int64_t v;
-    KT__FORWARD(eval_or_fail(p->dims[d], sizes, what, &v, eb));
-    KT__RETURN_IF(v < 0, eb, KT_INVALID, "%d:%d: tensor %s: dimension %d is negative (%" PRId64 ")", p->loc.line,
-                  p->loc.col, p->name, d + 1, v);
-    KT__RETURN_IF((uint64_t)v > MAX_DIM, eb, KT_INVALID,
-                  "%d:%d: tensor %s: dimension %d is absurdly large (%" PRId64 ")", p->loc.line, p->loc.col, p->name,
-                  d + 1, v);
-    t->shape[d] = (uint64_t)v;
-    KT__RETURN_IF(!kt__mul_u64(count, (uint64_t)v, &count), eb, KT_INVALID,
-                  "%d:%d: tensor %s: the element count overflows 64 bits", p->loc.line, p->loc.col, p->name);
+  t->shape_tuned = p->shape_tuned;
+  if (p->shape_tuned) {
+    KT__FORWARD(largest_shape(decl, p, sizes, t->shape, eb));
+  } else {
+    for (int d = 0; d < p->ndims; d++) {
+      int64_t v;
+      KT__FORWARD(eval_dim(p, d, sizes, &v, eb));
+      t->shape[d] = (uint64_t)v;
+    }
   }
+  uint64_t count = 1;
+  for (int d = 0; d < p->ndims; d++)
+    KT__RETURN_IF(!kt__mul_u64(count, t->shape[d], &count), eb, KT_INVALID,
+                  "%d:%d: tensor %s: the element count overflows 64 bits", p->loc.line, p->loc.col, p->name);
   uint64_t bytes;
   KT__RETURN_IF(!kt__mul_u64(count, kt__dtype_size(p->type), &bytes) || bytes > SIZE_MAX / 2, eb, KT_INVALID,
                 "%d:%d: tensor %s: %" PRIu64 " elements do not fit in memory", p->loc.line, p->loc.col, p->name, count);
   t->count = count;
   t->bytes = (size_t)bytes;
+  return KT_OK;
+}
+
+/* The bounds of V in type T, as int64 (u64's top half aside). */
+static void type_range(kt__dtype t, int64_t *lo, int64_t *hi) {
+  *lo = INT64_MIN, *hi = INT64_MAX;
+  switch (t) {
+  case KT__DT_I8: *lo = INT8_MIN, *hi = INT8_MAX; break;
+  case KT__DT_U8: *lo = 0, *hi = UINT8_MAX; break;
+  case KT__DT_I32: *lo = INT32_MIN, *hi = INT32_MAX; break;
+  case KT__DT_U32: *lo = 0, *hi = UINT32_MAX; break;
+  case KT__DT_U64: *lo = 0; break;
+  default: break;
+  }
+}
+
+/* = random(LO, HI): evaluated now, and checked to be a range the type holds. */
+static int random_range(const kt__param *p, const kt__env *sizes, kt__host_tensor *t, kt__errbuf *eb) {
+  if (!p->random_lo) return KT_OK;
+  char what[300];
+  snprintf(what, sizeof what, "the random range of tensor %s", p->name);
+  KT__FORWARD(eval_or_fail(p->random_lo, sizes, what, &t->lo, eb));
+  KT__FORWARD(eval_or_fail(p->random_hi, sizes, what, &t->hi, eb));
+  KT__RETURN_IF(t->lo >= t->hi, eb, KT_INVALID,
+                "%d:%d: tensor %s: random(%" PRId64 ", %" PRId64 ") is empty; the values are LO <= v < HI", p->loc.line,
+                p->loc.col, p->name, t->lo, t->hi);
+  int64_t tlo, thi;
+  type_range(p->type, &tlo, &thi);
+  KT__RETURN_IF(!kt__dtype_is_float(p->type) && (t->lo < tlo || t->hi - 1 > thi), eb, KT_INVALID,
+                "%d:%d: tensor %s: random(%" PRId64 ", %" PRId64 ") holds values a %s cannot", p->loc.line, p->loc.col,
+                p->name, t->lo, t->hi, kt__dtype_name(p->type));
+  t->ranged = true;
   return KT_OK;
 }
 
@@ -104,7 +204,9 @@ static int plan(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t max_
     kt__host_tensor *t = &a->tensors[a->ntensors];
     *t = (kt__host_tensor){.param = i, .type = p->type, .mode = p->mode == KT__MODE_UNSET ? KT__MODE_INOUT : p->mode};
     a->tensor_of_param[i] = a->ntensors++;
-    KT__FORWARD(tensor_shape(p, sizes, t, eb));
+    KT__FORWARD(tensor_shape(decl, p, sizes, t, eb));
+    KT__FORWARD(random_range(p, sizes, t, eb));
+    t->compared = t->reference_set = writes(t->mode); /* the default's outputs are the reference */
     if (t->bytes >= largest_bytes) largest = p, largest_bytes = t->bytes;
     KT__RETURN_IF(!kt__add_u64(total, t->bytes, &total), eb, KT_INVALID, "the tensors' total size overflows");
   }
@@ -129,14 +231,29 @@ static int allocate(const kt__kernel_decl *decl, kt__argset *a, kt__errbuf *eb) 
   return KT_OK;
 }
 
-void kt__argset_fill(const kt__kernel_decl *decl, uint64_t seed, kt__argset *a) {
+static int read_whole(const kt__data_source *src, void *buf, size_t bytes, kt__errbuf *eb) {
+  kt__data_header h;
+  KT__FORWARD(kt__data_header_read(src, &h, eb));
+  return kt__data_read(src, &h, buf, bytes, eb);
+}
+
+int kt__argset_fill(const kt__kernel_decl *decl, uint64_t seed, const kt__data_source *inputs,
+                    const kt__data_source *expects, kt__argset *a, kt__errbuf *eb) {
   for (int k = 0; k < a->ntensors; k++) {
     kt__host_tensor *t = &a->tensors[k];
-    kt__fill(t->type, t->initial, t->count, decl->params[t->param].init, seed + (uint64_t)k);
+    const kt__param *p = &decl->params[t->param];
+    const kt__data_source *in = inputs && inputs[t->param].path ? &inputs[t->param] : NULL;
+    if (in) KT__FORWARD(read_whole(in, t->initial, t->bytes, eb));
+    else if (t->ranged) kt__fill_random_in(t->type, t->initial, t->count, t->lo, t->hi, seed + (uint64_t)k);
+    else
+      kt__fill(t->type, t->initial, t->count, p->init == KT__INIT_FILE ? KT__INIT_ZEROS : p->init, seed + (uint64_t)k);
+    if (t->reference && expects && expects[t->param].path)
+      KT__FORWARD(read_whole(&expects[t->param], t->reference, t->bytes, eb));
     /* Mapped now, while the worker opens its device, rather than page by
      * page when the worker copies the reference in. */
-    if (t->reference) kt__prefault(t->reference, t->bytes);
+    else if (t->reference) kt__prefault(t->reference, t->bytes);
   }
+  return KT_OK;
 }
 
 int kt__argset_map(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t max_bytes, kt__argset **out,
@@ -156,8 +273,12 @@ int kt__argset_map(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t m
 int kt__argset_create(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t seed, uint64_t max_bytes,
                       kt__argset **out, kt__errbuf *eb) {
   KT__FORWARD(kt__argset_map(decl, sizes, max_bytes, out, eb));
-  kt__argset_fill(decl, seed, *out);
-  return KT_OK;
+  int rc = kt__argset_fill(decl, seed, NULL, NULL, *out, eb);
+  if (rc != KT_OK) {
+    kt__argset_free(*out);
+    *out = NULL;
+  }
+  return rc;
 }
 
 void kt__argset_free(kt__argset *a) {

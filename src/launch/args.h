@@ -5,6 +5,7 @@
 #ifndef KT_ARGS_H
 #define KT_ARGS_H
 
+#include "../data/datafile.h"
 #include "../lang/decl.h"
 
 typedef struct kt__host_tensor {
@@ -15,8 +16,18 @@ typedef struct kt__host_tensor {
   size_t bytes;
   void *initial;   /* shared: content before every run (inputs, inout, initialised outs) */
   void *reference; /* shared: the reference configuration's result (out/inout) */
-  uint64_t *shape; /* the evaluated dims, outermost first (for messages) */
+  uint64_t *shape; /* the evaluated dims, outermost first (for messages); with
+                      tuned names in the shape, each the largest over the space */
   int ndims;
+  bool shape_tuned; /* the shape uses tuned names: COUNT is the largest */
+  bool ranged;      /* = random(LO, HI) */
+  int64_t lo, hi;   /* ... its range, evaluated */
+  /* How outputs are judged (true for outputs unless the tuner, before the
+   * worker starts, says otherwise):
+   * COMPARED against REFERENCE elementwise; REFERENCE_SET when REFERENCE
+   * holds the expected content (the default's, --expect's or @reference's),
+   * which an author's check then sees. */
+  bool compared, reference_set;
 } kt__host_tensor;
 
 typedef struct kt__argset {
@@ -26,8 +37,8 @@ typedef struct kt__argset {
   size_t total_bytes;
 } kt__argset;
 
-/* Allocates and fills the tensors of DECL for runtime sizes SIZES (tensor
- * dims may use runtime sizes only). Refuses (KT_INVALID) negative or absurd
+/* Allocates and fills the tensors of DECL for runtime sizes SIZES (a shape
+ * that uses tuned names is allocated for the largest over their choices). Refuses (KT_INVALID) negative or absurd
  * shapes, and totals beyond MAX_BYTES, before allocating anything.
  * MAX_BYTES counts one copy of every tensor (what the device holds); 0 means
  * half the machine's physical memory. Tensor I is filled from seed
@@ -39,7 +50,12 @@ int kt__argset_create(const kt__kernel_decl *decl, const kt__env *sizes, uint64_
  * does while the worker opens its device. */
 int kt__argset_map(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t max_bytes, kt__argset **out,
                    kt__errbuf *eb);
-void kt__argset_fill(const kt__kernel_decl *decl, uint64_t seed, kt__argset *a);
+/* Writes every tensor's initial content: its @kernel initial value, or the
+ * file INPUTS names for its parameter (NULL, or path NULL: none); outputs
+ * with a file in EXPECTS get it as their reference. KT_IO when a file
+ * cannot be read whole (the headers are checked before, kt__kernel_check_file). */
+int kt__argset_fill(const kt__kernel_decl *decl, uint64_t seed, const kt__data_source *inputs,
+                    const kt__data_source *expects, kt__argset *a, kt__errbuf *eb);
 void kt__argset_free(kt__argset *a);
 
 /* Launch geometry of one configuration: ENV binds tuned names and sizes.

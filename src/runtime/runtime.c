@@ -22,6 +22,7 @@
 
 #include "../handles/context.h"
 #include "../handles/runtime_table.h"
+#include "../launch/constants.h"
 #include "../launch/launch.h"
 #include "../tuner/result.h"
 #include "../workdir.h"
@@ -231,6 +232,18 @@ static void report_choice(const kt_kernel *k, const int64_t *sizes, const char *
 
 /* ---- loading a configuration ------------------------------------------ */
 
+/* @constant data as a tuning makes it (the default seed, 42): the winner
+ * runs on the data it was tuned and verified with. Unloads FN on failure. */
+static kt__status fill_constants(kt_kernel *k, void *fn, kt__errbuf *eb) {
+  kt__constants *c = NULL;
+  kt__status st = KT__ST_COMPILE;
+  if (kt__constants_create(k->decl, k->file->src.path, 42, &c, eb) == KT_OK)
+    st = kt__constants_set(k->runtime->be, k->runtime->state, fn, k->decl, c, eb);
+  kt__constants_free(c);
+  if (st != KT__ST_OK) kt__be_unload(k->runtime->be, k->runtime->state, fn);
+  return st;
+}
+
 /* Compiles and loads VALUES in this process, or finds it loaded already. */
 static int load_config(kt_kernel *k, const int64_t *values, void **fn) {
   kt__runtime_table *t = k->runtime;
@@ -251,6 +264,7 @@ static int load_config(kt_kernel *k, const int64_t *values, void **fn) {
   kt__artifact a = {0};
   kt__status st = kt__be_compile(t->be, &b, &a, eb);
   if (st == KT__ST_OK) st = kt__be_load(t->be, t->state, &b, &a, fn, eb);
+  if (st == KT__ST_OK && d->nconstants) st = fill_constants(k, *fn, eb);
   if (st != KT__ST_OK) {
     kt__sbuf shown = {0}, why = {0};
     kt__config_format(cfg->names, values, cfg->n, "", &shown);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../handles/context.h"
+#include "../launch/args.h"
 #include "../space/space.h"
 #include "result.h"
 #include "worker_client.h"
@@ -90,7 +91,84 @@ static void print_space_text(kt_kernel *k, const kt__space *s, const kt__space *
   kt__sbuf_free(&flags);
 }
 
-int kt_space_print(kt_kernel *k, FILE *out, int json) {
+/* ---- what one device can launch ------------------------------------------ */
+
+typedef struct device_fit {
+  const kt__kernel_decl *decl;
+  const kt__space *space;
+  const kt__env *outer; /* cluster defaults over the sizes */
+  const kt__device_info *dev;
+} device_fit;
+
+/* A configuration the device's limits admit: threads per block (@block's
+ * product) and dynamic shared memory (@shared). Kernel Tuner drops the
+ * configurations over the thread limit without saying so; the tuner
+ * reports them as `constraint`. */
+static int fits_device(void *ud, const int64_t *values) {
+  const device_fit *f = ud;
+  kt__env env = {kt__space_names(f->space), values, kt__space_ndims(f->space), f->outer};
+  uint64_t grid[3], block[3], shared;
+  kt__errbuf eb;
+  if (kt__launch_geometry(f->decl, &env, grid, block, &shared, &eb) != KT_OK) return 0;
+  uint64_t threads = block[0] * block[1] * block[2];
+  if (f->dev->max_threads_per_block > 0 && threads > (uint64_t)f->dev->max_threads_per_block) return 0;
+  return f->dev->max_shared_bytes == 0 || shared <= f->dev->max_shared_bytes;
+}
+
+/* The context's device of K's backend, listed from a short-lived child. */
+static int find_device(kt_kernel *k, kt__device_info *out, kt__errbuf *eb) {
+  kt__device_info devs[32];
+  int n = 0;
+  KT__FORWARD(kt__worker_list_devices(k->backend, devs, 32, &n, eb));
+  int want = k->ctx->opts.device;
+  KT__RETURN_IF(want < 0 || want >= n, eb, KT_NOBACKEND,
+                "--device %d: the %s backend has %d device%s (see `ktune devices`)", want, k->backend->name, n,
+                n == 1 ? "" : "s");
+  *out = devs[want];
+  return KT_OK;
+}
+
+static void print_device_fit(const kt__device_info *dev, uint64_t valid, uint64_t fit, int json, FILE *out) {
+  if (json) {
+    kt__sbuf b = {0};
+    kt__sbuf_printf(&b, "{\"device\": {\"index\": %d, \"name\": ", dev->index);
+    kt__sbuf_json_string(&b, dev->name);
+    kt__sbuf_printf(&b,
+                    ", \"max_threads_per_block\": %d, \"max_shared_bytes\": %llu}, \"valid_size\": %llu, "
+                    "\"valid_on_device\": %llu}\n",
+                    dev->max_threads_per_block, (unsigned long long)dev->max_shared_bytes, (unsigned long long)valid,
+                    (unsigned long long)fit);
+    fputs(b.s, out);
+    kt__sbuf_free(&b);
+    return;
+  }
+  fprintf(out, "on device %d (%s): %llu of the %llu valid configurations fit its limits", dev->index, dev->name,
+          (unsigned long long)fit, (unsigned long long)valid);
+  if (dev->max_threads_per_block > 0) fprintf(out, " (%d threads per block", dev->max_threads_per_block);
+  else fprintf(out, " (no thread limit");
+  if (dev->max_shared_bytes > 0)
+    fprintf(out, ", %llu bytes of shared memory", (unsigned long long)dev->max_shared_bytes);
+  fprintf(out, ")\n");
+}
+
+/* How many of the valid configurations the context's device can launch. */
+static int space_on_device(kt_kernel *k, kt__space *s, const kt__env *outer, uint64_t valid, int json, FILE *out) {
+  kt__device_info dev;
+  KT__FORWARD(find_device(k, &dev, &k->ctx->err));
+  device_fit fit = {k->decl, s, outer, &dev};
+  kt__space_set_filter(s, fits_device, &fit);
+  uint64_t n = kt__space_count_valid(s, COUNT_LIMIT);
+  kt__space_set_filter(s, NULL, NULL);
+  print_device_fit(&dev, valid, n, json, out);
+  return KT_OK;
+}
+
+static int space_print(kt_kernel *k, FILE *out, int json, bool on_device);
+
+int kt_space_print(kt_kernel *k, FILE *out, int json) { return space_print(k, out, json, false); }
+int kt_space_print_device(kt_kernel *k, FILE *out, int json) { return space_print(k, out, json, true); }
+
+static int space_print(kt_kernel *k, FILE *out, int json, bool on_device) {
   const kt__kernel_decl *d = k->decl;
   kt__errbuf *eb = &k->ctx->err;
   int64_t *sizes = kt__xcalloc((size_t)d->nsizes + 1, sizeof *sizes);
@@ -131,6 +209,7 @@ int kt_space_print(kt_kernel *k, FILE *out, int json) {
     else print_space_text(k, s, cl, valid, out);
     /* As `ktune tune` would: it refuses a space with nothing to measure. */
     if (valid == 0) rc = kt__space_none_valid(s, k->file->src.path, d->name, k->ctx->opts.labels.pin, eb);
+    else if (on_device) rc = space_on_device(k, s, &cluster_defaults, valid, json, out);
   }
   kt__sbuf_free(&warn);
   kt__space_free(s);

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../check/check.h"
 #include "../handles/context.h"
 #include "../search/policy.h"
 #include "../search/strategy.h"
@@ -41,6 +42,7 @@ typedef struct tuning {
   kt__env size_env;
   const kt__config *cfg; /* the kernel's names: tuned, then cluster */
   kt__argset *args;
+  kt__constants *constants; /* @constant data, or NULL */
   kt__worker *worker;
   kt__pool *pool;
   kt_result *r;
@@ -63,6 +65,14 @@ typedef struct tuning {
   int fault_rc;       /* KT_INVALID once a configuration's expression failed to evaluate (in eb) */
   int store_failures; /* writes to the database that failed, the first in store_eb */
   kt__errbuf store_eb;
+  /* How outputs are judged (judging.c's part of start): the default's
+   * outputs are the reference unless --expect, @reference or a check says
+   * otherwise; then the default is measured like any configuration. */
+  bool default_is_reference;
+  bool default_valid; /* the default satisfies @where */
+  bool has_check;
+  kt__check check;
+  kt__worker_setup setup; /* the worker's, kept for the @reference kernel's worker */
 } tuning;
 
 /* ---- helpers ---------------------------------------------------------- */
@@ -478,7 +488,110 @@ static void reference_timing(tuning *t, const kt__trial *def) {
             kt__now() - t->started - t->r->setup_s, kt__now() - t->started, t->o.budget_s);
 }
 
+/* Compile-time names for building another kernel of the file than the one
+ * tuned (the @reference kernel, @check's function): its own configuration
+ * FIRST (NULL: none), then every other tuned name of the file at its first
+ * choice, since the file is compiled as a whole and the tuned kernel's code
+ * uses its names too. Returns the count (at most KT__MAX_NAMES). */
+static int file_defines(const tuning *t, const kt__config *first, const char **names, int64_t *values) {
+  int n = 0;
+  for (int i = 0; first && i < first->n && n < KT__MAX_NAMES; i++, n++)
+    names[n] = first->names[i], values[n] = first->defaults[i];
+  const kt__file *f = t->k->file;
+  for (int k = -1; k < f->nkernels; k++) {
+    const kt__kernel_decl *d = k < 0 ? t->d : &f->kernels[k];
+    for (int i = 0; i < d->ntune + d->ncluster; i++) {
+      const kt__tunedim *td = i < d->ntune ? &d->tune[i] : &d->cluster[i - d->ntune];
+      bool seen = false;
+      for (int j = 0; j < n && !seen; j++) seen = strcmp(names[j], td->name) == 0;
+      if (!seen && n < KT__MAX_NAMES) names[n] = td->name, values[n++] = td->values[0];
+    }
+  }
+  return n;
+}
+
+/* The @reference kernel, with its own first choices, run once in a worker
+ * of its own on the same buffers: its outputs become the reference. */
+static int run_reference_kernel(tuning *t) {
+  const kt__kernel_decl *rd = t->k->reference;
+  const char *path = t->k->file->src.path;
+  kt__config rc;
+  kt__config_init(&rc, rd);
+  const char *names[KT__MAX_NAMES];
+  int64_t values[KT__MAX_NAMES];
+  kt__build b = {.decl = rd,
+                 .names = names,
+                 .values = values,
+                 .n = file_defines(t, &rc, names, values),
+                 .device = &t->r->device,
+                 .workdir = t->workdir,
+                 .tag = "reference",
+                 .timeout_s = compile_timeout(t)};
+  kt__pool_submit(t->pool, kt__compile_job_new(UINT64_MAX, t->k->file, &b));
+  kt__compile_job *j = kt__pool_wait(t->pool);
+  int result = KT_OK;
+  if (j->status != KT__ST_OK) {
+    result = kt__err(t->eb, KT_NOVALID, "%s: error: the reference kernel %s (@reference) does not compile:\n%s", path,
+                     rd->name, j->artifact.log ? j->artifact.log : j->err.msg);
+    kt__compile_job_free(j);
+    kt__config_free(&rc);
+    return result;
+  }
+  kt__worker_setup ws = t->setup;
+  ws.decl = rd;
+  ws.check = NULL;
+  ws.extra_names = names + rc.n; /* for backends that build in the worker (OpenCL) */
+  ws.extra_values = values + rc.n;
+  ws.nextra = b.n - rc.n;
+  kt__worker *w = NULL;
+  kt__device_info info;
+  result = kt__worker_start(&ws, &info, &w, t->eb);
+  if (result == KT_OK) {
+    kt__request req = {.kind = KT__REQ_REFERENCE, .id = 0, .nvalues = rc.n};
+    memcpy(req.values, rc.defaults, (size_t)rc.n * sizeof *rc.defaults);
+    if (j->artifact.path) snprintf(req.artifact, sizeof req.artifact, "%s", j->artifact.path);
+    kt__reply *rep = kt__xcalloc(1, sizeof *rep);
+    kt__worker_request(w, &req, rep, run_timeout(t));
+    if (rep->status != KT__ST_OK)
+      result = kt__err(t->eb, KT_NOVALID,
+                       "%s: error: the reference kernel %s (@reference) failed with status %s; its outputs are what "
+                       "every configuration is verified against, so it must work:\n%s",
+                       path, rd->name, kt__status_name(rep->status), rep->msg);
+    free(rep);
+  }
+  kt__worker_stop(w);
+  kt__trace("reference: @reference kernel run");
+  kt__compile_job_free(j);
+  kt__config_free(&rc);
+  return result;
+}
+
+/* With a reference other than the default (--expect, @reference, a
+ * check), the default is one configuration among others: it may fail. */
+static int run_default(tuning *t) {
+  if (t->k->reference) KT__FORWARD(run_reference_kernel(t));
+  kt__trial *tr = kt__result_add(t->r, t->cfg->defaults, 0);
+  tr->is_default = true;
+  tr->space_index = UINT64_MAX;
+  t->r->default_trial = (int)tr->id;
+  if (!t->default_valid) {
+    tr->status = KT__ST_CONSTRAINT;
+    set_message(tr, "the default configuration violates @where; it is not the reference here, so it is not run");
+    progress(t, tr);
+    return KT_OK;
+  }
+  submit(t, tr);
+  kt__compile_job *j = kt__pool_wait(t->pool);
+  tr = &t->r->trials[t->r->default_trial];
+  if (take_compiled(t, j, tr)) evaluate(t, tr, KT__REQ_EVAL, 0);
+  progress(t, tr);
+  store_trial(t, tr);
+  if (tr->status == KT__ST_OK) reference_timing(t, tr);
+  return KT_OK;
+}
+
 static int run_reference(tuning *t) {
+  if (!t->default_is_reference) return run_default(t);
   kt__trial *tr = kt__result_add(t->r, t->cfg->defaults, 0);
   tr->is_default = true;
   tr->space_index = UINT64_MAX;
@@ -823,11 +936,24 @@ static int stage_space(tuning *t, int which, const int64_t *base, other_names *o
  * the pinned space must hold a valid configuration; otherwise no result is
  * made, so that no winner is ever picked from outside the space. Gives the
  * space's size and valid count. */
+/* Whether the default configuration's outputs are the reference: no
+ * --expect file, @reference or check gives another. */
+static bool reference_is_default(const tuning *t) {
+  for (int i = 0; i < t->d->nparams; i++)
+    if (t->k->expects[i].path) return false;
+  return !t->k->reference && !t->o.check && !t->k->check_path && !t->d->check;
+}
+
 static int check_space(tuning *t, uint64_t *size, uint64_t *valid) {
   other_names other;
   kt__space *space;
   KT__FORWARD(stage_space(t, 0, t->cfg->defaults, &other, NULL, &space));
-  int rc = kt__space_check_default(space, t->k->file->src.path, t->eb);
+  /* The default must satisfy @where when it is the reference; otherwise it
+   * is one configuration among others, and one @where leaves out. */
+  kt__errbuf scratch;
+  int rc = kt__space_check_default(space, t->k->file->src.path, reference_is_default(t) ? t->eb : &scratch);
+  t->default_valid = rc == KT_OK;
+  if (!reference_is_default(t)) rc = KT_OK;
   *size = kt__space_size(space);
   *valid = 0;
   if (rc == KT_OK && config_faulted(t, t->cfg->defaults)) rc = t->fault_rc; /* the reference, however large the space */
@@ -1017,6 +1143,89 @@ static void use_caller_data(tuning *t) {
   }
 }
 
+/* ---- real data and how outputs are judged ------------------------------ */
+
+/* Every data file against its tensor's evaluated shape and type, before
+ * anything is written or run. */
+static int check_files(tuning *t) {
+  kt_kernel *k = t->k;
+  const kt_labels *l = &k->ctx->opts.labels;
+  for (int i = 0; i < t->args->ntensors; i++) {
+    const kt__host_tensor *ht = &t->args->tensors[i];
+    if (k->inputs[ht->param].path)
+      KT__FORWARD(kt__kernel_check_file(k, ht->param, &k->inputs[ht->param], ht->shape, ht->ndims, l->input, t->eb));
+    if (k->expects[ht->param].path)
+      KT__FORWARD(kt__kernel_check_file(k, ht->param, &k->expects[ht->param], ht->shape, ht->ndims, l->expect, t->eb));
+  }
+  return KT_OK;
+}
+
+/* -D flags for compiling a check: every tuned name of the kernel's file at
+ * its first choice (file_defines). */
+static int default_defines(const tuning *t, char (*defs)[96], const char **words) {
+  const char *names[KT__MAX_NAMES];
+  int64_t values[KT__MAX_NAMES];
+  int n = file_defines(t, NULL, names, values);
+  for (int i = 0; i < n; i++) {
+    snprintf(defs[i], sizeof defs[i], "-D%s=%lld", names[i], (long long)values[i]);
+    words[i] = defs[i];
+  }
+  return n;
+}
+
+/* The check that judges outputs: the caller's callback, else --check's
+ * file, else @check's function in the kernel's own file (cpu backend). */
+static int build_check(tuning *t) {
+  kt_kernel *k = t->k;
+  if (t->o.check) {
+    t->check = (kt__check){.fn = t->o.check, .user = t->o.check_data, .source = kt__xstrdup("kt_tune_options.check")};
+  } else if (k->check_path || t->d->check) {
+    /* The check's file may be the kernel's own (or include it): the tuned
+     * names are defined at their first choices. */
+    char defs[KT__MAX_NAMES][96];
+    const char *words[KT__MAX_NAMES];
+    int n = default_defines(t, defs, words);
+    const char *path = k->check_path ? k->check_path : k->file->src.path;
+    KT__FORWARD(kt__check_build(path, k->check_path ? k->check_fn : t->d->check, words, n, t->workdir,
+                                compile_timeout(t), &t->check, t->eb));
+  } else {
+    return KT_OK;
+  }
+  t->has_check = true;
+  return KT_OK;
+}
+
+/* Which outputs are compared with what. The reference is, in order: the
+ * --expect files (only the outputs they name are compared), the @reference
+ * kernel's outputs, else the default configuration's. A check decides
+ * alone, shown the reference where there is one other than the default. */
+static int plan_judging(tuning *t) {
+  kt_kernel *k = t->k;
+  bool expect = false;
+  for (int i = 0; i < t->d->nparams; i++) expect |= k->expects[i].path != NULL;
+  if (expect && k->reference)
+    return kt__err(t->eb, KT_INVALID,
+                   "%s:%d:%d: error: both %s files and @reference(%s) give the expected outputs; keep one of them",
+                   k->file->src.path, t->d->reference_loc.line, t->d->reference_loc.col, k->ctx->opts.labels.expect,
+                   t->d->reference);
+  KT__FORWARD(build_check(t));
+  for (int i = 0; i < t->args->ntensors; i++) {
+    kt__host_tensor *ht = &t->args->tensors[i];
+    if (ht->mode == KT__MODE_IN) continue;
+    const kt__param *p = &t->d->params[ht->param];
+    if (ht->shape_tuned && !t->has_check)
+      return kt__err(t->eb, KT_INVALID,
+                     "%s:%d:%d: error: the shape of %s uses tuned names, so its content depends on the configuration "
+                     "and no reference compares like with like: give a check that judges it (%s FILE.c:FN, "
+                     "@check(FN) in a cpu kernel's file, or kt_tune_options.check)",
+                     k->file->src.path, p->loc.line, p->loc.col, p->name, k->ctx->opts.labels.check);
+    ht->reference_set = expect ? k->expects[ht->param].path != NULL : k->reference ? true : !t->has_check;
+    ht->compared = ht->reference_set && !t->has_check;
+  }
+  t->default_is_reference = !expect && !k->reference && !t->has_check;
+  return KT_OK;
+}
+
 static int start(tuning *t) {
   const kt__kernel_decl *d = t->d;
   /* Bad options are refused before anything runs or is written. */
@@ -1037,20 +1246,27 @@ static int start(tuning *t) {
   if (!(t->workdir = kt__workdir(t->eb))) return KT_INVALID;
   kt__trace("setup: names and sizes");
   int rc = kt__argset_map(d, &t->size_env, t->k->ctx->opts.max_tensor_bytes, &t->args, t->eb);
+  if (rc == KT_OK) rc = kt__constants_create(d, t->k->file->src.path, t->o.seed ? t->o.seed : 42, &t->constants, t->eb);
   if (rc != KT_OK) return locate_error(t, rc);
+  KT__FORWARD(check_files(t));
+  KT__FORWARD(plan_judging(t));
   kt__worker_setup ws = {.backend = t->k->backend,
                          .device = t->k->ctx->opts.device,
                          .file = t->k->file,
                          .decl = d,
                          .sizes = &t->size_env,
                          .args = t->args,
+                         .constants = t->constants,
                          .atol = -1, /* the worker applies @verify and per-type defaults */
                          .rtol = -1,
-                         .workdir = t->workdir};
+                         .workdir = t->workdir,
+                         .check = t->has_check ? &t->check : NULL};
+  t->setup = ws;
   /* The worker opens its device (a CUDA context: 0.26 s on the H200) while
    * the tuner writes the tensors it will upload. */
   KT__FORWARD(kt__worker_launch(&ws, &t->worker, t->eb));
-  kt__argset_fill(d, t->o.seed ? t->o.seed : 42, t->args);
+  rc = kt__argset_fill(d, t->o.seed ? t->o.seed : 42, t->k->inputs, t->k->expects, t->args, t->eb);
+  if (rc != KT_OK) return locate_error(t, rc);
   if (t->k->tune_args) use_caller_data(t);
   kt__trace("setup: tensors written");
   KT__FORWARD(kt__worker_ready(&t->worker, &t->r->device, t->eb));
@@ -1075,6 +1291,8 @@ static void finish(tuning *t) {
   kt__worker_stop(t->worker);
   kt__trace("teardown: worker stopped");
   kt__argset_free(t->args);
+  kt__constants_free(t->constants);
+  kt__check_free(&t->check);
   kt__trace("teardown: tensors freed");
   for (int i = 0; i < t->nstored; i++) {
     free(t->stored[i].config);

@@ -8,6 +8,9 @@
 /* Fills COUNT elements per INIT; RANDOM is uniform in [-1, 1) for floats and
  * small integers for integer types, reproducible from SEED. */
 void kt__fill(kt__dtype t, void *buf, uint64_t count, kt__init init, uint64_t seed);
+/* random(LO, HI): uniform in [LO, HI), LO < HI, both within type T (floats:
+ * any real in the range; integers: each integer equally likely). */
+void kt__fill_random_in(kt__dtype t, void *buf, uint64_t count, int64_t lo, int64_t hi, uint64_t seed);
 /* NaN for float types, a 0xA5 byte pattern for integers. */
 void kt__poison(kt__dtype t, void *buf, uint64_t count);
 /* The second poison, a 0x5A byte pattern in every type: a reference run

@@ -167,6 +167,39 @@ bad B88 "name_generated.c:1:14: error: kt__args cannot be a tuned name: it is a 
 bad B89 'where_undeclared.c:3:15: error: @where names Q, which is undeclared' tune $BAD/where_undeclared.c
 bad B90 'flops_undeclared.c:3:19: error: @flops names K, which is undeclared' tune $BAD/flops_undeclared.c
 bad B91 'where_undeclared.c:3:15: error: @where names Q, which is undeclared' tune $BAD/where_undeclared.c --dim Q=3
+# --- data files and references (issue 16) ---
+NPY="python3 $(dirname "$0")/npy.py"
+$NPY array "$TMP/xi.npy" "<i4" 4 1 2 3 4
+$NPY array "$TMP/x5.npy" "<f4" 5 1 2 3 4 5
+$NPY array "$TMP/xf.npy" "<f4" 4 1 2 3 4 --fortran
+$NPY array "$TMP/xb.npy" ">f4" 4 1 2 3 4
+$NPY array "$TMP/x4.npy" "<f4" 4 1 2 3 4
+printf 'abcdefghij' >"$TMP/x.bin"
+bad B98 'the file holds i32 elements \(shape \(4,\)\) but x of kernel f is declared x: tensor<f32>\[N\]' \
+  tune $BAD/data.c --input x="$TMP/xi.npy"
+bad B99 'the file holds f32 of shape \(5,\), but x is declared x: tensor<f32>\[N\], which is \(4,\)' \
+  tune $BAD/data.c --input x="$TMP/x5.npy" --dim N=4
+bad B100 'xf.npy: the array is in Fortran \(column-major\) order' tune $BAD/data.c --input x="$TMP/xf.npy"
+bad B101 "xb.npy: the data is big-endian \('>f4'\)" tune $BAD/data.c --input x="$TMP/xb.npy"
+bad B102 'ok.c: not a .npy file' tune $BAD/data.c --input x=$BAD/ok.c
+bad B103 'x.bin: 10 bytes are no whole number of f32 elements' tune $BAD/data.c --input x="$TMP/x.bin:f32"
+bad B104 'y is an output of kernel f \(declared out\), which the kernel writes; give its expected content with --expect y=PATH' \
+  tune $BAD/data.c --input y="$TMP/x4.npy"
+bad B105 'x is an input of kernel f \(declared in\); expected contents are for its outputs: y' \
+  tune $BAD/data.c --expect x="$TMP/x4.npy"
+bad B106 '--input "x": expected NAME=PATH' tune $BAD/data.c --input x
+bad B107 '--check "tests/data/bad/check_broken.c": expected FILE.c:FUNCTION' tune $BAD/data.c --check $BAD/check_broken.c
+bad B108 'check_broken.c:broken: error: the check does not compile' tune $BAD/data.c --check $BAD/check_broken.c:broken
+bad B109 'reference_unknown.c:2:15: error: @reference\(nope\): no kernel nope is annotated in this file' \
+  tune $BAD/reference_unknown.c
+bad B110 'tuned_shape.c:2:33: error: the shape of p uses tuned names' tune $BAD/tuned_shape.c
+bad B111 'reference_ok.c:5:15: error: both --expect files and @reference\(g\) give the expected outputs' \
+  tune $BAD/reference_ok.c --kernel f --expect y="$TMP/x4.npy"
+bad B112 'empty_range.c:2:14: error: tensor x: random\(5, 5\) is empty' tune $BAD/empty_range.c
+bad B113 'check_cuda.cu:2:11: error: @check\(ok\) names a C function of the kernel.s own file, which only the cpu backend' \
+  tune $BAD/check_cuda.cu
+bad B114 'file_missing.c:2:39: error: file\("missing.npy"\) of x: cannot read tests/data/bad/missing.npy' \
+  tune $BAD/file_missing.c
 
 # Every row of the table has its check.
 for id in $(grep -oE '^\| B[0-9]+ \|' "$DOC" | grep -oE 'B[0-9]+'); do

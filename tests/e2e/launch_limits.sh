@@ -30,4 +30,14 @@ check tests/data/launch_limits.cl opencl
 expect_eq "$(config 2 "['status']")" constraint "opencl: SHAPE=2 (work-group of 8192)"
 expect_contains <(config 2 "['message']") "exceeds the device's maximum of [0-9]* (CL_DEVICE_MAX_WORK_GROUP_SIZE)" "opencl: SHAPE=2 names the limit"
 expect_eq "$(config 3 "['status']")" ok "opencl: SHAPE=3"
+# `ktune space --device N` counts what the device can launch beforehand:
+# SHAPE=1 (past 2^64 work-items) and SHAPE=2 (8192 > PoCL's 4096) do not fit.
+run_status 0 "$KTUNE" space tests/data/launch_limits.cl --kernel fill --device 0
+expect_contains "$TMP/out" "on device 0 (.*): 2 of the 4 valid configurations fit its limits (4096 threads per block" \
+  "space --device counts what fits"
+run_status 0 "$KTUNE" space tests/data/launch_limits.cl --kernel fill --device 0 --json
+expect_eq "$(python3 -c "import json,sys; print([json.loads(l) for l in open(sys.argv[1]) if l.startswith('{\"device')][0]['valid_on_device'])" "$TMP/out")" 2 \
+  "space --device --json"
+run_status 2 "$KTUNE" space tests/data/launch_limits.cl --kernel fill --device 7
+expect_contains "$TMP/err" "the opencl backend has 1 device" "space --device past the devices"
 finish

@@ -11,10 +11,12 @@
 #include <unistd.h>
 
 #include "backend/backend.h"
+#include "backend/compare_kernel.h"
 #include "backend/cuda_limits.h"
 #include "backend/nvrtc.h"
 #include "lang/parser.h"
 #include "space/space.h"
+#include "t1/t1.h"
 
 /* ---- compiling whole spaces ---- */
 
@@ -209,12 +211,15 @@ TEST(compiles_gemm_bf16_2) { compile_shard("kernels/cuda/gemm_bf16.cu", 90, 1, 4
 TEST(compiles_gemm_bf16_3) { compile_shard("kernels/cuda/gemm_bf16.cu", 90, 2, 4); }
 TEST(compiles_gemm_bf16_4) { compile_shard("kernels/cuda/gemm_bf16.cu", 90, 3, 4); }
 TEST(compiles_cluster) { compile_file("kernels/cuda/cluster.cu", 64); }
+TEST(compiles_spmv) { compile_file("kernels/cuda/spmv.cu", 24); }
 TEST(compiles_faulty) { compile_file("tests/data/cuda_faulty.cu", 4); }
+TEST(compiles_verify) { compile_file("tests/data/cuda_verify.cu", 8); }
+TEST(compiles_constant) { compile_file("tests/data/cuda_constant.cu", 3); }
 
 /* Every shipped CUDA kernel is among the files compiled above. */
 TEST(every_shipped_kernel_is_compiled) {
   static const char *const tested[] = {"elementwise.cu", "reduce.cu",    "transpose.cu", "softmax.cu",
-                                       "sgemm.cu",       "gemm_bf16.cu", "cluster.cu"};
+                                       "sgemm.cu",       "gemm_bf16.cu", "cluster.cu",   "spmv.cu"};
   DIR *dir = opendir("kernels/cuda");
   ASSERT_TRUE(dir != NULL);
   int seen = 0;
@@ -655,3 +660,36 @@ TEST(stub_libcuda_names_the_reason) {
   ASSERT_CONTAINS(eb.msg, "CUDA_ERROR_STUB_LIBRARY");
   ASSERT_CONTAINS(eb.msg, "no NVIDIA driver");
 }
+
+/* The output comparison the worker builds on the device (compare_kernel.h)
+ * compiles with NVRTC here, with no GPU: CI catches a broken kernel before
+ * the H200 does. */
+#ifdef KTUNE_HAVE_CUDA_H
+TEST(compare_kernel_compiles) {
+  kt__errbuf eb = {{0}};
+  char *source = kt__compare_kernel_source(KT__LANG_CUDA), *image = NULL;
+  size_t len = 0;
+  int rc = kt__nvrtc_cubin(source, "sm_90", &image, &len, &eb);
+  free(source);
+  if (rc != KT_OK) kt_test_fail(__FILE__, __LINE__, "%s", eb.msg);
+  ASSERT_TRUE(len > 0);
+  free(image);
+}
+
+/* The hub's convolution T1 file, translated (src/t1) onto ktune's own
+ * convolution_milo.cu: one configuration in 300 of its 4362 compiles. */
+TEST(compiles_t1_convolution) {
+  kt__t1 t;
+  kt__errbuf eb = {{0}};
+  if (kt__t1_translate("tests/data/t1/convolution_T1.json", &t, &eb) != KT_OK)
+    kt_test_fail(__FILE__, __LINE__, "%s", eb.msg);
+  char path[] = "/tmp/ktune-test-t1-XXXXXX.cu";
+  int fd = mkstemps(path, 3);
+  ASSERT_TRUE(fd >= 0);
+  ASSERT_EQ(write(fd, t.source, strlen(t.source)), (ssize_t)strlen(t.source));
+  close(fd);
+  compile_shard(path, 14, 0, 300);
+  unlink(path);
+  kt__t1_free(&t);
+}
+#endif

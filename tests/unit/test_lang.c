@@ -574,7 +574,8 @@ TEST(kernel_syntax_errors) {
   EXPECT_ERROR("// @kernel k(x: tensor<f32>)\nvoid k(float *x) {}\n", "expected '[' and the tensor's shape");
   EXPECT_ERROR("// @kernel k(x: tensor<f32>[])\nvoid k(float *x) {}\n", "tensor 'x' has an empty shape");
   EXPECT_ERROR("// @kernel k(x: tensor<f32>[N] = garbage)\nvoid k(float *x) {}\n",
-               "unknown initial value 'garbage' for tensor 'x' (expected random, zeros, ones or iota)");
+               "unknown initial value 'garbage' for tensor 'x' (expected random, random(LO, HI), zeros, ones, iota or "
+               "file(\"PATH\"))");
   EXPECT_ERROR("// @kernel k(n: out i32)\nvoid k(int n) {}\n",
                "k.cu:1:17: error: 'out' applies to tensors; scalar 'n' is passed by value");
   EXPECT_ERROR("// @kernel k(n: i32 = zeros)\nvoid k(int n) {}\n", "'zeros' is an initial value for tensors");
@@ -590,15 +591,52 @@ TEST(missing_kernel) {
                "k.cu:2:4: error: these annotations have no @kernel");
 }
 
-TEST(shape_must_not_use_tuned_names) {
-  EXPECT_ERROR("// @autotune(TILE in [16, 64])\n"
-               "// @kernel k(x: tensor<f32>[N, TILE * 2])\n"
-               "void k(float *x) {}\n",
-               "k.cu:2:32: error: the shape of 'x' uses TILE, a tuned name; shapes must not depend on tuned names");
-  EXPECT_ERROR("// @cluster(CX in [1, 2])\n"
-               "// @kernel k(x: tensor<f32>[CX])\n"
-               "void k(float *x) {}\n",
-               "the shape of 'x' uses CX, a tuned name");
+TEST(shape_may_use_tuned_names) {
+  kt__file *f = parse_ok("// @autotune(TILE in [16, 64])\n"
+                         "// @kernel k(x: tensor<f32>[N], part: out tensor<f32>[cdiv(N, TILE)])\n"
+                         "void k(float *x, float *part) {}\n");
+  ASSERT_FALSE(f->kernels[0].params[0].shape_tuned);
+  ASSERT_TRUE(f->kernels[0].params[1].shape_tuned);
+  ASSERT_EQ(f->kernels[0].nsizes, 1); /* TILE is no runtime size */
+  kt__file_free(f);
+}
+
+TEST(file_and_random_range_inits) {
+  kt__file *f =
+      parse_ok("// @kernel k(a: tensor<f32>[N] = file(\"data/a.npy\"), b: tensor<i32>[N] = file(\"b.bin\", i32),"
+               " c: tensor<i32>[N] = random(0, M + 1))\n"
+               "void k(float *a, int *b, int *c) {}\n");
+  const kt__kernel_decl *k = &f->kernels[0];
+  ASSERT_EQ(k->params[0].init, KT__INIT_FILE);
+  ASSERT_STREQ(k->params[0].file, "data/a.npy");
+  ASSERT_FALSE(k->params[0].file_raw);
+  ASSERT_TRUE(k->params[1].file_raw);
+  ASSERT_EQ(k->params[1].file_type, KT__DT_I32);
+  ASSERT_EQ(k->params[2].init, KT__INIT_RANDOM);
+  ASSERT_TRUE(k->params[2].random_lo != NULL && k->params[2].random_hi != NULL);
+  ASSERT_EQ(k->nsizes, 2); /* N, and M from the range */
+  kt__file_free(f);
+  EXPECT_ERROR("// @kernel k(a: tensor<f32>[N] = file(data.npy))\nvoid k(float *a) {}\n", "expected a quoted path");
+  EXPECT_ERROR("// @kernel k(a: tensor<f32>[N] = file(\"a.npy)\nvoid k(float *a) {}\n", "has no closing");
+  EXPECT_ERROR("// @kernel k(a: tensor<f32>[N] = file(\"\"))\nvoid k(float *a) {}\n",
+               "the path of tensor 'a' is empty");
+  EXPECT_ERROR("// @kernel k(a: tensor<f32>[N] = file(\"a.bin\", float))\nvoid k(float *a) {}\n",
+               "unknown type 'float'; did you mean f32?");
+  EXPECT_ERROR("// @kernel k(a: tensor<i32>[N] = random(0))\nvoid k(int *a) {}\n", "random(LO, HI)");
+  EXPECT_ERROR("// @autotune(B in [1, 4])\n// @kernel k(a: tensor<i32>[N] = random(0, B))\nvoid k(int *a) {}\n",
+               "the random range of 'a' uses B, a tuned name");
+}
+
+TEST(reference_and_check_attributes) {
+  kt__file *f = parse_ok("// @reference(naive)\n// @check(my_check)\n// @kernel k(a: tensor<f32>[N])\n"
+                         "void k(float *a) {}\n");
+  ASSERT_STREQ(f->kernels[0].reference, "naive");
+  ASSERT_STREQ(f->kernels[0].check, "my_check");
+  kt__file_free(f);
+  EXPECT_ERROR("// @reference()\n// @kernel k(a: tensor<f32>[N])\nvoid k(float *a) {}\n",
+               "expected the name of the reference kernel");
+  EXPECT_ERROR("// @check(a, b)\n// @kernel k(a: tensor<f32>[N])\nvoid k(float *a) {}\n",
+               "expected ')' after the name");
 }
 
 TEST(dims_and_key_name_runtime_sizes) {
@@ -1029,4 +1067,42 @@ TEST(undeclared_names) {
   kt__file *f = parse_ok("// @autotune(A in [1, 2])\n// @kernel k(x: tensor<f32>[N], m: i32 = M, q: i32)\n"
                          "// @where(A < N + M + q + D)\n// @dims(D = 3)\nvoid k(float *x, int m, int q) {}\n");
   kt__file_free(f);
+}
+
+/* @constant: arrays read from the kernel's own symbols, not parameters. */
+TEST(constant_data) {
+  kt__file *f = parse_ok("__constant__ float w[225];\n"
+                         "// @autotune(B in [64, 128])\n"
+                         "// @constant(w: tensor<f32>[15 * 15] = ones, lut: in tensor<i32>[4, 2])\n"
+                         "// @kernel k(x: tensor<f32>[N], n: i32 = N)\n"
+                         "__global__ void k(float *x, int n) {}\n");
+  const kt__kernel_decl *k = &f->kernels[0];
+  ASSERT_EQ(k->nparams, 2);
+  ASSERT_EQ(k->nconstants, 2);
+  ASSERT_STREQ(k->constants[0].name, "w");
+  ASSERT_EQ(k->constants[0].type, KT__DT_F32);
+  ASSERT_EQ(k->constants[0].init, KT__INIT_ONES);
+  ASSERT_EQ(k->constants[0].mode, KT__MODE_IN);
+  ASSERT_EQ(k->constants[1].ndims, 2);
+  ASSERT_EQ(k->constants[1].init, KT__INIT_RANDOM);
+  ASSERT_EQ(k->nsizes, 1); /* N only: a constant's shape holds no size */
+  kt__file_free(f);
+}
+
+TEST(constant_errors) {
+  EXPECT_ERROR("// @constant(w: f32)\n// @kernel k()\n__global__ void k() {}\n", "@constant 'w' is a scalar");
+  EXPECT_ERROR("// @constant(w: out tensor<f32>[4])\n// @kernel k()\n__global__ void k() {}\n", "read-only");
+  EXPECT_ERROR("// @constant(w: tensor<f32>[N])\n// @kernel k()\n__global__ void k() {}\n",
+               "integers only, not the name N");
+  EXPECT_ERROR("// @autotune(T in [1, 2])\n// @constant(w: tensor<f32>[T])\n// @kernel k()\n__global__ void k() {}\n",
+               "not the name T");
+  EXPECT_ERROR("// @constant(w: tensor<f32>[4], w: tensor<f32>[4])\n// @kernel k()\n__global__ void k() {}\n",
+               "'w' is declared twice");
+  kt__diag d;
+  kt__diag_init(&d, NULL);
+  kt__file *f = kt__parse_string("k.cl", "// @constant(w: tensor<f32>[4])\n// @kernel k()\n__kernel void k() {}\n",
+                                 KT__LANG_OPENCL, &d);
+  ASSERT_TRUE(f == NULL);
+  ASSERT_CONTAINS(d.errors.s, "pass 'w' as a `__constant` pointer parameter");
+  kt__diag_free(&d);
 }

@@ -5,6 +5,10 @@
 #include "backend/opencl_api.h"
 #include "harness.h"
 #include "lang/diag.h"
+#include "verify/verify.h"
+
+#include <inttypes.h>
+#include <math.h>
 
 static const kt__backend *be = &kt__backend_opencl;
 
@@ -384,5 +388,140 @@ TEST(prebuild_fills_the_cache_on_threads) {
   ASSERT_EQ(kt__be_load(be, f.state, &b[4], &a, &fn, &f.eb), KT__ST_COMPILE);
   ASSERT_CONTAINS(f.eb.msg, "FACTOR");
   kt__be_prebuild(be, f.state, b, 0); /* nothing to do */
+  fx_close(&f);
+}
+
+/* --- the comparison on the device against the host's -------------------- */
+
+/* Element I of BUF (type T) set to V, as kt__fill would store it. */
+static void put(kt__dtype t, void *buf, uint64_t i, double v) {
+  switch (t) {
+  case KT__DT_F16: ((uint16_t *)buf)[i] = kt__f32_to_f16((float)v); break;
+  case KT__DT_BF16: ((uint16_t *)buf)[i] = kt__f32_to_bf16((float)v); break;
+  case KT__DT_F32: ((float *)buf)[i] = (float)v; break;
+  case KT__DT_F64: ((double *)buf)[i] = v; break;
+  case KT__DT_I8: ((int8_t *)buf)[i] = (int8_t)v; break;
+  case KT__DT_U8: ((uint8_t *)buf)[i] = (uint8_t)v; break;
+  case KT__DT_I32: ((int32_t *)buf)[i] = (int32_t)v; break;
+  case KT__DT_U32: ((uint32_t *)buf)[i] = (uint32_t)v; break;
+  case KT__DT_I64: ((int64_t *)buf)[i] = (int64_t)v; break;
+  case KT__DT_U64: ((uint64_t *)buf)[i] = (uint64_t)v; break;
+  default: break;
+  }
+}
+
+static uint64_t lcg(uint64_t *s) { return (*s = *s * 6364136223846793005ull + 1442695040888963407ull) >> 11; }
+
+/* WANT random, GOT near it: equal, at the tolerance's edge on either side
+ * (the rounding of atol + rtol * |want| decides), NaN and infinities on
+ * either side, the poison, denormals, large integers. */
+static void make_case(kt__dtype t, void *got, void *want, uint64_t n, double atol, double rtol, uint64_t seed) {
+  uint64_t s = seed;
+  bool fl = kt__dtype_is_float(t);
+  for (uint64_t i = 0; i < n; i++) {
+    double w = fl ? (double)(int64_t)(lcg(&s) % 2000001 - 1000000) / 1000.0 : (double)(lcg(&s) % 100);
+    put(t, want, i, w);
+    w = kt__element(t, want, i);
+    double tol = atol + rtol * fabs(w), g = w;
+    switch (lcg(&s) % 12) {
+    case 0: g = w; break;
+    case 1: g = w + tol; break;
+    case 2: g = w - tol; break;
+    case 3: g = w + tol * (1 + 1e-7); break;
+    case 4: g = w + nextafter(tol, 0); break;
+    case 5: g = fl ? NAN : w + 1; break;
+    case 6: g = fl ? INFINITY : w; break;
+    case 7: g = w + 3; break;
+    default: g = w; break;
+    }
+    put(t, got, i, g);
+    if (i % 97 == 0 && fl) put(t, want, i, (i / 97) % 2 ? NAN : -INFINITY);
+    if (i % 89 == 0) kt__poison(t, (char *)got + i * kt__dtype_size(t), 1);
+  }
+  if (t == KT__DT_F32 && n > 4) { /* denormals: a device that flushes them calls these equal */
+    ((float *)got)[3] = 1e-40f, ((float *)want)[3] = 0;
+    ((float *)got)[4] = 2e-45f, ((float *)want)[4] = 1e-45f;
+  }
+  if (t == KT__DT_I64 && n > 2) ((int64_t *)got)[2] = (1ll << 60) + 1, ((int64_t *)want)[2] = 1ll << 60;
+  if (t == KT__DT_U64 && n > 2) ((uint64_t *)got)[2] = UINT64_MAX, ((uint64_t *)want)[2] = 0;
+}
+
+static bool same_double(double a, double b) { return (isnan(a) && isnan(b)) || a == b; }
+
+/* Both comparisons of one case: the same count, first index and values. */
+static void compare_both(fixture *f, kt__dtype t, uint64_t n, double atol, double rtol, uint64_t seed) {
+  size_t bytes = (size_t)n * kt__dtype_size(t);
+  void *got = kt__xcalloc(bytes ? bytes : 1, 1), *want = kt__xcalloc(bytes ? bytes : 1, 1);
+  make_case(t, got, want, n, atol, rtol, seed);
+  kt__mismatch host;
+  kt__compare(t, got, want, n, atol, rtol, &host);
+  void *dg = NULL, *dw = NULL;
+  ASSERT_EQ(kt__be_alloc(be, f->state, bytes, &dg, &f->eb), KT_OK);
+  ASSERT_EQ(kt__be_alloc(be, f->state, bytes, &dw, &f->eb), KT_OK);
+  ASSERT_EQ(kt__be_upload(be, f->state, dg, got, bytes, &f->eb), KT_OK);
+  ASSERT_EQ(kt__be_upload(be, f->state, dw, want, bytes, &f->eb), KT_OK);
+  kt__device_mismatch dev;
+  int rc = kt__be_compare(be, f->state, t, dg, dw, n, atol, rtol, &dev, &f->eb);
+  if (rc != KT_OK) kt_test_fail(__FILE__, __LINE__, "compare on the device: %s", f->eb.msg);
+  if (dev.count != host.count || (host.count && dev.first != host.first))
+    kt_test_fail(__FILE__, __LINE__,
+                 "%s, %" PRIu64 " elements, atol %g rtol %g: the device found %" PRIu64 " (first %" PRIu64
+                 "), the host %" PRIu64 " (first %" PRIu64 ")",
+                 kt__dtype_name(t), n, atol, rtol, dev.count, dev.first, host.count, host.first);
+  if (host.count) {
+    ASSERT_TRUE(same_double(kt__element(t, dev.got, 0), host.got));
+    ASSERT_TRUE(same_double(kt__element(t, want, dev.first), host.want));
+  }
+  kt__be_release(be, f->state, dg);
+  kt__be_release(be, f->state, dw);
+  free(got);
+  free(want);
+}
+
+TEST(device_compare_agrees_with_host_on_every_type) {
+  fixture f;
+  fx_open(&f);
+  for (int t = 0; t < KT__DT_COUNT; t++) {
+    double atol, rtol;
+    kt__default_tolerance((kt__dtype)t, &atol, &rtol);
+    compare_both(&f, (kt__dtype)t, 5003, atol, rtol, 1 + (uint64_t)t);
+    compare_both(&f, (kt__dtype)t, 5003, 0, 0, 100 + (uint64_t)t);
+    compare_both(&f, (kt__dtype)t, 5003, 0.5, 0.25, 200 + (uint64_t)t);
+  }
+  fx_close(&f);
+}
+
+TEST(device_compare_agrees_on_edges_and_sizes) {
+  fixture f;
+  fx_open(&f);
+  compare_both(&f, KT__DT_F32, 0, 1e-4, 1e-3, 7);
+  compare_both(&f, KT__DT_F32, 1, 1e-4, 1e-3, 8);
+  compare_both(&f, KT__DT_F64, 300001, 1e-9, 1e-7, 9); /* more elements than threads: the grid-stride loop */
+  compare_both(&f, KT__DT_F64, 100000, 1e-3, 1e-3, 10);
+  fx_close(&f);
+}
+
+TEST(device_compare_equal_buffers_find_nothing) {
+  fixture f;
+  fx_open(&f);
+  enum { N = 70000 };
+  float *x = kt__xcalloc(N, sizeof *x);
+  for (int i = 0; i < N; i++) x[i] = (float)i * 0.5f;
+  x[17] = NAN; /* NaN against NaN matches */
+  void *a = fx_buffer(&f, x, N), *b = fx_buffer(&f, x, N);
+  kt__device_mismatch m;
+  ASSERT_EQ(kt__be_compare(be, f.state, KT__DT_F32, a, b, N, 0, 0, &m, &f.eb), KT_OK);
+  ASSERT_EQ(m.count, 0);
+  x[N - 1] += 1.0f, x[40000] += 1.0f;
+  ASSERT_EQ(kt__be_upload(be, f.state, a, x, N * sizeof(float), &f.eb), KT_OK);
+  ASSERT_EQ(kt__be_compare(be, f.state, KT__DT_F32, a, b, N, 0, 0, &m, &f.eb), KT_OK);
+  ASSERT_EQ(m.count, 2);
+  ASSERT_EQ(m.first, 40000);
+  float got;
+  memcpy(&got, m.got, sizeof got);
+  ASSERT_TRUE(got == x[40000]);
+  kt__be_release(be, f.state, a);
+  kt__be_release(be, f.state, b);
+  free(x);
   fx_close(&f);
 }

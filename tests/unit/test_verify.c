@@ -222,3 +222,20 @@ TEST(count_unwritten_needs_both_poisons) {
   ASSERT_EQ(kt__count_unwritten(KT__DT_F32, a, b, 2, &first), 1);
   ASSERT_EQ(first, 1);
 }
+
+/* The vectorised screen passes whole blocks of close elements; an infinite
+ * reference among them must still fail a finite output (rtol * inf would
+ * excuse it), as it does element by element. */
+TEST(compare_screen_does_not_excuse_an_infinite_reference) {
+  enum { N = 8192 };
+  float *g = kt__xcalloc(N, sizeof *g), *w = kt__xcalloc(N, sizeof *w);
+  double *gd = kt__xcalloc(N, sizeof *gd), *wd = kt__xcalloc(N, sizeof *wd);
+  for (int i = 0; i < N; i++) g[i] = w[i] = (float)i, gd[i] = wd[i] = i;
+  w[5000] = INFINITY, wd[5000] = -INFINITY;
+  kt__mismatch m;
+  ASSERT_EQ(kt__compare(KT__DT_F32, g, w, N, 1e-4, 1e-3, &m), 1);
+  ASSERT_EQ(m.first, 5000);
+  ASSERT_EQ(kt__compare(KT__DT_F64, gd, wd, N, 1e-9, 1e-7, &m), 1);
+  ASSERT_EQ(m.first, 5000);
+  free(g), free(w), free(gd), free(wd);
+}

@@ -1,0 +1,1 @@
+int broken(const void *a) { return }

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# @constant data in CUDA __constant__ symbols (issue 16, item 4) on a real
+# GPU (written for the H200 machine). Run from anywhere; it works in the
+# repository root:
+#
+#   tests/gpu/constant_h200.sh [OUTDIR]      (OUTDIR: $OUT, else ./gpu-out)
+#
+# Builds ktune with bench/h200_build.sh (carry .carry), then, each line PASS
+# or FAIL in OUTDIR/constant.txt:
+#   1. tests/data/cuda_constant.cu: VARIANT 0 and 1 ok, VARIANT 2 (which
+#      ignores w) correctness: cuModuleGetGlobal found and filled w and bias.
+#   2. A copy whose symbol is called w2: the reference fails (exit 1) with a
+#      message naming the missing symbol w.
+# Exit status 0 when every check passed.
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT" || exit 2
+OUTDIR=${1:-${OUT:-$ROOT/gpu-out}}
+WORK=$(mktemp -d)
+mkdir -p "$OUTDIR"
+SUMMARY="$OUTDIR/constant.txt"
+: >"$SUMMARY"
+FAILED=0
+say() { echo "$*" | tee -a "$SUMMARY"; }
+check() { # check NAME STATUS [detail]
+  if [ "$2" -eq 0 ]; then say "PASS  $1${3:+  ($3)}"; else say "FAIL  $1${3:+  ($3)}"; FAILED=$((FAILED + 1)); fi
+}
+say "ktune @constant on CUDA, $(hostname), $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+KTUNE=$(bench/h200_build.sh "$WORK/build" 2>"$OUTDIR/build.log" | tail -1)
+[ -x "$KTUNE" ] || { say "FAIL  build (see build.log)"; exit 1; }
+export KTUNE_DB="$WORK/results.db"
+
+"$KTUNE" tune tests/data/cuda_constant.cu --json --quiet --no-db >"$WORK/constant.json" 2>"$WORK/constant.err"
+rc=$?
+st=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(' '.join(c['status'] for c in sorted(d['configurations'], key=lambda c: c['config']['VARIANT'])))" "$WORK/constant.json" 2>/dev/null)
+[ $rc -eq 0 ] && [ "$st" = "ok ok correctness" ]
+check "cuda_constant.cu: __constant__ w and bias filled (VARIANT 0 1 2)" $? "exit $rc; $st"
+
+sed 's/__constant__ float w\[8\];/__constant__ float w2[8];/; s/w\[j % 8\]/w2[j % 8]/' tests/data/cuda_constant.cu >"$WORK/missing.cu"
+"$KTUNE" tune "$WORK/missing.cu" --quiet --no-db >"$WORK/missing.out" 2>"$WORK/missing.err"
+rc=$?
+[ $rc -eq 1 ] && grep -q "the module has no symbol w" "$WORK/missing.err"
+check "a @constant the module lacks is named" $? "exit $rc: $(grep -o '@constant w[^(]*' "$WORK/missing.err" | head -1)"
+
+say "$FAILED checks failed"
+rm -rf "$WORK"
+[ "$FAILED" -eq 0 ]
