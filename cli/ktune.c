@@ -104,12 +104,23 @@ static const char **value_slot(cli *c, const char *opt) {
     const char *name;
     const char **slot;
   } table[] = {
-      {"--kernel", &c->kernel},     {"--backend", &c->backend}, {"--autotune", &c->pin},
-      {"--strategy", &c->strategy}, {"--budget", &c->budget},   {"--db", &c->db},
-      {"--seed", &c->seed},         {"--timeout", &c->timeout}, {"--compile-timeout", &c->compile_timeout},
-      {"--jobs", &c->jobs},         {"--repeats", &c->repeats}, {"--format", &c->format},
-      {"--key", &c->key},           {"--report", &c->report},   {"-o", &c->report},
-      {"--t1", &c->t1},             {"--check", &c->check},
+      {"--kernel", &c->kernel},
+      {"--backend", &c->backend},
+      {"--autotune", &c->pin},
+      {"--strategy", &c->strategy},
+      {"--budget", &c->budget},
+      {"--db", &c->db},
+      {"--seed", &c->seed},
+      {"--timeout", &c->timeout},
+      {"--compile-timeout", &c->compile_timeout},
+      {"--jobs", &c->jobs},
+      {"--repeats", &c->repeats},
+      {"--format", &c->format},
+      {"--key", &c->key},
+      {"--report", &c->report},
+      {"-o", &c->report},
+      {"--t1", &c->t1},
+      {"--check", &c->check},
   };
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
     if (strcmp(opt, table[i].name) == 0) return table[i].slot;

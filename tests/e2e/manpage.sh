@@ -8,7 +8,7 @@ PAGE=docs/ktune.1
 
 # The names the usage text gives: commands (the word after "ktune") and options.
 grep -oE '^  ktune [a-z-]+' "$TMP/help" | awk '{print $2}' | grep -v '^--' | sort -u >"$TMP/help_commands"
-grep -oE -- '--[a-z][a-z-]*' "$TMP/help" | sort -u >"$TMP/help_options"
+grep -oE -- '--[a-z][a-z0-9-]*' "$TMP/help" | sort -u >"$TMP/help_options"
 echo "--help" >>"$TMP/help_options"
 sort -u -o "$TMP/help_options" "$TMP/help_options"
 
