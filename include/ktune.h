@@ -83,9 +83,14 @@ const char *kt_backend_name(int kind);
 
 /* What to do when kt_launch meets a key with no stored winner. */
 typedef enum kt_miss_policy {
-  KT_MISS_TUNE = 0, /* tune now, on the caller's buffers */
-  KT_MISS_NEAREST,  /* the stored winner of the nearest size, else default */
-  KT_MISS_DEFAULT   /* the default configuration (first choices) */
+  KT_MISS_TUNE = 0,  /* tune now, on a copy of the caller's buffers, in the helper
+                        process (ktune-tuner); the call returns once the winner is
+                        launched */
+  KT_MISS_NEAREST,   /* the stored winner of the nearest size, else default */
+  KT_MISS_DEFAULT,   /* the default configuration (first choices) */
+  KT_MISS_BACKGROUND /* launch the nearest stored size's winner (else the default)
+                        at once and tune in the helper meanwhile; a later call for
+                        the shape launches the winner once it is stored */
 } kt_miss_policy;
 
 /* How messages name the caller's inputs. A command line passes its flags
