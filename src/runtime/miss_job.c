@@ -25,16 +25,16 @@ extern char **environ;
 
 struct kt__miss_job {
   char *key;
-  int refs;              /* under registry_lock */
-  atomic_bool done;      /* set last, with release: the fields below are final */
+  int refs;         /* under registry_lock */
+  atomic_bool done; /* set last, with release: the fields below are final */
   kt__miss_outcome outcome;
-  char *config;          /* the winner (tuned, stored) */
-  kt__sbuf why;          /* failed */
-  int rc; /* failed: the helper's kt_err, 0 when it gave none */
+  char *config; /* the winner (tuned, stored) */
+  kt__sbuf why; /* failed */
+  int rc;       /* failed: the helper's kt_err, 0 when it gave none */
   int pid;
   int reply_fd;
-  bool in_registry;      /* under registry_lock */
-  kt__miss_job *next;    /* registry */
+  bool in_registry;   /* under registry_lock */
+  kt__miss_job *next; /* registry */
 };
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -14,10 +14,10 @@
  * (misses write the table); threads that launch new shapes use their own
  * handles or serialise. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <pthread.h>
 #include <unistd.h>
 
 #include "../handles/context.h"
@@ -139,8 +139,8 @@ static kt__miss_job *tuning_job(kt_kernel *k, kt__store *store, const kt__store_
   static pthread_mutex_t eb_lock = PTHREAD_MUTEX_INITIALIZER;
   pthread_mutex_lock(&eb_lock);
   int fd = -1;
-  if (kt__tune_request_create(k, t->be, t->state, &t->device, sizes, args, stream,
-                              store ? kt__store_path(store) : NULL, name.s, &fd, &eb) != KT_OK)
+  if (kt__tune_request_create(k, t->be, t->state, &t->device, sizes, args, stream, store ? kt__store_path(store) : NULL,
+                              name.s, &fd, &eb) != KT_OK)
     kt__miss_job_fail(j, eb.msg);
   else kt__miss_job_start(j, fd);
   pthread_mutex_unlock(&eb_lock);

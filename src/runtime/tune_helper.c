@@ -13,7 +13,6 @@
 #include "key_lock.h"
 #include "tune_request.h"
 
-static volatile sig_atomic_t stop_requested;
 static volatile int stop_flag;
 
 /* SIGINT, SIGTERM, SIGHUP (Ctrl-C reaches the helper with its
@@ -21,7 +20,6 @@ static volatile int stop_flag;
  * was measured, as `ktune tune` does. */
 static void on_signal(int sig) {
   (void)sig;
-  stop_requested = 1;
   stop_flag = 1;
   kt_interrupt();
 }
@@ -88,9 +86,9 @@ static int load_kernel(kt_context *ctx, const kt__tune_request *r, void **args, 
   KT__FORWARD(kt_kernel_load_string(ctx, kt__tune_request_text(r, r->path), kt__tune_request_text(r, r->source),
                                     be->extensions[0] + 1, kt__tune_request_text(r, r->kernel), &k));
   *out = k;
-  KT__RETURN_IF(strcmp(k->source_hash, r->source_hash) != 0 || k->decl->nsizes != r->nsizes ||
-                    k->decl->nparams != r->nparams,
-                &ctx->err, KT_INTERNAL, "ktune-tuner: the kernel read back differs from the application's");
+  KT__RETURN_IF(
+      strcmp(k->source_hash, r->source_hash) != 0 || k->decl->nsizes != r->nsizes || k->decl->nparams != r->nparams,
+      &ctx->err, KT_INTERNAL, "ktune-tuner: the kernel read back differs from the application's");
   for (int i = 0; i < r->nsizes; i++) KT__FORWARD(kt_kernel_set_size(k, k->decl->sizes[i], r->sizes[i]));
   KT__FORWARD(kt_kernel_pin(k, kt__tune_request_text(r, r->pins)));
   for (int i = 0; i < r->nparams; i++) args[i] = r->tensor[i].len ? (char *)r + r->tensor[i].offset : NULL;
@@ -142,8 +140,7 @@ static int serve(const kt__tune_request *r, int out) {
   if (rc == KT_OK) rc = load_kernel(ctx, r, args, &k);
   int lock = -1;
   if (rc == KT_OK && !r->no_db)
-    rc = kt__key_lock(kt__tune_request_text(r, r->db), kt__tune_request_text(r, r->key), &stop_flag, &lock,
-                      &ctx->err);
+    rc = kt__key_lock(kt__tune_request_text(r, r->db), kt__tune_request_text(r, r->key), &stop_flag, &lock, &ctx->err);
   char *stored = rc == KT_OK && !r->no_db ? stored_winner(k, r) : NULL;
   if (rc != KT_OK) {
     reply_failed(out, rc, kt_errmsg(ctx));

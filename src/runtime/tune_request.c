@@ -34,8 +34,8 @@ static void add_string(strings *s, const char *text, kt__tune_span *span) {
 /* "NAME=VALUE ..." of K's pins, for kt_kernel_pin in the helper. */
 static void format_pins(const kt_kernel *k, kt__sbuf *out) {
   for (int i = 0; i < k->config.n; i++)
-    if (k->pins.set[i]) kt__sbuf_printf(out, "%s%s=%lld", out->len ? " " : "", k->config.names[i],
-                                        (long long)k->pins.values[i]);
+    if (k->pins.set[i])
+      kt__sbuf_printf(out, "%s%s=%lld", out->len ? " " : "", k->config.names[i], (long long)k->pins.values[i]);
 }
 
 static void describe(const kt_kernel *k, const int64_t *sizes, kt__tune_request *r) {
@@ -78,9 +78,8 @@ static int copy_tensors(const kt__backend *be, void *state, const kt__argset *a,
 }
 
 int kt__tune_request_create(const kt_kernel *k, const kt__backend *be, void *state, const kt__device_info *dev,
-                            const int64_t *sizes,
-                            void *const *args, void *stream, const char *db, const char *key, int *fd,
-                            kt__errbuf *eb) {
+                            const int64_t *sizes, void *const *args, void *stream, const char *db, const char *key,
+                            int *fd, kt__errbuf *eb) {
   const kt__kernel_decl *d = k->decl;
   kt__env env = {(const char *const *)d->sizes, sizes, d->nsizes, NULL};
   kt__argset *a = NULL;
@@ -113,8 +112,8 @@ int kt__tune_request_create(const kt_kernel *k, const kt__backend *be, void *sta
   char *base = MAP_FAILED;
   if (*fd < 0 || ftruncate(*fd, (off_t)end) != 0 ||
       (base = mmap(NULL, end, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0)) == MAP_FAILED) {
-    rc = kt__err(eb, KT_IO, "kt_launch: cannot make the %.3g MB request of a tuning in memory: %s",
-                 (double)end / 1e6, strerror(errno));
+    rc = kt__err(eb, KT_IO, "kt_launch: cannot make the %.3g MB request of a tuning in memory: %s", (double)end / 1e6,
+                 strerror(errno));
   } else {
     memcpy(base, &r, sizeof r);
     for (int i = 0; i < s.n; i++)

@@ -47,9 +47,8 @@ typedef struct kt__tune_request {
  * database the helper stores into (NULL: none); KEY names the tuning for
  * the helper's lock. */
 int kt__tune_request_create(const kt_kernel *k, const kt__backend *be, void *state, const kt__device_info *dev,
-                            const int64_t *sizes,
-                            void *const *args, void *stream, const char *db, const char *key, int *fd,
-                            kt__errbuf *eb);
+                            const int64_t *sizes, void *const *args, void *stream, const char *db, const char *key,
+                            int *fd, kt__errbuf *eb);
 /* Maps the request of FD read-only after checking it; *LEN for munmap. */
 int kt__tune_request_map(int fd, const kt__tune_request **out, size_t *len, kt__errbuf *eb);
 /* String S of R, or NULL when it was not given. */

@@ -146,15 +146,14 @@ static const char *mark_processes(void) {
 
 /* y = 2x + 1 for every configuration; the default (U=1) is slow, so that a
  * tuning picks another one, and every configuration takes SPIN loops. */
-static const char *slow_default_src =
-    "// @autotune(U in [1, 2, 4, 8])\n"
-    "// @kernel affine(x: in tensor<f32>[N], y: out tensor<f32>[N], n: i32 = N)\n"
-    "// @dims(N = 256)\n"
-    "void affine(const float *x, float *y, int n) {\n"
-    "  volatile float s = 0;\n"
-    "  for (int r = 0; r < (U == 1 ? 400000 : 20000) + SPIN; r++) s += (float)r;\n"
-    "  for (int i = 0; i < n; i++) y[i] = 2.0f * x[i] + 1.0f;\n"
-    "}\n";
+static const char *slow_default_src = "// @autotune(U in [1, 2, 4, 8])\n"
+                                      "// @kernel affine(x: in tensor<f32>[N], y: out tensor<f32>[N], n: i32 = N)\n"
+                                      "// @dims(N = 256)\n"
+                                      "void affine(const float *x, float *y, int n) {\n"
+                                      "  volatile float s = 0;\n"
+                                      "  for (int r = 0; r < (U == 1 ? 400000 : 20000) + SPIN; r++) s += (float)r;\n"
+                                      "  for (int i = 0; i < n; i++) y[i] = 2.0f * x[i] + 1.0f;\n"
+                                      "}\n";
 
 /* The kernel above with SPIN extra loops in every configuration. */
 static const char *slow_source(long spin) {
@@ -330,7 +329,8 @@ TEST(background_helper_killed_mid_tuning) {
   const char *out = captured();
   capture_end();
   char want[128];
-  snprintf(want, sizeof want, "background tuning failed, kept the fallback (the tuning helper (pid %d) was killed", pid);
+  snprintf(want, sizeof want, "background tuning failed, kept the fallback (the tuning helper (pid %d) was killed",
+           pid);
   ASSERT_CONTAINS(out, want);
   ASSERT_CONTAINS(out, "signal 9 (Killed) before it replied) in ");
   ASSERT_EQ(processes_left(mark), 0);
