@@ -170,8 +170,8 @@ bool kt__miss_helper_path(char *path, size_t len, kt__sbuf *why) {
 
 enum { REQUEST_FD = 3, REPLY_FD = 4 };
 
-/* The helper gets the request and reply ends as fds 3 and 4, stdout on
- * /dev/null (its progress goes to stderr, as a tuning's does), the
+/* The helper gets the request and reply ends as fds 3 and 4, stdin and
+ * stdout on /dev/null (its progress goes to stderr, as a tuning's does), the
  * application's stderr, default signal handling and no blocked signals. */
 static int spawn_helper(const char *path, int request_fd, int reply_fd, pid_t *pid) {
   posix_spawn_file_actions_t fa;
@@ -182,6 +182,7 @@ static int spawn_helper(const char *path, int request_fd, int reply_fd, pid_t *p
   int req = fcntl(request_fd, F_DUPFD_CLOEXEC, 10), rep = fcntl(reply_fd, F_DUPFD_CLOEXEC, 10);
   posix_spawn_file_actions_adddup2(&fa, req, REQUEST_FD);
   posix_spawn_file_actions_adddup2(&fa, rep, REPLY_FD);
+  posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 34)
   posix_spawn_file_actions_addclosefrom_np(&fa, REPLY_FD + 1); /* the application's other files */

@@ -338,6 +338,50 @@ TEST(background_helper_killed_mid_tuning) {
   kt_context_destroy(ctx);
 }
 
+/* An application that exits while its background tuning runs: the helper
+ * finishes that tuning and stores the winner, then nothing is left. */
+TEST(background_tuning_finishes_after_the_application_exits) {
+  setenv("KTUNE_PRINT_AUTOTUNING", "1", 1);
+  const char *mark = mark_processes();
+  capture_start();
+  fflush(NULL);
+  pid_t app = fork();
+  if (app == 0) {
+    kt_context *ctx = context(KT_MISS_BACKGROUND, NULL);
+    kt_kernel *k = load(ctx, "affine.c", slow_source(0), "c");
+    float x[256], y[256];
+    for (int i = 0; i < 256; i++) x[i] = (float)i;
+    int n = 256;
+    void *args[] = {x, y, &n};
+    int rc = kt_launch(k, (int64_t[]){256}, args, NULL);
+    fflush(NULL);
+    _exit(rc == KT_OK ? 0 : 1); /* at once, the tuning still running */
+  }
+  int status = -1;
+  ASSERT_EQ(waitpid(app, &status, 0), app);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  ASSERT_EQ(processes_left(mark), 0); /* the helper ended once its tuning was stored */
+  const char *out = captured();
+  capture_end();
+  ASSERT_CONTAINS(out, "while the tuning runs in the background");
+  ASSERT_CONTAINS(out, "key [N=256]: tuned 4 configurations");
+  /* The next run of the application finds the winner stored. */
+  kt_context *ctx = context(KT_MISS_BACKGROUND, NULL);
+  kt_kernel *k = load(ctx, "affine.c", slow_source(0), "c");
+  float x[256], y[256];
+  for (int i = 0; i < 256; i++) x[i] = (float)i;
+  int n = 256;
+  void *args[] = {x, y, &n};
+  capture_start();
+  ASSERT_EQ(kt_launch(k, (int64_t[]){256}, args, NULL), KT_OK);
+  out = captured();
+  capture_end();
+  ASSERT_CONTAINS(out, "key [N=256]: stored winner in ");
+  check_affine(x, y, n);
+  kt_kernel_destroy(k);
+  kt_context_destroy(ctx);
+}
+
 /* ---- one tuning per key ----------------------------------------------- */
 
 typedef struct launcher {
