@@ -522,4 +522,9 @@ TEST(opencl_application_misses_and_tunes_through_the_helper) {
   cl->clReleaseMemObject(own_buf);
   cl->clReleaseContext(own);
 }
+#else
+/* Like test_opencl: without OpenCL the case fails rather than skips. */
+TEST(opencl_application_misses_and_tunes_through_the_helper) {
+  kt_test_fail(__FILE__, __LINE__, "ktune was built without CL/cl.h: the OpenCL backend is unavailable");
+}
 #endif
