@@ -5,9 +5,12 @@
  * array lives on the stack, the geometry was evaluated when the shape was
  * first seen). A miss (a shape not seen by this kernel handle) finds the
  * winner in the results database, or applies the context's miss policy
- * (tune now, nearest stored size, or the default), compiles and loads that
- * configuration in this process unless another shape already loaded it, and
- * adds the shape to the table.
+ * (tune now in the helper process, tune there in the background while the
+ * fallback runs, nearest stored size, or the default), compiles and loads
+ * that configuration in this process unless another shape already loaded
+ * it, and adds the shape to the table. An entry whose tuning runs in the
+ * background switches to the winner on the first call after it is stored
+ * (rt_adopt): until then and afterwards, one atomic load per call.
  *
  * A kernel handle's table is not locked: concurrent kt_launch calls on one
  * handle are safe only when every shape involved was launched before
