@@ -8,7 +8,9 @@
 #   bench/h200_build.sh --prepare               (fills KTUNE_DEPS_DIR; see below)
 #
 # Prints the path of the built ktune as the last line on stdout. Beside it:
-# libktune.a; link.txt, the libraries a program linked with libktune.a needs
+# ktune-tuner (the tuning helper kt_launch starts on a miss; a program linked
+# with libktune.a elsewhere finds it through KTUNE_HELPER); libktune.a;
+# link.txt, the libraries a program linked with libktune.a needs
 # (one line of cc arguments); with --tests, the unit-test binaries in tests/
 # (tests/test_cuda, ...; one that does not build is reported, not fatal).
 # Progress goes to stderr, the compilers' output to BUILD_DIR/build.log. Exit
@@ -89,7 +91,7 @@ build_cmake() {
   cmake -S "$ROOT" -B "$BUILD/cmake" -DCMAKE_BUILD_TYPE=Release -DKTUNE_DEPS_DIR="$DEPS" \
     -DCMAKE_C_FLAGS="-idirafter $DEPS/include" >>"$LOG" 2>&1 || return 1
   grep -E "without pkg-config" "$LOG" >&2
-  cmake --build "$BUILD/cmake" -j"$JOBS" --target ktune >>"$LOG" 2>&1 || return 1
+  cmake --build "$BUILD/cmake" -j"$JOBS" --target ktune ktune-tuner ktune_static >>"$LOG" 2>&1 || return 1
   KTUNE="$BUILD/cmake/ktune"
   link_libs >"$BUILD/cmake/link.txt"
   # shellcheck disable=SC2086
@@ -119,11 +121,13 @@ build_cc() {
   echo "$libs" >"$obj/link.txt"
   # shellcheck disable=SC2086
   cc $cflags "$ROOT/cli/ktune.c" "$obj/libktune.a" $libs -o "$obj/ktune" >>"$LOG" 2>&1 || return 1
+  # shellcheck disable=SC2086
+  cc $cflags "$ROOT/cli/ktune_tuner.c" "$obj/libktune.a" $libs -o "$obj/ktune-tuner" >>"$LOG" 2>&1 || return 1
   KTUNE="$obj/ktune"
   for t in $UNIT_TESTS; do
     [ $TESTS = 1 ] || break
     # shellcheck disable=SC2086
-    cc $cflags -I"$ROOT/tests/harness" "$ROOT/tests/unit/$t.c" "$ROOT/tests/harness/harness.c" "$obj/libktune.a" \
+    cc $cflags -I"$ROOT/tests/harness" -DKTUNE_HELPER_PATH=\"$obj/ktune-tuner\" "$ROOT/tests/unit/$t.c" "$ROOT/tests/harness/harness.c" "$obj/libktune.a" \
       $libs -o "$obj/tests/$t" >>"$LOG" 2>&1 || note "cannot build $t"
   done
   return 0

@@ -9,8 +9,9 @@
  *
  * What it does:
  *   1. shape A (first call): no stored winner, so the context's miss policy
- *      KT_MISS_TUNE tunes now, on this program's own matrices (a small
- *      budget keeps it short), stores the winner and launches it;
+ *      KT_MISS_TUNE tunes now, in the helper process ktune-tuner, on this
+ *      program's own matrices (a small budget keeps it short), stores the
+ *      winner and launches it;
  *   2. shape A again: the in-memory table, no lookup anywhere else;
  *   3. shape A through a second kernel handle: the stored winner from the
  *      database, instantly;

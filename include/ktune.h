@@ -83,9 +83,14 @@ const char *kt_backend_name(int kind);
 
 /* What to do when kt_launch meets a key with no stored winner. */
 typedef enum kt_miss_policy {
-  KT_MISS_TUNE = 0, /* tune now, on the caller's buffers */
-  KT_MISS_NEAREST,  /* the stored winner of the nearest size, else default */
-  KT_MISS_DEFAULT   /* the default configuration (first choices) */
+  KT_MISS_TUNE = 0,  /* tune now, on a copy of the caller's buffers, in the helper
+                        process (ktune-tuner); the call returns once the winner is
+                        launched */
+  KT_MISS_NEAREST,   /* the stored winner of the nearest size, else default */
+  KT_MISS_DEFAULT,   /* the default configuration (first choices) */
+  KT_MISS_BACKGROUND /* launch the nearest stored size's winner (else the default)
+                        at once and tune in the helper meanwhile; a later call for
+                        the shape launches the winner once it is stored */
 } kt_miss_policy;
 
 /* How messages name the caller's inputs. A command line passes its flags
@@ -288,9 +293,13 @@ void kt_interrupt(void);
  * tensors (host pointers on the CPU backend), pointers to values for scalars,
  * in @kernel order. STREAM is a CUstream / cl_command_queue / NULL: with a
  * stream the launch is asynchronous on it; with NULL it completes before
- * return. On a miss the context's kt_miss_policy applies (on the CPU backend
- * a tuning starts from the caller's input data; the caller's buffers are
- * written only by the final launch). A shape seen before costs one table
+ * return. On a miss the context's kt_miss_policy applies: a tuning runs in
+ * the helper process ktune-tuner (beside the library, or $KTUNE_HELPER),
+ * never in this one, on a copy of the caller's in and inout tensors taken
+ * once the work queued on STREAM is done; the caller's buffers are written
+ * only by the final launch. A helper that cannot start or dies leaves the
+ * miss on the nearest stored size (else the default), and the
+ * KTUNE_PRINT_AUTOTUNING line says why. A shape seen before costs one table
  * lookup: no allocation, parsing or database access. Concurrent calls on one
  * kernel handle are safe only for shapes it has launched before. */
 int kt_launch(kt_kernel *k, const int64_t *sizes, void *const *args, void *stream);

@@ -136,6 +136,10 @@ int kt__be_download(const kt__backend *be, void *state, void *host, void *buf, s
   return be->download(state, host, buf, bytes, eb);
 }
 
+int kt__be_wait(const kt__backend *be, void *state, void *stream, kt__errbuf *eb) {
+  return stream && be->wait ? be->wait(state, stream, eb) : KT_OK;
+}
+
 kt__status kt__be_run(const kt__backend *be, void *state, void *fn, const kt__launch *l, kt__errbuf *eb) {
   return be->run(state, fn, l, eb);
 }

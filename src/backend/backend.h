@@ -192,6 +192,11 @@ typedef struct kt__backend {
    * worker's scratch, which every check downloads into) so transfers run
    * at full speed. A hint. */
   void (*pin_host)(void *state, void *host, size_t bytes);
+  /* kt_launch, optional: waits until the work enqueued on STREAM (the
+   * caller's CUstream / cl_command_queue, not NULL) is done, so that a copy
+   * of the caller's buffers sees what its earlier kernels wrote. NULL: the
+   * backend's download already waits for it (the CPU has no queue). */
+  int (*wait)(void *state, void *stream, kt__errbuf *eb);
 } kt__backend;
 
 /* The registry: every backend, as its kt_backend_kind (ktune.h) and its
@@ -237,6 +242,8 @@ void kt__be_prebuild(const kt__backend *be, void *state, const kt__build *b, int
 int kt__be_fill(const kt__backend *be, void *state, void *buf, size_t bytes, const void *pattern, size_t pattern_size,
                 kt__errbuf *eb);
 void kt__be_pin_host(const kt__backend *be, void *state, void *host, size_t bytes);
+/* KT_OK at once for a NULL stream or a backend without wait. */
+int kt__be_wait(const kt__backend *be, void *state, void *stream, kt__errbuf *eb);
 /* KT_NOTFOUND when the backend cannot compare or copy on the device. */
 int kt__be_equal(const kt__backend *be, void *state, void *a, void *b, size_t bytes, bool *same, kt__errbuf *eb);
 int kt__be_copy(const kt__backend *be, void *state, void *dst, void *src, size_t bytes, kt__errbuf *eb);

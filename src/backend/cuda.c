@@ -625,6 +625,12 @@ static int cuda_upload(void *state, void *buf, const void *host, size_t bytes, k
   return r == CUDA_SUCCESS ? KT_OK : cu_error(s, r, "cuMemcpyHtoD", eb);
 }
 
+static int cuda_wait(void *state, void *stream, kt__errbuf *eb) {
+  cuda_state *s = state;
+  CUresult r = cu.StreamSynchronize((CUstream)stream);
+  return r == CUDA_SUCCESS ? KT_OK : cu_error(s, r, "cuStreamSynchronize", eb);
+}
+
 static int cuda_download(void *state, void *host, void *buf, size_t bytes, kt__errbuf *eb) {
   cuda_state *s = state;
   if (poisoned(s, eb)) return KT_INTERNAL;
@@ -839,6 +845,7 @@ const kt__backend kt__backend_cuda = {
     .copy = cuda_copy_device,
     .upload = cuda_upload,
     .download = cuda_download,
+    .wait = cuda_wait,
     .run = cuda_run,
     .time = cuda_time,
     .flush_cache = cuda_flush_cache,

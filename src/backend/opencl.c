@@ -718,6 +718,13 @@ static int cl_upload(void *state, void *buf, const void *host, size_t bytes, kt_
   return KT_OK;
 }
 
+static int cl_wait(void *state, void *stream, kt__errbuf *eb) {
+  cl_state *s = state;
+  cl_int rc = s->cl->clFinish((cl_command_queue)stream);
+  KT__RETURN_IF(rc != CL_SUCCESS, eb, KT_IO, "OpenCL: clFinish on the caller's queue: %s", kt__cl_error_name(rc));
+  return KT_OK;
+}
+
 static int cl_download(void *state, void *host, void *buf, size_t bytes, kt__errbuf *eb) {
   cl_state *s = state;
   if (is_lost(s, eb)) return KT_NOBACKEND;
@@ -863,6 +870,7 @@ const kt__backend kt__backend_opencl = {
     .unslice = cl_release,
     .upload = cl_upload,
     .download = cl_download,
+    .wait = cl_wait,
     .run = cl_run,
     .time = cl_time,
     .flush_cache = cl_flush_cache,

@@ -28,7 +28,7 @@ struct kt_kernel {
   kt__config_pins pins; /* --autotune (kt_kernel_pin), over config's names */
   char source_hash[65];
   kt__runtime_table *runtime; /* kt_launch's in-memory winners */
-  void *const *tune_args;     /* kt_launch tuning on a miss (CPU backend): the caller's
+  void *const *tune_args;     /* the tuning helper (ktune-tuner): the copies of the caller's
                                  host buffers, whose contents the tuner starts from; NULL
                                  otherwise */
   /* Real data (kernel_data.c), per decl->params: where a tensor's initial

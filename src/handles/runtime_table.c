@@ -27,6 +27,11 @@ void kt__runtime_free(kt__runtime_table *t) {
   if (!t) return;
   for (int i = 0; i < t->nconfigs; i++) kt__be_unload(t->be, t->state, t->configs[i].fn);
   if (t->state) kt__be_close(t->be, t->state);
+  for (int i = 0; i < t->nadopted; i++) free(t->adopted[i]);
+  for (int i = 0; i < t->njobs; i++) t->release_job(t->jobs[i]);
+  free(t->adopted);
+  free(t->jobs);
+  pthread_mutex_destroy(&t->adopt_lock);
   free(t->configs);
   free(t->entries);
   free(t);

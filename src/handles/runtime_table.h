@@ -6,6 +6,8 @@
 #ifndef KT_RUNTIME_TABLE_H
 #define KT_RUNTIME_TABLE_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "../backend/backend.h"
@@ -25,6 +27,12 @@ typedef struct kt__rt_entry {
   int64_t sizes[KT__RT_MAX_SIZES];
   void *fn;
   kt__launch launch; /* geometry; args and stream are filled per call */
+  /* KT_MISS_BACKGROUND: the tuning this shape waits for (runtime/miss_job.h),
+   * set when the entry is made and never changed; NULL otherwise. Once it
+   * ends, ADOPTED is the entry launched instead (the winner's, or a copy of
+   * this one when it failed), published once with release order. */
+  void *job;
+  _Atomic(struct kt__rt_entry *) adopted;
 } kt__rt_entry;
 
 typedef struct kt__runtime_table {
@@ -38,6 +46,15 @@ typedef struct kt__runtime_table {
   int nconfigs;
   int nparams;
   unsigned char scalar_size[KT__RT_MAX_ARGS]; /* 0 for tensors */
+  /* Background tunings: the lock that makes adopting a winner happen once
+   * per entry, the adopted entries (freed with the table) and the jobs the
+   * entries hold, released through RELEASE_JOB (the runtime's). */
+  pthread_mutex_t adopt_lock;
+  kt__rt_entry **adopted;
+  int nadopted;
+  void **jobs;
+  int njobs;
+  void (*release_job)(void *job);
 } kt__runtime_table;
 
 static inline uint64_t kt__rt_hash_sizes(const int64_t *sizes, int n) {

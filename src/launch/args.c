@@ -256,6 +256,19 @@ int kt__argset_fill(const kt__kernel_decl *decl, uint64_t seed, const kt__data_s
   return KT_OK;
 }
 
+int kt__argset_plan(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t max_bytes, kt__argset **out,
+                    kt__errbuf *eb) {
+  *out = NULL;
+  kt__argset *a = kt__xcalloc(1, sizeof *a);
+  int rc = plan(decl, sizes, max_bytes, a, eb);
+  if (rc != KT_OK) {
+    kt__argset_free(a);
+    return rc;
+  }
+  *out = a;
+  return KT_OK;
+}
+
 int kt__argset_map(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t max_bytes, kt__argset **out,
                    kt__errbuf *eb) {
   *out = NULL;

@@ -50,6 +50,11 @@ int kt__argset_create(const kt__kernel_decl *decl, const kt__env *sizes, uint64_
  * does while the worker opens its device. */
 int kt__argset_map(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t max_bytes, kt__argset **out,
                    kt__errbuf *eb);
+/* The tensors' shapes and sizes only (no memory mapped: initial and
+ * reference stay NULL), with the same checks: what kt_launch needs to copy
+ * the caller's tensors for a tuning. */
+int kt__argset_plan(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t max_bytes, kt__argset **out,
+                    kt__errbuf *eb);
 /* Writes every tensor's initial content: its @kernel initial value, or the
  * file INPUTS names for its parameter (NULL, or path NULL: none); outputs
  * with a file in EXPECTS get it as their reference. KT_IO when a file

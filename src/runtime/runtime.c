@@ -5,27 +5,32 @@
  * array lives on the stack, the geometry was evaluated when the shape was
  * first seen). A miss (a shape not seen by this kernel handle) finds the
  * winner in the results database, or applies the context's miss policy
- * (tune now, nearest stored size, or the default), compiles and loads that
- * configuration in this process unless another shape already loaded it, and
- * adds the shape to the table.
+ * (tune now in the helper process, tune there in the background while the
+ * fallback runs, nearest stored size, or the default), compiles and loads
+ * that configuration in this process unless another shape already loaded
+ * it, and adds the shape to the table. An entry whose tuning runs in the
+ * background switches to the winner on the first call after it is stored
+ * (rt_adopt): until then and afterwards, one atomic load per call.
  *
  * A kernel handle's table is not locked: concurrent kt_launch calls on one
  * handle are safe only when every shape involved was launched before
  * (misses write the table); threads that launch new shapes use their own
  * handles or serialise. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../handles/context.h"
 #include "../handles/runtime_table.h"
 #include "../launch/constants.h"
 #include "../launch/launch.h"
-#include "../tuner/result.h"
 #include "../workdir.h"
+#include "miss_job.h"
+#include "runtime.h"
+#include "tune_request.h"
 
 /* ---- the hot path ----------------------------------------------------- */
 
@@ -45,49 +50,6 @@ static int rt_run(kt_kernel *k, const kt__rt_entry *e, void *const *args, void *
   l.stream = stream;
   kt__status st = kt__be_run(t->be, t->state, e->fn, &l, &k->ctx->err);
   return st == KT__ST_OK ? KT_OK : KT_INTERNAL;
-}
-
-/* ---- the device ------------------------------------------------------- */
-
-typedef struct probe_reply {
-  int rc;
-  kt__device_info info;
-  kt__errbuf eb;
-} probe_reply;
-
-/* The device's identity as the tuner sees it (part of the results key), read
- * in a short-lived child so that no GPU driver is initialised in this
- * process before any tuning: a forked tuning worker could not use it
- * afterwards. */
-static int probe_device(const kt__backend *be, int index, kt__device_info *info, kt__errbuf *eb) {
-  int fds[2];
-  if (pipe(fds) != 0) return kt__err(eb, KT_IO, "pipe: cannot probe the device");
-  fflush(NULL);
-  pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    static probe_reply reply; /* static: the errbuf is large for a stack */
-    void *state = NULL;
-    reply.rc = kt__be_open(be, index, &state, &reply.info, &reply.eb);
-    if (write(fds[1], &reply, sizeof reply) != (ssize_t)sizeof reply) _exit(1);
-    _exit(0);
-  }
-  close(fds[1]);
-  probe_reply *reply = kt__xcalloc(1, sizeof *reply);
-  size_t got = 0;
-  while (pid > 0 && got < sizeof *reply) {
-    ssize_t r = read(fds[0], (char *)reply + got, sizeof *reply - got);
-    if (r <= 0) break;
-    got += (size_t)r;
-  }
-  close(fds[0]);
-  if (pid > 0) waitpid(pid, NULL, 0);
-  int rc = KT_OK;
-  if (got != sizeof *reply) rc = kt__err(eb, KT_NOBACKEND, "%s: the device probe failed", be->name);
-  else if (reply->rc != KT_OK) rc = kt__err(eb, reply->rc, "%s", reply->eb.msg);
-  else *info = reply->info;
-  free(reply);
-  return rc;
 }
 
 /* ---- stored configurations -------------------------------------------- */
@@ -133,46 +95,6 @@ static void consider_nearest(void *ud, const char *sizes, const char *config, do
   }
 }
 
-/* ---- tuning on a miss ------------------------------------------------- */
-
-/* Tunes now for these sizes. On the CPU backend the tuner starts from the
- * caller's own buffers (inputs and inout contents; the caller's memory is
- * only read, the trials run on copies, so in-place outputs need no restoring
- * and the real launch that follows sees them untouched). On GPU backends
- * ARGS are device pointers this process must not touch before the tuning
- * worker forks, so the tuner uses generated data of the caller's shape. The
- * kernel's own sizes are put back afterwards. */
-static int tune_now(kt_kernel *k, const int64_t *sizes, void *const *args, int64_t *values) {
-  const kt__kernel_decl *d = k->decl;
-  int64_t saved[KT__RT_MAX_SIZES];
-  bool saved_given[KT__RT_MAX_SIZES];
-  for (int i = 0; i < d->nsizes; i++) {
-    saved[i] = k->sizes[i], saved_given[i] = k->size_given[i];
-    k->sizes[i] = sizes[i];
-    k->size_given[i] = true;
-  }
-  k->tune_args = k->backend->runs_host_code ? args : NULL;
-  kt_result *r = NULL;
-  kt_tune_options o = {0};
-  if (k->ctx->opts.miss_tune) o = *k->ctx->opts.miss_tune;
-  int rc = kt_tune(k, &o, &r);
-  k->tune_args = NULL;
-  for (int i = 0; i < d->nsizes; i++) k->sizes[i] = saved[i], k->size_given[i] = saved_given[i];
-  if (r && r->winner >= 0) {
-    memcpy(values, r->trials[r->winner].values, (size_t)r->nnames * sizeof *values);
-    rc = KT_OK; /* an interrupted tuning still has a verified winner */
-  }
-  kt_result_destroy(r);
-  return rc;
-}
-
-/* Whether a miss may tune now: a GPU backend opened in this process rules
- * it out (see probe_device). */
-static bool can_tune(const kt_kernel *k) {
-  const kt__runtime_table *t = k->runtime;
-  return k->ctx->opts.miss_policy == KT_MISS_TUNE && !(t->state && !t->be->runs_host_code);
-}
-
 /* The nearest stored size's winner into VALUES; false when none. */
 static bool use_nearest(kt__store *store, const kt__store_key *key, const kt_kernel *k, int64_t *values,
                         kt__sbuf *how) {
@@ -188,12 +110,78 @@ static bool use_nearest(kt__store *store, const kt__store_key *key, const kt_ker
   return n.best < INFINITY;
 }
 
+/* The fallback of a miss that does not tune (now): the nearest stored
+ * size's winner unless the policy is KT_MISS_DEFAULT, else the default. */
+static void use_fallback(kt__store *store, const kt__store_key *key, kt_kernel *k, int64_t *values, kt__sbuf *how) {
+  memcpy(values, k->config.defaults, (size_t)k->config.n * sizeof *values);
+  if (k->ctx->opts.miss_policy == KT_MISS_DEFAULT || !use_nearest(store, key, k, values, how))
+    kt__sbuf_printf(how, "default configuration");
+}
+
+static void release_job(void *job) { kt__miss_job_release(job); }
+
+/* What names a tuning across threads and processes: the database, the
+ * kernel (its source's hash and name), the device and the key sizes. */
+static void tuning_name(kt_kernel *k, kt__store *store, const kt__store_key *key, kt__sbuf *out) {
+  kt__sbuf_printf(out, "%s|%s|%s|%s/%d/%s|%s", store ? kt__store_path(store) : "", key->source_hash, key->kernel,
+                  key->device->backend, key->device->index, key->device->name, key->sizes);
+}
+
+/* The job that tunes KEY: this process's running one, or a new one with
+ * the helper started on a copy of the caller's data. */
+static kt__miss_job *tuning_job(kt_kernel *k, kt__store *store, const kt__store_key *key, const int64_t *sizes,
+                                void *const *args, void *stream, bool *created) {
+  kt__runtime_table *t = k->runtime;
+  kt__sbuf name = {0};
+  tuning_name(k, store, key, &name);
+  kt__miss_job *j = kt__miss_job_get(name.s, created);
+  if (!*created) {
+    kt__sbuf_free(&name);
+    return j;
+  }
+  static kt__errbuf eb; /* large for a stack; misses on one handle are not concurrent */
+  static pthread_mutex_t eb_lock = PTHREAD_MUTEX_INITIALIZER;
+  pthread_mutex_lock(&eb_lock);
+  int fd = -1;
+  if (kt__tune_request_create(k, t->be, t->state, &t->device, sizes, args, stream, store ? kt__store_path(store) : NULL,
+                              name.s, &fd, &eb) != KT_OK)
+    kt__miss_job_fail(j, eb.msg);
+  else kt__miss_job_start(j, fd);
+  pthread_mutex_unlock(&eb_lock);
+  kt__sbuf_free(&name);
+  return j;
+}
+
+/* A finished job's winner into VALUES, saying how in HOW (empty when the
+ * helper printed its own line). False when it failed: the fallback then,
+ * with the reason; a kernel that cannot be tuned at all (no valid
+ * configuration, bad input) is an error, as a tuning in this process was. */
+static int take_outcome(kt_kernel *k, kt__miss_job *j, bool created, kt__store *store, const kt__store_key *key,
+                        int64_t *values, kt__sbuf *how) {
+  const char *config, *why;
+  kt__miss_outcome o = kt__miss_job_outcome(j, &config, &why);
+  if (o == KT__MISS_FAILED) {
+    int rc = kt__miss_job_rc(j);
+    if (rc == KT_NOVALID || rc == KT_INVALID) return kt__err(&k->ctx->err, rc, "kt_launch: %s", why);
+    use_fallback(store, key, k, values, how);
+    kt__sbuf_printf(how, " (cannot tune: %s)", why);
+    return KT_OK;
+  }
+  memcpy(values, k->config.defaults, (size_t)k->config.n * sizeof *values);
+  kt__config_read(&k->config, config, values);
+  if (o == KT__MISS_STORED) kt__sbuf_printf(how, "stored winner (tuned meanwhile by another process)");
+  else if (!created) kt__sbuf_printf(how, "winner of the tuning another thread started");
+  return KT_OK;
+}
+
 /* Which configuration this shape gets: the stored winner, else per policy.
  * HOW says which, for the KTUNE_PRINT_AUTOTUNING line (empty after a
- * tuning, which prints its own). */
-static int choose_config(kt_kernel *k, const int64_t *sizes, void *const *args, int64_t *values, kt__sbuf *how) {
+ * tuning, which prints its own). A background tuning's job goes to *BG. */
+static int choose_config(kt_kernel *k, const int64_t *sizes, void *const *args, void *stream, int64_t *values,
+                         kt__sbuf *how, kt__miss_job **bg) {
   kt__runtime_table *t = k->runtime;
   const kt__kernel_decl *d = k->decl;
+  kt_miss_policy policy = k->ctx->opts.miss_policy;
   memcpy(values, k->config.defaults, (size_t)k->config.n * sizeof *values);
   kt__sbuf key_sizes = {0};
   kt__kernel_key_sizes(k, sizes, &key_sizes);
@@ -206,13 +194,21 @@ static int choose_config(kt_kernel *k, const int64_t *sizes, void *const *args, 
   if (store && kt__store_winner(store, &key, &config, &secs, &eb) == KT_OK) {
     kt__config_read(&k->config, config, values);
     kt__sbuf_printf(how, "stored winner");
-  } else if (can_tune(k)) {
-    rc = tune_now(k, sizes, args, values);
-  } else if (k->ctx->opts.miss_policy == KT_MISS_DEFAULT || !use_nearest(store, &key, k, values, how)) {
-    kt__sbuf_printf(how, "default configuration");
+  } else if (policy == KT_MISS_TUNE || policy == KT_MISS_BACKGROUND) {
+    bool created;
+    kt__miss_job *j = tuning_job(k, store, &key, sizes, args, stream, &created);
+    if (policy == KT_MISS_TUNE || kt__miss_job_done(j)) {
+      kt__miss_job_wait(j);
+      rc = take_outcome(k, j, created, store, &key, values, how);
+      kt__miss_job_release(j);
+    } else {
+      use_fallback(store, &key, k, values, how);
+      kt__sbuf_printf(how, " while the tuning runs in the background (ktune-tuner pid %d)", kt__miss_job_pid(j));
+      *bg = j;
+    }
+  } else {
+    use_fallback(store, &key, k, values, how);
   }
-  if (how->len && k->ctx->opts.miss_policy == KT_MISS_TUNE && strcmp(how->s, "stored winner") != 0)
-    kt__sbuf_printf(how, " (cannot tune: the %s device is already in use by this process)", t->be->name);
   free(config);
   kt__sbuf_free(&key_sizes);
   return rc;
@@ -302,6 +298,7 @@ static int rt_create(kt_kernel *k) {
                 KT__RT_MAX_ARGS);
   KT__FORWARD(kt__config_check_size(&k->config, k->file->src.path, d->name, &k->ctx->err));
   kt__runtime_table *t = kt__xcalloc(1, sizeof *t);
+  pthread_mutex_init(&t->adopt_lock, NULL);
   t->be = k->backend;
   t->nparams = d->nparams;
   for (int i = 0; i < d->nparams; i++)
@@ -318,23 +315,26 @@ static int check_sizes(kt_kernel *k, const int64_t *sizes) {
   return KT_OK;
 }
 
-/* The device identity, part of the results key: read once per handle. */
+/* The device, opened in this process on the first miss: its identity is
+ * part of the results key, and the launches need it. A tuning never runs
+ * here (it runs in the helper, a fresh process), so whatever driver state
+ * this process holds does not matter. */
 static int know_device(kt_kernel *k) {
   kt__runtime_table *t = k->runtime;
   if (t->device_known) return KT_OK;
-  if (t->be->runs_host_code) { /* no driver to keep out of this process */
-    KT__FORWARD(kt__be_open(t->be, k->ctx->opts.device, &t->state, &t->device, &k->ctx->err));
-  } else if (probe_device(t->be, k->ctx->opts.device, &t->device, &k->ctx->err) != KT_OK) {
-    /* The usual reason: the application initialised the driver already, so
-     * no child of it can (and no tuning could run here either). Opening the
-     * device in this process costs nothing more then. */
-    KT__FORWARD(kt__be_open(t->be, k->ctx->opts.device, &t->state, &t->device, &k->ctx->err));
-  }
+  if (!t->state) KT__FORWARD(kt__be_open(t->be, k->ctx->opts.device, &t->state, &t->device, &k->ctx->err));
   t->device_known = true;
   return KT_OK;
 }
 
-static int rt_miss(kt_kernel *k, const int64_t *sizes, void *const *args, kt__rt_entry **out) {
+int kt__runtime_device(kt_kernel *k, void **state) {
+  if (!k->runtime) KT__FORWARD(rt_create(k));
+  KT__FORWARD(know_device(k));
+  *state = k->runtime->state;
+  return KT_OK;
+}
+
+static int rt_miss(kt_kernel *k, const int64_t *sizes, void *const *args, void *stream, kt__rt_entry **out) {
   KT__FORWARD(check_sizes(k, sizes));
   if (!k->runtime) KT__FORWARD(rt_create(k));
   KT__FORWARD(know_device(k));
@@ -343,12 +343,20 @@ static int rt_miss(kt_kernel *k, const int64_t *sizes, void *const *args, kt__rt
   int64_t values[KT__MAX_NAMES];
   kt__sbuf how = {0};
   kt__rt_entry e = {0};
-  int rc = choose_config(k, sizes, args, values, &how);
+  kt__miss_job *bg = NULL;
+  int rc = choose_config(k, sizes, args, stream, values, &how, &bg);
   if (rc == KT_OK) rc = load_config(k, values, &e.fn);
   if (rc == KT_OK) rc = entry_launch(k, sizes, values, &e);
   if (rc == KT_OK && how.len) report_choice(k, sizes, how.s, values, kt__now() - t0);
   kt__sbuf_free(&how);
+  if (rc != KT_OK) kt__miss_job_release(bg);
   KT__FORWARD(rc);
+  if (bg) {
+    t->jobs = kt__xreallocarray(t->jobs, (size_t)t->njobs + 1, sizeof *t->jobs);
+    t->jobs[t->njobs++] = bg;
+    t->release_job = release_job;
+    e.job = bg;
+  }
   e.used = true;
   memcpy(e.sizes, sizes, (size_t)k->decl->nsizes * sizeof *sizes);
   kt__rt_entry *slot = kt__rt_slot(t, sizes, k->decl->nsizes);
@@ -357,9 +365,72 @@ static int rt_miss(kt_kernel *k, const int64_t *sizes, void *const *args, kt__rt
   return KT_OK;
 }
 
+/* ---- a background tuning's winner ------------------------------------- */
+
+/* The values of the configuration loaded as FN. */
+static const int64_t *loaded_values(const kt__runtime_table *t, const void *fn) {
+  for (int i = 0; i < t->nconfigs; i++)
+    if (t->configs[i].fn == fn) return t->configs[i].values;
+  return NULL;
+}
+
+/* The entry that replaces E once its tuning ended: the winner's, loaded
+ * now, or E's own configuration when the tuning failed (said once). */
+static kt__rt_entry *winner_entry(kt_kernel *k, const kt__rt_entry *e) {
+  kt__runtime_table *t = k->runtime;
+  double t0 = kt__now();
+  kt__rt_entry *w = kt__xcalloc(1, sizeof *w);
+  memcpy(w, e, sizeof *w);
+  w->job = NULL;
+  atomic_init(&w->adopted, NULL);
+  const char *config, *why;
+  kt__sbuf how = {0};
+  int64_t values[KT__MAX_NAMES];
+  memcpy(values, k->config.defaults, (size_t)k->config.n * sizeof *values);
+  if (kt__miss_job_outcome(e->job, &config, &why) == KT__MISS_FAILED) {
+    const int64_t *fallback = loaded_values(t, e->fn);
+    if (fallback) memcpy(values, fallback, (size_t)k->config.n * sizeof *values);
+    kt__sbuf_printf(&how, "background tuning failed, kept the fallback (%s)", why);
+  } else {
+    kt__config_read(&k->config, config, values);
+    kt__rt_entry next = *w;
+    if (load_config(k, values, &next.fn) == KT_OK && entry_launch(k, e->sizes, values, &next) == KT_OK) {
+      *w = next;
+      kt__sbuf_printf(&how, "background tuning's winner");
+    } else {
+      const int64_t *fallback = loaded_values(t, e->fn);
+      if (fallback) memcpy(values, fallback, (size_t)k->config.n * sizeof *values);
+      kt__sbuf_printf(&how, "background tuning's winner failed to load, kept the fallback (%s)", k->ctx->err.msg);
+    }
+  }
+  report_choice(k, e->sizes, how.s, values, kt__now() - t0);
+  kt__sbuf_free(&how);
+  t->adopted = kt__xreallocarray(t->adopted, (size_t)t->nadopted + 1, sizeof *t->adopted);
+  t->adopted[t->nadopted++] = w;
+  return w;
+}
+
+/* E while its background tuning runs, then the entry adopted once it
+ * ended: an atomic load per call, the switch itself once. */
+static kt__rt_entry *rt_adopt(kt_kernel *k, kt__rt_entry *e) {
+  kt__rt_entry *w = atomic_load_explicit(&e->adopted, memory_order_acquire);
+  if (w) return w;
+  if (!kt__miss_job_done(e->job)) return e;
+  kt__runtime_table *t = k->runtime;
+  pthread_mutex_lock(&t->adopt_lock);
+  w = atomic_load_explicit(&e->adopted, memory_order_relaxed);
+  if (!w) {
+    w = winner_entry(k, e);
+    atomic_store_explicit(&e->adopted, w, memory_order_release);
+  }
+  pthread_mutex_unlock(&t->adopt_lock);
+  return w;
+}
+
 int kt_launch(kt_kernel *k, const int64_t *sizes, void *const *args, void *stream) {
   if (!k || (!sizes && k->decl->nsizes) || (!args && k->decl->nparams)) return KT_INVALID;
   kt__rt_entry *e = kt__rt_find(k->runtime, sizes, k->decl->nsizes);
-  if (!e) KT__FORWARD(rt_miss(k, sizes, args, &e));
+  if (!e) KT__FORWARD(rt_miss(k, sizes, args, stream, &e));
+  else if (e->job) e = rt_adopt(k, e);
   return rt_run(k, e, args, stream);
 }

@@ -44,7 +44,7 @@ int main(int argc, char **argv) {
   int n = atoi(argv[2]);
   kt_options o = {0};
   o.db_path = argv[1];
-  o.miss_policy = KT_MISS_NEAREST; /* this process owns CUDA: it cannot tune */
+  o.miss_policy = KT_MISS_NEAREST; /* the stored winner of the run before; tests/gpu/miss_cuda.c tunes */
   kt_context *ctx;
   kt_kernel *k;
   kt_context_create(&o, &ctx);

@@ -74,6 +74,10 @@ int sqlite3_prepare_v2(sqlite3 *db, const char *sql, int n, sqlite3_stmt **st, c
 
 /* ---- fixtures --------------------------------------------------------- */
 
+/* The tests live in build/tests, away from the library's folder where
+ * kt_launch looks for its tuning helper: point at the one built. */
+__attribute__((constructor)) static void use_built_helper(void) { setenv("KTUNE_HELPER", KTUNE_HELPER_PATH, 0); }
+
 static char tmpdir[64];
 static pid_t tmp_owner;
 

@@ -1,0 +1,288 @@
+/* Tuning jobs on a miss: the helper process and its waiting thread
+ * (miss_job.h). */
+#include "miss_job.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ktune.h"
+
+extern char **environ;
+
+#ifndef KTUNE_LIBEXEC_FROM_LIB
+#define KTUNE_LIBEXEC_FROM_LIB "../libexec"
+#endif
+
+struct kt__miss_job {
+  char *key;
+  int refs;         /* under registry_lock */
+  atomic_bool done; /* set last, with release: the fields below are final */
+  kt__miss_outcome outcome;
+  char *config; /* the winner (tuned, stored) */
+  kt__sbuf why; /* failed */
+  int rc;       /* failed: the helper's kt_err, 0 when it gave none */
+  int pid;
+  int reply_fd;
+  bool in_registry;   /* under registry_lock */
+  kt__miss_job *next; /* registry */
+};
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t registry_done = PTHREAD_COND_INITIALIZER;
+static kt__miss_job *registry;
+
+kt__miss_job *kt__miss_job_get(const char *key, bool *created) {
+  pthread_mutex_lock(&registry_lock);
+  kt__miss_job *j = registry;
+  while (j && strcmp(j->key, key) != 0) j = j->next;
+  *created = j == NULL;
+  if (!j) {
+    j = kt__xcalloc(1, sizeof *j);
+    j->key = kt__xstrdup(key);
+    j->reply_fd = -1;
+    j->in_registry = true;
+    j->next = registry;
+    j->refs = 1; /* the registry's, dropped when the job ends */
+    registry = j;
+  }
+  j->refs++;
+  pthread_mutex_unlock(&registry_lock);
+  return j;
+}
+
+static void unlink_locked(kt__miss_job *j) {
+  for (kt__miss_job **p = &registry; *p; p = &(*p)->next)
+    if (*p == j) {
+      *p = j->next;
+      break;
+    }
+  j->in_registry = false;
+}
+
+static void free_job(kt__miss_job *j) {
+  free(j->key);
+  free(j->config);
+  kt__sbuf_free(&j->why);
+  free(j);
+}
+
+void kt__miss_job_release(kt__miss_job *j) {
+  if (!j) return;
+  pthread_mutex_lock(&registry_lock);
+  bool last = --j->refs == 0;
+  pthread_mutex_unlock(&registry_lock);
+  if (last) free_job(j);
+}
+
+/* Publishes the outcome: later misses of the key start a new job. */
+static void finish(kt__miss_job *j) {
+  pthread_mutex_lock(&registry_lock);
+  unlink_locked(j);
+  atomic_store_explicit(&j->done, true, memory_order_release);
+  pthread_cond_broadcast(&registry_done);
+  bool last = --j->refs == 0;
+  pthread_mutex_unlock(&registry_lock);
+  if (last) free_job(j);
+}
+
+void kt__miss_job_fail(kt__miss_job *j, const char *why) {
+  j->outcome = KT__MISS_FAILED;
+  kt__sbuf_printf(&j->why, "%s", why);
+  finish(j);
+}
+
+bool kt__miss_job_done(const kt__miss_job *j) { return atomic_load_explicit(&j->done, memory_order_acquire); }
+
+void kt__miss_job_wait(kt__miss_job *j) {
+  pthread_mutex_lock(&registry_lock);
+  while (!kt__miss_job_done(j)) pthread_cond_wait(&registry_done, &registry_lock);
+  pthread_mutex_unlock(&registry_lock);
+}
+
+kt__miss_outcome kt__miss_job_outcome(const kt__miss_job *j, const char **config, const char **why) {
+  *config = j->config;
+  *why = j->why.s ? j->why.s : "";
+  return j->outcome;
+}
+
+int kt__miss_job_pid(const kt__miss_job *j) { return j->pid; }
+int kt__miss_job_rc(const kt__miss_job *j) { return j->rc; }
+
+/* ---- finding the helper ---------------------------------------------- */
+
+static bool executable(const char *path) { return access(path, X_OK) == 0; }
+
+/* The folder of the file that holds this code: the shared library, or the
+ * executable it is linked into. */
+static bool library_dir(char *dir, size_t len) {
+  Dl_info info;
+  char exe[4096];
+  const char *file = NULL;
+  if (dladdr((void *)kt_launch, &info) && info.dli_fname && strchr(info.dli_fname, '/')) file = info.dli_fname;
+  if (!file) {
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return false;
+    exe[n] = 0;
+    file = exe;
+  }
+  const char *slash = strrchr(file, '/');
+  snprintf(dir, len, "%.*s", (int)(slash - file), file);
+  return true;
+}
+
+bool kt__miss_helper_path(char *path, size_t len, kt__sbuf *why) {
+  const char *env = getenv("KTUNE_HELPER");
+  if (env && *env) {
+    snprintf(path, len, "%s", env);
+    return true;
+  }
+  char dir[4096];
+  if (!library_dir(dir, sizeof dir)) {
+    kt__sbuf_printf(why, "the library's folder is unknown (set KTUNE_HELPER to the ktune-tuner executable)");
+    return false;
+  }
+  const char *const places[] = {"", "/" KTUNE_LIBEXEC_FROM_LIB, "/../libexec"};
+  kt__sbuf tried = {0};
+  for (size_t i = 0; i < sizeof places / sizeof places[0]; i++) {
+    snprintf(path, len, "%s%s/ktune-tuner", dir, places[i]);
+    if (executable(path)) {
+      kt__sbuf_free(&tried);
+      return true;
+    }
+    kt__sbuf_printf(&tried, "%s%s", i ? ", " : "", path);
+  }
+  kt__sbuf_printf(why, "no ktune-tuner beside the library (looked for %s; set KTUNE_HELPER to it)", tried.s);
+  kt__sbuf_free(&tried);
+  return false;
+}
+
+/* ---- the helper process ---------------------------------------------- */
+
+enum { REQUEST_FD = 3, REPLY_FD = 4 };
+
+/* The helper gets the request and reply ends as fds 3 and 4, stdin and
+ * stdout on /dev/null (its progress goes to stderr, as a tuning's does), the
+ * application's stderr, default signal handling and no blocked signals. */
+static int spawn_helper(const char *path, int request_fd, int reply_fd, pid_t *pid) {
+  posix_spawn_file_actions_t fa;
+  posix_spawnattr_t attr;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawnattr_init(&attr);
+  /* dup2 onto itself would keep close-on-exec: move both out of the way first. */
+  int req = fcntl(request_fd, F_DUPFD_CLOEXEC, 10), rep = fcntl(reply_fd, F_DUPFD_CLOEXEC, 10);
+  posix_spawn_file_actions_adddup2(&fa, req, REQUEST_FD);
+  posix_spawn_file_actions_adddup2(&fa, rep, REPLY_FD);
+  posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 34)
+  posix_spawn_file_actions_addclosefrom_np(&fa, REPLY_FD + 1); /* the application's other files */
+#endif
+  sigset_t none, defaults;
+  sigemptyset(&none);
+  sigemptyset(&defaults);
+  int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGCHLD, SIGUSR1, SIGUSR2, SIGALRM};
+  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) sigaddset(&defaults, sigs[i]);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  char *argv[] = {(char *)path, "--request", "3", "--reply", "4", NULL};
+  int rc = req < 0 || rep < 0 ? errno : posix_spawn(pid, path, &fa, &attr, argv, environ);
+  if (req >= 0) close(req);
+  if (rep >= 0) close(rep);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
+  return rc;
+}
+
+/* Reads the helper's whole reply (it ends at the helper's exit). */
+static void read_reply(int fd, kt__sbuf *out) {
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof buf)) != 0) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    kt__sbuf_printf(out, "%.*s", (int)n, buf);
+  }
+}
+
+/* How the helper ended, for a message: "was killed by signal 9 (Killed)". */
+static void describe_exit(int status, kt__sbuf *out) {
+  if (WIFSIGNALED(status))
+    kt__sbuf_printf(out, "was killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+  else kt__sbuf_printf(out, "exited with status %d", WEXITSTATUS(status));
+}
+
+static void take_reply(kt__miss_job *j, const char *text, int status) {
+  const char *nl = strchr(text, '\n');
+  size_t word = strcspn(text, " \n");
+  if (nl && word == 5 && strncmp(text, "tuned", 5) == 0) j->outcome = KT__MISS_TUNED;
+  else if (nl && word == 6 && strncmp(text, "stored", 6) == 0) j->outcome = KT__MISS_STORED;
+  else j->outcome = KT__MISS_FAILED;
+  if (j->outcome != KT__MISS_FAILED) {
+    j->config = kt__xstrndup(text + word + 1, (size_t)(nl - text - (ptrdiff_t)word - 1));
+  } else if (nl && strncmp(text, "failed ", 7) == 0) {
+    j->rc = atoi(text + 7);
+    kt__sbuf_printf(&j->why, "the tuning failed: %s", nl + 1);
+  } else {
+    kt__sbuf_printf(&j->why, "the tuning helper (pid %d) ", j->pid);
+    describe_exit(status, &j->why);
+    kt__sbuf_printf(&j->why, " before it replied");
+  }
+}
+
+static void *wait_helper(void *arg) {
+  kt__miss_job *j = arg;
+  kt__sbuf text = {0};
+  read_reply(j->reply_fd, &text);
+  close(j->reply_fd);
+  int status = 0;
+  while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR) continue;
+  take_reply(j, text.s ? text.s : "", status);
+  kt__sbuf_free(&text);
+  finish(j);
+  return NULL;
+}
+
+void kt__miss_job_start(kt__miss_job *j, int request_fd) {
+  char path[4096];
+  kt__sbuf why = {0};
+  int fds[2] = {-1, -1};
+  pid_t pid = 0;
+  if (!kt__miss_helper_path(path, sizeof path, &why)) {
+  } else if (pipe2(fds, O_CLOEXEC) != 0) {
+    kt__sbuf_printf(&why, "no pipe for the tuning helper: %s", strerror(errno));
+  } else {
+    int rc = spawn_helper(path, request_fd, fds[1], &pid);
+    close(fds[1]);
+    if (rc != 0) {
+      kt__sbuf_printf(&why, "the tuning helper %s could not start: %s (set KTUNE_HELPER to the ktune-tuner executable)",
+                      path, strerror(rc));
+      close(fds[0]);
+    }
+  }
+  close(request_fd);
+  if (why.len) {
+    kt__miss_job_fail(j, why.s);
+    kt__sbuf_free(&why);
+    return;
+  }
+  j->pid = pid;
+  j->reply_fd = fds[0];
+  pthread_t th;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  /* Without a thread the caller waits for the helper itself. */
+  if (pthread_create(&th, &attr, wait_helper, j) != 0) wait_helper(j);
+  pthread_attr_destroy(&attr);
+}

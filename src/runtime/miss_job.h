@@ -1,0 +1,52 @@
+/* A tuning on a miss, from the application's side: the helper process
+ * (tune_helper.h) found beside the library, started with posix_spawn, and
+ * waited for by a thread of its own, so that a blocking miss waits on the
+ * job and a background one does not wait at all.
+ *
+ * One job per key in this process: threads (on their own kernel handles)
+ * that miss the same key while its tuning runs get the same job, so one
+ * helper runs; the helper's key lock (key_lock.h) does the same across
+ * processes. The registry is process-wide and locked; nothing here is on
+ * kt_launch's hot path except kt__miss_job_done, one atomic load. */
+#ifndef KT_MISS_JOB_H
+#define KT_MISS_JOB_H
+
+#include <stdbool.h>
+
+#include "../common.h"
+
+typedef struct kt__miss_job kt__miss_job;
+
+typedef enum kt__miss_outcome {
+  KT__MISS_TUNED,  /* the helper tuned it (and printed its own line) */
+  KT__MISS_STORED, /* another process tuned it meanwhile: its stored winner */
+  KT__MISS_FAILED  /* no winner: why() says why */
+} kt__miss_outcome;
+
+/* The job of KEY: the running one, or a new one (*CREATED), which the
+ * caller must then start or fail. A reference for the caller either way. */
+kt__miss_job *kt__miss_job_get(const char *key, bool *created);
+/* Starts the helper on the request in REQUEST_FD (closed here) and the
+ * thread that waits for it. A helper that cannot start fails the job. */
+void kt__miss_job_start(kt__miss_job *j, int request_fd);
+/* Ends a job that could not be started, saying WHY. */
+void kt__miss_job_fail(kt__miss_job *j, const char *why);
+/* Whether the job ended (an acquire load: what it produced is visible). */
+bool kt__miss_job_done(const kt__miss_job *j);
+void kt__miss_job_wait(kt__miss_job *j);
+/* After done: the outcome, the winner's "NAME=VALUE ..." (tuned, stored)
+ * and why it failed (failed). */
+kt__miss_outcome kt__miss_job_outcome(const kt__miss_job *j, const char **config, const char **why);
+/* After a failure: the helper's kt_err for the tuning (KT_NOVALID: no
+ * configuration was valid), 0 when the helper did not start or died. */
+int kt__miss_job_rc(const kt__miss_job *j);
+/* The helper's process id (0 before it started or when it could not). */
+int kt__miss_job_pid(const kt__miss_job *j);
+void kt__miss_job_release(kt__miss_job *j);
+
+/* The helper executable: $KTUNE_HELPER, else ktune-tuner beside the
+ * library (found with dladdr: the library's own folder, the libexec folder
+ * of its installation prefix). False with the places looked at in WHY. */
+bool kt__miss_helper_path(char *path, size_t len, kt__sbuf *why);
+
+#endif

@@ -1,0 +1,191 @@
+/* The tuning helper process (tune_helper.h). */
+#include "tune_helper.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../handles/context.h"
+#include "../tuner/result.h"
+#include "key_lock.h"
+#include "tune_request.h"
+
+static volatile int stop_flag;
+
+/* SIGINT, SIGTERM, SIGHUP (Ctrl-C reaches the helper with its
+ * application, which shares its process group): stop soon, keeping what
+ * was measured, as `ktune tune` does. */
+static void on_signal(int sig) {
+  (void)sig;
+  stop_flag = 1;
+  kt_interrupt();
+}
+
+static void install_signals(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal; /* no SA_RESTART: a wait for the lock returns */
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
+  signal(SIGPIPE, SIG_IGN); /* an application gone: the reply is lost, the results are stored */
+}
+
+static void reply(int fd, const char *text) {
+  size_t len = strlen(text);
+  while (len) {
+    ssize_t w = write(fd, text, len);
+    if (w <= 0) return;
+    text += w;
+    len -= (size_t)w;
+  }
+}
+
+static void reply_failed(int fd, int rc, const char *msg) {
+  char head[32];
+  snprintf(head, sizeof head, "failed %d\n", rc);
+  reply(fd, head);
+  reply(fd, msg);
+}
+
+static kt_options context_options(const kt__tune_request *r) {
+  kt_options o = {0};
+  o.backend = (kt_backend_kind)r->backend;
+  o.device = r->device;
+  o.db_path = kt__tune_request_text(r, r->db);
+  o.no_db = r->no_db;
+  o.jobs = r->jobs;
+  o.quiet = r->quiet;
+  o.compile_timeout_s = r->compile_timeout_s;
+  o.run_timeout_s = r->run_timeout_s;
+  o.max_tensor_bytes = r->max_tensor_bytes;
+  return o;
+}
+
+static kt_tune_options tune_options(const kt__tune_request *r) {
+  return (kt_tune_options){.strategy = kt__tune_request_text(r, r->strategy),
+                           .budget_configs = (long)r->budget_configs,
+                           .budget_s = r->budget_s,
+                           .seed = r->seed,
+                           .no_cache = r->no_cache,
+                           .finalists = r->finalists,
+                           .rounds = r->rounds,
+                           .retry_failed = r->retry_failed};
+}
+
+/* The kernel of the request, its sizes and pins set, its tensors the
+ * caller's (ARGS, into the mapped request). */
+static int load_kernel(kt_context *ctx, const kt__tune_request *r, void **args, kt_kernel **out) {
+  const kt__backend *be = kt__backend_of(r->backend);
+  KT__RETURN_IF(!be, &ctx->err, KT_INVALID, "ktune-tuner: the request names no backend");
+  kt_kernel *k = NULL;
+  KT__FORWARD(kt_kernel_load_string(ctx, kt__tune_request_text(r, r->path), kt__tune_request_text(r, r->source),
+                                    be->extensions[0] + 1, kt__tune_request_text(r, r->kernel), &k));
+  *out = k;
+  KT__RETURN_IF(
+      strcmp(k->source_hash, r->source_hash) != 0 || k->decl->nsizes != r->nsizes || k->decl->nparams != r->nparams,
+      &ctx->err, KT_INTERNAL, "ktune-tuner: the kernel read back differs from the application's");
+  for (int i = 0; i < r->nsizes; i++) KT__FORWARD(kt_kernel_set_size(k, k->decl->sizes[i], r->sizes[i]));
+  KT__FORWARD(kt_kernel_pin(k, kt__tune_request_text(r, r->pins)));
+  for (int i = 0; i < r->nparams; i++) args[i] = r->tensor[i].len ? (char *)r + r->tensor[i].offset : NULL;
+  k->tune_args = args;
+  return KT_OK;
+}
+
+/* The winner stored for the key, when another process tuned it while this
+ * one waited for the lock. */
+static char *stored_winner(kt_kernel *k, const kt__tune_request *r) {
+  kt__store *store = kt__context_store(k->ctx);
+  if (!store) return NULL;
+  kt__sbuf key_sizes = {0};
+  kt__kernel_key_sizes(k, r->sizes, &key_sizes);
+  kt__store_key key = {k->source_hash, k->decl->name, &r->device_info, key_sizes.s, NULL};
+  char *config = NULL;
+  double secs;
+  kt__errbuf eb;
+  if (kt__store_winner(store, &key, &config, &secs, &eb) != KT_OK) config = NULL;
+  kt__sbuf_free(&key_sizes);
+  return config;
+}
+
+/* Tunes and replies; the winner of an interrupted tuning still counts. */
+static void tune_and_reply(kt_kernel *k, const kt__tune_request *r, int out) {
+  kt_tune_options o = tune_options(r);
+  kt_result *res = NULL;
+  int rc = kt_tune(k, &o, &res);
+  if (res && res->winner >= 0) {
+    kt__sbuf cfg = {0};
+    kt__result_config_string(res, &res->trials[res->winner], &cfg);
+    kt__sbuf_printf(&cfg, "%s", ""); /* an empty configuration is still a string */
+    reply(out, "tuned ");
+    reply(out, cfg.s);
+    reply(out, "\n");
+    kt__sbuf_free(&cfg);
+  } else {
+    reply_failed(out, rc == KT_OK ? KT_NOVALID : rc, kt_errmsg(k->ctx));
+  }
+  kt_result_destroy(res);
+}
+
+static int serve(const kt__tune_request *r, int out) {
+  kt_options opts = context_options(r);
+  kt_context *ctx = NULL;
+  kt_kernel *k = NULL;
+  void *args[KT__RT_MAX_ARGS] = {0};
+  int rc = kt_context_create(&opts, &ctx);
+  if (rc == KT_OK) rc = load_kernel(ctx, r, args, &k);
+  int lock = -1;
+  if (rc == KT_OK && !r->no_db)
+    rc = kt__key_lock(kt__tune_request_text(r, r->db), kt__tune_request_text(r, r->key), &stop_flag, &lock, &ctx->err);
+  char *stored = rc == KT_OK && !r->no_db ? stored_winner(k, r) : NULL;
+  if (rc != KT_OK) {
+    reply_failed(out, rc, kt_errmsg(ctx));
+  } else if (stored) {
+    reply(out, "stored ");
+    reply(out, stored);
+    reply(out, "\n");
+  } else {
+    tune_and_reply(k, r, out);
+  }
+  free(stored);
+  if (lock >= 0) close(lock); /* after the winner is stored */
+  kt_kernel_destroy(k);
+  kt_context_destroy(ctx);
+  return 0;
+}
+
+static bool parse_fd(const char *s, int *fd) {
+  char *end;
+  long v = s ? strtol(s, &end, 10) : -1;
+  if (!s || end == s || *end || v < 0 || v > 1 << 20) return false;
+  *fd = (int)v;
+  return true;
+}
+
+int kt__tune_helper_main(int argc, char **argv) {
+  int in = -1, out = -1;
+  if (argc != 5 || strcmp(argv[1], "--request") != 0 || !parse_fd(argv[2], &in) || strcmp(argv[3], "--reply") != 0 ||
+      !parse_fd(argv[4], &out)) {
+    fprintf(stderr, "usage: ktune-tuner --request FD --reply FD\n"
+                    "ktune-tuner is the tuning process kt_launch starts on a miss; it is not run by hand.\n");
+    return 2;
+  }
+  install_signals();
+  const kt__tune_request *r = NULL;
+  size_t len = 0;
+  kt__errbuf eb = {{0}};
+  if (kt__tune_request_map(in, &r, &len, &eb) != KT_OK) {
+    fprintf(stderr, "%s\n", eb.msg);
+    reply_failed(out, KT_INVALID, eb.msg);
+    return 2;
+  }
+  close(in);
+  int status = serve(r, out);
+  munmap((void *)r, len);
+  close(out);
+  return status;
+}

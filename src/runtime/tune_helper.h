@@ -1,0 +1,17 @@
+/* The tuning helper, ktune-tuner: the process kt_launch starts with
+ * posix_spawn on a miss, so that the tuning runs in a process that
+ * inherits no driver state from the application (which may have
+ * initialised CUDA or OpenCL, and whose forked children could not use
+ * them). It reads the request (tune_request.h) on one descriptor, waits
+ * for the key's lock (key_lock.h), tunes on the caller's data unless the
+ * winner was stored meanwhile, stores the results as it measures them,
+ * and answers on another descriptor with one line: "tuned CONFIG",
+ * "stored CONFIG" or "failed CODE" followed by the message. */
+#ifndef KT_TUNE_HELPER_H
+#define KT_TUNE_HELPER_H
+
+/* The helper's main: `ktune-tuner --request FD --reply FD`; exit status 0
+ * when it replied, 2 for bad arguments or a bad request. */
+int kt__tune_helper_main(int argc, char **argv);
+
+#endif

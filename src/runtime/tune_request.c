@@ -1,0 +1,167 @@
+/* The request of a tuning on a miss (tune_request.h). */
+#include "tune_request.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../launch/args.h"
+
+enum { PAGE = 4096 };
+static const uint64_t MAGIC = 0x31307165726b746bull; /* "ktkreq01" */
+
+static uint64_t round_up(uint64_t v) { return (v + PAGE - 1) / PAGE * PAGE; }
+
+/* The strings of a request, laid out after its header. */
+typedef struct strings {
+  const char *text[7];
+  kt__tune_span *span[7];
+  int n;
+  uint64_t end;
+} strings;
+
+static void add_string(strings *s, const char *text, kt__tune_span *span) {
+  s->text[s->n] = text;
+  s->span[s->n++] = span;
+  if (!text) return;
+  span->offset = s->end;
+  span->len = strlen(text);
+  s->end += span->len + 1;
+}
+
+/* "NAME=VALUE ..." of K's pins, for kt_kernel_pin in the helper. */
+static void format_pins(const kt_kernel *k, kt__sbuf *out) {
+  for (int i = 0; i < k->config.n; i++)
+    if (k->pins.set[i])
+      kt__sbuf_printf(out, "%s%s=%lld", out->len ? " " : "", k->config.names[i], (long long)k->pins.values[i]);
+}
+
+static void describe(const kt_kernel *k, const int64_t *sizes, kt__tune_request *r) {
+  const kt_options *o = &k->ctx->opts;
+  const kt_tune_options *t = o->miss_tune;
+  r->magic = MAGIC;
+  for (int kind = KT_BACKEND_AUTO + 1; kt__backend_of(kind); kind++) /* the one the kernel got */
+    if (kt__backend_of(kind) == k->backend) r->backend = kind;
+  r->device = o->device;
+  r->jobs = o->jobs;
+  r->quiet = o->quiet;
+  r->compile_timeout_s = o->compile_timeout_s;
+  r->run_timeout_s = o->run_timeout_s;
+  r->max_tensor_bytes = o->max_tensor_bytes;
+  if (t) {
+    r->budget_configs = t->budget_configs;
+    r->budget_s = t->budget_s;
+    r->seed = t->seed;
+    r->no_cache = t->no_cache;
+    r->finalists = t->finalists;
+    r->rounds = t->rounds;
+    r->retry_failed = t->retry_failed;
+  }
+  memcpy(r->source_hash, k->source_hash, sizeof r->source_hash);
+  r->nsizes = k->decl->nsizes;
+  memcpy(r->sizes, sizes, (size_t)k->decl->nsizes * sizeof *sizes);
+  r->nparams = k->decl->nparams;
+}
+
+/* Copies the caller's in and inout tensors into the request at BASE. */
+static int copy_tensors(const kt__backend *be, void *state, const kt__argset *a, void *const *args, void *stream,
+                        char *base, const kt__tune_request *r, kt__errbuf *eb) {
+  KT__FORWARD(kt__be_wait(be, state, stream, eb));
+  for (int i = 0; i < a->ntensors; i++) {
+    const kt__host_tensor *t = &a->tensors[i];
+    const kt__tune_span *s = &r->tensor[t->param];
+    if (s->len) KT__FORWARD(kt__be_download(be, state, base + s->offset, args[t->param], s->len, eb));
+  }
+  return KT_OK;
+}
+
+int kt__tune_request_create(const kt_kernel *k, const kt__backend *be, void *state, const kt__device_info *dev,
+                            const int64_t *sizes, void *const *args, void *stream, const char *db, const char *key,
+                            int *fd, kt__errbuf *eb) {
+  const kt__kernel_decl *d = k->decl;
+  kt__env env = {(const char *const *)d->sizes, sizes, d->nsizes, NULL};
+  kt__argset *a = NULL;
+  KT__FORWARD(kt__argset_plan(d, &env, k->ctx->opts.max_tensor_bytes, &a, eb));
+  kt__tune_request r = {0};
+  describe(k, sizes, &r);
+  r.device_info = *dev;
+  r.no_db = db == NULL;
+  kt__sbuf pins = {0};
+  format_pins(k, &pins);
+  strings s = {.end = sizeof r};
+  const kt_tune_options *t = k->ctx->opts.miss_tune;
+  add_string(&s, k->file->src.path, &r.path);
+  add_string(&s, k->file->src.text, &r.source);
+  add_string(&s, d->name, &r.kernel);
+  add_string(&s, db, &r.db);
+  add_string(&s, t ? t->strategy : NULL, &r.strategy);
+  add_string(&s, pins.s ? pins.s : "", &r.pins);
+  add_string(&s, key, &r.key);
+  uint64_t end = round_up(s.end);
+  for (int i = 0; i < a->ntensors; i++) {
+    const kt__host_tensor *ht = &a->tensors[i];
+    if (ht->mode == KT__MODE_OUT || !args[ht->param] || !ht->bytes) continue;
+    r.tensor[ht->param] = (kt__tune_span){end, ht->bytes};
+    end = round_up(end + ht->bytes);
+  }
+  r.total_bytes = end;
+  int rc = KT_OK;
+  *fd = memfd_create("ktune-tune-request", MFD_CLOEXEC);
+  char *base = MAP_FAILED;
+  if (*fd < 0 || ftruncate(*fd, (off_t)end) != 0 ||
+      (base = mmap(NULL, end, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0)) == MAP_FAILED) {
+    rc = kt__err(eb, KT_IO, "kt_launch: cannot make the %.3g MB request of a tuning in memory: %s", (double)end / 1e6,
+                 strerror(errno));
+  } else {
+    memcpy(base, &r, sizeof r);
+    for (int i = 0; i < s.n; i++)
+      if (s.text[i]) memcpy(base + s.span[i]->offset, s.text[i], s.span[i]->len + 1);
+    rc = copy_tensors(be, state, a, args, stream, base, &r, eb);
+  }
+  if (base != MAP_FAILED) munmap(base, end);
+  if (rc != KT_OK && *fd >= 0) close(*fd), *fd = -1;
+  kt__sbuf_free(&pins);
+  kt__argset_free(a);
+  return rc;
+}
+
+static bool span_fits(const kt__tune_request *r, kt__tune_span s, bool text) {
+  if (!s.offset && !s.len) return true;
+  return s.offset >= sizeof *r && s.offset <= r->total_bytes && s.len + (text ? 1 : 0) <= r->total_bytes - s.offset &&
+         (!text || ((const char *)r)[s.offset + s.len] == 0);
+}
+
+static bool request_valid(const kt__tune_request *r) {
+  const kt__tune_span *text[] = {&r->path, &r->source, &r->kernel, &r->db, &r->strategy, &r->pins, &r->key};
+  for (size_t i = 0; i < sizeof text / sizeof text[0]; i++)
+    if (!span_fits(r, *text[i], true)) return false;
+  if (r->nsizes < 0 || r->nsizes > KT__RT_MAX_SIZES || r->nparams < 0 || r->nparams > KT__RT_MAX_ARGS) return false;
+  for (int i = 0; i < r->nparams; i++)
+    if (!span_fits(r, r->tensor[i], false)) return false;
+  return r->source.len && r->kernel.len && r->source_hash[64] == 0;
+}
+
+int kt__tune_request_map(int fd, const kt__tune_request **out, size_t *len, kt__errbuf *eb) {
+  struct stat st;
+  *out = NULL;
+  KT__RETURN_IF(fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof(kt__tune_request), eb, KT_INVALID,
+                "ktune-tuner: file descriptor %d holds no tuning request (it is started by kt_launch)", fd);
+  void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+  KT__RETURN_IF(p == MAP_FAILED, eb, KT_IO, "ktune-tuner: cannot map the request: %s", strerror(errno));
+  const kt__tune_request *r = p;
+  if (r->magic != MAGIC || r->total_bytes != (uint64_t)st.st_size || !request_valid(r)) {
+    munmap(p, (size_t)st.st_size);
+    return kt__err(eb, KT_INVALID,
+                   "ktune-tuner: the request is malformed or from another ktune version (use the ktune-tuner "
+                   "installed with this library, or unset KTUNE_HELPER)");
+  }
+  *out = r;
+  *len = (size_t)st.st_size;
+  return KT_OK;
+}
+
+const char *kt__tune_request_text(const kt__tune_request *r, kt__tune_span s) {
+  return s.offset ? (const char *)r + s.offset : NULL;
+}

@@ -1,0 +1,57 @@
+/* What kt_launch hands the tuning helper (ktune-tuner) on a miss: one
+ * memfd holding a fixed header, the strings it points at (the kernel's
+ * source, its name, the database, the tuning options) and a page-aligned
+ * copy of each of the caller's in and inout tensors, which the helper maps
+ * and tunes on. The application writes it once and closes its end; the
+ * helper only reads it. Both ends are built from the same sources, so the
+ * layout needs no versioning beyond its magic and size checks. */
+#ifndef KT_TUNE_REQUEST_H
+#define KT_TUNE_REQUEST_H
+
+#include "../handles/context.h"
+#include "../handles/runtime_table.h"
+
+/* Where a string or a tensor lies in the request, from its start; strings
+ * are NUL-terminated (LEN does not count it); a tensor of LEN 0 was not
+ * passed (outputs, and NULL pointers). */
+typedef struct kt__tune_span {
+  uint64_t offset, len;
+} kt__tune_span;
+
+typedef struct kt__tune_request {
+  uint64_t magic;
+  uint64_t total_bytes;
+  /* the context */
+  int32_t backend, device, no_db, jobs, quiet;
+  double compile_timeout_s, run_timeout_s;
+  uint64_t max_tensor_bytes;
+  /* kt_options.miss_tune */
+  int64_t budget_configs;
+  double budget_s;
+  uint64_t seed;
+  int32_t no_cache, finalists, rounds, retry_failed;
+  /* the kernel, the key and its device as this process saw it */
+  char source_hash[65];
+  kt__device_info device_info;
+  int32_t nsizes;
+  int64_t sizes[KT__RT_MAX_SIZES];
+  kt__tune_span path, source, kernel, db, strategy, pins, key;
+  int32_t nparams;
+  kt__tune_span tensor[KT__RT_MAX_ARGS];
+} kt__tune_request;
+
+/* Writes the request for K at SIZES into a new memfd (*FD, close-on-exec):
+ * the caller's in/inout tensors in ARGS are copied out of BE's buffers (of
+ * device DEV, opened as STATE in this process) after
+ * the work on STREAM is done (the caller's buffers are only read). DB is the
+ * database the helper stores into (NULL: none); KEY names the tuning for
+ * the helper's lock. */
+int kt__tune_request_create(const kt_kernel *k, const kt__backend *be, void *state, const kt__device_info *dev,
+                            const int64_t *sizes, void *const *args, void *stream, const char *db, const char *key,
+                            int *fd, kt__errbuf *eb);
+/* Maps the request of FD read-only after checking it; *LEN for munmap. */
+int kt__tune_request_map(int fd, const kt__tune_request **out, size_t *len, kt__errbuf *eb);
+/* String S of R, or NULL when it was not given. */
+const char *kt__tune_request_text(const kt__tune_request *r, kt__tune_span s);
+
+#endif

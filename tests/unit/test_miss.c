@@ -1,0 +1,524 @@
+/* Tuning on a miss through the helper process (ktune-tuner): the caller's
+ * data, blocking and background policies, one tuning per key across
+ * threads and processes, a helper that cannot start or is killed, no
+ * process left behind, and an application that initialised OpenCL itself
+ * (PoCL in CI). Every case has its own database in its own temporary
+ * directory. */
+#include "harness.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend/opencl_api.h"
+#include "handles/context.h"
+#include "runtime/runtime.h"
+
+__attribute__((constructor)) static void use_built_helper(void) { setenv("KTUNE_HELPER", KTUNE_HELPER_PATH, 0); }
+
+/* ---- fixtures --------------------------------------------------------- */
+
+static char tmpdir[64];
+static pid_t tmp_owner;
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
+  (void)sb, (void)flag, (void)ftw;
+  return remove(path);
+}
+
+static void remove_tmpdir(void) {
+  if (tmpdir[0] && getpid() == tmp_owner) nftw(tmpdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static const char *tmp_path(const char *name) {
+  static char buf[8][256];
+  static int next;
+  char *p = buf[next++ % 8];
+  if (!tmpdir[0]) {
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/kt-miss-XXXXXX");
+    ASSERT_TRUE(mkdtemp(tmpdir) != NULL);
+    tmp_owner = getpid();
+    atexit(remove_tmpdir);
+  }
+  snprintf(p, 256, "%s/%s", tmpdir, name);
+  return p;
+}
+
+static kt_context *context(kt_miss_policy policy, const kt_tune_options *tune) {
+  kt_options o = {0};
+  o.db_path = tmp_path("results.db");
+  o.quiet = 1;
+  o.miss_policy = policy;
+  o.miss_tune = tune;
+  kt_context *ctx = NULL;
+  ASSERT_EQ(kt_context_create(&o, &ctx), KT_OK);
+  return ctx;
+}
+
+static kt_kernel *load(kt_context *ctx, const char *label, const char *src, const char *lang) {
+  kt_kernel *k = NULL;
+  int rc = kt_kernel_load_string(ctx, label, src, lang, NULL, &k);
+  if (rc != KT_OK) kt_test_fail(__FILE__, __LINE__, "load: %s", kt_errmsg(ctx));
+  return k;
+}
+
+/* stderr into a file while a case runs, read back with captured(). */
+static int saved_stderr = -1, capture_fd = -1;
+
+static void capture_start(void) {
+  fflush(stderr);
+  saved_stderr = dup(2);
+  capture_fd = open(tmp_path("stderr.txt"), O_RDWR | O_CREAT | O_TRUNC, 0600);
+  ASSERT_TRUE(saved_stderr >= 0 && capture_fd >= 0);
+  dup2(capture_fd, 2);
+}
+
+/* What was printed so far (static); the capture goes on. */
+static const char *captured(void) {
+  static char text[65536];
+  fflush(stderr);
+  ssize_t n = pread(capture_fd, text, sizeof text - 1, 0);
+  text[n > 0 ? n : 0] = 0;
+  return text;
+}
+
+static void capture_end(void) {
+  fflush(stderr);
+  dup2(saved_stderr, 2);
+  close(saved_stderr);
+  close(capture_fd);
+}
+
+static int count(const char *hay, const char *needle) {
+  int n = 0;
+  for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle)) n++;
+  return n;
+}
+
+static void sleep_s(double s) {
+  struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+  nanosleep(&ts, NULL);
+}
+
+/* Processes whose environment holds MARK (this case's helpers, their
+ * zygotes and workers, which inherit it). */
+static int processes_marked(const char *mark) {
+  DIR *d = opendir("/proc");
+  int n = 0;
+  struct dirent *de;
+  while (d && (de = readdir(d))) {
+    char path[300], env[65536];
+    if (de->d_name[0] < '1' || de->d_name[0] > '9' || atoi(de->d_name) == getpid()) continue;
+    snprintf(path, sizeof path, "/proc/%s/environ", de->d_name);
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) continue;
+    ssize_t len = read(fd, env, sizeof env - 1);
+    close(fd);
+    for (ssize_t i = 0; i < len; i++)
+      if (env[i] == 0) env[i] = '\n';
+    env[len > 0 ? len : 0] = 0;
+    if (strstr(env, mark)) n++;
+  }
+  if (d) closedir(d);
+  return n;
+}
+
+/* Waits up to 10 s for the processes marked MARK to end; how many remain. */
+static int processes_left(const char *mark) {
+  for (int i = 0; i < 100 && processes_marked(mark); i++) sleep_s(0.1);
+  return processes_marked(mark);
+}
+
+static const char *mark_processes(void) {
+  static char mark[64];
+  snprintf(mark, sizeof mark, "KT_MISS_TEST_MARK=%d-%ld", (int)getpid(), (long)time(NULL));
+  putenv(mark);
+  return mark;
+}
+
+/* ---- kernels ---------------------------------------------------------- */
+
+/* y = 2x + 1 for every configuration; the default (U=1) is slow, so that a
+ * tuning picks another one, and every configuration takes SPIN loops. */
+static const char *slow_default_src = "// @autotune(U in [1, 2, 4, 8])\n"
+                                      "// @kernel affine(x: in tensor<f32>[N], y: out tensor<f32>[N], n: i32 = N)\n"
+                                      "// @dims(N = 256)\n"
+                                      "void affine(const float *x, float *y, int n) {\n"
+                                      "  volatile float s = 0;\n"
+                                      "  for (int r = 0; r < (U == 1 ? 400000 : 20000) + SPIN; r++) s += (float)r;\n"
+                                      "  for (int i = 0; i < n; i++) y[i] = 2.0f * x[i] + 1.0f;\n"
+                                      "}\n";
+
+/* The kernel above with SPIN extra loops in every configuration. */
+static const char *slow_source(long spin) {
+  static char src[1024];
+  snprintf(src, sizeof src, "#define SPIN %ld\n%s", spin, slow_default_src);
+  return src;
+}
+
+static void check_affine(const float *x, const float *y, int n) {
+  for (int i = 0; i < n; i++) ASSERT_EQ(y[i], 2.0f * x[i] + 1.0f);
+}
+
+/* ---- blocking --------------------------------------------------------- */
+
+/* The caller's data reaches the helper: BAD=1 is faster but wrong only on
+ * the sentinel the caller's input holds, so a tuning on generated data
+ * would pick it. */
+TEST(blocking_tunes_in_the_helper_on_the_callers_data) {
+  setenv("KTUNE_PRINT_AUTOTUNING", "1", 1);
+  kt_context *ctx = context(KT_MISS_TUNE, NULL);
+  kt_kernel *k = load(ctx, "sentinel.c",
+                      "// @autotune(BAD in [0, 1])\n"
+                      "// @kernel scale(x: in tensor<f32>[N], y: out tensor<f32>[N], n: i32 = N)\n"
+                      "// @dims(N = 64)\n"
+                      "void scale(const float *x, float *y, int n) {\n"
+                      "  if (!BAD) { volatile float s = 0; for (int r = 0; r < 200000; r++) s += (float)r; }\n"
+                      "  for (int i = 0; i < n; i++) y[i] = 3.0f * x[i];\n"
+                      "  if (BAD && x[0] == 777.0f) y[1] = 0;\n"
+                      "}\n",
+                      "c");
+  float x[64], y[64];
+  for (int i = 0; i < 64; i++) x[i] = (float)i;
+  x[0] = 777.0f;
+  int n = 64;
+  void *args[] = {x, y, &n};
+  capture_start();
+  int rc = kt_launch(k, (int64_t[]){64}, args, NULL);
+  const char *out = captured();
+  capture_end();
+  if (rc != KT_OK) kt_test_fail(__FILE__, __LINE__, "kt_launch: %s\n%s", kt_errmsg(ctx), out);
+  ASSERT_CONTAINS(out, "ktune: kernel scale, key [N=64]: tuned 2 configurations");
+  ASSERT_CONTAINS(out, ": BAD=0\n");
+  for (int i = 0; i < 64; i++) ASSERT_EQ(y[i], 3.0f * x[i]);
+  ASSERT_EQ(x[0], 777.0f); /* inputs are only read */
+  kt_kernel_destroy(k);
+  kt_context_destroy(ctx);
+}
+
+/* A helper that cannot start: the fallback, and the line says why. */
+TEST(missing_helper_falls_back_and_says_why) {
+  setenv("KTUNE_PRINT_AUTOTUNING", "1", 1);
+  setenv("KTUNE_HELPER", tmp_path("no-such-helper"), 1);
+  kt_context *ctx = context(KT_MISS_TUNE, NULL);
+  kt_kernel *k = load(ctx, "affine.c", slow_source(0), "c");
+  float x[256], y[256];
+  for (int i = 0; i < 256; i++) x[i] = (float)i;
+  int n = 256;
+  void *args[] = {x, y, &n};
+  capture_start();
+  int rc = kt_launch(k, (int64_t[]){256}, args, NULL);
+  const char *out = captured();
+  capture_end();
+  setenv("KTUNE_HELPER", KTUNE_HELPER_PATH, 1);
+  ASSERT_EQ(rc, KT_OK);
+  ASSERT_CONTAINS(out, "key [N=256]: default configuration (cannot tune: the tuning helper ");
+  ASSERT_CONTAINS(out, "no-such-helper could not start: No such file or directory (set KTUNE_HELPER");
+  ASSERT_CONTAINS(out, ": U=1\n");
+  check_affine(x, y, n);
+  kt_kernel_destroy(k);
+  kt_context_destroy(ctx);
+}
+
+/* A helper killed before it replies: the fallback, with the signal named. */
+TEST(killed_helper_falls_back_with_the_signal) {
+  setenv("KTUNE_PRINT_AUTOTUNING", "1", 1);
+  const char *script = tmp_path("killer.sh");
+  FILE *f = fopen(script, "w");
+  ASSERT_TRUE(f != NULL);
+  fprintf(f, "#!/bin/sh\nkill -9 $$\n");
+  fclose(f);
+  chmod(script, 0700);
+  setenv("KTUNE_HELPER", script, 1);
+  kt_context *ctx = context(KT_MISS_TUNE, NULL);
+  kt_kernel *k = load(ctx, "affine.c", slow_source(0), "c");
+  float x[256], y[256];
+  for (int i = 0; i < 256; i++) x[i] = (float)i;
+  int n = 256;
+  void *args[] = {x, y, &n};
+  capture_start();
+  int rc = kt_launch(k, (int64_t[]){256}, args, NULL);
+  const char *out = captured();
+  capture_end();
+  setenv("KTUNE_HELPER", KTUNE_HELPER_PATH, 1);
+  ASSERT_EQ(rc, KT_OK);
+  ASSERT_CONTAINS(out, "default configuration (cannot tune: the tuning helper (pid ");
+  ASSERT_CONTAINS(out, ") was killed by signal 9 (Killed) before it replied)");
+  check_affine(x, y, n);
+  kt_kernel_destroy(k);
+  kt_context_destroy(ctx);
+}
+
+/* ---- background ------------------------------------------------------- */
+
+/* The first call launches the default at once; a later one the winner. */
+TEST(background_launches_the_fallback_then_the_winner) {
+  setenv("KTUNE_PRINT_AUTOTUNING", "1", 1);
+  const char *mark = mark_processes();
+  kt_context *ctx = context(KT_MISS_BACKGROUND, NULL);
+  kt_kernel *k = load(ctx, "affine.c", slow_source(500000), "c"); /* a millisecond a run */
+  float x[256], y[256];
+  for (int i = 0; i < 256; i++) x[i] = (float)i;
+  int n = 256;
+  void *args[] = {x, y, &n};
+  capture_start();
+  ASSERT_EQ(kt_launch(k, (int64_t[]){256}, args, NULL), KT_OK);
+  check_affine(x, y, n);
+  ASSERT_CONTAINS(captured(), "key [N=256]: default configuration while the tuning runs in the background");
+  /* The first call did not wait for the tuning (its line comes later). */
+  ASSERT_TRUE(strstr(captured(), ": tuned ") == NULL);
+  /* Later calls, until the winner is adopted (a minute at most). */
+  for (int i = 0; i < 600 && !strstr(captured(), "background tuning"); i++) {
+    memset(y, 0, sizeof y);
+    ASSERT_EQ(kt_launch(k, (int64_t[]){256}, args, NULL), KT_OK);
+    check_affine(x, y, n);
+    sleep_s(0.1);
+  }
+  memset(y, 0, sizeof y);
+  ASSERT_EQ(kt_launch(k, (int64_t[]){256}, args, NULL), KT_OK);
+  check_affine(x, y, n);
+  const char *out = captured();
+  capture_end();
+  ASSERT_CONTAINS(out, "key [N=256]: tuned 4 configurations");
+  ASSERT_CONTAINS(out, "key [N=256]: background tuning's winner in ");
+  ASSERT_EQ(count(out, "background tuning's winner"), 1); /* adopted once */
+  ASSERT_TRUE(strstr(strstr(out, "background tuning's winner"), ": U=1\n") == NULL);
+  ASSERT_EQ(processes_left(mark), 0);
+  kt_kernel_destroy(k);
+  kt_context_destroy(ctx);
+}
+
+/* A background helper killed mid-tuning: the application stays on the
+ * fallback, says so once, and the helper's zygote and worker are gone. */
+TEST(background_helper_killed_mid_tuning) {
+  setenv("KTUNE_PRINT_AUTOTUNING", "1", 1);
+  const char *mark = mark_processes();
+  kt_context *ctx = context(KT_MISS_BACKGROUND, NULL);
+  kt_kernel *k = load(ctx, "affine.c", slow_source(20000000), "c"); /* a tenth of a second a run */
+  float x[256], y[256];
+  for (int i = 0; i < 256; i++) x[i] = (float)i;
+  int n = 256;
+  void *args[] = {x, y, &n};
+  capture_start();
+  ASSERT_EQ(kt_launch(k, (int64_t[]){256}, args, NULL), KT_OK);
+  const char *at = strstr(captured(), "(ktune-tuner pid ");
+  ASSERT_TRUE(at != NULL);
+  int pid = atoi(at + strlen("(ktune-tuner pid "));
+  ASSERT_TRUE(pid > 1);
+  sleep_s(1.0); /* measuring by now */
+  ASSERT_EQ(kill(pid, SIGKILL), 0);
+  for (int i = 0; i < 100 && !strstr(captured(), "background tuning"); i++) {
+    ASSERT_EQ(kt_launch(k, (int64_t[]){256}, args, NULL), KT_OK);
+    sleep_s(0.1);
+  }
+  memset(y, 0, sizeof y);
+  ASSERT_EQ(kt_launch(k, (int64_t[]){256}, args, NULL), KT_OK);
+  check_affine(x, y, n);
+  const char *out = captured();
+  capture_end();
+  char want[128];
+  snprintf(want, sizeof want, "background tuning failed, kept the fallback (the tuning helper (pid %d) was killed",
+           pid);
+  ASSERT_CONTAINS(out, want);
+  ASSERT_CONTAINS(out, "signal 9 (Killed) before it replied) in ");
+  ASSERT_EQ(processes_left(mark), 0);
+  kt_kernel_destroy(k);
+  kt_context_destroy(ctx);
+}
+
+/* An application that exits while its background tuning runs: the helper
+ * finishes that tuning and stores the winner, then nothing is left. */
+TEST(background_tuning_finishes_after_the_application_exits) {
+  setenv("KTUNE_PRINT_AUTOTUNING", "1", 1);
+  const char *mark = mark_processes();
+  capture_start();
+  fflush(NULL);
+  pid_t app = fork();
+  if (app == 0) {
+    kt_context *ctx = context(KT_MISS_BACKGROUND, NULL);
+    kt_kernel *k = load(ctx, "affine.c", slow_source(0), "c");
+    float x[256], y[256];
+    for (int i = 0; i < 256; i++) x[i] = (float)i;
+    int n = 256;
+    void *args[] = {x, y, &n};
+    int rc = kt_launch(k, (int64_t[]){256}, args, NULL);
+    fflush(NULL);
+    _exit(rc == KT_OK ? 0 : 1); /* at once, the tuning still running */
+  }
+  int status = -1;
+  ASSERT_EQ(waitpid(app, &status, 0), app);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  ASSERT_EQ(processes_left(mark), 0); /* the helper ended once its tuning was stored */
+  const char *out = captured();
+  capture_end();
+  ASSERT_CONTAINS(out, "while the tuning runs in the background");
+  ASSERT_CONTAINS(out, "key [N=256]: tuned 4 configurations");
+  /* The next run of the application finds the winner stored. */
+  kt_context *ctx = context(KT_MISS_BACKGROUND, NULL);
+  kt_kernel *k = load(ctx, "affine.c", slow_source(0), "c");
+  float x[256], y[256];
+  for (int i = 0; i < 256; i++) x[i] = (float)i;
+  int n = 256;
+  void *args[] = {x, y, &n};
+  capture_start();
+  ASSERT_EQ(kt_launch(k, (int64_t[]){256}, args, NULL), KT_OK);
+  out = captured();
+  capture_end();
+  ASSERT_CONTAINS(out, "key [N=256]: stored winner in ");
+  check_affine(x, y, n);
+  kt_kernel_destroy(k);
+  kt_context_destroy(ctx);
+}
+
+/* ---- one tuning per key ----------------------------------------------- */
+
+typedef struct launcher {
+  kt_context *ctx;
+  kt_kernel *k;
+  float x[256], y[256];
+  int rc;
+} launcher;
+
+static void *launch_thread(void *arg) {
+  launcher *l = arg;
+  int n = 256;
+  void *args[] = {l->x, l->y, &n};
+  l->rc = kt_launch(l->k, (int64_t[]){256}, args, NULL);
+  return NULL;
+}
+
+TEST(two_threads_missing_one_key_tune_once) {
+  setenv("KTUNE_PRINT_AUTOTUNING", "1", 1);
+  launcher l[2];
+  for (int i = 0; i < 2; i++) {
+    l[i].ctx = context(KT_MISS_TUNE, NULL); /* a context and a handle per thread */
+    l[i].k = load(l[i].ctx, "affine.c", slow_source(0), "c");
+    for (int j = 0; j < 256; j++) l[i].x[j] = (float)(j + i);
+  }
+  capture_start();
+  pthread_t th[2];
+  for (int i = 0; i < 2; i++) ASSERT_EQ(pthread_create(&th[i], NULL, launch_thread, &l[i]), 0);
+  for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
+  const char *out = captured();
+  capture_end();
+  for (int i = 0; i < 2; i++) {
+    ASSERT_EQ(l[i].rc, KT_OK);
+    check_affine(l[i].x, l[i].y, 256);
+  }
+  if (count(out, ": tuned ") != 1) kt_test_fail(__FILE__, __LINE__, "expected one tuning:\n%s", out);
+  /* The other thread either waited for that tuning or found its winner stored. */
+  ASSERT_TRUE(strstr(out, "winner of the tuning another thread started") || strstr(out, "stored winner"));
+  for (int i = 0; i < 2; i++) {
+    kt_kernel_destroy(l[i].k);
+    kt_context_destroy(l[i].ctx);
+  }
+}
+
+TEST(two_processes_sharing_a_database_tune_once) {
+  setenv("KTUNE_PRINT_AUTOTUNING", "1", 1);
+  const char *db = tmp_path("results.db");
+  (void)db;
+  capture_start();
+  pid_t pids[2];
+  for (int i = 0; i < 2; i++) {
+    fflush(NULL);
+    pids[i] = fork();
+    if (pids[i] == 0) {
+      kt_context *ctx = context(KT_MISS_TUNE, NULL);
+      kt_kernel *k = load(ctx, "affine.c", slow_source(0), "c");
+      float x[256], y[256];
+      for (int j = 0; j < 256; j++) x[j] = (float)j;
+      int n = 256;
+      void *args[] = {x, y, &n};
+      int rc = kt_launch(k, (int64_t[]){256}, args, NULL);
+      for (int j = 0; j < 256; j++)
+        if (y[j] != 2.0f * x[j] + 1.0f) rc = KT_INTERNAL;
+      kt_kernel_destroy(k);
+      kt_context_destroy(ctx);
+      fflush(NULL);
+      _exit(rc == KT_OK ? 0 : 1);
+    }
+  }
+  for (int i = 0; i < 2; i++) {
+    int status = -1;
+    ASSERT_EQ(waitpid(pids[i], &status, 0), pids[i]);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  const char *out = captured();
+  capture_end();
+  if (count(out, ": tuned ") != 1) kt_test_fail(__FILE__, __LINE__, "expected one tuning:\n%s", out);
+  ASSERT_EQ(count(out, "stored winner"), 1); /* found after the lock, or before asking for it */
+}
+
+/* ---- an application that owns its OpenCL ------------------------------ */
+
+#if KTUNE_HAVE_CL_H
+static const char *scale_cl = "// @autotune(WG in [16, 32, 64])\n"
+                              "// @kernel twice_plus(x: in tensor<f32>[N], y: out tensor<f32>[N], n: i32 = N)\n"
+                              "// @grid(cdiv(N, WG))\n"
+                              "// @block(WG)\n"
+                              "// @dims(N = 1024)\n"
+                              "__kernel void twice_plus(__global const float *x, __global float *y, int n) {\n"
+                              "  int i = get_global_id(0);\n"
+                              "  if (i < n) y[i] = 2.0f * x[i] + 1.0f;\n"
+                              "}\n";
+
+/* The application initialises OpenCL itself (its own platform query,
+ * context and buffer) before kt_launch, then passes buffers of ktune's
+ * context (until the API takes the application's own, the only ones the
+ * backend can read); the miss tunes in the helper on those buffers' data. */
+TEST(opencl_application_misses_and_tunes_through_the_helper) {
+  setenv("KTUNE_PRINT_AUTOTUNING", "1", 1);
+  kt__errbuf eb;
+  const kt__cl_api *cl = kt__cl_load(&eb);
+  if (!cl) kt_test_fail(__FILE__, __LINE__, "OpenCL: %s", eb.msg);
+  cl_platform_id platform;
+  cl_device_id device;
+  cl_int err;
+  ASSERT_EQ(cl->clGetPlatformIDs(1, &platform, NULL), CL_SUCCESS);
+  ASSERT_EQ(cl->clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, NULL), CL_SUCCESS);
+  cl_context own = cl->clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  cl_mem own_buf = cl->clCreateBuffer(own, CL_MEM_READ_WRITE, 4096, NULL, &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+
+  kt_context *ctx = context(KT_MISS_TUNE, NULL);
+  kt_kernel *k = load(ctx, "twice_plus.cl", scale_cl, "cl");
+  void *state = NULL;
+  ASSERT_EQ(kt__runtime_device(k, &state), KT_OK);
+  enum { N = 1000 };
+  float x[N], y[N];
+  for (int i = 0; i < N; i++) x[i] = (float)(i % 97) * 0.5f;
+  void *bx = NULL, *by = NULL;
+  ASSERT_EQ(kt__be_alloc(k->backend, state, sizeof x, &bx, &eb), KT_OK);
+  ASSERT_EQ(kt__be_alloc(k->backend, state, sizeof y, &by, &eb), KT_OK);
+  ASSERT_EQ(kt__be_upload(k->backend, state, bx, x, sizeof x, &eb), KT_OK);
+  int n = N;
+  void *args[] = {bx, by, &n};
+  capture_start();
+  int rc = kt_launch(k, (int64_t[]){N}, args, NULL);
+  const char *out = captured();
+  capture_end();
+  if (rc != KT_OK) kt_test_fail(__FILE__, __LINE__, "kt_launch: %s\n%s", kt_errmsg(ctx), out);
+  ASSERT_CONTAINS(out, "ktune: kernel twice_plus, key [N=1000]: tuned 3 configurations");
+  ASSERT_EQ(kt__be_download(k->backend, state, y, by, sizeof y, &eb), KT_OK);
+  check_affine(x, y, N);
+  kt__be_release(k->backend, state, bx);
+  kt__be_release(k->backend, state, by);
+  kt_kernel_destroy(k);
+  kt_context_destroy(ctx);
+  cl->clReleaseMemObject(own_buf);
+  cl->clReleaseContext(own);
+}
+#else
+/* Like test_opencl: without OpenCL the case fails rather than skips. */
+TEST(opencl_application_misses_and_tunes_through_the_helper) {
+  kt_test_fail(__FILE__, __LINE__, "ktune was built without CL/cl.h: the OpenCL backend is unavailable");
+}
+#endif
