@@ -49,6 +49,13 @@ if [ "${1:-}" = "--tests" ]; then
   shift
 fi
 BUILD=${1:-$ROOT/build-h200}
+# KTUNE_H200_BUILT: a ktune this script built before in this session
+# (tests/gpu/session_h200.sh sets it), reused instead of building again.
+if [ -n "${KTUNE_H200_BUILT:-}" ] && [ -x "$KTUNE_H200_BUILT" ]; then
+  echo "h200_build: reusing $KTUNE_H200_BUILT" >&2
+  echo "$KTUNE_H200_BUILT"
+  exit 0
+fi
 JOBS=$(nproc 2>/dev/null || echo 4)
 LOG="$BUILD/build.log"
 mkdir -p "$BUILD"
