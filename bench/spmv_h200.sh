@@ -15,7 +15,8 @@
 #   bench/spmv_h200.sh                     ROWS=2097152 BUDGET=20s ROUNDS=5 by default
 # Writes to $OUT (default ./spmv-h200-out): summary.txt (the figures),
 # invented.json, real.json (`ktune tune --json`), bench-*.json, build.log.
-# Look for: the two winners (expected to differ: few threads per row on the
+# Look for: "on device 0 (NVIDIA H200): 24 of the 24 valid configurations fit its limits (1024
+# threads per block, ...)"; the two winners (expected to differ: few threads per row on the
 # diagonal, more on the long rows), and "real-data winner is N.NNx the speed
 # of the invented-data winner on the real matrix".
 set -u
@@ -36,6 +37,9 @@ say() { echo "$*" | tee -a "$SUMMARY"; }
 KTUNE=$(bench/h200_build.sh "$WORK/build" 2>"$OUT/build.log" | tail -1)
 [ -x "$KTUNE" ] || { say "build failed: see $OUT/build.log"; exit 1; }
 say "spmv on real and invented data, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), commit $(git rev-parse --short HEAD 2>/dev/null)"
+
+# What the device can launch (ktune space --device: the thread limit, issue 16 item 6).
+"$KTUNE" space kernels/cuda/spmv.cu --device 0 | tail -1 | tee -a "$SUMMARY"
 
 # --- the real matrix ------------------------------------------------------------
 python3 - "$WORK" "$ROWS" <<'PY' | tee -a "$SUMMARY"

@@ -10,7 +10,7 @@
  * Without files the matrix is invented: row_ptr = iota makes one element per
  * row (a permuted diagonal, since the columns are random), where one lane
  * wins. */
-// @autotune(LANES in {1, 4, 16, 64})
+// @autotune(LANES in [1, 4, 16, 64])
 // @kernel spmv(row_ptr: tensor<i32>[ROWS + 1] = iota, col: tensor<i32>[NNZ] = random(0, COLS), val: tensor<f32>[NNZ], x: tensor<f32>[COLS], y: out tensor<f32>[ROWS], rows: i32 = ROWS)
 // @dims(ROWS = 1 << 16, NNZ = ROWS, COLS = ROWS)
 // @verify(atol = 1e-3, rtol = 1e-4)

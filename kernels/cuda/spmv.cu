@@ -10,7 +10,7 @@
 //
 // Without files the matrix is invented: row_ptr = iota gives one element
 // per row, at a random column.
-// @autotune(TPR in {1, 2, 4, 8, 16, 32}, BLOCK in {256, 128, 512, 1024})
+// @autotune(TPR in [1, 2, 4, 8, 16, 32], BLOCK in [256, 128, 512, 1024])
 // @kernel spmv(row_ptr: tensor<i32>[ROWS + 1] = iota, col: tensor<i32>[NNZ] = random(0, COLS), val: tensor<f32>[NNZ], x: tensor<f32>[COLS], y: out tensor<f32>[ROWS], rows: i32 = ROWS)
 // @grid(cdiv(ROWS * TPR, BLOCK))
 // @block(BLOCK)

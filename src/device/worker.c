@@ -440,13 +440,13 @@ static kt__status verify_outputs(child *c, kt__errbuf *eb) {
 }
 
 /* The shape tensor T has in the configuration VALUES (its largest, T's own,
- * unless the shape uses tuned names). */
+ * unless the shape uses tuned names), its first KT__DATA_MAX_DIMS dimensions. */
 static void shape_in(const child *c, const kt__host_tensor *t, const int64_t *values, uint64_t *shape,
                      uint64_t *count) {
   const kt__param *p = &c->s->decl->params[t->param];
   kt__env env = {(const char *const *)c->config.names, values, c->config.n, c->s->sizes};
   *count = 1;
-  for (int d = 0; d < t->ndims; d++) {
+  for (int d = 0; d < t->ndims && d < KT__DATA_MAX_DIMS; d++) {
     int64_t v = (int64_t)t->shape[d];
     kt__eval_error ee;
     if (t->shape_tuned && (kt__expr_eval(p->dims[d], &env, &v, &ee) != 0 || v < 0 || (uint64_t)v > t->shape[d]))

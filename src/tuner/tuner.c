@@ -65,9 +65,9 @@ typedef struct tuning {
   int fault_rc;       /* KT_INVALID once a configuration's expression failed to evaluate (in eb) */
   int store_failures; /* writes to the database that failed, the first in store_eb */
   kt__errbuf store_eb;
-  /* How outputs are judged (judging.c's part of start): the default's
-   * outputs are the reference unless --expect, @reference or a check says
-   * otherwise; then the default is measured like any configuration. */
+  /* How outputs are judged (plan_judging): the default's outputs are the
+   * reference unless --expect, @reference or a check says otherwise; then
+   * the default is measured like any configuration. */
   bool default_is_reference;
   bool default_valid; /* the default satisfies @where */
   bool has_check;
@@ -932,10 +932,6 @@ static int stage_space(tuning *t, int which, const int64_t *base, other_names *o
   return KT_OK;
 }
 
-/* Before anything runs: the default must satisfy @where (bad input), and
- * the pinned space must hold a valid configuration; otherwise no result is
- * made, so that no winner is ever picked from outside the space. Gives the
- * space's size and valid count. */
 /* Whether the default configuration's outputs are the reference: no
  * --expect file, @reference or check gives another. */
 static bool reference_is_default(const tuning *t) {
@@ -944,6 +940,10 @@ static bool reference_is_default(const tuning *t) {
   return !t->k->reference && !t->o.check && !t->k->check_path && !t->d->check;
 }
 
+/* Before anything runs: the default must satisfy @where when it is the
+ * reference (bad input otherwise), and the pinned space must hold a valid
+ * configuration; otherwise no result is made, so that no winner is ever
+ * picked from outside the space. Gives the space's size and valid count. */
 static int check_space(tuning *t, uint64_t *size, uint64_t *valid) {
   other_names other;
   kt__space *space;
