@@ -29,6 +29,9 @@ kt__status kt__nvrtc_build(const kt__build *b, kt__artifact *a, kt__errbuf *eb);
  * kt__cuda_pick_arch; INCLUDE_DIR may be NULL. */
 char **kt__nvrtc_options(const kt__build *b, const char *arch, const char *include_dir, int *count);
 void kt__nvrtc_options_free(char **opts);
+/* The options of B (arch, standard, include folders) for the binary
+ * cache's key; the NVRTC version is the device's toolchain_version. */
+void kt__nvrtc_binary_flags(const kt__build *b, kt__sbuf *out);
 
 /* The CUDA include directory to give NVRTC ($CUDA_HOME/include, else
  * /usr/local/cuda/include), or NULL when neither exists. */

@@ -247,7 +247,7 @@ static int load_config(kt_kernel *k, const int64_t *values, void **fn) {
   if (!t->state) KT__FORWARD(kt__be_open(t->be, k->ctx->opts.device, &t->state, &t->device, eb));
   char tag[64];
   snprintf(tag, sizeof tag, "rt%p-%d", (void *)k, t->nconfigs);
-  kt__build b = {k->file, d, cfg->names, values, cfg->n, &t->device, workdir, tag, 60.0, NULL};
+  kt__build b = {k->file, d, cfg->names, values, cfg->n, &t->device, workdir, tag, 60.0, NULL, &k->ctx->bincache, NULL};
   kt__artifact a = {0};
   kt__status st = kt__be_compile(t->be, &b, &a, eb);
   if (st == KT__ST_OK) st = kt__be_load(t->be, t->state, &b, &a, fn, eb);
@@ -304,11 +304,18 @@ static int check_sizes(kt_kernel *k, const int64_t *sizes) {
   return KT_OK;
 }
 
+/* Whether the kernel runs in the application's own device context
+ * (kt_options.opencl_context, for backends that can share one). */
+static bool in_app_context(const kt_kernel *k) { return k->ctx->opts.opencl_context && k->runtime->be->adopt; }
+
 /* The device identity, part of the results key: read once per handle. */
 static int know_device(kt_kernel *k) {
   kt__runtime_table *t = k->runtime;
   if (t->device_known) return KT_OK;
-  if (t->be->runs_host_code) { /* no driver to keep out of this process */
+  if (in_app_context(k)) { /* the application has the driver open already */
+    const kt_options *o = &k->ctx->opts;
+    KT__FORWARD(kt__be_adopt(t->be, o->opencl_context, o->opencl_device, &t->state, &t->device, &k->ctx->err));
+  } else if (t->be->runs_host_code) { /* no driver to keep out of this process */
     KT__FORWARD(kt__be_open(t->be, k->ctx->opts.device, &t->state, &t->device, &k->ctx->err));
   } else if (probe_device(t->be, k->ctx->opts.device, &t->device, &k->ctx->err) != KT_OK) {
     /* The usual reason: the application initialised the driver already, so

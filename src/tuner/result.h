@@ -13,6 +13,7 @@ typedef struct kt__trial {
   kt__status status;
   kt__stats stats;
   double compile_s;
+  kt__bin_use compile_use; /* how the binary cache served its build (NONE: not built) */
   char *message;         /* why it failed (first lines of a log) */
   char *output;          /* what it printed in the worker (first KT__OUTPUT_KEEP bytes) */
   uint64_t output_bytes; /* how much it printed in all */
@@ -59,6 +60,7 @@ struct kt_result {
   double load_s, verify_s, measure_s; /* device busy, split by phase */
   int compile_threads;
   char *db_path;
+  kt__bincache bincache; /* the binary cache the tuning used */
 };
 
 kt_result *kt__result_create(const char *kernel, const char *file, const char *const *names, int nnames, int ntune);

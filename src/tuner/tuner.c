@@ -346,7 +346,8 @@ static kt__compile_job *make_job(tuning *t, const kt__trial *tr) {
                  .device = &t->r->device,
                  .workdir = t->workdir,
                  .tag = tag,
-                 .timeout_s = compile_timeout(t)};
+                 .timeout_s = compile_timeout(t),
+                 .bincache = &t->k->ctx->bincache};
   return kt__compile_job_new(tr->id, t->k->file, &b);
 }
 
@@ -405,6 +406,7 @@ static bool take_compiled(tuning *t, kt__compile_job *j, kt__trial *tr) {
     t->compiles++;
   }
   bool ok = j->status == KT__ST_OK;
+  if (j->status != KT__ST_PENDING) tr->compile_use = j->artifact.cache_use;
   if (!ok) {
     tr->status = j->status == KT__ST_PENDING ? KT__ST_PENDING : KT__ST_COMPILE;
     set_message(tr, j->artifact.log ? j->artifact.log : j->err.msg);
@@ -450,6 +452,7 @@ static void evaluate(tuning *t, kt__trial *tr, kt__req_kind kind, double until) 
   set_message(tr, rep.msg);
   set_output(tr, &rep.output);
   tr->load_s = rep.load_s, tr->verify_s = rep.verify_s, tr->measure_s = rep.measure_s;
+  if (!tr->compile_use) tr->compile_use = rep.compile_use; /* built at load, in the worker */
   t->r->load_s += rep.load_s, t->r->verify_s += rep.verify_s, t->r->measure_s += rep.measure_s;
   if (rep.status == KT__ST_OK) {
     tr->stats = rep.stats;
@@ -963,6 +966,7 @@ static int start(tuning *t) {
   uint64_t size, valid;
   KT__FORWARD(check_space(t, &size, &valid));
   t->r = kt__result_create(d->name, t->k->file->src.path, t->cfg->names, t->cfg->n, t->cfg->ntune);
+  t->r->bincache = t->k->ctx->bincache;
   t->r->space_size = size;
   t->r->valid_size = valid;
   t->r->budget_s = t->o.budget_s > 0 ? t->o.budget_s : 0;
@@ -981,7 +985,8 @@ static int start(tuning *t) {
                          .args = t->args,
                          .atol = -1, /* the worker applies @verify and per-type defaults */
                          .rtol = -1,
-                         .workdir = t->workdir};
+                         .workdir = t->workdir,
+                         .bincache = &t->k->ctx->bincache};
   /* The worker opens its device (a CUDA context: 0.26 s on the H200) while
    * the tuner writes the tensors it will upload. */
   KT__FORWARD(kt__worker_launch(&ws, &t->worker, t->eb));
