@@ -441,6 +441,12 @@ static void ask_twice_on_failure(tuning *t, const kt__request *req, kt__reply *r
   free(first);
 }
 
+/* Backends that build at load build in the worker: its first reply for a
+ * configuration says how the binary cache served that build. */
+static void note_load_build(kt__trial *tr, const kt__reply *rep) {
+  if (!tr->compile_use) tr->compile_use = rep->compile_use;
+}
+
 /* One verified run and measurement, bounded by UNTIL (0: no limit). */
 static void evaluate(tuning *t, kt__trial *tr, kt__req_kind kind, double until) {
   kt__request req;
@@ -452,7 +458,7 @@ static void evaluate(tuning *t, kt__trial *tr, kt__req_kind kind, double until) 
   set_message(tr, rep.msg);
   set_output(tr, &rep.output);
   tr->load_s = rep.load_s, tr->verify_s = rep.verify_s, tr->measure_s = rep.measure_s;
-  if (!tr->compile_use) tr->compile_use = rep.compile_use; /* built at load, in the worker */
+  note_load_build(tr, &rep);
   t->r->load_s += rep.load_s, t->r->verify_s += rep.verify_s, t->r->measure_s += rep.measure_s;
   if (rep.status == KT__ST_OK) {
     tr->stats = rep.stats;
@@ -495,6 +501,7 @@ static int run_reference(tuning *t) {
     tr->status = rep.status;
     set_message(tr, rep.msg);
     set_output(tr, &rep.output);
+    note_load_build(tr, &rep);
     if (rep.status == KT__ST_OK) evaluate(t, tr, KT__REQ_EVAL, 0);
     kt__trace("reference: verified and measured");
   }
