@@ -13,18 +13,6 @@
 #include "harness.h"
 #include "ktune.h"
 
-static const char *add_cl = "// @autotune(ITEMS in [1, 4])\n"
-                            "// @kernel addone(x: in tensor<f32>[N], y: out tensor<f32>[N], n: i32 = N)\n"
-                            "// @grid((N + 64 * ITEMS - 1) / (64 * ITEMS))\n"
-                            "// @block(64)\n"
-                            "// @dims(N = 1000)\n"
-                            "__kernel void addone(__global const float *x, __global float *y, int n) {\n"
-                            "  for (int k = 0; k < ITEMS; k++) {\n"
-                            "    int i = get_global_id(0) * ITEMS + k;\n"
-                            "    if (i < n) y[i] = x[i] + 1.0f;\n"
-                            "  }\n"
-                            "}\n";
-
 static const char *add_c = "// @autotune(U in [1, 4])\n"
                            "// @kernel addc(x: in tensor<f32>[N], y: out tensor<f32>[N], n: i32 = N)\n"
                            "// @dims(N = 64)\n"
@@ -44,6 +32,26 @@ static void private_dirs(void) {
   snprintf(path, sizeof path, "%s/bin", dir);
   setenv("KTUNE_BINARY_CACHE", path, 1);
 }
+
+static kt_kernel *load(kt_context *ctx, const char *src, const char *lang) {
+  kt_kernel *k;
+  int rc = kt_kernel_load_string(ctx, "app", src, lang, NULL, &k);
+  if (rc != KT_OK) kt_test_fail(__FILE__, __LINE__, "load: %s", kt_errmsg(ctx));
+  return k;
+}
+
+#if KTUNE_HAVE_CL_H
+static const char *add_cl = "// @autotune(ITEMS in [1, 4])\n"
+                            "// @kernel addone(x: in tensor<f32>[N], y: out tensor<f32>[N], n: i32 = N)\n"
+                            "// @grid((N + 64 * ITEMS - 1) / (64 * ITEMS))\n"
+                            "// @block(64)\n"
+                            "// @dims(N = 1000)\n"
+                            "__kernel void addone(__global const float *x, __global float *y, int n) {\n"
+                            "  for (int k = 0; k < ITEMS; k++) {\n"
+                            "    int i = get_global_id(0) * ITEMS + k;\n"
+                            "    if (i < n) y[i] = x[i] + 1.0f;\n"
+                            "  }\n"
+                            "}\n";
 
 /* The application's side: its own context, queue and buffers. */
 typedef struct app {
@@ -105,16 +113,9 @@ static kt_context *app_context(app *a, kt_miss_policy policy) {
   return ctx;
 }
 
-static kt_kernel *load(kt_context *ctx, const char *src, const char *lang) {
-  kt_kernel *k;
-  int rc = kt_kernel_load_string(ctx, "app", src, lang, NULL, &k);
-  if (rc != KT_OK) kt_test_fail(__FILE__, __LINE__, "load: %s", kt_errmsg(ctx));
-  return k;
-}
-
 /* The application's cl_mem buffers and command queue go straight to
  * kt_launch: the program is built in the application's context. */
-TEST(opencl_launch_on_the_applications_context_buffers_and_queue) {
+static void case_opencl_launch_on_the_applications_context_buffers_and_queue(void) {
   private_dirs();
   app a;
   size_t n = 1000;
@@ -142,7 +143,7 @@ TEST(opencl_launch_on_the_applications_context_buffers_and_queue) {
 /* A winner tuned beforehand (`ktune tune`, here kt_tune in this process
  * before the application opens OpenCL) is found for the application's
  * device: the device's identity reads the same through its context. */
-TEST(opencl_applications_context_finds_the_stored_winner) {
+static void case_opencl_applications_context_finds_the_stored_winner(void) {
   private_dirs();
   kt_options o = {0};
   o.backend = KT_BACKEND_OPENCL;
@@ -190,7 +191,7 @@ TEST(opencl_applications_context_finds_the_stored_winner) {
 }
 
 /* A device that is not the context's is refused, naming the option. */
-TEST(opencl_device_outside_the_context_is_refused) {
+static void case_opencl_device_outside_the_context_is_refused(void) {
   private_dirs();
   app a;
   app_open(&a, 16);
@@ -212,6 +213,8 @@ TEST(opencl_device_outside_the_context_is_refused) {
   kt_context_destroy(ctx);
   app_close(&a);
 }
+
+#endif
 
 /* The only entry of the case's binary cache. */
 static void only_entry(struct stat *st) {
@@ -271,7 +274,8 @@ TEST(cpu_launch_loads_from_the_binary_cache) {
   kt_context_destroy(ctx);
 }
 
-TEST(opencl_launch_loads_from_the_binary_cache) {
+#if KTUNE_HAVE_CL_H
+static void case_opencl_launch_loads_from_the_binary_cache(void) {
   private_dirs();
   app a;
   app_open(&a, 1000);
@@ -284,3 +288,20 @@ TEST(opencl_launch_loads_from_the_binary_cache) {
   kt_context_destroy(ctx);
   app_close(&a);
 }
+#else
+/* Built without CL/cl.h: the OpenCL cases fail (they never skip). */
+static void no_opencl(void) { kt_test_fail(__FILE__, __LINE__, "built without CL/cl.h: no OpenCL to test"); }
+#define case_opencl_launch_on_the_applications_context_buffers_and_queue no_opencl
+#define case_opencl_applications_context_finds_the_stored_winner no_opencl
+#define case_opencl_device_outside_the_context_is_refused no_opencl
+#define case_opencl_launch_loads_from_the_binary_cache no_opencl
+#endif
+
+TEST(opencl_launch_on_the_applications_context_buffers_and_queue) {
+  case_opencl_launch_on_the_applications_context_buffers_and_queue();
+}
+TEST(opencl_applications_context_finds_the_stored_winner) {
+  case_opencl_applications_context_finds_the_stored_winner();
+}
+TEST(opencl_device_outside_the_context_is_refused) { case_opencl_device_outside_the_context_is_refused(); }
+TEST(opencl_launch_loads_from_the_binary_cache) { case_opencl_launch_loads_from_the_binary_cache(); }
