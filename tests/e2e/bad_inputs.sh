@@ -117,6 +117,8 @@ bad B67 'ok.c: error: the tensors need .* GB, more than the 1.02e-06 GB allowed'
   env KTUNE_MAX_TENSOR_MEMORY=1K "$KTUNE" tune $BAD/ok.c --dim N=1000
 bad B68 'KTUNE_RUN_TIMEOUT=-3: expected seconds' env KTUNE_RUN_TIMEOUT=-3 "$KTUNE" tune $BAD/ok.c
 bad B69 '--compile-timeout soon: expected seconds' tune $BAD/ok.c --compile-timeout soon
+bad B73 'KTUNE_BINARY_CACHE_MAX=lots: expected bytes' env KTUNE_BINARY_CACHE_MAX=lots "$KTUNE" tune $BAD/ok.c
+bad B74 'list: --binaries goes with .cache clear. alone' "$KTUNE" cache list --binaries
 # --- sheer numbers ---
 bad B70 'too_many_names.c: error: kernel f declares 71 tuned names; ktune handles at most 64' tune $BAD/too_many_names.c
 python3 -c "
