@@ -34,7 +34,13 @@ bool kt__build_binary_key(const kt__backend *be, const kt__build *b, unsigned ch
     snprintf(def, sizeof def, "%s=%lld", b->names[i], (long long)b->values[i]);
     kt__binkey_add_str(&k, "define", def);
   }
-  bool ok = kt__binkey_add_source(&k, b->file->src.text, b->file->src.len, b->file->src.path, why, whylen);
+  /* Includes are looked for where the compiler looks: beside the file it
+   * reads, the user's file itself (a symbolic link resolved) while it holds
+   * what was parsed (the C backend's kernel_source). */
+  char *real = b->file->src.path ? realpath(b->file->src.path, NULL) : NULL;
+  const char *path = real ? real : b->file->src.path;
+  bool ok = kt__binkey_add_source(&k, b->file->src.text, b->file->src.len, path, why, whylen);
+  free(real);
   kt__binkey_final(&k, key);
   return ok;
 }
