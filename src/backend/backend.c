@@ -41,7 +41,8 @@ void kt__artifact_free(kt__artifact *a) {
   if (!a) return;
   free(a->path);
   free(a->log);
-  a->path = a->log = NULL;
+  free(a->not_cached);
+  a->path = a->log = a->not_cached = NULL;
 }
 
 int kt__be_list_devices(const kt__backend *be, kt__device_info *out, int max, int *count, kt__errbuf *eb) {

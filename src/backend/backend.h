@@ -66,6 +66,8 @@ typedef struct kt__artifact {
   char *log;  /* compiler output (first lines kept on failure); may be NULL */
   double seconds;
   kt__bin_use cache_use; /* how the binary cache served this compile */
+  char *not_cached;      /* why the cache was on but could not keep this build
+                            (an include it cannot hash), or NULL */
 } kt__artifact;
 void kt__artifact_free(kt__artifact *a);
 

@@ -140,9 +140,11 @@ static bool unpack_parts(const kt__backend *be, const kt__build *b, const kt__sb
 kt__status kt__compile_cached(const kt__backend *be, const kt__build *b, kt__artifact *a, kt__errbuf *eb) {
   double t0 = kt__now();
   unsigned char key[32];
-  if (!kt__build_binary_key(be, b, key, NULL, 0)) {
+  char why[512];
+  if (!kt__build_binary_key(be, b, key, why, sizeof why)) {
     kt__status st = be->compile(b, a, eb);
     a->cache_use = KT__BIN_COMPILED;
+    if (kt__bincache_on(b->bincache)) a->not_cached = kt__xstrdup(why);
     return st;
   }
   kt__sbuf payload = {0};

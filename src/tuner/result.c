@@ -49,6 +49,7 @@ void kt_result_destroy(kt_result *r) {
   free(r->strategy);
   free(r->strategy_reason);
   free(r->db_path);
+  free(r->not_cached);
   free(r);
 }
 
@@ -176,6 +177,7 @@ static void print_binary_cache(const kt_result *r, FILE *out) {
   fprintf(out, "binary cache: %d cached, %d compiled", n[KT__BIN_CACHED], n[KT__BIN_COMPILED]);
   if (n[KT__BIN_REBUILT]) fprintf(out, ", %d rebuilt (a bad entry was removed)", n[KT__BIN_REBUILT]);
   fprintf(out, " (%s)\n", r->bincache.dir);
+  if (r->not_cached) fprintf(out, "binary cache: this kernel's builds are not kept: %s\n", r->not_cached);
 }
 
 static void json_binary_cache(const kt_result *r, kt__sbuf *b) {
@@ -186,8 +188,13 @@ static void json_binary_cache(const kt_result *r, kt__sbuf *b) {
   else
     kt__sbuf_printf(b, "null, \"off\": "),
         kt__sbuf_json_string(b, r->bincache.off_reason ? r->bincache.off_reason : "off");
-  kt__sbuf_printf(b, ", \"cached\": %d, \"compiled\": %d, \"rebuilt\": %d}", n[KT__BIN_CACHED], n[KT__BIN_COMPILED],
+  kt__sbuf_printf(b, ", \"cached\": %d, \"compiled\": %d, \"rebuilt\": %d", n[KT__BIN_CACHED], n[KT__BIN_COMPILED],
                   n[KT__BIN_REBUILT]);
+  if (r->not_cached) {
+    kt__sbuf_printf(b, ", \"not_cached\": ");
+    kt__sbuf_json_string(b, r->not_cached);
+  }
+  kt__sbuf_printf(b, "}");
 }
 
 static void print_time_budget(const kt_result *r, FILE *out) {

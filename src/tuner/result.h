@@ -61,6 +61,7 @@ struct kt_result {
   int compile_threads;
   char *db_path;
   kt__bincache bincache; /* the binary cache the tuning used */
+  char *not_cached;      /* why it could not keep this kernel's builds, or NULL */
 };
 
 kt_result *kt__result_create(const char *kernel, const char *file, const char *const *names, int nnames, int ntune);

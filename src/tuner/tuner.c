@@ -407,6 +407,7 @@ static bool take_compiled(tuning *t, kt__compile_job *j, kt__trial *tr) {
   }
   bool ok = j->status == KT__ST_OK;
   if (j->status != KT__ST_PENDING) tr->compile_use = j->artifact.cache_use;
+  if (j->artifact.not_cached && !t->r->not_cached) t->r->not_cached = kt__xstrdup(j->artifact.not_cached);
   if (!ok) {
     tr->status = j->status == KT__ST_PENDING ? KT__ST_PENDING : KT__ST_COMPILE;
     set_message(tr, j->artifact.log ? j->artifact.log : j->err.msg);

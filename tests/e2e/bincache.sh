@@ -69,6 +69,17 @@ expect_eq "$(json "$TMP/t.json" "d['winner']['status']")" ok "winner after rebui
 tune_key 60000
 expect_eq "$(counts)" "$CONFIGS 0 0" "rebuilt entries serve the next key"
 
+# A quoted include the cache cannot hash (not beside the file: the compiler
+# finds it among the system's headers) keeps the kernel's builds out of the
+# cache, and the tuning says why.
+sed 's|#include "scale.h"|#include "scale.h"\n#include "math.h"|' "$TMP/scale.c" >"$TMP/scale_math.c"
+for n in 1000 2000; do
+  run_status 0 "$KTUNE" tune "$TMP/scale_math.c" --dim N=$n --json --quiet
+  cp "$TMP/out" "$TMP/t.json"
+  expect_eq "$(counts)" "0 $CONFIGS 0" "an include not beside the file: N=$n compiles"
+done
+expect_eq "$(json "$TMP/t.json" "'math.h' in d['binary_cache']['not_cached']")" True "not_cached names the include"
+
 # Off: nothing cached or stored.
 tune_key 70000 --no-binary-cache
 expect_eq "$(counts)" "0 $CONFIGS 0" "--no-binary-cache compiles"
