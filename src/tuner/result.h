@@ -13,12 +13,11 @@ typedef struct kt__trial {
   kt__status status;
   kt__stats stats;
   double compile_s;
-  kt__bin_use compile_use; /* how the binary cache served its build (NONE: not built) */
-  char *message;           /* why it failed (first lines of a log) */
-  char *output;            /* what it printed in the worker (first KT__OUTPUT_KEEP bytes) */
-  uint64_t output_bytes;   /* how much it printed in all */
-  bool outside;            /* failed by no fault of its own (worker killed from outside) */
-  char *artifact;          /* compiled file kept for finalist rounds */
+  char *message;         /* why it failed (first lines of a log) */
+  char *output;          /* what it printed in the worker (first KT__OUTPUT_KEEP bytes) */
+  uint64_t output_bytes; /* how much it printed in all */
+  bool outside;          /* failed by no fault of its own (worker killed from outside) */
+  char *artifact;        /* compiled file kept for finalist rounds */
   bool is_default;
   bool reference_only;                /* the default outside the pinned space: the reference, never the winner */
   bool reused;                        /* taken from the results database */
@@ -26,6 +25,7 @@ typedef struct kt__trial {
   uint64_t space_index;               /* index in its stage's space (UINT64_MAX: outside it) */
   double final_s;                     /* median over finalist rounds; 0 if not a finalist */
   double load_s, verify_s, measure_s; /* the worker's time on it */
+  kt__bin_use compile_use;            /* how the binary cache served its build (NONE: none) */
 } kt__trial;
 
 struct kt_result {
