@@ -54,14 +54,17 @@ int kt__bincache_resolve(const char *path, bool off, uint64_t max_bytes, kt__bin
   if (path) n = snprintf(out->dir, sizeof out->dir, "%s", path);
   else if (xdg && xdg[0] == '/') n = snprintf(out->dir, sizeof out->dir, "%s/ktune/binaries", xdg);
   else if (home_dir()) n = snprintf(out->dir, sizeof out->dir, "%s/.cache/ktune/binaries", home_dir());
-  else {
-    out->off_reason = "off: no home directory (set KTUNE_BINARY_CACHE)";
-    return kt__err(eb, KT_INVALID, "no home directory for the binary cache: set KTUNE_BINARY_CACHE to a folder");
+  else { /* a daemon without HOME still runs: it compiles every configuration */
+    out->off_reason = "off: no home directory to keep it in (set KTUNE_BINARY_CACHE)";
+    return KT_OK;
   }
   if (n < 0 || (size_t)n >= sizeof out->dir) {
     out->dir[0] = 0;
     out->off_reason = "off: its path is too long";
-    return kt__err(eb, KT_INVALID, "the binary cache's path is too long (at most %zu bytes)", sizeof out->dir - 1);
+    return kt__err(eb, KT_INVALID,
+                   "ktune: error: the binary cache's folder (KTUNE_BINARY_CACHE or kt_options.binary_cache) is too "
+                   "long: at most %zu bytes",
+                   sizeof out->dir - 1);
   }
   return KT_OK;
 }

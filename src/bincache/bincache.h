@@ -49,8 +49,9 @@ const char *kt__bin_use_name(kt__bin_use u); /* NULL for KT__BIN_NONE */
 /* The cache's place and limit: PATH (kt_options.binary_cache), else
  * $KTUNE_BINARY_CACHE, else $XDG_CACHE_HOME/ktune/binaries, else
  * ~/.cache/ktune/binaries; OFF, or "off" as either path, turns it off.
- * MAX_BYTES is the limit (0: KT__BINCACHE_DEFAULT_MAX). KT_INVALID when no
- * folder can be named (no home directory) or the path is too long. */
+ * MAX_BYTES is the limit (0: KT__BINCACHE_DEFAULT_MAX). Without a home
+ * directory the cache is off (OFF_REASON says so); KT_INVALID when the path
+ * is too long. */
 int kt__bincache_resolve(const char *path, bool off, uint64_t max_bytes, kt__bincache *out, kt__errbuf *eb);
 static inline bool kt__bincache_on(const kt__bincache *c) { return c && c->dir[0]; }
 

@@ -253,6 +253,13 @@ TEST(resolve_place_and_off) {
   ASSERT_EQ(kt__bincache_resolve(NULL, true, 0, &c, &eb), KT_OK);
   ASSERT_FALSE(kt__bincache_on(&c));
   ASSERT_CONTAINS(c.off_reason, "--no-binary-cache");
+  char *longpath = calloc(5000, 1);
+  memset(longpath, 'a', 4999);
+  longpath[0] = '/';
+  ASSERT_EQ(kt__bincache_resolve(longpath, false, 0, &c, &eb), KT_INVALID);
+  ASSERT_CONTAINS(eb.msg, "KTUNE_BINARY_CACHE or kt_options.binary_cache");
+  ASSERT_FALSE(kt__bincache_on(&c));
+  free(longpath);
 }
 
 /* ---- the key's source ------------------------------------------------- */
