@@ -53,7 +53,7 @@ typedef struct cli {
   const char *report; /* tune/replay --report FILE, report -o FILE */
   const char *positional[4];
   int npositional;
-  int json, quiet, no_cache, no_db, show_output, retry_failed;
+  int json, quiet, no_cache, no_db, show_output, retry_failed, no_binary_cache, binaries;
   int device_given; /* --device N was written: `ktune space` counts what fits it */
 } cli;
 
@@ -74,7 +74,7 @@ static void usage(FILE *out) {
   fputs("                  [--dim NAME=VALUE]... [--autotune \"NAME=VALUE ...\"]\n"
         "                  [--input NAME=PATH[:TYPE]]... [--expect NAME=PATH[:TYPE]]... [--check FILE.c:FN]\n"
         "                  [--strategy NAME] [--budget N|Ns] [--seed S] [--db PATH] [--no-db]\n"
-        "                  [--no-cache] [--jobs N] [--timeout S] [--compile-timeout S]\n"
+        "                  [--no-cache] [--no-binary-cache] [--jobs N] [--timeout S] [--compile-timeout S]\n"
         "                  [--retry-failed] [--show-output] [--json] [--quiet] [--report FILE]\n"
         "  ktune bench FILE --autotune \"NAME=VALUE ...\" [same options as tune]\n"
         "  ktune space FILE|--t1 KERNEL_T1.json [--kernel NAME] [--dim NAME=VALUE]... [--autotune ...] [--device N]\n"
@@ -82,6 +82,7 @@ static void usage(FILE *out) {
         "  ktune devices [--json]\n"
         "  ktune cache list|show|export|import|clear [--kernel NAME] [--device NAME] [--db PATH]\n"
         "                  [--format table|defines|dflags|json|t4] [FILE]\n"
+        "  ktune cache clear --binaries                     the compiled binaries, not the results\n"
         "  ktune replay RESULTS.json[.gz] [--strategy NAME] --budget N [--repeats R] [--seed S] [--warm OTHER.json]... "
         "[--json]\n"
         "                  [--report FILE]\n"
@@ -146,6 +147,8 @@ static int parse_args(int argc, char **argv, cli *c) {
     else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) c->quiet = 1;
     else if (strcmp(a, "--no-cache") == 0) c->no_cache = 1;
     else if (strcmp(a, "--no-db") == 0) c->no_db = 1;
+    else if (strcmp(a, "--no-binary-cache") == 0) c->no_binary_cache = 1;
+    else if (strcmp(a, "--binaries") == 0) c->binaries = 1;
     else if (strcmp(a, "--show-output") == 0) c->show_output = 1;
     else if (strcmp(a, "--retry-failed") == 0) c->retry_failed = 1;
     else if ((a[0] == '-' && a[1] == '-') || strcmp(a, "-o") == 0) {
@@ -251,6 +254,7 @@ static int make_context(const cli *c, kt_context **ctx) {
   o.device = c->device;
   o.db_path = c->db;
   o.no_db = c->no_db;
+  o.no_binary_cache = c->no_binary_cache;
   o.quiet = c->quiet;
   long n;
   if (c->jobs) {
@@ -405,6 +409,7 @@ static int cache_verb(const cli *c, kt_context *ctx, const char *verb) {
   if (strcmp(verb, "show") == 0) return kt_cache_show(ctx, &f, c->json ? "json" : c->format, stdout);
   if (strcmp(verb, "export") == 0) return kt_cache_export(ctx, &f, c->format, stdout);
   if (strcmp(verb, "import") == 0) return kt_cache_import(ctx, c->positional[1], stdout);
+  if (c->binaries) return kt_binary_cache_clear(ctx, stdout);
   return kt_cache_clear(ctx, &f, stdout);
 }
 
@@ -419,6 +424,8 @@ static int cmd_cache(const cli *c) {
   const char *verb = c->npositional > 0 ? c->positional[0] : NULL;
   if (!verb) return bad("%s needs a verb: list, show, export, import or clear", "cache");
   if (!known_verb(verb)) return bad("cache %s: unknown verb; use list, show, export, import or clear", verb);
+  if (c->binaries && (strcmp(verb, "clear") != 0 || c->kernel || c->device_filter))
+    return bad("%s: --binaries goes with `cache clear` alone (the binary cache is cleared whole)", verb);
   if (strcmp(verb, "import") == 0 && c->npositional < 2)
     return bad("%s needs a FILE to import (- for stdin)", "cache import");
   kt_context *ctx;

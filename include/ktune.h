@@ -125,12 +125,26 @@ typedef struct kt_options {
   uint64_t max_tensor_bytes; /* cap on the tensors of one tuning (one copy each),
                                 checked before allocating; 0: half the memory */
   kt_labels labels;          /* how messages name the inputs; zero: the library's words */
+  /* The binary cache: compiled configurations kept on disk, so that a new
+   * key of a kernel tuned before compiles nothing (README, docs/STORE.md).
+   * NULL: $KTUNE_BINARY_CACHE, else $XDG_CACHE_HOME/ktune/binaries, else
+   * ~/.cache/ktune/binaries; "off" (here or in the variable) turns it off. */
+  const char *binary_cache;
+  int no_binary_cache;             /* 1: compile every configuration */
+  uint64_t binary_cache_max_bytes; /* 0: $KTUNE_BINARY_CACHE_MAX, else 1 GiB */
+  /* OpenCL: the application's own cl_context, and the cl_device_id in it
+   * (NULL: the context's first device). kt_launch then builds its programs
+   * in that context, so that the caller's cl_mem buffers and command queue
+   * (the STREAM of kt_launch) work with them. NULL: a context of ktune's own. */
+  void *opencl_context;
+  void *opencl_device;
 } kt_options;
 
 /* Zero fields of kt_options take the documented default, unless these
  * environment variables set them (docs/BAD_INPUTS.md, "Limits"):
  * KTUNE_COMPILE_TIMEOUT (seconds), KTUNE_RUN_TIMEOUT (seconds),
- * KTUNE_MAX_TENSOR_MEMORY (bytes, or with a K/M/G/T suffix). A malformed
+ * KTUNE_MAX_TENSOR_MEMORY, KTUNE_BINARY_CACHE_MAX (bytes, or with a K/M/G/T
+ * suffix). A malformed
  * value makes kt_context_create return KT_INVALID, with the reason in
  * kt_errmsg (the context is still created, and must be destroyed). */
 
@@ -343,6 +357,13 @@ int kt_cache_import(kt_context *ctx, const char *path, FILE *out);
 /* Deletes the matching keys with their results and winners; a summary line
  * goes to OUT (may be NULL). */
 int kt_cache_clear(kt_context *ctx, const kt_cache_filter *f, FILE *out);
+
+/* The binary cache's folder (kt_options.binary_cache, else the default)
+ * into BUF; KT_NOTFOUND when the cache is off. */
+int kt_binary_cache_path(kt_context *ctx, char *buf, size_t len);
+/* Removes every compiled binary the cache holds; a summary line goes to OUT
+ * (may be NULL). A missing folder is an empty cache. */
+int kt_binary_cache_clear(kt_context *ctx, FILE *out);
 
 /* Search strategies (docs/SEARCH.md): their names, NULL-terminated, and a
  * one-line summary of each (NULL for an unknown name). */

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binkey.h"
+
 /* Each table at its kt_backend_kind; KT_BACKEND_AUTO's slot stays NULL. */
 #define KT__BACKEND_ENTRY(kind, table) [kind] = &table,
 static const kt__backend *const registry[] = {KT__BACKENDS(KT__BACKEND_ENTRY)};
@@ -39,7 +41,8 @@ void kt__artifact_free(kt__artifact *a) {
   if (!a) return;
   free(a->path);
   free(a->log);
-  a->path = a->log = NULL;
+  free(a->not_cached);
+  a->path = a->log = a->not_cached = NULL;
 }
 
 int kt__be_list_devices(const kt__backend *be, kt__device_info *out, int max, int *count, kt__errbuf *eb) {
@@ -55,7 +58,7 @@ kt__status kt__be_compile(const kt__backend *be, const kt__build *b, kt__artifac
     unavailable(be, eb);
     return KT__ST_COMPILE;
   }
-  return be->compile(b, a, eb);
+  return kt__compile_cached(be, b, a, eb);
 }
 
 int kt__be_open(const kt__backend *be, int index, void **state, kt__device_info *info, kt__errbuf *eb) {
@@ -67,6 +70,19 @@ int kt__be_open(const kt__backend *be, int index, void **state, kt__device_info 
     return unavailable(be, eb);
   }
   return be->open(index, state, info, eb);
+}
+
+int kt__be_adopt(const kt__backend *be, void *native, void *device, void **state, kt__device_info *info,
+                 kt__errbuf *eb) {
+  memset(info, 0, sizeof *info);
+  strncpy(info->backend, be->name, sizeof info->backend - 1);
+  *state = NULL;
+  if (be->unavailable) return unavailable(be, eb);
+  KT__RETURN_IF(!be->adopt, eb, KT_INVALID,
+                "the %s backend cannot use an application's own context (kt_options.opencl_context is for "
+                "OpenCL kernels)",
+                be->name);
+  return be->adopt(native, device, state, info, eb);
 }
 
 void kt__be_close(const kt__backend *be, void *state) {

@@ -15,6 +15,7 @@
 
 #include <stdatomic.h>
 
+#include "../bincache/bincache.h"
 #include "../lang/decl.h"
 
 typedef struct kt__device_info {
@@ -51,6 +52,12 @@ typedef struct kt__build {
   /* Set (non-zero) when the tuner abandons this build: a compile that can
    * stop early (stops_on_cancel) then returns PENDING soon. May be NULL. */
   const atomic_int *cancel;
+  /* The binary cache (bincache.h) compile and load look in before building
+   * and store into after; NULL or off: every build compiles. */
+  const kt__bincache *bincache;
+  /* Where load tells how the cache served a build it made (backends that
+   * build at load); may be NULL. compile tells it in kt__artifact. */
+  kt__bin_use *load_use;
 } kt__build;
 
 /* What compile produced: a file in workdir (shared object, cubin, ...). */
@@ -58,6 +65,9 @@ typedef struct kt__artifact {
   char *path; /* NULL when the backend compiles at load time */
   char *log;  /* compiler output (first lines kept on failure); may be NULL */
   double seconds;
+  kt__bin_use cache_use; /* how the binary cache served this compile */
+  char *not_cached;      /* why the cache was on but could not keep this build
+                            (an include it cannot hash), or NULL */
 } kt__artifact;
 void kt__artifact_free(kt__artifact *a);
 
@@ -128,9 +138,24 @@ typedef struct kt__backend {
    * (the C compiler is a child process, killed); false when it cannot be
    * interrupted (NVRTC runs in the calling thread until it is done). */
   bool stops_on_cancel;
+  /* What besides the source, the -D values, the kernel's name and the
+   * device's identity decides a binary (the compiler's command words and
+   * flags), appended to OUT for the binary cache's key (binkey.h); NULL:
+   * its builds are never cached. */
+  void (*binary_flags)(const kt__build *b, kt__sbuf *out);
+  /* The files compile writes, as suffixes of <workdir>/<tag> (the first is
+   * the artifact's path; the others are kept beside it when they exist):
+   * what a binary cache entry holds. Backends that build at load keep the
+   * device's program binary instead. */
+  const char *artifact_parts[3];
   /* WORKER: open device INDEX; fills INFO. KT_OK or a kt_err. */
   int (*open)(int index, void **state, kt__device_info *info, kt__errbuf *eb);
   void (*close)(void *state);
+  /* kt_launch, optional: opens on the application's own device context
+   * NATIVE (a cl_context) and DEVICE (a cl_device_id; NULL: the context's
+   * first), so that what load builds works with the caller's buffers and
+   * queues. Closed with close. NULL: the backend cannot share a context. */
+  int (*adopt)(void *native, void *device, void **state, kt__device_info *info, kt__errbuf *eb);
   /* WORKER: loads (or builds) the configuration; *fn is the launchable.
    * Returns OK, COMPILE (build failed, log in eb) or RUNTIME. */
   kt__status (*load)(void *state, const kt__build *b, const kt__artifact *a, void **fn, kt__errbuf *eb);
@@ -226,6 +251,9 @@ int kt__be_list_devices(const kt__backend *be, kt__device_info *out, int max, in
 kt__status kt__be_compile(const kt__backend *be, const kt__build *b, kt__artifact *a, kt__errbuf *eb);
 int kt__be_open(const kt__backend *be, int index, void **state, kt__device_info *info, kt__errbuf *eb);
 void kt__be_close(const kt__backend *be, void *state);
+/* KT_INVALID when the backend cannot share the application's context. */
+int kt__be_adopt(const kt__backend *be, void *native, void *device, void **state, kt__device_info *info,
+                 kt__errbuf *eb);
 kt__status kt__be_load(const kt__backend *be, void *state, const kt__build *b, const kt__artifact *a, void **fn,
                        kt__errbuf *eb);
 void kt__be_unload(const kt__backend *be, void *state, void *fn);

@@ -257,10 +257,11 @@ static char *directory_of(const char *path) {
   return kt__xstrndup(path, slash == path ? 1 : (size_t)(slash - path));
 }
 
+static const char *const CC_FLAGS[] = {"-O3", "-march=native", "-fPIC", "-shared", "-std=gnu11"};
+
 static void build_command(const kt__build *b, const char *so, const char *src, const char *wrapper, cc_command *c) {
   int n = compiler_words(c->argv, MAX_CC_WORDS, &c->words);
-  static const char *const flags[] = {"-O3", "-march=native", "-fPIC", "-shared", "-std=gnu11"};
-  for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) c->argv[n++] = flags[i];
+  for (size_t i = 0; i < sizeof CC_FLAGS / sizeof CC_FLAGS[0]; i++) c->argv[n++] = CC_FLAGS[i];
   for (int i = 0; i < b->n && i < MAX_DEFS; i++) {
     snprintf(c->defs[i], sizeof c->defs[i], "-D%s=%lld", b->names[i], (long long)b->values[i]);
     c->argv[n++] = c->defs[i];
@@ -380,6 +381,19 @@ int kt__cc_shared_object(const char *src, const char *so, const char *const *fla
   if (rc == KT_OK || sp.out.s) kt__sbuf_free(&sp.out);
   free(words);
   return rc;
+}
+
+/* The compiler's words and flags, for the binary cache's key: what
+ * build_command passes besides the -D values, the sources and the paths. */
+static void cpu_binary_flags(const kt__build *b, kt__sbuf *out) {
+  (void)b;
+  cc_command *c = kt__xcalloc(1, sizeof *c);
+  int n = compiler_words(c->argv, MAX_CC_WORDS, &c->words);
+  for (int i = 0; i < n; i++) kt__sbuf_printf(out, "%s ", c->argv[i]);
+  for (size_t i = 0; i < sizeof CC_FLAGS / sizeof CC_FLAGS[0]; i++) kt__sbuf_printf(out, "%s ", CC_FLAGS[i]);
+  kt__sbuf_printf(out, "-lm");
+  free(c->words);
+  free(c);
 }
 
 static kt__status cpu_compile(const kt__build *b, kt__artifact *a, kt__errbuf *eb) {
@@ -669,6 +683,8 @@ const kt__backend kt__backend_cpu = {
     .runs_host_code = true,
     .list_devices = cpu_list_devices,
     .compile = cpu_compile,
+    .binary_flags = cpu_binary_flags,
+    .artifact_parts = {".so"},
     .stops_on_cancel = true,
     .open = cpu_open,
     .close = cpu_close,

@@ -829,6 +829,8 @@ const kt__backend kt__backend_cuda = {
 #ifdef KTUNE_HAVE_CUDA_H
     .list_devices = list_devices,
     .compile = kt__nvrtc_build,
+    .binary_flags = kt__nvrtc_binary_flags,
+    .artifact_parts = {".cubin", ".cubin.sym"},
     .open = cuda_open,
     .close = cuda_close,
     .load = cuda_load,

@@ -104,6 +104,15 @@ void kt__nvrtc_options_free(char **opts) {
   free(opts);
 }
 
+void kt__nvrtc_binary_flags(const kt__build *b, kt__sbuf *out) {
+  char arch[32];
+  kt__nvrtc_arch(b, arch, sizeof arch);
+  int n = 0;
+  char **opts = kt__nvrtc_options(b, arch, kt__nvrtc_include_dir(), &n);
+  for (int i = 0; i < n; i++) kt__sbuf_printf(out, "%s ", opts[i]);
+  kt__nvrtc_options_free(opts);
+}
+
 #ifdef KTUNE_HAVE_CUDA_H
 
 /* Every NVRTC function ktune calls: name, return type, parameters. */

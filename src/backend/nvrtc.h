@@ -35,6 +35,9 @@ int kt__nvrtc_cubin(const char *source, const char *arch, char **image, size_t *
  * kt__cuda_pick_arch; INCLUDE_DIR may be NULL. */
 char **kt__nvrtc_options(const kt__build *b, const char *arch, const char *include_dir, int *count);
 void kt__nvrtc_options_free(char **opts);
+/* The options of B (arch, standard, include folders) for the binary
+ * cache's key; the NVRTC version is the device's toolchain_version. */
+void kt__nvrtc_binary_flags(const kt__build *b, kt__sbuf *out);
 
 /* The CUDA include directory to give NVRTC ($CUDA_HOME/include, else
  * /usr/local/cuda/include), or NULL when neither exists. */

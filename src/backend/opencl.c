@@ -9,6 +9,7 @@
  * one more parameter than @kernel lists: a trailing `__local` pointer, sized
  * to the @shared bytes. Timing uses profiling events. */
 #include "backend.h"
+#include "binkey.h"
 #include "opencl_api.h"
 
 #include <inttypes.h>
@@ -35,6 +36,7 @@ typedef struct cl_entry {
   char *options;
   cl_program program; /* NULL when the build failed */
   char *log;          /* the failure message when it did */
+  kt__bin_use use;    /* how the binary cache served the build */
 } cl_entry;
 
 typedef struct cl_state {
@@ -279,6 +281,93 @@ static int cl_open(int index, void **state, kt__device_info *info, kt__errbuf *e
   return KT_OK;
 }
 
+/* ---- the application's own context (kt_launch) ------------------------- */
+
+/* The devices of CTX into a new array; KT_INVALID when CTX is no context. */
+static int context_devices(const kt__cl_api *cl, cl_context ctx, cl_device_id **out, cl_uint *n, kt__errbuf *eb) {
+  *out = NULL;
+  *n = 0;
+  cl_int rc = cl->clGetContextInfo(ctx, CL_CONTEXT_NUM_DEVICES, sizeof *n, n, NULL);
+  KT__RETURN_IF(rc != CL_SUCCESS || *n == 0, eb, KT_INVALID,
+                "kt_options.opencl_context is not a usable cl_context (clGetContextInfo: %s): pass the context "
+                "the application's buffers and queue belong to",
+                rc != CL_SUCCESS ? kt__cl_error_name(rc) : "no devices");
+  *out = kt__xcalloc(*n, sizeof **out);
+  rc = cl->clGetContextInfo(ctx, CL_CONTEXT_DEVICES, *n * sizeof **out, *out, NULL);
+  if (rc != CL_SUCCESS) {
+    free(*out);
+    *out = NULL;
+    return kt__err(eb, KT_INVALID, "kt_options.opencl_context: clGetContextInfo(CL_CONTEXT_DEVICES): %s",
+                   kt__cl_error_name(rc));
+  }
+  return KT_OK;
+}
+
+/* The device to use in CTX: WANT when it is one of the context's, else
+ * (WANT NULL) the context's first. */
+static int pick_context_device(const kt__cl_api *cl, cl_context ctx, cl_device_id want, cl_device_id *out,
+                               kt__errbuf *eb) {
+  cl_device_id *devs;
+  cl_uint n;
+  KT__FORWARD(context_devices(cl, ctx, &devs, &n, eb));
+  *out = want ? NULL : devs[0];
+  for (cl_uint i = 0; want && i < n; i++)
+    if (devs[i] == want) *out = want;
+  free(devs);
+  KT__RETURN_IF(!*out, eb, KT_INVALID,
+                "kt_options.opencl_device is not a device of kt_options.opencl_context: pass one of the "
+                "context's devices, or NULL for its first");
+  return KT_OK;
+}
+
+/* DEVICE's place in the flattened list (its index in `ktune devices`), with
+ * its platform: the device's identity then reads as a tuning's does. */
+static int locate_device(const kt__cl_api *cl, cl_device_id device, cl_pair *pair, int *index, kt__errbuf *eb) {
+  cl_pair pairs[MAX_DEVICES];
+  int n = 0;
+  KT__FORWARD(enumerate(cl, pairs, MAX_DEVICES, &n, eb));
+  *index = 0;
+  *pair = (cl_pair){NULL, device};
+  for (int i = 0; i < n; i++)
+    if (pairs[i].device == device) *pair = pairs[i], *index = i;
+  if (!pair->platform)
+    KT__FORWARD(device_value(cl, device, CL_DEVICE_PLATFORM, &pair->platform, sizeof pair->platform, eb));
+  return KT_OK;
+}
+
+/* Opens on the application's context NATIVE (a cl_context, retained while
+ * the state lives): programs are built there, so that the caller's cl_mem
+ * buffers and command queues work with them. The backend's own queue (for
+ * launches without one) is made in that context too. */
+static int cl_adopt(void *native, void *want, void **state, kt__device_info *info, kt__errbuf *eb) {
+  *state = NULL;
+  const kt__cl_api *cl = kt__cl_load(eb);
+  if (!cl) return KT_NOBACKEND;
+  cl_context ctx = native;
+  cl_device_id device;
+  KT__FORWARD(pick_context_device(cl, ctx, want, &device, eb));
+  cl_pair pair;
+  int index;
+  KT__FORWARD(locate_device(cl, device, &pair, &index, eb));
+  KT__FORWARD(fill_info(cl, pair, index, info, eb));
+  cl_state *s = kt__xcalloc(1, sizeof *s);
+  s->cl = cl;
+  s->device = device;
+  int rc = query_limits(s, eb);
+  cl_int clrc = CL_SUCCESS;
+  if (rc == KT_OK && (clrc = cl->clRetainContext(ctx)) == CL_SUCCESS) s->context = ctx;
+  if (rc == KT_OK && clrc == CL_SUCCESS)
+    s->queue = cl->clCreateCommandQueue(ctx, device, CL_QUEUE_PROFILING_ENABLE, &clrc);
+  if (rc == KT_OK && clrc != CL_SUCCESS)
+    rc = kt__err(eb, KT_NOBACKEND, "OpenCL: using the application's context failed: %s", kt__cl_error_name(clrc));
+  if (rc != KT_OK) {
+    cl_close(s);
+    return rc;
+  }
+  *state = s;
+  return KT_OK;
+}
+
 static void entry_clear(const kt__cl_api *cl, cl_entry *e) {
   if (e->program) (void)cl->clReleaseProgram(e->program);
   free(e->options);
@@ -332,9 +421,12 @@ static char *build_log(const kt__cl_api *cl, cl_program prog, cl_device_id dev) 
   return log;
 }
 
-/* Builds SOURCE with OPTIONS into E (program on success, log on failure). */
-static void build_entry(cl_state *s, const char *source, size_t len, cl_entry *e) {
+/* Builds the source of B with E's options into E: the program, or the
+ * failure message. */
+static void build_source(cl_state *s, const kt__build *b, cl_entry *e) {
   const kt__cl_api *cl = s->cl;
+  const char *source = b->file->src.text;
+  size_t len = b->file->src.len;
   cl_int rc = CL_SUCCESS;
   kt__sbuf msg = {0};
   cl_program prog = cl->clCreateProgramWithSource(s->context, 1, &source, &len, &rc);
@@ -349,6 +441,55 @@ static void build_entry(cl_state *s, const char *source, size_t len, cl_entry *e
   }
   e->program = prog;
   e->log = msg.s;
+}
+
+/* The program from the binary cache's entry KEY, or NULL: none, or one the
+ * driver refuses (removed then, *REJECTED set: it is rebuilt from source). */
+static cl_program program_from_cache(cl_state *s, const kt__build *b, const char *options, const unsigned char key[32],
+                                     bool *rejected) {
+  const kt__cl_api *cl = s->cl;
+  kt__sbuf bin = {0};
+  if (kt__bincache_get(b->bincache, key, &bin, rejected) != KT_OK) return NULL;
+  const unsigned char *data = (const unsigned char *)bin.s;
+  size_t len = bin.len;
+  cl_int rc = CL_SUCCESS, status = CL_SUCCESS;
+  cl_program prog = cl->clCreateProgramWithBinary(s->context, 1, &s->device, &len, &data, &status, &rc);
+  kt__sbuf_free(&bin);
+  if (rc == CL_SUCCESS && status == CL_SUCCESS &&
+      (rc = cl->clBuildProgram(prog, 1, &s->device, options, NULL, NULL)) == CL_SUCCESS)
+    return prog;
+  if (prog) (void)cl->clReleaseProgram(prog);
+  kt__bincache_remove(b->bincache, key);
+  *rejected = true;
+  return NULL;
+}
+
+/* Keeps PROG's binary for the device (CL_PROGRAM_BINARIES) under KEY. */
+static void store_binary(cl_state *s, const kt__build *b, cl_program prog, const unsigned char key[32]) {
+  const kt__cl_api *cl = s->cl;
+  size_t len = 0;
+  if (cl->clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof len, &len, NULL) != CL_SUCCESS || len == 0) return;
+  unsigned char *data = kt__xmalloc(len);
+  kt__errbuf *quiet = kt__xmalloc(sizeof *quiet); /* a failed store only costs a later build */
+  if (cl->clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof data, &data, NULL) == CL_SUCCESS)
+    kt__bincache_put(b->bincache, key, data, len, quiet);
+  free(quiet);
+  free(data);
+}
+
+/* Builds B into E: from the binary cache when it holds the program, else
+ * from source (then kept there). */
+static void build_entry(cl_state *s, const kt__build *b, cl_entry *e) {
+  unsigned char key[32];
+  bool cacheable = kt__build_binary_key(&kt__backend_opencl, b, key, NULL, 0), rejected = false;
+  e->program = cacheable ? program_from_cache(s, b, e->options, key, &rejected) : NULL;
+  if (e->program) {
+    e->use = KT__BIN_CACHED;
+    return;
+  }
+  build_source(s, b, e);
+  e->use = rejected ? KT__BIN_REBUILT : KT__BIN_COMPILED;
+  if (cacheable && e->program) store_binary(s, b, e->program, key);
 }
 
 static cl_entry *find_entry(cl_state *s, uint64_t hash, const char *options) {
@@ -367,8 +508,9 @@ static cl_entry *take_slot(cl_state *s) {
   return e;
 }
 
-/* The cached entry for (SOURCE, OPTIONS), building it on a miss. */
-static cl_entry *lookup_program(cl_state *s, const kt__source *src, char *options) {
+/* The cached entry for (B's source, OPTIONS), building it on a miss. */
+static cl_entry *lookup_program(cl_state *s, const kt__build *b, char *options) {
+  const kt__source *src = &b->file->src;
   uint64_t h = fnv1a(src->text, src->len);
   cl_entry *e = find_entry(s, h, options);
   if (e) {
@@ -378,14 +520,14 @@ static cl_entry *lookup_program(cl_state *s, const kt__source *src, char *option
   e = take_slot(s);
   e->source_hash = h;
   e->options = options;
-  build_entry(s, src->text, src->len, e);
+  build_entry(s, b, e);
   return e;
 }
 
 /* ---- building ahead, on several threads --------------------------------- */
 
 typedef struct prebuild_job {
-  const kt__source *src;
+  const kt__build *b;
   cl_entry entry;
 } prebuild_job;
 
@@ -405,7 +547,7 @@ static void *prebuild_thread(void *arg) {
     int i = p->next++;
     pthread_mutex_unlock(&p->mu);
     if (i >= p->n) return NULL;
-    build_entry(p->s, p->jobs[i].src->text, p->jobs[i].src->len, &p->jobs[i].entry);
+    build_entry(p->s, p->jobs[i].b, &p->jobs[i].entry);
   }
 }
 
@@ -422,7 +564,7 @@ static int prebuild_jobs(cl_state *s, const kt__build *b, int n, prebuild_job *j
       free(options);
       continue;
     }
-    jobs[m++] = (prebuild_job){&b[i].file->src, {.source_hash = h, .options = options}};
+    jobs[m++] = (prebuild_job){&b[i], {.source_hash = h, .options = options}};
   }
   return m;
 }
@@ -446,6 +588,14 @@ static void cl_prebuild(void *state, const kt__build *b, int n) {
   free(p.jobs);
 }
 
+/* Nothing beyond the -D values and the device's identity decides a
+ * program binary (the options are the -D values); named so the key says
+ * what was built. */
+static void cl_binary_flags(const kt__build *b, kt__sbuf *out) {
+  (void)b;
+  kt__sbuf_printf(out, "clBuildProgram");
+}
+
 static kt__status kernel_query(cl_state *s, cl_fn *f, kt__errbuf *eb) {
   const kt__cl_api *cl = s->cl;
   cl_int rc = cl->clGetKernelInfo(f->kernel, CL_KERNEL_NUM_ARGS, sizeof f->nparams, &f->nparams, NULL);
@@ -462,7 +612,8 @@ static kt__status kernel_query(cl_state *s, cl_fn *f, kt__errbuf *eb) {
 static kt__status cl_load(void *state, const kt__build *b, const kt__artifact *a, void **fn, kt__errbuf *eb) {
   cl_state *s = state;
   if (is_lost(s, eb)) return KT__ST_RUNTIME;
-  cl_entry *e = lookup_program(s, &b->file->src, build_options(b));
+  cl_entry *e = lookup_program(s, b, build_options(b));
+  if (b->load_use) *b->load_use = e->use;
   if (!e->program) return fail(eb, KT__ST_COMPILE, "%s", e->log ? e->log : "build failed");
   cl_int rc = CL_SUCCESS;
   cl_fn *f = kt__xcalloc(1, sizeof *f);
@@ -861,6 +1012,8 @@ const kt__backend kt__backend_opencl = {
     .list_devices = cl_list_devices,
     .open = cl_open,
     .close = cl_close,
+    .adopt = cl_adopt,
+    .binary_flags = cl_binary_flags,
     .load = cl_load,
     .unload = cl_unload,
     .check = cl_check,

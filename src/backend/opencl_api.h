@@ -24,9 +24,14 @@ const char *kt__cl_error_name(int code);
      (const cl_context_properties *, cl_uint, const cl_device_id *,                                                    \
       void(CL_CALLBACK *)(const char *, const void *, size_t, void *), void *, cl_int *))                              \
   XX(cl_int, clReleaseContext, (cl_context))                                                                           \
+  XX(cl_int, clRetainContext, (cl_context))                                                                            \
+  XX(cl_int, clGetContextInfo, (cl_context, cl_context_info, size_t, void *, size_t *))                                \
   XX(cl_command_queue, clCreateCommandQueue, (cl_context, cl_device_id, cl_command_queue_properties, cl_int *))        \
   XX(cl_int, clReleaseCommandQueue, (cl_command_queue))                                                                \
   XX(cl_program, clCreateProgramWithSource, (cl_context, cl_uint, const char **, const size_t *, cl_int *))            \
+  XX(cl_program, clCreateProgramWithBinary,                                                                            \
+     (cl_context, cl_uint, const cl_device_id *, const size_t *, const unsigned char **, cl_int *, cl_int *))          \
+  XX(cl_int, clGetProgramInfo, (cl_program, cl_program_info, size_t, void *, size_t *))                                \
   XX(cl_int, clBuildProgram,                                                                                           \
      (cl_program, cl_uint, const cl_device_id *, const char *, void(CL_CALLBACK *)(cl_program, void *), void *))       \
   XX(cl_int, clGetProgramBuildInfo, (cl_program, cl_device_id, cl_program_build_info, size_t, void *, size_t *))       \

@@ -34,6 +34,7 @@ typedef struct kt__worker_setup {
   const char *const *extra_names;
   const int64_t *extra_values;
   int nextra;
+  const kt__bincache *bincache; /* for backends that build at load */
 } kt__worker_setup;
 
 /* Every run that is checked starts from the same state: each tensor holds
@@ -78,6 +79,8 @@ typedef struct kt__reply {
   kt__stats stats;                    /* EVAL */
   double sample_s;                    /* SAMPLE: per-launch seconds */
   double load_s, verify_s, measure_s; /* where the worker's time went */
+  kt__bin_use compile_use;            /* backends that build at load: how the binary
+                                         cache served this request's build */
   kt__output output;                  /* filled by the tuner's side from the output pipe */
   bool outside;                       /* tuner's side: the worker was killed from outside
                                       (a signal no fault of its kernel raises) */

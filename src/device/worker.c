@@ -79,7 +79,7 @@ static void evict_oldest(child *c) {
 }
 
 /* The launchable of the requested configuration, loaded once per id. */
-static kt__status get_fn(child *c, const kt__request *rq, void **fn, kt__errbuf *eb) {
+static kt__status get_fn(child *c, const kt__request *rq, void **fn, kt__bin_use *use, kt__errbuf *eb) {
   for (int i = 0; i < c->ncache; i++)
     if (c->cache[i].id == rq->id) {
       c->cache[i].last_used = ++c->clock;
@@ -102,7 +102,9 @@ static kt__status get_fn(child *c, const kt__request *rq, void **fn, kt__errbuf 
                  .device = &c->info,
                  .workdir = c->s->workdir,
                  .tag = tag,
-                 .timeout_s = LOAD_COMPILE_TIMEOUT_S};
+                 .timeout_s = LOAD_COMPILE_TIMEOUT_S,
+                 .bincache = c->s->bincache,
+                 .load_use = use};
   kt__artifact a = {.path = rq->artifact[0] ? (char *)rq->artifact : NULL};
   kt__status st = kt__be_load(c->s->backend, c->state, &b, &a, fn, eb);
   if (st != KT__ST_OK) return st;
@@ -551,7 +553,8 @@ static void build_queued(child *c) {
                        .device = &c->info,
                        .workdir = c->s->workdir,
                        .tag = tags[i],
-                       .timeout_s = LOAD_COMPILE_TIMEOUT_S};
+                       .timeout_s = LOAD_COMPILE_TIMEOUT_S,
+                       .bincache = c->s->bincache};
   }
   kt__be_prebuild(c->s->backend, c->state, b, c->nqueued);
   c->nqueued = 0;
@@ -574,7 +577,7 @@ static kt__status serve(child *c, const kt__request *rq, kt__reply *rp, kt__errb
   build_queued(c);
   void *fn;
   double t0 = kt__now();
-  kt__status st = get_fn(c, rq, &fn, eb);
+  kt__status st = get_fn(c, rq, &fn, &rp->compile_use, eb);
   rp->load_s = kt__now() - t0;
   kt__arg args[MAX_PARAMS];
   kt__launch l;

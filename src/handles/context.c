@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../bincache/bincache.h"
+#include "../hash.h"
 #include "../lang/expr.h"
 #include "../search/replay.h"
 #include "../space/space.h"
@@ -102,6 +104,10 @@ static int limits_from_env(kt_context *ctx) {
     return kt__err(&ctx->err, KT_INVALID, "ktune: error: KTUNE_COMPILE_TIMEOUT=%s: expected seconds, e.g. 120", v);
   if (o->run_timeout_s <= 0 && (v = getenv("KTUNE_RUN_TIMEOUT")) && *v && !parse_seconds(v, &o->run_timeout_s))
     return kt__err(&ctx->err, KT_INVALID, "ktune: error: KTUNE_RUN_TIMEOUT=%s: expected seconds, e.g. 30", v);
+  if (o->binary_cache_max_bytes == 0 && (v = getenv("KTUNE_BINARY_CACHE_MAX")) && *v &&
+      !parse_bytes(v, &o->binary_cache_max_bytes))
+    return kt__err(&ctx->err, KT_INVALID, "ktune: error: KTUNE_BINARY_CACHE_MAX=%s: expected bytes, e.g. 1G or 512M",
+                   v);
   if (o->max_tensor_bytes == 0 && (v = getenv("KTUNE_MAX_TENSOR_MEMORY")) && *v &&
       !parse_bytes(v, &o->max_tensor_bytes))
     return kt__err(&ctx->err, KT_INVALID, "ktune: error: KTUNE_MAX_TENSOR_MEMORY=%s: expected bytes, e.g. 8G or 512M",
@@ -125,7 +131,29 @@ int kt_context_create(const kt_options *opts, kt_context **out) {
   if (opts) ctx->opts = *opts;
   default_labels(&ctx->opts.labels);
   *out = ctx;
-  return limits_from_env(ctx);
+  KT__FORWARD(limits_from_env(ctx));
+  const kt_options *o = &ctx->opts;
+  return kt__bincache_resolve(o->binary_cache, o->no_binary_cache, o->binary_cache_max_bytes, &ctx->bincache,
+                              &ctx->err);
+}
+
+int kt_binary_cache_path(kt_context *ctx, char *buf, size_t len) {
+  KT__RETURN_IF(!kt__bincache_on(&ctx->bincache), &ctx->err, KT_NOTFOUND, "the binary cache is %s",
+                ctx->bincache.off_reason ? ctx->bincache.off_reason : "off");
+  KT__RETURN_IF(strlen(ctx->bincache.dir) >= len, &ctx->err, KT_INVALID, "the binary cache's path is too long");
+  snprintf(buf, len, "%s", ctx->bincache.dir);
+  return KT_OK;
+}
+
+int kt_binary_cache_clear(kt_context *ctx, FILE *out) {
+  char dir[sizeof ctx->bincache.dir];
+  KT__FORWARD(kt_binary_cache_path(ctx, dir, sizeof dir));
+  uint64_t files, bytes;
+  KT__FORWARD(kt__bincache_clear(dir, &files, &bytes, &ctx->err));
+  if (out)
+    fprintf(out, "removed %llu compiled binaries (%.1f MiB) from %s\n", (unsigned long long)files,
+            (double)bytes / (1 << 20), dir);
+  return KT_OK;
 }
 
 void kt_context_destroy(kt_context *ctx) {

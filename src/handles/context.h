@@ -13,6 +13,7 @@ struct kt_context {
   kt__errbuf err;
   kt__store *store; /* opened on first use; NULL with opts.no_db */
   bool store_failed;
+  kt__bincache bincache; /* resolved once, at create; off: dir "" */
 };
 
 typedef struct kt__runtime_table kt__runtime_table;

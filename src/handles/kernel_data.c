@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../hash.h"
 #include "../lang/expr.h"
 #include "context.h"
 

@@ -256,7 +256,7 @@ static int load_config(kt_kernel *k, const int64_t *values, void **fn) {
   if (!t->state) KT__FORWARD(kt__be_open(t->be, k->ctx->opts.device, &t->state, &t->device, eb));
   char tag[64];
   snprintf(tag, sizeof tag, "rt%p-%d", (void *)k, t->nconfigs);
-  kt__build b = {k->file, d, cfg->names, values, cfg->n, &t->device, workdir, tag, 60.0, NULL};
+  kt__build b = {k->file, d, cfg->names, values, cfg->n, &t->device, workdir, tag, 60.0, NULL, &k->ctx->bincache, NULL};
   kt__artifact a = {0};
   kt__status st = kt__be_compile(t->be, &b, &a, eb);
   if (st == KT__ST_OK) st = kt__be_load(t->be, t->state, &b, &a, fn, eb);
@@ -315,14 +315,24 @@ static int check_sizes(kt_kernel *k, const int64_t *sizes) {
   return KT_OK;
 }
 
-/* The device, opened in this process on the first miss: its identity is
- * part of the results key, and the launches need it. A tuning never runs
- * here (it runs in the helper, a fresh process), so whatever driver state
- * this process holds does not matter. */
+/* Whether the kernel runs in the application's own device context
+ * (kt_options.opencl_context, for backends that can share one). */
+static bool in_app_context(const kt_kernel *k) { return k->ctx->opts.opencl_context && k->runtime->be->adopt; }
+
+/* The device, opened in this process on the first miss (or adopted: the
+ * application's own OpenCL context): its identity is part of the results
+ * key, and the launches need it. A tuning never runs here (it runs in the
+ * helper, a fresh process), so whatever driver state this process holds
+ * does not matter. */
 static int know_device(kt_kernel *k) {
   kt__runtime_table *t = k->runtime;
   if (t->device_known) return KT_OK;
-  if (!t->state) KT__FORWARD(kt__be_open(t->be, k->ctx->opts.device, &t->state, &t->device, &k->ctx->err));
+  if (in_app_context(k)) {
+    const kt_options *o = &k->ctx->opts;
+    KT__FORWARD(kt__be_adopt(t->be, o->opencl_context, o->opencl_device, &t->state, &t->device, &k->ctx->err));
+  } else if (!t->state) {
+    KT__FORWARD(kt__be_open(t->be, k->ctx->opts.device, &t->state, &t->device, &k->ctx->err));
+  }
   t->device_known = true;
   return KT_OK;
 }

@@ -52,9 +52,6 @@ int kt__store_set_winner(kt__store *s, const kt__store_key *k, const char *confi
 /* The winner under K: KT_OK with *config malloc'ed, or KT_NOTFOUND. */
 int kt__store_winner(kt__store *s, const kt__store_key *k, char **config, double *seconds, kt__errbuf *eb);
 
-/* Hex SHA-256 digest of a text (for source hashes); see hash.h. */
-void kt__hash_text(const char *text, size_t len, char out[65]);
-
 /* ---- Additions (store engineer) ---- */
 
 /* The default database path ($KTUNE_DB, $XDG_CACHE_HOME/ktune/results.db,

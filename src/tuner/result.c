@@ -49,6 +49,7 @@ void kt_result_destroy(kt_result *r) {
   free(r->strategy);
   free(r->strategy_reason);
   free(r->db_path);
+  free(r->not_cached);
   free(r);
 }
 
@@ -159,6 +160,43 @@ static void count_statuses(const kt_result *r, int counts[KT__ST_COUNT]) {
   for (int i = 0; i < r->ntrials; i++) counts[r->trials[i].status]++;
 }
 
+/* How many builds the binary cache served each way (KT__BIN_* order). */
+static void count_builds(const kt_result *r, int counts[4]) {
+  memset(counts, 0, sizeof(int) * 4);
+  for (int i = 0; i < r->ntrials; i++) counts[r->trials[i].compile_use]++;
+}
+
+static void print_binary_cache(const kt_result *r, FILE *out) {
+  int n[4];
+  count_builds(r, n);
+  if (!kt__bincache_on(&r->bincache)) {
+    fprintf(out, "binary cache %s: %d compiled\n", r->bincache.off_reason ? r->bincache.off_reason : "off",
+            n[KT__BIN_COMPILED]);
+    return;
+  }
+  fprintf(out, "binary cache: %d cached, %d compiled", n[KT__BIN_CACHED], n[KT__BIN_COMPILED]);
+  if (n[KT__BIN_REBUILT]) fprintf(out, ", %d rebuilt (a bad entry was removed)", n[KT__BIN_REBUILT]);
+  fprintf(out, " (%s)\n", r->bincache.dir);
+  if (r->not_cached) fprintf(out, "binary cache: this kernel's builds are not kept: %s\n", r->not_cached);
+}
+
+static void json_binary_cache(const kt_result *r, kt__sbuf *b) {
+  int n[4];
+  count_builds(r, n);
+  kt__sbuf_printf(b, ",\n  \"binary_cache\": {\"path\": ");
+  if (kt__bincache_on(&r->bincache)) kt__sbuf_json_string(b, r->bincache.dir);
+  else
+    kt__sbuf_printf(b, "null, \"off\": "),
+        kt__sbuf_json_string(b, r->bincache.off_reason ? r->bincache.off_reason : "off");
+  kt__sbuf_printf(b, ", \"cached\": %d, \"compiled\": %d, \"rebuilt\": %d", n[KT__BIN_CACHED], n[KT__BIN_COMPILED],
+                  n[KT__BIN_REBUILT]);
+  if (r->not_cached) {
+    kt__sbuf_printf(b, ", \"not_cached\": ");
+    kt__sbuf_json_string(b, r->not_cached);
+  }
+  kt__sbuf_printf(b, "}");
+}
+
 static void print_time_budget(const kt_result *r, FILE *out) {
   fprintf(out, "time budget %g s: ", r->budget_s);
   if (r->reference_over_budget) fprintf(out, "spent by the default configuration, which is always run\n");
@@ -196,6 +234,7 @@ int kt_result_print_table(const kt_result *r, FILE *out) {
   if (r->winner < 0) fprintf(out, "no configuration was valid\n");
   fprintf(out, "time %.2f s: compile busy %.2f s on %d threads, device busy %.2f s\n", r->wall_s, r->compile_busy_s,
           r->compile_threads, r->device_busy_s);
+  print_binary_cache(r, out);
   if (r->budget_s > 0) print_time_budget(r, out);
   if (r->interrupted) fprintf(out, "interrupted: results so far are kept\n");
   return KT_OK;
@@ -238,6 +277,7 @@ static void json_trial(const kt_result *r, const kt__trial *t, kt__sbuf *b) {
   }
   kt__sbuf_printf(b, ", ");
   json_num(b, "compile_s", t->compile_s);
+  if (kt__bin_use_name(t->compile_use)) kt__sbuf_printf(b, ", \"compile\": \"%s\"", kt__bin_use_name(t->compile_use));
   if (t->load_s + t->verify_s + t->measure_s > 0)
     kt__sbuf_printf(b, ", \"worker_s\": {\"load\": %.6g, \"verify\": %.6g, \"measure\": %.6g}", t->load_s, t->verify_s,
                     t->measure_s);
@@ -328,6 +368,7 @@ int kt_result_print_json(const kt_result *r, FILE *out) {
   if (r->winner >= 0 && r->default_trial >= 0 && r->trials[r->default_trial].status == KT__ST_OK)
     kt__sbuf_printf(&b, ",\n  \"speedup_over_default\": %.6g",
                     kt__trial_seconds(&r->trials[r->default_trial]) / kt__trial_seconds(&r->trials[r->winner]));
+  json_binary_cache(r, &b);
   kt__sbuf_printf(&b, ",\n  \"timeline\": {");
   json_num(&b, "wall_s", r->wall_s);
   kt__sbuf_printf(&b, ", ");

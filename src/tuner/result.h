@@ -26,6 +26,7 @@ typedef struct kt__trial {
   double final_s;                     /* median over finalist rounds; 0 if not a finalist */
   double done_s;                      /* when its status was settled, seconds after the tuning began */
   double load_s, verify_s, measure_s; /* the worker's time on it */
+  kt__bin_use compile_use;            /* how the binary cache served its build (NONE: none) */
 } kt__trial;
 
 struct kt_result {
@@ -60,6 +61,8 @@ struct kt_result {
   double load_s, verify_s, measure_s; /* device busy, split by phase */
   int compile_threads;
   char *db_path;
+  kt__bincache bincache; /* the binary cache the tuning used */
+  char *not_cached;      /* why it could not keep this kernel's builds, or NULL */
 };
 
 kt_result *kt__result_create(const char *kernel, const char *file, const char *const *names, int nnames, int ntune);

@@ -360,7 +360,8 @@ static kt__compile_job *make_job(tuning *t, const kt__trial *tr) {
                  .device = &t->r->device,
                  .workdir = t->workdir,
                  .tag = tag,
-                 .timeout_s = compile_timeout(t)};
+                 .timeout_s = compile_timeout(t),
+                 .bincache = &t->k->ctx->bincache};
   return kt__compile_job_new(tr->id, t->k->file, &b);
 }
 
@@ -419,6 +420,8 @@ static bool take_compiled(tuning *t, kt__compile_job *j, kt__trial *tr) {
     t->compiles++;
   }
   bool ok = j->status == KT__ST_OK;
+  if (j->status != KT__ST_PENDING) tr->compile_use = j->artifact.cache_use;
+  if (j->artifact.not_cached && !t->r->not_cached) t->r->not_cached = kt__xstrdup(j->artifact.not_cached);
   if (!ok) {
     tr->status = j->status == KT__ST_PENDING ? KT__ST_PENDING : KT__ST_COMPILE;
     set_message(tr, j->artifact.log ? j->artifact.log : j->err.msg);
@@ -453,6 +456,12 @@ static void ask_twice_on_failure(tuning *t, const kt__request *req, kt__reply *r
   free(first);
 }
 
+/* Backends that build at load build in the worker: its first reply for a
+ * configuration says how the binary cache served that build. */
+static void note_load_build(kt__trial *tr, const kt__reply *rep) {
+  if (!tr->compile_use) tr->compile_use = rep->compile_use;
+}
+
 /* One verified run and measurement, bounded by UNTIL (0: no limit). */
 static void evaluate(tuning *t, kt__trial *tr, kt__req_kind kind, double until) {
   kt__request req;
@@ -464,6 +473,7 @@ static void evaluate(tuning *t, kt__trial *tr, kt__req_kind kind, double until) 
   set_message(tr, rep.msg);
   set_output(tr, &rep.output);
   tr->load_s = rep.load_s, tr->verify_s = rep.verify_s, tr->measure_s = rep.measure_s;
+  note_load_build(tr, &rep);
   t->r->load_s += rep.load_s, t->r->verify_s += rep.verify_s, t->r->measure_s += rep.measure_s;
   if (rep.status == KT__ST_OK) {
     tr->stats = rep.stats;
@@ -609,6 +619,7 @@ static int run_reference(tuning *t) {
     tr->status = rep.status;
     set_message(tr, rep.msg);
     set_output(tr, &rep.output);
+    note_load_build(tr, &rep);
     if (rep.status == KT__ST_OK) evaluate(t, tr, KT__REQ_EVAL, 0);
     kt__trace("reference: verified and measured");
   }
@@ -1237,6 +1248,7 @@ static int start(tuning *t) {
   uint64_t size, valid;
   KT__FORWARD(check_space(t, &size, &valid));
   t->r = kt__result_create(d->name, t->k->file->src.path, t->cfg->names, t->cfg->n, t->cfg->ntune);
+  t->r->bincache = t->k->ctx->bincache;
   t->r->space_size = size;
   t->r->valid_size = valid;
   t->r->budget_s = t->o.budget_s > 0 ? t->o.budget_s : 0;
@@ -1260,7 +1272,8 @@ static int start(tuning *t) {
                          .atol = -1, /* the worker applies @verify and per-type defaults */
                          .rtol = -1,
                          .workdir = t->workdir,
-                         .check = t->has_check ? &t->check : NULL};
+                         .check = t->has_check ? &t->check : NULL,
+                         .bincache = &t->k->ctx->bincache};
   t->setup = ws;
   /* The worker opens its device (a CUDA context: 0.26 s on the H200) while
    * the tuner writes the tensors it will upload. */

@@ -134,6 +134,8 @@ bad B69 '--compile-timeout soon: expected seconds' tune $BAD/ok.c --compile-time
 HELPER=$(dirname "$KTUNE")/ktune-tuner
 bad B115 'usage: ktune-tuner --request FD --reply FD' "$HELPER"
 bad B116 'ktune-tuner: file descriptor 0 holds no tuning request' sh -c '"$1" --request 0 --reply 1 </dev/null' _ "$HELPER"
+bad B117 'KTUNE_BINARY_CACHE_MAX=lots: expected bytes' env KTUNE_BINARY_CACHE_MAX=lots "$KTUNE" tune $BAD/ok.c
+bad B118 'list: --binaries goes with .cache clear. alone' "$KTUNE" cache list --binaries
 # --- sheer numbers ---
 bad B70 'too_many_names.c: error: kernel f declares 71 tuned names; ktune handles at most 64' tune $BAD/too_many_names.c
 python3 -c "

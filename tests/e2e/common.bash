@@ -4,6 +4,9 @@ KTUNE=$1
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 export KTUNE_DB="$TMP/results.db"
+# Each test its own binary cache: none reaches the user's, and none
+# finds binaries another test compiled.
+export KTUNE_BINARY_CACHE="$TMP/binaries"
 fails=0
 
 fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }

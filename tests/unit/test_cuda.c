@@ -693,3 +693,74 @@ TEST(compiles_t1_convolution) {
   kt__t1_free(&t);
 }
 #endif
+
+static char *slurp_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  kt__sbuf s = {0};
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) kt__sbuf_append(&s, buf, n);
+  fclose(f);
+  *len = s.len;
+  return s.s;
+}
+
+/* The cubin cache: a second build of one configuration (another tag, as a
+ * second key's tuning has) compiles nothing and gets the same cubin, and a
+ * damaged entry is compiled again. */
+TEST(cubin_cache_second_build_compiles_nothing) {
+  unsetenv("KTUNE_CUDA_ARCH");
+  kt__diag d;
+  kt__diag_init(&d, NULL);
+  kt__errbuf eb = {{0}};
+  kt__file *f = kt__parse_file("kernels/cuda/elementwise.cu", -1, &d, &eb);
+  if (!f) kt_test_fail(__FILE__, __LINE__, "%s", eb.msg);
+  compile_run r;
+  setup_run(&r, f, &f->kernels[0]);
+  snprintf(r.device.name, sizeof r.device.name, "NVIDIA H200");
+  snprintf(r.device.toolchain_version, sizeof r.device.toolchain_version, "NVRTC test");
+  kt__bincache cache;
+  char bindir[4200];
+  snprintf(bindir, sizeof bindir, "%s/bin", r.workdir);
+  ASSERT_EQ(kt__bincache_resolve(bindir, false, 0, &cache, &eb), KT_OK);
+  int64_t values[KT__MAX_NAMES];
+  for (int i = 0; i < r.decl->ntune; i++) values[i] = r.decl->tune[i].values[0];
+  kt__sbuf first = {0};
+  kt__bin_use want[] = {KT__BIN_COMPILED, KT__BIN_CACHED, KT__BIN_REBUILT};
+  for (int round = 0; round < 3; round++) {
+    char tag[16];
+    snprintf(tag, sizeof tag, "k%d", round);
+    kt__build b = {.file = f,
+                   .decl = r.decl,
+                   .names = r.names,
+                   .values = values,
+                   .n = r.nnames,
+                   .device = &r.device,
+                   .workdir = r.workdir,
+                   .tag = tag,
+                   .timeout_s = 60,
+                   .bincache = &cache};
+    kt__artifact a;
+    if (kt__be_compile(&kt__backend_cuda, &b, &a, &eb) != KT__ST_OK) kt_test_fail(__FILE__, __LINE__, "%s", eb.msg);
+    ASSERT_EQ(a.cache_use, want[round]);
+    size_t len = 0;
+    char *cubin = slurp_file(a.path, &len);
+    ASSERT_TRUE(cubin && cubin_has_kernel(a.path, r.decl->name));
+    if (round == 0) kt__sbuf_append(&first, cubin, len);
+    else ASSERT_TRUE(len == first.len && memcmp(cubin, first.s, len) == 0);
+    free(cubin);
+    kt__artifact_free(&a);
+    if (round == 1) { /* flip one byte of the only entry */
+      char cmd[4400];
+      snprintf(cmd, sizeof cmd,
+               "python3 -c \"import glob; p=glob.glob('%s/*.ktbin')[0]; b=bytearray(open(p,'rb').read()); "
+               "b[200]^=1; open(p,'wb').write(b)\"",
+               bindir);
+      ASSERT_EQ(system(cmd), 0);
+    }
+  }
+  kt__sbuf_free(&first);
+  kt__file_free(f);
+  kt__diag_free(&d);
+}

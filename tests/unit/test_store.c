@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "store/hash.h"
+#include "hash.h"
 #include "store/store.h"
 
 /* ---- fixtures ---- */

@@ -4,8 +4,6 @@
 
 #include <string.h>
 
-#include "store.h"
-
 /* First 32 bits of the fractional parts of the cube roots of the first 64
  * primes (FIPS 180-4, 4.2.2). */
 static const uint32_t K[64] = {
