@@ -144,8 +144,7 @@ static void case_opencl_launch_on_the_applications_context_buffers_and_queue(voi
 }
 
 /* kt_launch with KTUNE_PRINT_AUTOTUNING=1; its first printed line into LINE. */
-static int launch_printing(kt_kernel *k, const int64_t *sizes, void *const *args, void *queue, char *line,
-                           size_t len) {
+static int launch_printing(kt_kernel *k, const int64_t *sizes, void *const *args, void *queue, char *line, size_t len) {
   char log[128];
   snprintf(log, sizeof log, "%s/print", dir);
   setenv("KTUNE_PRINT_AUTOTUNING", "1", 1);
