@@ -20,15 +20,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../handles/context.h"
-#include "../handles/runtime_table.h"
+#include "runtime.h"
+
 #include "../launch/launch.h"
 #include "../tuner/result.h"
 #include "../workdir.h"
 
 /* ---- the hot path ----------------------------------------------------- */
 
-static int rt_run(kt_kernel *k, const kt__rt_entry *e, void *const *args, void *stream) {
+int kt__rt_run(kt_kernel *k, const kt__rt_entry *e, void *const *args, void *stream) {
   const kt__runtime_table *t = k->runtime;
   kt__arg argv[KT__RT_MAX_ARGS];
   for (int i = 0; i < t->nparams; i++) {
@@ -343,9 +343,14 @@ static int rt_miss(kt_kernel *k, const int64_t *sizes, void *const *args, kt__rt
   return KT_OK;
 }
 
+int kt__rt_entry_for(kt_kernel *k, const int64_t *sizes, void *const *args, kt__rt_entry **out) {
+  *out = kt__rt_find(k->runtime, sizes, k->decl->nsizes);
+  return *out ? KT_OK : rt_miss(k, sizes, args, out);
+}
+
 int kt_launch(kt_kernel *k, const int64_t *sizes, void *const *args, void *stream) {
   if (!k || (!sizes && k->decl->nsizes) || (!args && k->decl->nparams)) return KT_INVALID;
   kt__rt_entry *e = kt__rt_find(k->runtime, sizes, k->decl->nsizes);
   if (!e) KT__FORWARD(rt_miss(k, sizes, args, &e));
-  return rt_run(k, e, args, stream);
+  return kt__rt_run(k, e, args, stream);
 }
