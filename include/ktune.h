@@ -139,6 +139,8 @@ int kt_kernel_load_string(kt_context *ctx, const char *label, const char *source
                           kt_kernel **out);
 void kt_kernel_destroy(kt_kernel *k);
 const char *kt_kernel_name(const kt_kernel *k);
+/* The backend the kernel runs on, as kt_backend_name names it ("cuda"). */
+const char *kt_kernel_backend(const kt_kernel *k);
 
 /* Runtime sizes (undeclared symbolic dims such as M, N, K), in the order
  * kt_launch takes them. */
