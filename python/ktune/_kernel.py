@@ -69,11 +69,16 @@ class _Shape:
     """What a shape (the arrays' shapes and the sizes given) launches with:
     kt_launch's sizes and the scalar values ktune binds."""
 
-    __slots__ = ("sizes", "scalars", "launched")
+    __slots__ = ("sizes", "scalars", "argv", "launched")
 
-    def __init__(self, sizes, scalars):
+    def __init__(self, sizes, scalars, nparams: int):
         self.sizes = sizes
         self.scalars = scalars
+        # kt_launch's argument array with the bound scalars' addresses in
+        # place; each call writes only the tensors' addresses.
+        self.argv = (c_void_p * max(nparams, 1))()
+        for i, buf in scalars.items():
+            self.argv[i] = ctypes.addressof(buf)
         self.launched = False
 
 
@@ -119,7 +124,10 @@ class Kernel:
         self._by_name = {p.name: p for p in self.params}
         self._memory = _arrays.CUDA if self.backend == "cuda" else _arrays.HOST
         n = len(self.params)
-        self._args = (c_void_p * max(n, 1))()
+        self._ntensors = len(self._tensors)
+        # Per tensor for the hot path: (index, read-only allowed?, NumPy typestr, torch dtype).
+        self._refresh_types()
+        self._want_device = device if self._memory == _arrays.CUDA else -1
         self._ranks = (c_int * max(n, 1))(*[p.ndims for p in self.params])
         self._shapes: Dict[tuple, _Shape] = {}
         self._lock = threading.Lock()
@@ -203,7 +211,7 @@ class Kernel:
                 buf = ctypes.create_string_buffer(8)
                 self._ctx.check(lib.kt_kernel_scalar_value(self._handle, p.index, sizes, buf))
                 scalars[p.index] = buf
-        s = _Shape(sizes, scalars)
+        s = _Shape(sizes, scalars, n)
         self._shapes[key] = s
         return s
 
@@ -225,21 +233,72 @@ class Kernel:
 
     def __call__(self, *args: Any, **kwargs: Any) -> None:
         """Launches the kernel on these arrays; see the class docstring."""
+        if not kwargs and len(args) == self._ntensors and self._launch_seen(args):
+            return
+        self._call(args, kwargs)
+
+    def _refresh_types(self) -> None:
+        """The array types of the hot path, from the libraries imported now
+        (this package imports neither PyTorch nor NumPy itself)."""
+        self._torch_tensor = _arrays.torch_tensor_type()
+        self._ndarray = getattr(sys.modules.get("numpy"), "ndarray", None)
+        # Per tensor: (index, written?, NumPy typestr, torch dtype).
+        self._fast = [(p.index, p.mode != "in", _typestr(p.dtype), _torch_dtype(p.dtype)) for p in self._tensors]
+
+    def _launch_seen(self, args: tuple) -> bool:
+        """The hot path: PyTorch tensors and NumPy arrays of a shape launched
+        before, every check passed without building views. False sends the
+        call to _call, which checks everything and says what is wrong."""
+        tensor, ndarray = self._torch_tensor, self._ndarray
+        ptrs = []
+        shapes = []
+        for spec, a in zip(self._fast, args):
+            t = type(a)
+            if t is tensor:
+                if a.dtype is not spec[3] or a.get_device() != self._want_device or not a.is_contiguous():
+                    return False
+                ptrs.append(a.data_ptr())
+                shapes.append(a.shape)
+            elif t is ndarray and self._memory is _arrays.HOST:
+                d = a.__array_interface__
+                data = d["data"]
+                if d["typestr"] != spec[2] or d["strides"] is not None or (data[1] and spec[1]):
+                    return False
+                ptrs.append(data[0])
+                shapes.append(d["shape"])
+            else:
+                return False
+        shape = self._shapes.get((tuple(shapes), ()))
+        if shape is None or not shape.launched:
+            return False
+        stream = None
+        if self._memory is _arrays.CUDA:
+            stream = _torch_stream(self._want_device) or _CU_STREAM_LEGACY if tensor is not None and \
+                type(args[0]) is tensor else self._stream(args, [_arrays.view(a) for a in args])
+        with self._lock:
+            argv = shape.argv
+            for spec, ptr in zip(self._fast, ptrs):
+                argv[spec[0]] = ptr
+            self._launch(shape, argv, stream)
+        return True
+
+    def _call(self, args: tuple, kwargs: dict) -> None:
         views, given, sizes_given = self._bind(args, kwargs)
         shape = self._shape(views, sizes_given)
         stream = self._stream(args, views) if self._memory == _arrays.CUDA else None
         packed = {i: _pack_scalar(self.params[i], value) for i, value in given.items()}
+        for p in self._scalars:
+            if p.index not in packed and p.index not in shape.scalars:
+                raise errors.ArgumentError(f"parameter {p.name}: kernel {self.name} needs a value for this "
+                                           f"{p.dtype} scalar (no expression binds it): pass {p.name}=...")
         with self._lock:
-            argv = self._args
+            argv = shape.argv if not packed else (c_void_p * max(len(self.params), 1))(*shape.argv)
             for p, v in zip(self._tensors, views):
                 argv[p.index] = v.ptr
-            for p in self._scalars:
-                buf = packed.get(p.index) or shape.scalars.get(p.index)
-                if buf is None:
-                    raise errors.ArgumentError(f"parameter {p.name}: kernel {self.name} needs a value for this "
-                                               f"{p.dtype} scalar (no expression binds it): pass {p.name}=...")
-                argv[p.index] = ctypes.addressof(buf)
+            for i, buf in packed.items():
+                argv[i] = ctypes.addressof(buf)
             self._launch(shape, argv, stream)
+        self._refresh_types()
 
     def _launch(self, shape: _Shape, argv, stream) -> None:
         # The first launch of a shape may tune: Ctrl-C must reach the tuner.
@@ -282,6 +341,21 @@ class Kernel:
         params = ", ".join(f"{p.name}: {p.mode + ' ' if p.is_tensor else ''}{p.dtype}"
                            + (f"[{p.ndims}d]" if p.is_tensor else "") for p in self.params)
         return f"<ktune.Kernel {self.name}({params}) on {self.backend}, from {self.path}>"
+
+
+def _typestr(dtype: str) -> Optional[str]:
+    """NumPy's type string of a ktune dtype on this machine's byte order."""
+    order = "<" if sys.byteorder == "little" else ">"
+    size = _arrays.SIZES[dtype]
+    kind = {"f": "f", "b": None, "i": "i", "u": "u"}[dtype[0]]
+    return None if kind is None else (("|" if size == 1 else order) + kind + str(size))
+
+
+def _torch_dtype(dtype: str):
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return None
+    return getattr(torch, {v: k for k, v in _arrays._TORCH_NAMES.items()}[dtype], None)
 
 
 def _fs(path: PathLike) -> bytes:
