@@ -165,6 +165,10 @@ class Kernel:
 
     def _bind(self, args: tuple, kwargs: dict):
         """Views of the tensors, the scalars given, the sizes given."""
+        for key in kwargs:
+            if key in self._by_name and self._by_name[key].is_tensor:
+                raise errors.ArgumentError(f"{key}=: a tensor: pass it by position; it is one of {self.name}'s "
+                                           f"arrays ({', '.join(p.name for p in self._tensors)}, in this order)")
         if len(args) < len(self._tensors):
             missing = ", ".join(p.name for p in self._tensors[len(args):])
             raise errors.ArgumentError(f"kernel {self.name}: missing the array{'s' if len(args) + 1 < len(self._tensors) else ''} "
@@ -186,7 +190,7 @@ class Kernel:
                     raise errors.ArgumentError(f"size {key}={value!r}: expected a positive integer")
                 sizes_given[key] = value
             else:
-                what = "a tensor: pass it by position" if p is not None else "not a parameter or size of the kernel"
+                what = "a tensor: pass it by position; it is one" if p is not None else "not a parameter or size"
                 names = ", ".join([q.name for q in self._scalars] + self.sizes) or "(none)"
                 raise errors.ArgumentError(f"{key}=: {what} of {self.name} (keywords: {names})")
         return views, given, sizes_given

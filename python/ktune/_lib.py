@@ -128,8 +128,14 @@ def _candidates() -> list[tuple[str, str]]:
     if env:
         return [(env, "$KTUNE_LIBRARY")]
     here = os.path.dirname(os.path.abspath(__file__))
-    for name in ("libktune.so", "libktune.so.0", "libktune.dylib"):
-        found.append((os.path.join(here, name), "the package"))
+    found.append((os.path.join(here, "libktune.so"), "the package"))
+    try:
+        from ._built import LIBRARY  # the library `pip install` was pointed at
+
+        if LIBRARY:
+            found.append((LIBRARY, "the installation"))
+    except ImportError:
+        pass
     try:
         libdir = subprocess.run(
             ["pkg-config", "--variable=libdir", "ktune"], capture_output=True, text=True, timeout=10

@@ -35,7 +35,7 @@ def devices() -> Dict[str, Any]:
     """The backends and devices found, as `ktune devices --json` lists them."""
     ctx = Context()
     try:
-        rc, text = capture(lib.kt_devices_print, ctx.handle, 1)
+        rc, text = capture(lambda out: lib.kt_devices_print(ctx.handle, out, 1))
         ctx.check(rc)
         return json.loads(text)
     finally:
@@ -59,7 +59,7 @@ def space(path: PathLike, kernel: Optional[str] = None) -> Dict[str, Any]:
     try:
         ctx.check(lib.kt_kernel_load_file(ctx.handle, os.fsencode(path), kernel.encode() if kernel else None,
                                           ctypes.byref(handle)))
-        rc, text = capture(lib.kt_space_print, handle, 1)
+        rc, text = capture(lambda out: lib.kt_space_print(handle, out, 1))
         ctx.check(rc)
         return json.loads(text)
     finally:
