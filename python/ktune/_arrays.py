@@ -84,7 +84,8 @@ def _from_interface(a, d: dict, memory: str) -> ArrayView:
     if memory == CUDA:
         device = _cuda_device_of(a)
         stream = d.get("stream")
-    return ArrayView(ptr or 0, shape, name, typestr, memory, device,
+    shown = f"{name} (typestr {typestr})" if name else f"typestr {typestr}"
+    return ArrayView(ptr or 0, shape, name, shown, memory, device,
                      c_contiguous(shape, d.get("strides"), itemsize), bool(readonly), stream, a)
 
 
