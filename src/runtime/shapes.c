@@ -96,18 +96,24 @@ static void bind_from_shapes(const kt__kernel_decl *d, const int64_t *const *sha
     }
 }
 
-static int check_bound(kt_kernel *k, const int64_t *sizes, const origin *from) {
+static int check_bound(kt_kernel *k, const int64_t *sizes) {
   const kt__kernel_decl *d = k->decl;
-  for (int j = 0; j < d->nsizes; j++) {
-    if (sizes[j] > 0) continue;
-    if (from[j].param >= 0)
-      return kt__err(&k->ctx->err, KT_INVALID, "kernel %s: parameter %s: dimension %d is %lld; sizes must be positive",
-                     d->name, d->params[from[j].param].name, from[j].dim, (long long)sizes[j]);
-    return kt__err(&k->ctx->err, KT_INVALID,
-                   "kernel %s: runtime size %s is no tensor's dimension of its own, so the arrays cannot give it; "
-                   "give %s explicitly",
-                   d->name, d->sizes[j], d->sizes[j]);
-  }
+  for (int j = 0; j < d->nsizes; j++)
+    KT__RETURN_IF(sizes[j] <= 0, &k->ctx->err, KT_INVALID,
+                  "kernel %s: runtime size %s is no tensor's dimension of its own, so the arrays cannot give it; "
+                  "give %s explicitly",
+                  d->name, d->sizes[j], d->sizes[j]);
+  return KT_OK;
+}
+
+/* An empty array (or a negative extent) makes no launch. */
+static int check_extents(kt_kernel *k, const int64_t *const *shapes) {
+  const kt__kernel_decl *d = k->decl;
+  for (int i = 0; i < d->nparams; i++)
+    for (int dim = 0; d->params[i].is_tensor && dim < d->params[i].ndims; dim++)
+      KT__RETURN_IF(shapes[i][dim] <= 0, &k->ctx->err, KT_INVALID,
+                    "kernel %s: parameter %s: dimension %d is %lld; sizes must be positive", d->name,
+                    d->params[i].name, dim, (long long)shapes[i][dim]);
   return KT_OK;
 }
 
@@ -138,8 +144,9 @@ static int read_sizes(kt_kernel *k, const int *ranks, const int64_t *const *shap
   const kt__kernel_decl *d = k->decl;
   for (int i = 0; i < d->nparams; i++)
     if (d->params[i].is_tensor) KT__FORWARD(check_rank(k, i, ranks[i]));
+  KT__FORWARD(check_extents(k, shapes));
   bind_from_shapes(d, shapes, sizes, from);
-  KT__FORWARD(check_bound(k, sizes, from));
+  KT__FORWARD(check_bound(k, sizes));
   for (int i = 0; i < d->nparams; i++)
     for (int dim = 0; d->params[i].is_tensor && dim < d->params[i].ndims; dim++)
       KT__FORWARD(check_dim(k, i, dim, shapes[i][dim], sizes, from));
