@@ -8,7 +8,8 @@
 #   bench/h200_build.sh --prepare               (fills KTUNE_DEPS_DIR; see below)
 #
 # Prints the path of the built ktune as the last line on stdout. Beside it:
-# libktune.a; link.txt, the libraries a program linked with libktune.a needs
+# libktune.a; libktune.so (what the Python package loads: KTUNE_LIBRARY);
+# link.txt, the libraries a program linked with libktune.a needs
 # (one line of cc arguments); with --tests, the unit-test binaries in tests/
 # (tests/test_cuda, ...; one that does not build is reported, not fatal).
 # Progress goes to stderr, the compilers' output to BUILD_DIR/build.log. Exit
@@ -89,7 +90,7 @@ build_cmake() {
   cmake -S "$ROOT" -B "$BUILD/cmake" -DCMAKE_BUILD_TYPE=Release -DKTUNE_DEPS_DIR="$DEPS" \
     -DCMAKE_C_FLAGS="-idirafter $DEPS/include" >>"$LOG" 2>&1 || return 1
   grep -E "without pkg-config" "$LOG" >&2
-  cmake --build "$BUILD/cmake" -j"$JOBS" --target ktune >>"$LOG" 2>&1 || return 1
+  cmake --build "$BUILD/cmake" -j"$JOBS" --target ktune ktune_shared >>"$LOG" 2>&1 || return 1
   KTUNE="$BUILD/cmake/ktune"
   link_libs >"$BUILD/cmake/link.txt"
   # shellcheck disable=SC2086
@@ -119,6 +120,8 @@ build_cc() {
   echo "$libs" >"$obj/link.txt"
   # shellcheck disable=SC2086
   cc $cflags "$ROOT/cli/ktune.c" "$obj/libktune.a" $libs -o "$obj/ktune" >>"$LOG" 2>&1 || return 1
+  # shellcheck disable=SC2086
+  cc -shared -Wl,-soname,libktune.so.0 "$obj"/*.o $libs -o "$obj/libktune.so" >>"$LOG" 2>&1 || note "no libktune.so"
   KTUNE="$obj/ktune"
   for t in $UNIT_TESTS; do
     [ $TESTS = 1 ] || break

@@ -126,3 +126,18 @@ def test_hot_path_host_time(db):
         k(x, y)
     per_call = (time.perf_counter() - t0) / n
     assert per_call < 200e-6, per_call
+
+
+def test_the_readme_example_runs(tmp_path):
+    """examples/python/numpy_matmul.py, the README's Python example."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    env = dict(os.environ, KTUNE_DB=str(tmp_path / "results.db"))
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "examples/python/numpy_matmul.py")], env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert "matches numpy; winner TILE_M=" in r.stdout
