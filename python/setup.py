@@ -69,11 +69,14 @@ class BuildPyWithLibrary(build_py):
         target = os.path.join(self.build_lib, "ktune")
         os.makedirs(target, exist_ok=True)
         installed = _installed_library()
+        bundled = os.path.join(target, "libktune.so")
         if installed:
             _say(f"using {installed} (not building)")
+            if os.path.exists(bundled):  # left by an earlier build in this tree: not this installation's
+                os.remove(bundled)
         else:
             lib = _build_library(self.get_finalized_command("build").build_temp)
-            shutil.copyfile(os.path.realpath(lib), os.path.join(target, "libktune.so"))
+            shutil.copyfile(os.path.realpath(lib), bundled)
         with open(os.path.join(target, "_built.py"), "w", encoding="utf-8") as f:
             f.write('"""Written by setup.py: the libktune this installation was built for."""\n')
             f.write(f"LIBRARY = {installed!r}\n")
