@@ -223,7 +223,7 @@ typedef enum kt_param_mode {
 } kt_param_mode;
 
 typedef struct kt_param_info {
-  const char *name;  /* as @kernel writes it */
+  const char *name; /* as @kernel writes it */
   kt_param_mode mode;
   const char *dtype; /* element type: "f16", "bf16", "f32", "f64", "i8", "u8", "i32", "u32", "i64", "u64" */
   int elem_size;     /* bytes of one element (of the value, for a scalar) */

@@ -14,9 +14,9 @@ static const int caught_signals[] = {SIGINT, SIGTERM, SIGHUP};
 enum { NCAUGHT = sizeof caught_signals / sizeof caught_signals[0] };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static int depth;                              /* catches not yet released */
-static struct sigaction previous[NCAUGHT];     /* the caller's handlers */
-static volatile sig_atomic_t first_caught;     /* 0: none yet */
+static int depth;                          /* catches not yet released */
+static struct sigaction previous[NCAUGHT]; /* the caller's handlers */
+static volatile sig_atomic_t first_caught; /* 0: none yet */
 
 static void on_signal(int sig) {
   if (!first_caught) first_caught = sig;

@@ -68,8 +68,7 @@ static void describe_size(void *ud, const char *name, kt__loc at) {
   kt__sbuf_printf(b->out, "%s%s = %lld", b->out->len ? ", " : "", name, (long long)b->sizes[j]);
   if (b->from[j].param >= 0)
     kt__sbuf_printf(b->out, " from %s's dimension %d", b->d->params[b->from[j].param].name, b->from[j].dim);
-  else
-    kt__sbuf_printf(b->out, " as given");
+  else kt__sbuf_printf(b->out, " as given");
 }
 
 static int check_rank(kt_kernel *k, int i, int rank) {
@@ -112,8 +111,8 @@ static int check_extents(kt_kernel *k, const int64_t *const *shapes) {
   for (int i = 0; i < d->nparams; i++)
     for (int dim = 0; d->params[i].is_tensor && dim < d->params[i].ndims; dim++)
       KT__RETURN_IF(shapes[i][dim] <= 0, &k->ctx->err, KT_INVALID,
-                    "kernel %s: parameter %s: dimension %d is %lld; sizes must be positive", d->name,
-                    d->params[i].name, dim, (long long)shapes[i][dim]);
+                    "kernel %s: parameter %s: dimension %d is %lld; sizes must be positive", d->name, d->params[i].name,
+                    dim, (long long)shapes[i][dim]);
   return KT_OK;
 }
 

@@ -197,7 +197,7 @@ TEST(signals_interrupt_then_reach_the_callers_handler) {
   ASSERT_EQ(kt_signals_catch(), KT_OK);
   ASSERT_EQ(kt_signals_catch(), KT_OK); /* nested */
   raise(SIGINT);
-  ASSERT_EQ(callers_handler_ran, 0); /* ktune's handler, not the caller's */
+  ASSERT_EQ(callers_handler_ran, 0);  /* ktune's handler, not the caller's */
   ASSERT_EQ(kt_signals_release(), 0); /* inner: nothing restored yet */
   ASSERT_EQ(callers_handler_ran, 0);
   ASSERT_EQ(kt_signals_release(), SIGINT);
