@@ -8,7 +8,7 @@ import struct
 import sys
 import threading
 from ctypes import POINTER, c_int, c_int64, c_void_p
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Union
 
 from . import _arrays, errors
 from ._context import Context, PathLike, budget_options

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, Optional, Sequence
 
 from ._context import Context, PathLike
 from ._lib import c_char_p, capture, kernel_p, lib

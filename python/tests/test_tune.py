@@ -94,11 +94,12 @@ def test_the_gil_is_released_while_tuning(db):
     finally:
         done.set()
         t.join()
-    wall = time.monotonic() - t0
-    during = [x for x in ticks if x < t0 + wall]
-    assert wall > 0.2
-    # With the GIL held the other thread would not tick at all until the end.
-    assert len(during) > 0.2 * wall / 0.002, (len(during), wall)
+    t1 = time.monotonic()
+    during = [x for x in ticks if t0 + 0.1 < x < t1 - 0.1]
+    assert t1 - t0 > 0.3
+    # With the GIL held during kt_tune the other thread could not tick at all
+    # inside the call; a loaded machine still gives it a few slots.
+    assert len(during) >= 5, (len(during), t1 - t0)
 
 
 def _session_pids(sid: int):
