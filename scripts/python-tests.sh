@@ -8,7 +8,7 @@
 #
 #   scripts/python-tests.sh [BUILD] [PYTEST ARGS...]
 # KTUNE_PYTHON picks the interpreter (default: the first python3 with numpy,
-# pytest and setuptools; scripts/deps.sh installs Debian's).
+# pytest, setuptools and wheel; scripts/deps.sh installs Debian's).
 set -eu
 build=$(cd "${1:-build}" 2>/dev/null && pwd) || { echo "python-tests: no build folder ${1:-build}" >&2; exit 2; }
 [ $# -gt 0 ] && shift
@@ -16,12 +16,12 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 py=${KTUNE_PYTHON:-}
 if [ -z "$py" ]; then
   for c in /usr/bin/python3 python3; do
-    if "$c" -c "import numpy, pytest, setuptools, venv" 2>/dev/null; then py=$c; break; fi
+    if "$c" -c "import numpy, pytest, setuptools, venv, wheel" 2>/dev/null; then py=$c; break; fi
   done
 fi
 if [ -z "$py" ]; then
   echo "python-tests: no python3 with numpy, pytest, setuptools and venv: run scripts/deps.sh" \
-    "(python3-numpy python3-pytest python3-setuptools python3-venv), or set KTUNE_PYTHON" >&2
+    "(python3-numpy python3-pytest python3-setuptools python3-wheel python3-venv), or set KTUNE_PYTHON" >&2
   exit 2
 fi
 venv=$build/python-venv

@@ -4,7 +4,8 @@
 # a virtual environment that sees the system's torch, triton, cupy, numpy,
 # and `pip install --no-build-isolation --no-deps ./python` with
 # KTUNE_LIBRARY set (nothing built twice, nothing downloaded). Without venv,
-# pip or setuptools there, $PY is python3 with python/ on PYTHONPATH.
+# pip, setuptools or wheel there, $PY is python3 with python/ on PYTHONPATH
+# (install.log says which).
 python_env() {
   local work=$1 out=$2 ktune
   ktune=$(bench/h200_build.sh "$work/build" 2>"$out/build.log" | tail -1)
