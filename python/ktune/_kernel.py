@@ -399,8 +399,9 @@ def load(path: PathLike, kernel: Optional[str] = None, *, backend: Optional[str]
     results database (None: $KTUNE_DB, else ~/.cache/ktune/results.db) and
     NO_DB keeps nothing on disk; QUIET=False prints tuning progress on stderr.
 
-    Raises InvalidInput (with file:line:col) for a bad annotation or an
-    unknown kernel, BackendUnavailable when the backend cannot run here.
+    Raises InvalidInput (with file:line:col) for a bad annotation or option,
+    NotFound for an unknown kernel name, BackendUnavailable when the
+    backend cannot run here.
 
     Example::
 
