@@ -10,6 +10,7 @@
 # Prints the path of the built ktune as the last line on stdout. Beside it:
 # ktune-tuner (the tuning helper kt_launch starts on a miss; a program linked
 # with libktune.a elsewhere finds it through KTUNE_HELPER); libktune.a;
+# libktune.so (what the Python package loads: KTUNE_LIBRARY);
 # link.txt, the libraries a program linked with libktune.a needs
 # (one line of cc arguments); with --tests, the unit-test binaries in tests/
 # (tests/test_cuda, ...; one that does not build is reported, not fatal).
@@ -98,7 +99,7 @@ build_cmake() {
   cmake -S "$ROOT" -B "$BUILD/cmake" -DCMAKE_BUILD_TYPE=Release -DKTUNE_DEPS_DIR="$DEPS" \
     -DCMAKE_C_FLAGS="-idirafter $DEPS/include" >>"$LOG" 2>&1 || return 1
   grep -E "without pkg-config" "$LOG" >&2
-  cmake --build "$BUILD/cmake" -j"$JOBS" --target ktune ktune-tuner ktune_static >>"$LOG" 2>&1 || return 1
+  cmake --build "$BUILD/cmake" -j"$JOBS" --target ktune ktune-tuner ktune_static ktune_shared >>"$LOG" 2>&1 || return 1
   KTUNE="$BUILD/cmake/ktune"
   link_libs >"$BUILD/cmake/link.txt"
   # shellcheck disable=SC2086
@@ -130,6 +131,7 @@ build_cc() {
   cc $cflags "$ROOT/cli/ktune.c" "$obj/libktune.a" $libs -o "$obj/ktune" >>"$LOG" 2>&1 || return 1
   # shellcheck disable=SC2086
   cc $cflags "$ROOT/cli/ktune_tuner.c" "$obj/libktune.a" $libs -o "$obj/ktune-tuner" >>"$LOG" 2>&1 || return 1
+  cc -shared -Wl,-soname,libktune.so.0 "$obj"/*.o $libs -o "$obj/libktune.so" >>"$LOG" 2>&1 || note "no libktune.so"
   KTUNE="$obj/ktune"
   for t in $UNIT_TESTS; do
     [ $TESTS = 1 ] || break

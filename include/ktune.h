@@ -167,6 +167,8 @@ int kt_kernel_load_string(kt_context *ctx, const char *label, const char *source
 int kt_kernel_load_t1(kt_context *ctx, const char *t1_path, kt_kernel **out);
 void kt_kernel_destroy(kt_kernel *k);
 const char *kt_kernel_name(const kt_kernel *k);
+/* The backend the kernel runs on, as kt_backend_name names it ("cuda"). */
+const char *kt_kernel_backend(const kt_kernel *k);
 
 /* Runtime sizes (undeclared symbolic dims such as M, N, K), in the order
  * kt_launch takes them. */
@@ -317,6 +319,69 @@ void kt_interrupt(void);
  * lookup: no allocation, parsing or database access. Concurrent calls on one
  * kernel handle are safe only for shapes it has launched before. */
 int kt_launch(kt_kernel *k, const int64_t *sizes, void *const *args, void *stream);
+
+/* ---- Calling a kernel on a binding's arrays (the Python package) ----
+ * What a caller that holds arrays with shapes (NumPy, PyTorch) needs to build
+ * kt_launch's arguments without knowing the annotation language: each
+ * parameter's kind, element type and rank; the runtime sizes read from the
+ * tensors' shapes; the scalars the @kernel line binds. */
+
+typedef enum kt_param_mode {
+  KT_PARAM_SCALAR = 0, /* a value, passed by address */
+  KT_PARAM_IN,         /* a tensor the kernel only reads */
+  KT_PARAM_OUT,        /* a tensor the kernel writes */
+  KT_PARAM_INOUT       /* a tensor the kernel reads and writes */
+} kt_param_mode;
+
+typedef struct kt_param_info {
+  const char *name; /* as @kernel writes it */
+  kt_param_mode mode;
+  const char *dtype; /* element type: "f16", "bf16", "f32", "f64", "i8", "u8", "i32", "u32", "i64", "u64" */
+  int elem_size;     /* bytes of one element (of the value, for a scalar) */
+  int ndims;         /* a tensor's rank (0 for a scalar) */
+  int has_value;     /* a scalar bound by an expression (n: i32 = N): kt_kernel_scalar_value gives it */
+} kt_param_info;
+
+/* The @kernel parameters, in order; KT_INVALID for an index out of range. */
+int kt_kernel_num_params(const kt_kernel *k);
+int kt_kernel_param(const kt_kernel *k, int i, kt_param_info *out);
+/* The runtime sizes (kt_kernel_size_name order) that the tensors' shapes
+ * give: tensor parameter i has RANKS[i] extents SHAPES[i], outermost first
+ * (scalars: anything; NULL). A rank other than the declared one is an error;
+ * a dimension written as a bare size
+ * name binds that size; every dimension is then evaluated and must equal the
+ * array's. SIZES[j] > 0 on entry is a size given by the caller (a size no
+ * shape determines) and is checked like the rest; 0 means "read it from the
+ * shapes". KT_INVALID, with kt_errmsg naming the parameter, the dimension,
+ * what it was and what was expected, on any mismatch or a size left unbound. */
+int kt_kernel_sizes_from_shapes(kt_kernel *k, const int *ranks, const int64_t *const *shapes, int64_t *sizes);
+
+/* The value of scalar parameter I that its @kernel expression gives at these
+ * SIZES, written to VALUE as the parameter's C type (elem_size bytes, at most
+ * 8). KT_NOTFOUND for a scalar without an expression (the caller gives it),
+ * KT_INVALID when the expression cannot be evaluated (it names a tuned name,
+ * overflows the type), with the reason in kt_errmsg. */
+int kt_kernel_scalar_value(kt_kernel *k, int i, const int64_t *sizes, void *value);
+
+/* kt_launch for tensors in host memory on any backend: on one whose kernels
+ * run on the host (CPU) it is kt_launch; on a device it copies every tensor
+ * to a device buffer of its own, launches, waits, and copies the out and
+ * inout tensors back (so a NumPy array can be tuned and launched on an
+ * OpenCL device, whose buffers belong to a context the API keeps to itself).
+ * Each tensor's bytes follow from its @kernel shape at SIZES. */
+int kt_launch_host(kt_kernel *k, const int64_t *sizes, void *const *args);
+
+/* For callers whose own signal handlers cannot call kt_interrupt while a
+ * ktune call blocks (Python runs its handlers between bytecodes only): from
+ * kt_signals_catch until the matching kt_signals_release, SIGINT, SIGTERM and
+ * SIGHUP call kt_interrupt(). Calls nest (and are thread-safe): the handlers
+ * are installed by the first catch and the previous ones restored by the last
+ * release, which then raises the first signal caught meanwhile again, so
+ * that the caller's own handler sees it (Python: KeyboardInterrupt) once the
+ * tuning has stopped cleanly. kt_signals_release returns that signal (0 for
+ * none; always 0 from an inner release). KT_IO when sigaction fails. */
+int kt_signals_catch(void);
+int kt_signals_release(void);
 
 /* ---- The results database, for `ktune cache ...` ----
  * The database is the context's kt_options.db_path (NULL: $KTUNE_DB, else

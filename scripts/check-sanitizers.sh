@@ -28,8 +28,10 @@ cmake --build "$BUILD" -j"$JOBS" >"$BUILD/build.log" 2>&1 || { tail -40 "$BUILD/
 
 echo "== tests under ASan+UBSan"
 failed=0
+# python.pytest is left out: it installs its own (unsanitized) libktune, and
+# make check runs it.
 # shellcheck disable=SC2086
-ctest --test-dir "$BUILD" -j"$JOBS" --output-on-failure ${KTUNE_SANITIZE_CTEST_ARGS:-} || failed=1
+ctest --test-dir "$BUILD" -j"$JOBS" --output-on-failure ${KTUNE_SANITIZE_CTEST_ARGS:--E ^python\.pytest\$} || failed=1
 
 echo "== leak check of the tuning path"
 tmp=$(mktemp -d)

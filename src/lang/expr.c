@@ -477,6 +477,8 @@ static void print_prec(const kt__expr *e, int min_prec, kt__sbuf *out) {
   if (paren) kt__sbuf_append(out, ")", 1);
 }
 
+const char *kt__expr_name(const kt__expr *e) { return e && e->kind == E_NAME ? e->name : NULL; }
+
 void kt__expr_print(const kt__expr *e, kt__sbuf *out) {
   if (e) print_prec(e, 0, out);
 }

@@ -43,6 +43,8 @@ void kt__expr_visit_names(const kt__expr *e, void (*fn)(void *ud, const char *na
 /* Writes the expression back as text (fully parenthesised where needed). */
 void kt__expr_print(const kt__expr *e, kt__sbuf *out);
 kt__loc kt__expr_loc(const kt__expr *e);
+/* The name when the expression is a bare name (N), else NULL. */
+const char *kt__expr_name(const kt__expr *e);
 void kt__expr_free(kt__expr *e);
 
 #endif

@@ -23,6 +23,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "runtime.h"
+
 #include "../handles/context.h"
 #include "../handles/runtime_table.h"
 #include "../launch/constants.h"

@@ -1,13 +1,12 @@
-/* kt_launch's internals that tests reach. */
+/* kt_launch's internals that the rest of this folder (host.c) and tests reach. */
 #ifndef KT_RUNTIME_H
 #define KT_RUNTIME_H
 
 #include "../handles/context.h"
 
 /* Opens K's device in this process as kt_launch's first miss does, and
- * gives the backend's state: until the API hands out the OpenCL context
- * (or takes the application's), a test makes its cl_mem buffers in that
- * context through kt__be_alloc. */
+ * gives the backend's state: kt_launch_host (host.c) makes its buffers
+ * there, and tests make cl_mem buffers in ktune's own OpenCL context. */
 int kt__runtime_device(kt_kernel *k, void **state);
 
 #endif

@@ -1,0 +1,30 @@
+"""ktune for Python: tune and launch CUDA C, OpenCL C and C kernels annotated
+for ktune on PyTorch, CuPy and NumPy arrays.
+
+    import ktune
+    k = ktune.load("kernels/cuda/elementwise.cu")   # a Kernel
+    k(x, y, z)                                      # the stored winner for x's size; tunes on a miss
+    r = ktune.tune("kernels/c/matmul.c", dims={"M": 256, "N": 256, "K": 256}, budget=20)
+    r.winner.values, r.winner.median_s
+
+A thin binding (ctypes) over libktune: the C library does the work; errors
+are exceptions carrying its messages (ktune.errors). See help(ktune.load),
+help(ktune.tune), help(ktune.cache).
+"""
+
+from . import cache, errors
+from ._context import backend_names
+from ._kernel import Kernel, Param, load
+from ._lib import lib as _lib
+from ._lib import library_path
+from ._misc import devices, replay, space, strategies
+from ._tune import Configuration, TuneResult, tune
+from .errors import (ArgumentError, BackendUnavailable, InternalError, Interrupted, InvalidInput, KtuneError,
+                     KtuneIOError, NoValidConfiguration, NotFound, OutOfMemory, StoreError)
+
+__version__ = _lib.kt_version().decode()
+
+__all__ = ["load", "Kernel", "Param", "tune", "TuneResult", "Configuration", "cache", "replay", "devices",
+           "strategies", "space", "backend_names", "library_path", "errors", "KtuneError", "InvalidInput",
+           "ArgumentError", "NoValidConfiguration", "BackendUnavailable", "OutOfMemory", "KtuneIOError",
+           "Interrupted", "NotFound", "StoreError", "InternalError"]

@@ -1,0 +1,107 @@
+"""A kt_context: the options every call works under, and turning a kt_err
+code into the exception that carries the context's message."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from typing import Optional, Union
+
+from . import errors
+from ._lib import Labels, Options, TuneOptions, ctx_p, lib
+
+_MISS = {"tune": 0, "nearest": 1, "default": 2}
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def backend_names() -> list:
+    """The backends this build knows, in kt_backend_kind order."""
+    names, i = [], 1
+    while True:
+        n = lib.kt_backend_name(i)
+        if n is None:
+            return names
+        names.append(n.decode())
+        i += 1
+
+
+def _encode(s: Optional[PathLike]) -> Optional[bytes]:
+    return None if s is None else os.fsencode(s)
+
+
+def budget_options(opts: TuneOptions, budget: Union[int, str, None]) -> None:
+    """BUDGET: a number of configurations (100, "100") or seconds ("30s")."""
+    if budget is None:
+        return
+    text = str(budget).strip()
+    try:
+        if isinstance(budget, bool):
+            raise ValueError
+        if text.endswith("s"):
+            opts.budget_s = float(text[:-1])
+            if not opts.budget_s > 0:
+                raise ValueError
+        elif isinstance(budget, float):
+            raise ValueError
+        else:
+            opts.budget_configs = int(text)
+            if opts.budget_configs <= 0:
+                raise ValueError
+    except ValueError:
+        raise errors.InvalidInput(
+            f"budget={budget!r}: expected a positive number of configurations (100) or of seconds as a string ('30s')"
+        ) from None
+
+
+class Context:
+    """Owns one kt_context. Messages name the inputs by their Python
+    keywords (dims, pin, kernel, db)."""
+
+    def __init__(self, backend: Optional[str] = None, device: int = 0, db: Optional[PathLike] = None,
+                 no_db: bool = False, quiet: bool = True, jobs: int = 0, miss: str = "tune",
+                 miss_tune: Optional[TuneOptions] = None):
+        self.handle = ctx_p()
+        o = Options()
+        if backend is not None:
+            names = backend_names()
+            if backend not in names:
+                raise errors.InvalidInput(f"backend={backend!r}: expected one of {', '.join(map(repr, names))}")
+            o.backend = names.index(backend) + 1
+        if not isinstance(device, int) or isinstance(device, bool) or device < 0:
+            raise errors.InvalidInput(f"device={device!r}: expected a device index (0, 1, ...; ktune.devices() lists them)")
+        if miss not in _MISS:
+            raise errors.InvalidInput(f"miss={miss!r}: expected 'tune', 'nearest' or 'default'")
+        o.device = device
+        self._db = _encode(db)
+        o.db_path = self._db
+        o.no_db = int(bool(no_db))
+        o.jobs = int(jobs)
+        o.quiet = int(bool(quiet))
+        o.miss_policy = _MISS[miss]
+        self._miss_tune = miss_tune  # must live as long as the context
+        if miss_tune is not None:
+            o.miss_tune = ctypes.pointer(miss_tune)
+        self._labels = (b"kernel=", b"dims", b"pin", b"db=")
+        o.labels = Labels(*self._labels)
+        self._opts = o
+        rc = lib.kt_context_create(ctypes.byref(o), ctypes.byref(self.handle))
+        if rc != 0:
+            err = errors.error_for(rc, self.errmsg())
+            self.close()
+            raise err
+
+    def errmsg(self) -> str:
+        m = lib.kt_errmsg(self.handle) if self.handle else None
+        return m.decode("utf-8", "replace") if m else ""
+
+    def check(self, rc: int, result=None) -> None:
+        if rc != 0:
+            raise errors.error_for(rc, self.errmsg(), result)
+
+    def close(self) -> None:
+        if self.handle:
+            lib.kt_context_destroy(self.handle)
+            self.handle = ctx_p()
+
+    def __del__(self):
+        self.close()

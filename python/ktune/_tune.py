@@ -1,0 +1,177 @@
+"""ktune.tune and the result it returns, as plain Python objects."""
+
+from __future__ import annotations
+
+import ctypes
+import json
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Mapping, Optional, Union
+
+from . import errors
+from ._context import Context, PathLike, budget_options
+from ._lib import TuneOptions, capture, kernel_p, lib, result_p
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """One configuration of a tuning: its ``values`` (NAME -> value), its
+    ``status`` ("ok", "compile", "runtime", "timeout", "correctness",
+    "constraint", "input", "bounds", "state", "pending") and, when it ran,
+    its times in seconds. ``message`` says why it failed; ``output`` is the
+    start of what it printed; ``raw`` is the JSON object ktune wrote."""
+
+    values: Dict[str, int]
+    status: str
+    median_s: Optional[float] = None
+    min_s: Optional[float] = None
+    mean_s: Optional[float] = None
+    stddev_s: Optional[float] = None
+    samples: int = 0
+    compile_s: Optional[float] = None
+    is_default: bool = False
+    reused: bool = False
+    message: Optional[str] = None
+    output: Optional[str] = None
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> "Configuration":
+        return cls(values=dict(d.get("config", {})), status=d.get("status", "?"), median_s=d.get("median_s"),
+                   min_s=d.get("min_s"), mean_s=d.get("mean_s"), stddev_s=d.get("stddev_s"),
+                   samples=d.get("samples", 0), compile_s=d.get("compile_s"), is_default=bool(d.get("default")),
+                   reused=bool(d.get("reused")), message=d.get("message"), output=d.get("output"), raw=dict(d))
+
+    def pin(self) -> str:
+        """The values as "NAME=VALUE ..." (what pin= and --autotune take)."""
+        return " ".join(f"{k}={v}" for k, v in self.values.items())
+
+
+def _sizes(text: str) -> Dict[str, int]:
+    out = {}
+    for item in (text or "").split():
+        name, _, value = item.partition("=")
+        out[name] = int(value)
+    return out
+
+
+@dataclass(frozen=True)
+class TuneResult:
+    """What ktune.tune measured: the ``winner`` (None when nothing was
+    valid), the ``default`` configuration, ``configurations`` (every one,
+    with status and times), the ``timeline`` (wall time, compile and device
+    busy, phases), the ``device``, ``sizes`` and the ``strategy`` used; ``raw``
+    is ktune's whole --json document."""
+
+    kernel: str
+    file: str
+    sizes: Dict[str, int]
+    device: Dict[str, Any]
+    strategy: str
+    winner: Optional[Configuration]
+    default: Optional[Configuration]
+    configurations: List[Configuration]
+    timeline: Dict[str, Any]
+    interrupted: bool
+    speedup_over_default: Optional[float]
+    raw: Dict[str, Any] = field(repr=False, compare=False)
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> "TuneResult":
+        conf = lambda x: Configuration.from_json(x) if x else None  # noqa: E731
+        return cls(kernel=d["kernel"], file=d.get("file", ""), sizes=_sizes(d.get("sizes", "")),
+                   device=dict(d.get("device", {})), strategy=d.get("strategy", ""), winner=conf(d.get("winner")),
+                   default=conf(d.get("default")),
+                   configurations=[Configuration.from_json(c) for c in d.get("configurations", [])],
+                   timeline=dict(d.get("timeline", {})), interrupted=bool(d.get("interrupted")),
+                   speedup_over_default=d.get("speedup_over_default"), raw=dict(d))
+
+
+def _pin_text(pin: Union[str, Mapping[str, int], None]) -> Optional[bytes]:
+    if pin is None:
+        return None
+    if isinstance(pin, Mapping):
+        pin = " ".join(f"{k}={v}" for k, v in pin.items())
+    return str(pin).encode()
+
+
+def _options(strategy, budget, seed, no_cache, retry_failed, show_output) -> TuneOptions:
+    o = TuneOptions()
+    o.strategy = strategy.encode() if strategy else None
+    budget_options(o, budget)
+    o.seed = int(seed or 0)
+    o.no_cache = int(bool(no_cache))
+    o.retry_failed = int(bool(retry_failed))
+    o.show_output = int(bool(show_output))
+    return o
+
+
+def run_tune(ctx: Context, handle, opts: TuneOptions) -> TuneResult:
+    """kt_tune on a loaded kernel, interruptible by Ctrl-C (SIGINT reaches
+    kt_interrupt while the call blocks; KeyboardInterrupt follows it)."""
+    r = result_p()
+    if lib.kt_signals_catch() != 0:
+        raise errors.KtuneIOError("ktune: cannot install the interrupt handlers (sigaction failed)")
+    try:
+        rc = lib.kt_tune(handle, ctypes.byref(opts), ctypes.byref(r))  # the GIL is released meanwhile
+        msg = ctx.errmsg()
+    finally:
+        sig = lib.kt_signals_release()
+    try:
+        result = None
+        if r:
+            _, text = capture(lib.kt_result_print_json, r)
+            result = TuneResult.from_json(json.loads(text))
+    finally:
+        lib.kt_result_destroy(r)
+    # A signal caught meanwhile was raised again by kt_signals_release: the
+    # caller's handler runs at the next bytecode boundary (KeyboardInterrupt
+    # for Ctrl-C), so an interrupted tuning ends in it, not in Interrupted.
+    del sig
+    if rc != 0:
+        raise errors.error_for(rc, msg, result)
+    return result
+
+
+def tune(path: PathLike, kernel: Optional[str] = None, *, dims: Optional[Mapping[str, int]] = None,
+         pin: Union[str, Mapping[str, int], None] = None, strategy: Optional[str] = None,
+         budget: Union[int, str, None] = None, seed: Optional[int] = None, backend: Optional[str] = None,
+         device: int = 0, db: Optional[PathLike] = None, no_db: bool = False, no_cache: bool = False,
+         retry_failed: bool = False, show_output: bool = False, quiet: bool = True, jobs: int = 0) -> TuneResult:
+    """Tunes kernel KERNEL of PATH (None: the file's only one) and returns a TuneResult.
+
+    DIMS sets runtime sizes ({"N": 4096}; else @dims); PIN fixes tuned names
+    ({"TILE_M": 32} or "TILE_M=32") and searches the rest; STRATEGY names a
+    search strategy (ktune.strategies()); BUDGET is a number of configurations
+    (100) or of seconds ("30s"); SEED seeds the search. Results go to DB
+    (None: $KTUNE_DB, else ~/.cache/ktune/results.db) unless NO_DB; NO_CACHE
+    measures again what the database holds, RETRY_FAILED its failures.
+
+    Raises InvalidInput (bad sizes, pins, strategy), NoValidConfiguration
+    (its .result says what happened to each configuration),
+    BackendUnavailable, StoreError. Ctrl-C stops the tuning cleanly (what was
+    measured is kept) and raises KeyboardInterrupt. The GIL is released
+    while it runs.
+    """
+    opts = _options(strategy, budget, seed, no_cache, retry_failed, show_output)
+    ctx = Context(backend, device, db, no_db, quiet, jobs)
+    handle = kernel_p()
+    try:
+        ctx.check(lib.kt_kernel_load_file(ctx.handle, _fs(path), kernel.encode() if kernel else None,
+                                          ctypes.byref(handle)))
+        for name, value in (dims or {}).items():
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise errors.InvalidInput(f"dims {name}={value!r}: expected an integer")
+            ctx.check(lib.kt_kernel_set_size(handle, str(name).encode(), value))
+        text = _pin_text(pin)
+        if text:
+            ctx.check(lib.kt_kernel_pin(handle, text))
+        return run_tune(ctx, handle, opts)
+    finally:
+        lib.kt_kernel_destroy(handle)
+        ctx.close()
+
+
+def _fs(path: PathLike) -> bytes:
+    import os
+
+    return os.fsencode(path)

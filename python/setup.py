@@ -1,0 +1,92 @@
+"""Builds libktune into the package, so that `pip install ./python` needs no
+compiler flags: CMake is run on the repository one folder up and only the
+shared library is built (a minute on two cores; an unchanged tree rebuilds
+nothing). With $KTUNE_LIBRARY set, or outside the repository with a ktune
+that pkg-config knows, nothing is built: the package records that library's
+path and loads it (the GPU machine's bench/h200_build.sh build, an installed
+ktune)."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+from setuptools import Distribution, setup
+from setuptools.command.build_py import build_py
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+
+
+def _say(msg: str) -> None:
+    print("ktune: " + msg, file=sys.stderr, flush=True)
+
+
+def _installed_library():
+    """The library to use instead of building one, or None."""
+    env = os.environ.get("KTUNE_LIBRARY")
+    if env:
+        if not os.path.isfile(env):
+            sys.exit(f"ktune: KTUNE_LIBRARY={env}: no such file (build it: cmake --build build, or unset it)")
+        return os.path.abspath(env)
+    if os.path.isfile(os.path.join(REPO, "CMakeLists.txt")):
+        return None  # the repository is here: build the library that matches this package
+    try:
+        libdir = subprocess.run(["pkg-config", "--variable=libdir", "ktune"], capture_output=True, text=True).stdout
+    except OSError:
+        libdir = ""
+    path = os.path.join(libdir.strip(), "libktune.so.0")
+    if libdir.strip() and os.path.isfile(path):
+        return path
+    sys.exit("ktune: no repository to build libktune from (../CMakeLists.txt) and no installed ktune "
+             "(pkg-config ktune); set KTUNE_LIBRARY=/path/to/libktune.so")
+
+
+def _build_library(build_temp: str) -> str:
+    cmake = shutil.which("cmake")
+    if not cmake:
+        sys.exit("ktune: building libktune needs cmake (apt-get install cmake, or scripts/deps.sh), "
+                 "or set KTUNE_LIBRARY=/path/to/libktune.so")
+    build = os.path.join(build_temp, "libktune")
+    args = [cmake, "-S", REPO, "-B", build, "-DCMAKE_BUILD_TYPE=Release"]
+    deps = os.environ.get("KTUNE_DEPS_DIR")
+    if deps:  # headers carried to a machine without development packages (bench/h200_build.sh)
+        args += [f"-DKTUNE_DEPS_DIR={deps}", f"-DCMAKE_C_FLAGS=-idirafter {deps}/include"]
+    jobs = str(os.cpu_count() or 2)
+    _say(f"building libktune with CMake in {build}")
+    for cmd in (args, [cmake, "--build", build, "--target", "ktune_shared", "-j", jobs]):
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if r.returncode != 0:
+            sys.exit(f"ktune: {' '.join(cmd)} failed:\n{r.stdout[-6000:]}")
+    return os.path.join(build, "libktune.so")
+
+
+class BuildPyWithLibrary(build_py):
+    """build_py, plus libktune.so (or the recorded path of an installed one)."""
+
+    def run(self):
+        super().run()
+        target = os.path.join(self.build_lib, "ktune")
+        os.makedirs(target, exist_ok=True)
+        installed = _installed_library()
+        bundled = os.path.join(target, "libktune.so")
+        if installed:
+            _say(f"using {installed} (not building)")
+            if os.path.exists(bundled):  # left by an earlier build in this tree: not this installation's
+                os.remove(bundled)
+        else:
+            lib = _build_library(self.get_finalized_command("build").build_temp)
+            shutil.copyfile(os.path.realpath(lib), bundled)
+        with open(os.path.join(target, "_built.py"), "w", encoding="utf-8") as f:
+            f.write('"""Written by setup.py: the libktune this installation was built for."""\n')
+            f.write(f"LIBRARY = {installed!r}\n")
+
+
+class BinaryDistribution(Distribution):
+    """The wheel carries a shared library: tag it for this platform."""
+
+    def has_ext_modules(self):
+        return True
+
+
+setup(cmdclass={"build_py": BuildPyWithLibrary}, distclass=BinaryDistribution)

@@ -1,0 +1,143 @@
+"""ktune.load and launching on NumPy arrays: the CPU backend and PoCL."""
+
+import array
+
+import numpy as np
+import pytest
+from conftest import kernel_path
+
+import ktune
+
+
+def test_load_describes_the_kernel(db):
+    k = ktune.load(kernel_path("kernels/c/matmul.c"), db=db)
+    assert k.name == "matmul" and k.backend == "cpu"
+    assert [p.name for p in k.params] == ["a", "b", "c", "m", "n", "k"]
+    assert [p.mode for p in k.params] == ["in", "in", "out", "scalar", "scalar", "scalar"]
+    assert k.params[0].dtype == "f32" and k.params[0].ndims == 2
+    assert k.sizes == ["M", "K", "N"]
+    assert "matmul" in repr(k)
+
+
+def test_help_of_load_is_useful():
+    doc = ktune.load.__doc__.lower()
+    for word in ("miss", "budget", "backend", "example", "k(x, y, z)"):
+        assert word in doc
+    assert ktune.load.__annotations__["return"] in ("Kernel", ktune.Kernel)
+
+
+def test_transpose_tunes_on_a_miss_then_launches_the_winner(db):
+    k = ktune.load(kernel_path("kernels/c/transpose.c"), db=db, budget=3)
+    a = np.random.default_rng(1).random((48, 80), dtype=np.float32)
+    out = np.zeros((80, 48), np.float32)
+    k(a, out)
+    np.testing.assert_array_equal(out, a.T)
+    keys = ktune.cache.list(kernel="transpose", db=db)
+    assert len(keys) == 1 and keys[0]["sizes"] == "R=48 C=80"
+    out2 = np.zeros_like(out)
+    k(a, out2)  # the stored winner, from the table
+    np.testing.assert_array_equal(out2, a.T)
+
+
+def test_matmul_matches_numpy_at_two_shapes(db):
+    k = ktune.load(kernel_path("kernels/c/matmul.c"), db=db, budget=2)
+    rng = np.random.default_rng(2)
+    for m, kk, n in ((32, 48, 16), (17, 9, 33)):
+        a = rng.random((m, kk), dtype=np.float32)
+        b = rng.random((kk, n), dtype=np.float32)
+        c = np.full((m, n), np.nan, np.float32)
+        k(a, b, c)
+        np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
+
+
+def test_scalars_bound_positional_and_by_keyword(db):
+    k = ktune.load(kernel_path("tests/kernels/scale.c"), db=db, miss="default")
+    x = np.arange(10, dtype=np.float32)
+    y = np.zeros(10, np.float32)
+    k(x, y)  # a = 2 from @kernel
+    np.testing.assert_array_equal(y, 2 * x)
+    k(x, y, a=-0.5)
+    np.testing.assert_array_equal(y, -0.5 * x)
+    k(x, y, 3.0)  # scalars after the tensors, in @kernel order
+    np.testing.assert_array_equal(y, 3 * x)
+
+
+def test_a_computed_dimension_and_a_size_given_as_keyword(db):
+    k = ktune.load(kernel_path("tests/kernels/shapes.c"), db=db, miss="default")
+    x = np.arange(9, dtype=np.int32)
+    h = np.zeros(5, np.int32)
+    k(x, h, K=4)
+    np.testing.assert_array_equal(h, x[::2] * 4)
+    with pytest.raises(ktune.ArgumentError, match="runtime size K .* give K explicitly"):
+        k(x, h)
+
+
+def test_buffer_protocol_and_dlpack(db):
+    k = ktune.load(kernel_path("tests/kernels/scale.c"), db=db, miss="default")
+    x = array.array("f", [1, 2, 3, 4])
+    y = array.array("f", [0, 0, 0, 0])
+    k(x, y)
+    assert list(y) == [2, 4, 6, 8]
+    k(memoryview(bytes(x)).cast("f"), y, a=1)  # read-only input: accepted (copied), never written
+    assert list(y) == [1, 2, 3, 4]
+
+    class OnlyDLPack:
+        def __init__(self, a):
+            self.a = a
+
+        def __dlpack__(self, stream=None):
+            return self.a.__dlpack__()
+
+        def __dlpack_device__(self):
+            return self.a.__dlpack_device__()
+
+    xs = np.arange(6, dtype=np.float32)
+    ys = np.zeros(6, np.float32)
+    k(OnlyDLPack(xs), OnlyDLPack(ys))
+    np.testing.assert_array_equal(ys, 2 * xs)
+
+
+def test_opencl_transpose_on_pocl(db, has_opencl):
+    if not has_opencl:
+        pytest.skip("no OpenCL device (install pocl-opencl-icd)")
+    k = ktune.load(kernel_path("kernels/opencl/transpose.cl"), db=db, budget=3)
+    assert k.backend == "opencl"
+    a = np.random.default_rng(3).random((40, 72), dtype=np.float32)
+    out = np.zeros((72, 40), np.float32)
+    k(a, out)  # tunes (PoCL), then copies through the backend's buffers
+    np.testing.assert_array_equal(out, a.T)
+    out[:] = 0
+    k(a, out)
+    np.testing.assert_array_equal(out, a.T)
+
+
+def test_hot_path_host_time(db):
+    """The host time of a later call stays small (the figure of
+    docs/BENCHMARKS.md; a loose bound here, the machine is shared)."""
+    import time
+
+    k = ktune.load(kernel_path("tests/kernels/scale.c"), db=db, miss="default")
+    x = np.ones(1, np.float32)
+    y = np.zeros(1, np.float32)
+    k(x, y)
+    n = 2000
+    t0 = time.perf_counter()
+    for _ in range(n):
+        k(x, y)
+    per_call = (time.perf_counter() - t0) / n
+    assert per_call < 200e-6, per_call
+
+
+def test_the_readme_example_runs(tmp_path):
+    """examples/python/numpy_matmul.py, the README's Python example."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    env = dict(os.environ, KTUNE_DB=str(tmp_path / "results.db"))
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "examples/python/numpy_matmul.py")], env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert "matches numpy; winner TILE_M=" in r.stdout

@@ -1,0 +1,84 @@
+"""The PyTorch path (ktune reads a torch.Tensor's attributes directly: the
+hot path) exercised without PyTorch: a stand-in module named torch whose
+Tensor has the attributes ktune reads (dtype, get_device, is_contiguous,
+data_ptr, shape), backed by NumPy on the CPU. tests/gpu/python_h200.sh runs
+real tensors on the GPU."""
+
+import sys
+import types
+
+import numpy as np
+import pytest
+from conftest import kernel_path
+
+import ktune
+
+
+class _DType:
+    def __init__(self, name):
+        self.name = name
+
+    def __str__(self):
+        return "torch." + self.name
+
+
+def _fake_torch():
+    torch = types.ModuleType("torch")
+    torch.float32, torch.float64, torch.int32 = _DType("float32"), _DType("float64"), _DType("int32")
+    numpy_of = {"float32": np.float32, "float64": np.float64, "int32": np.int32}
+
+    class Tensor:
+        __module__ = "torch"
+
+        def __init__(self, array):
+            self.array = array
+            self.dtype = getattr(torch, array.dtype.name)
+            self.shape = array.shape
+
+        def get_device(self):
+            return -1
+
+        def is_contiguous(self):
+            return self.array.flags.c_contiguous
+
+        def data_ptr(self):
+            return self.array.ctypes.data
+
+    torch.Tensor = Tensor
+    torch.numpy_of = numpy_of
+    return torch
+
+
+@pytest.fixture
+def torch(monkeypatch):
+    fake = _fake_torch()
+    monkeypatch.setitem(sys.modules, "torch", fake)
+    return fake
+
+
+def test_tensors_launch_through_the_hot_path(torch, db):
+    k = ktune.load(kernel_path("tests/kernels/scale.c"), db=db, miss="default")
+    x = torch.Tensor(np.arange(8, dtype=np.float32))
+    y = torch.Tensor(np.zeros(8, np.float32))
+    k(x, y)  # the first call: the checked path
+    np.testing.assert_array_equal(y.array, 2 * x.array)
+    x.array[:] = 5
+    calls = []
+    original = k._call
+    k._call = lambda *a: calls.append(a) or original(*a)
+    k(x, y)  # a later call: the hot path, _call is not reached
+    assert calls == []
+    np.testing.assert_array_equal(y.array, 10 * np.ones(8, np.float32))
+
+
+def test_tensor_errors_name_the_parameter(torch, db):
+    k = ktune.load(kernel_path("tests/kernels/scale.c"), db=db, miss="default")
+    x = torch.Tensor(np.zeros(8, np.float32))
+    y = torch.Tensor(np.zeros(8, np.float32))
+    k(x, y)
+    with pytest.raises(ktune.ArgumentError, match="parameter x: expected dtype f32, got torch.float64"):
+        k(torch.Tensor(np.zeros(8, np.float64)), y)  # a shape seen before: the hot path hands over to the checks
+    with pytest.raises(ktune.ArgumentError, match="parameter y: expected a contiguous"):
+        k(x, torch.Tensor(np.zeros(16, np.float32)[::2]))
+    with pytest.raises(ktune.ArgumentError, match="parameter y: dimension 0 is 9, expected 8"):
+        k(x, torch.Tensor(np.zeros(9, np.float32)))

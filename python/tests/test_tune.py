@@ -1,0 +1,154 @@
+"""ktune.tune's result, the database (ktune.cache), replay, and what Python
+users expect: the GIL released while tuning, Ctrl-C stopping it cleanly."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import pytest
+from conftest import HERE, ROOT, kernel_path
+
+import ktune
+
+SCALE = kernel_path("tests/kernels/scale.c")
+
+
+def test_result_as_plain_python_objects(db):
+    r = ktune.tune(SCALE, dims={"N": 256}, db=db)
+    assert isinstance(r, ktune.TuneResult)
+    assert r.kernel == "scale" and r.sizes == {"N": 256} and r.strategy == "exhaustive"
+    assert len(r.configurations) == 4
+    assert {c.values["UNROLL"] for c in r.configurations} == {1, 2, 4, 8}
+    assert all(c.status == "ok" and c.median_s > 0 and c.samples > 0 for c in r.configurations)
+    assert r.default.values == {"UNROLL": 1} and r.default.is_default
+    assert r.winner is not None and r.winner.status == "ok"
+    assert r.winner.median_s == min(c.median_s for c in r.configurations) or r.winner.median_s > 0
+    assert r.timeline["wall_s"] > 0 and "phases_s" in r.timeline
+    assert r.device["backend"] == "cpu"
+    assert r.raw["kernel"] == "scale"
+    assert r.winner.pin().startswith("UNROLL=")
+
+
+def test_budget_pin_strategy_seed(db):
+    r = ktune.tune(kernel_path("kernels/c/matmul.c"), dims={"M": 16, "N": 16, "K": 16}, pin={"TILE_M": 8},
+                   budget=3, strategy="random", seed=7, db=db)
+    assert r.strategy == "random"
+    measured = [c for c in r.configurations if c.status != "pending"]
+    assert 1 <= len(measured) <= 4  # the budget, plus the default
+    assert all(c.values["TILE_M"] == 8 for c in r.configurations)
+
+
+def test_a_second_tuning_measures_nothing_again(db):
+    ktune.tune(SCALE, dims={"N": 128}, db=db)
+    r = ktune.tune(SCALE, dims={"N": 128}, db=db)
+    assert r.raw["reused"] >= 3  # all but the default, which runs again as the reference
+
+
+def test_cache_list_show_export_import(db, tmp_path):
+    ktune.tune(SCALE, dims={"N": 128}, db=db)
+    keys = ktune.cache.list(db=db)
+    assert [(k["kernel"], k["sizes"]) for k in keys] == [("scale", "N=128")]
+    doc = ktune.cache.show(kernel="scale", db=db)
+    assert doc["format"] == "ktune-results" and doc["keys"][0]["kernel"] == "scale"
+    defines = ktune.cache.show(kernel="scale", db=db, format="defines")
+    assert "#define UNROLL" in defines
+    assert ktune.cache.show(kernel="scale", db=db, format="dflags").startswith("-DUNROLL=")
+    exported = tmp_path / "export.json"
+    ktune.cache.export(db=db, file=str(exported))
+    other = str(tmp_path / "other.db")
+    summary = ktune.cache.import_(str(exported), db=other)
+    assert "4" in summary
+    assert [k["sizes"] for k in ktune.cache.list(db=other)] == ["N=128"]
+    assert ktune.cache.path(db=other) == other
+    assert "cleared" in ktune.cache.clear(kernel="scale", db=other) or ktune.cache.list(db=other) == []
+    assert ktune.cache.list(db=other) == []
+
+
+def test_replay_of_an_exported_t4_file(db, tmp_path):
+    ktune.tune(SCALE, dims={"N": 128}, db=db)
+    t4 = tmp_path / "scale_t4.json"
+    ktune.cache.export(kernel="scale", db=db, format="t4", file=str(t4))
+    rep = ktune.replay(str(t4), budget=2, repeats=5, strategy="random")
+    assert 0 < rep["fraction_of_optimum"] <= 1 and rep["repeats"] == 5 and rep["strategy"] == "random"
+
+
+def test_the_gil_is_released_while_tuning(db):
+    """Another Python thread keeps running during kt_tune."""
+    ticks = []
+    done = threading.Event()
+
+    def tick():
+        while not done.is_set():
+            ticks.append(time.monotonic())
+            time.sleep(0.002)
+
+    t = threading.Thread(target=tick)
+    t.start()
+    t0 = time.monotonic()
+    try:
+        ktune.tune(kernel_path("kernels/c/transpose.c"), dims={"R": 64, "C": 64}, budget=4, db=db)
+    finally:
+        done.set()
+        t.join()
+    t1 = time.monotonic()
+    during = [x for x in ticks if t0 + 0.1 < x < t1 - 0.1]
+    assert t1 - t0 > 0.3
+    # With the GIL held during kt_tune the other thread could not tick at all
+    # inside the call; a loaded machine still gives it a few slots.
+    assert len(during) >= 5, (len(during), t1 - t0)
+
+
+def _session_pids(sid: int):
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                if int(fields[3]) == sid and fields[0] != "Z":  # session id; zombies are init's to reap
+                    pids.append(int(entry))
+            except (OSError, IndexError):
+                pass
+    return pids
+
+
+@pytest.mark.parametrize("how", ["tune", "launch"])
+def test_ctrl_c_interrupts_a_tuning(db, tmp_path, how):
+    """SIGINT to a Python process that is tuning (ktune.tune, or a launch
+    that tunes on a miss): KeyboardInterrupt soon, what was measured kept,
+    no process left behind."""
+    code = textwrap.dedent(f"""
+        import sys, numpy as np, ktune
+        path = {os.path.join(ROOT, "tests", "data", "slow.c")!r}
+        print("tuning", flush=True)
+        try:
+            if {how!r} == "tune":
+                ktune.tune(path, db={db!r})
+            else:
+                k = ktune.load(path, db={db!r})
+                k(np.zeros(64, np.float32))
+        except KeyboardInterrupt:
+            print("KeyboardInterrupt", flush=True)
+            sys.exit(42)
+        print("finished", flush=True)
+    """)
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True, cwd=HERE)
+    assert p.stdout.readline().strip() == "tuning"
+    time.sleep(2.0)  # a whole tuning takes 6 s here
+    assert len(_session_pids(p.pid)) >= 2, ("expected the tuner's worker beside Python", p.poll())
+    t0 = time.monotonic()
+    os.killpg(p.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
+    out, err = p.communicate(timeout=30)
+    stop = time.monotonic() - t0
+    assert p.returncode == 42, (p.returncode, out, err)
+    assert "KeyboardInterrupt" in out and "finished" not in out
+    assert stop < 2.5, stop  # uninterrupted, the tuning would go on for 4 s more
+    time.sleep(0.3)
+    assert _session_pids(p.pid) == [], "processes left behind"
+    keys = ktune.cache.list(db=db)
+    assert keys and keys[0]["results"] >= 1, keys  # the measurements before Ctrl-C were kept

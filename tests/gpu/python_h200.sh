@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The Python package on the H200 (issue 19, item 5). From the repository
+# root, with .carry carried (bench/h200_build.sh --prepare makes it):
+#
+#   tests/gpu/python_h200.sh [OUTDIR]      (OUTDIR: $OUT, else ./gpu-out)
+#
+# Builds libktune with bench/h200_build.sh, installs python/ into a virtual
+# environment without the network (pip install --no-build-isolation
+# --no-deps, KTUNE_LIBRARY = that build; without venv or pip it imports the
+# package from python/ instead), then runs tests/gpu/python_h200.py: torch
+# tensors through kernels/cuda/elementwise.cu and sgemm.cu compared with
+# torch's results on the current and on a side stream (each launch ordered
+# after work queued before it on that stream), CuPy arrays when CuPy is
+# there, the GPU's error paths. OUTDIR/python.txt: one PASS/FAIL line per
+# check; python_facts.json: tuning times; build.log, install.log.
+# Exit status 0 when every check passed.
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT" || exit 2
+OUTDIR=${1:-${OUT:-$ROOT/gpu-out}}
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+mkdir -p "$OUTDIR"
+export KTUNE_DB="$WORK/results.db"
+. "$ROOT/tests/gpu/python_env.sh"
+python_env "$WORK" "$OUTDIR" || { echo "FAIL  build or install (see $OUTDIR/build.log, install.log)" | tee "$OUTDIR/python.txt"; exit 1; }
+echo "ktune Python on $(hostname), $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')" |
+  tee "$OUTDIR/python.txt"
+"$PY" tests/gpu/python_h200.py "$OUTDIR" 2>"$OUTDIR/python.err" | tee -a "$OUTDIR/python.txt"
+exit "${PIPESTATUS[0]}"
