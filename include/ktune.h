@@ -34,6 +34,11 @@ extern "C" {
 /* The library's own version, to compare with KTUNE_VERSION_NUMBER. */
 int kt_version_number(void);
 const char *kt_version(void);
+/* sizeof the public struct NAMEd ("kt_options", "kt_tune_options",
+ * "kt_labels", "kt_cache_filter", "kt_param_info"), 0 for another name: a
+ * binding that mirrors these structs (the Python package) checks its
+ * layout against the library it loaded. */
+size_t kt_struct_size(const char *name);
 
 /* Error codes: one table makes the enum, kt_err_name and kt_strerror. */
 #define KT_ERRNO_MAP(XX)                             \

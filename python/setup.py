@@ -54,7 +54,8 @@ def _build_library(build_temp: str) -> str:
         args += [f"-DKTUNE_DEPS_DIR={deps}", f"-DCMAKE_C_FLAGS=-idirafter {deps}/include"]
     jobs = str(os.cpu_count() or 2)
     _say(f"building libktune with CMake in {build}")
-    for cmd in (args, [cmake, "--build", build, "--target", "ktune_shared", "-j", jobs]):
+    # ktune-tuner: the helper a miss tunes in, found beside the library (it is copied there).
+    for cmd in (args, [cmake, "--build", build, "--target", "ktune_shared", "ktune-tuner", "-j", jobs]):
         r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if r.returncode != 0:
             sys.exit(f"ktune: {' '.join(cmd)} failed:\n{r.stdout[-6000:]}")
@@ -72,11 +73,15 @@ class BuildPyWithLibrary(build_py):
         bundled = os.path.join(target, "libktune.so")
         if installed:
             _say(f"using {installed} (not building)")
-            if os.path.exists(bundled):  # left by an earlier build in this tree: not this installation's
-                os.remove(bundled)
+            for left in (bundled, os.path.join(target, "ktune-tuner")):  # an earlier build's, not this one's
+                if os.path.exists(left):
+                    os.remove(left)
         else:
             lib = _build_library(self.get_finalized_command("build").build_temp)
             shutil.copyfile(os.path.realpath(lib), bundled)
+            helper = os.path.join(target, "ktune-tuner")  # beside the library, where kt_launch looks
+            shutil.copyfile(os.path.join(os.path.dirname(lib), "ktune-tuner"), helper)
+            os.chmod(helper, 0o755)
         with open(os.path.join(target, "_built.py"), "w", encoding="utf-8") as f:
             f.write('"""Written by setup.py: the libktune this installation was built for."""\n')
             f.write(f"LIBRARY = {installed!r}\n")

@@ -20,7 +20,15 @@ REQUIRED_VERSION = 100  # 0.1.0 as KTUNE_VERSION_NUMBER writes it
 
 
 class Labels(ctypes.Structure):
-    _fields_ = [("kernel", c_char_p), ("size", c_char_p), ("pin", c_char_p), ("db", c_char_p)]
+    _fields_ = [
+        ("kernel", c_char_p),
+        ("size", c_char_p),
+        ("pin", c_char_p),
+        ("db", c_char_p),
+        ("input", c_char_p),
+        ("expect", c_char_p),
+        ("check", c_char_p),
+    ]
 
 
 class TuneOptions(ctypes.Structure):
@@ -35,6 +43,8 @@ class TuneOptions(ctypes.Structure):
         ("bench_only", c_int),
         ("show_output", c_int),
         ("retry_failed", c_int),
+        ("check", c_void_p),  # kt_check_fn: an author's check (unused from Python yet)
+        ("check_data", c_void_p),
     ]
 
 
@@ -52,6 +62,11 @@ class Options(ctypes.Structure):
         ("miss_tune", POINTER(TuneOptions)),
         ("max_tensor_bytes", c_uint64),
         ("labels", Labels),
+        ("binary_cache", c_char_p),
+        ("no_binary_cache", c_int),
+        ("binary_cache_max_bytes", c_uint64),
+        ("opencl_context", c_void_p),
+        ("opencl_device", c_void_p),
     ]
 
 
@@ -77,6 +92,7 @@ file_p = c_void_p
 
 _PROTOTYPES = {
     "kt_version_number": (c_int, []),
+    "kt_struct_size": (c_size_t, [c_char_p]),
     "kt_version": (c_char_p, []),
     "kt_err_name": (c_char_p, [c_int]),
     "kt_strerror": (c_char_p, [c_int]),
@@ -163,6 +179,19 @@ def _declare(lib: ctypes.CDLL, path: str) -> None:
         fn.argtypes = argtypes
 
 
+def _check_layouts(lib, path: str) -> None:
+    """The structs mirrored here must match the loaded library's, field for
+    field: a mismatch would make C read past them."""
+    mirrors = {"kt_options": Options, "kt_tune_options": TuneOptions, "kt_labels": Labels,
+               "kt_cache_filter": CacheFilter, "kt_param_info": ParamInfo}
+    for name, mirror in mirrors.items():
+        size = lib.kt_struct_size(name.encode())
+        if size != ctypes.sizeof(mirror):
+            raise ImportError(f"ktune: {path}: struct {name} is {size} bytes there but {ctypes.sizeof(mirror)} in "
+                              "this package (python/ktune/_lib.py): the package and the library are from "
+                              "different versions; reinstall the package (pip install ./python)")
+
+
 def load_library() -> tuple[ctypes.CDLL, str]:
     tried = []
     for path, origin in _candidates():
@@ -176,6 +205,7 @@ def load_library() -> tuple[ctypes.CDLL, str]:
         _declare(lib, path)
         if lib.kt_version_number() < REQUIRED_VERSION:
             raise ImportError(f"ktune: {path} is version {lib.kt_version().decode()}; this package needs 0.1.0 or later")
+        _check_layouts(lib, path)
         return lib, path
     detail = "; ".join(tried) if tried else "none found"
     raise ImportError(

@@ -16,6 +16,20 @@
 #include "runtime_table.h"
 
 int kt_version_number(void) { return KTUNE_VERSION_NUMBER; }
+
+size_t kt_struct_size(const char *name) {
+  static const struct {
+    const char *name;
+    size_t size;
+  } sizes[] = {{"kt_options", sizeof(kt_options)},
+               {"kt_tune_options", sizeof(kt_tune_options)},
+               {"kt_labels", sizeof(kt_labels)},
+               {"kt_cache_filter", sizeof(kt_cache_filter)},
+               {"kt_param_info", sizeof(kt_param_info)}};
+  for (size_t i = 0; name && i < sizeof sizes / sizeof sizes[0]; i++)
+    if (strcmp(sizes[i].name, name) == 0) return sizes[i].size;
+  return 0;
+}
 const char *kt_version(void) { return KTUNE_VERSION_STRING; }
 
 static const struct {

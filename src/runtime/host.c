@@ -9,6 +9,7 @@
 
 #include "runtime.h"
 
+#include "../handles/runtime_table.h"
 #include "../launch/args.h"
 
 /* Bytes of tensor parameter P at SIZES. */

@@ -208,3 +208,14 @@ TEST(signals_interrupt_then_reach_the_callers_handler) {
   ASSERT_EQ(kt_signals_release(), 0);     /* unbalanced: harmless */
   signal(SIGINT, SIG_DFL);
 }
+
+/* The sizes a binding checks its mirrored structs against. */
+TEST(struct_sizes_for_bindings) {
+  ASSERT_EQ(kt_struct_size("kt_options"), sizeof(kt_options));
+  ASSERT_EQ(kt_struct_size("kt_tune_options"), sizeof(kt_tune_options));
+  ASSERT_EQ(kt_struct_size("kt_labels"), sizeof(kt_labels));
+  ASSERT_EQ(kt_struct_size("kt_cache_filter"), sizeof(kt_cache_filter));
+  ASSERT_EQ(kt_struct_size("kt_param_info"), sizeof(kt_param_info));
+  ASSERT_EQ(kt_struct_size("kt_nothing"), 0);
+  ASSERT_EQ(kt_struct_size(NULL), 0);
+}
