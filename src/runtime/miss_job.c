@@ -36,8 +36,8 @@ struct kt__miss_job {
   int reply_fd;
   int ready_fd;              /* the helper waits on it for its data */
   kt__tune_pending *pending; /* the data, written by the waiting thread */
-  bool in_registry;   /* under registry_lock */
-  kt__miss_job *next; /* registry */
+  bool in_registry;          /* under registry_lock */
+  kt__miss_job *next;        /* registry */
 };
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -121,7 +121,8 @@ static bool wait_for_data(int ready, kt__errbuf *eb) {
   ssize_t n;
   while ((n = read(ready, &c, 1)) < 0 && errno == EINTR && !stop_flag) continue;
   if (n == 1) return true;
-  kt__err(eb, KT_INTERRUPTED, "ktune-tuner: %s", n == 0 ? "the application did not hand over its tensors" : "interrupted");
+  kt__err(eb, KT_INTERRUPTED, "ktune-tuner: %s",
+          n == 0 ? "the application did not hand over its tensors" : "interrupted");
   return false;
 }
 

@@ -120,7 +120,8 @@ static bool snapshot_tensors(const kt__backend *be, void *state, const kt__tune_
   kt__errbuf eb;
   int rc = kt__be_snapshot(be, state, stream, bufs, bytes, p->n, &p->snap, &eb);
   if (rc != KT_OK) {
-    if (rc != KT_NOTFOUND) kt__sbuf_printf(note, "no snapshot of the caller's tensors (%s): copied them before returning", eb.msg);
+    if (rc != KT_NOTFOUND)
+      kt__sbuf_printf(note, "no snapshot of the caller's tensors (%s): copied them before returning", eb.msg);
     free(p);
     return false;
   }
