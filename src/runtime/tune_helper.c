@@ -94,6 +94,7 @@ static int load_kernel(kt_context *ctx, const kt__tune_request *r, void **args, 
   KT__FORWARD(kt_kernel_pin(k, kt__tune_request_text(r, r->pins)));
   for (int i = 0; i < r->nparams; i++) args[i] = r->tensor[i].len ? (char *)r + r->tensor[i].offset : NULL;
   k->tune_args = args;
+  k->tune_device = &r->device_info;
   return KT_OK;
 }
 

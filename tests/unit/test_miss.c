@@ -18,7 +18,9 @@
 
 #include "backend/opencl_api.h"
 #include "handles/context.h"
+#include "handles/runtime_table.h"
 #include "runtime/runtime.h"
+#include "tuner/result.h"
 
 __attribute__((constructor)) static void use_built_helper(void) { setenv("KTUNE_HELPER", KTUNE_HELPER_PATH, 0); }
 
@@ -253,6 +255,54 @@ TEST(killed_helper_falls_back_with_the_signal) {
   check_affine(x, y, n);
   kt_kernel_destroy(k);
   kt_context_destroy(ctx);
+}
+
+/* ---- the helper's tuner ------------------------------------------------ */
+
+/* Tunes affine on the CPU with the device the application saw (as the
+ * helper does), that device's arch replaced by ARCH when not NULL; returns
+ * the trace. */
+static const char *tune_with_device_seen(const char *arch) {
+  setenv("KTUNE_TRACE", "1", 1);
+  kt_context *ctx = context(KT_MISS_DEFAULT, NULL);
+  kt_kernel *k = load(ctx, "affine.c", slow_source(0), "c");
+  void *state = NULL;
+  ASSERT_EQ(kt__runtime_device(k, &state), KT_OK);
+  kt__device_info seen = k->runtime->device;
+  if (arch) snprintf(seen.arch, sizeof seen.arch, "%s", arch);
+  k->tune_device = &seen;
+  ASSERT_EQ(kt_kernel_set_size(k, "N", 256), KT_OK);
+  kt_result *res = NULL;
+  capture_start();
+  int rc = kt_tune(k, NULL, &res);
+  const char *out = captured();
+  capture_end();
+  if (rc != KT_OK) kt_test_fail(__FILE__, __LINE__, "kt_tune: %s\n%s", kt_errmsg(ctx), out);
+  ASSERT_TRUE(res->winner >= 0);
+  int ok = 0;
+  for (int i = 0; i < res->ntrials; i++) ok += res->trials[i].status == KT__ST_OK;
+  ASSERT_EQ(ok, 4); /* the default once, and every other configuration */
+  ASSERT_EQ(count(out, "reference: compiled"), 1);
+  kt_result_destroy(res);
+  kt_kernel_destroy(k);
+  kt_context_destroy(ctx);
+  return out;
+}
+
+/* The helper's tuner compiles the default while its worker opens the
+ * device, for the device the application saw. */
+TEST(helper_compiles_the_default_while_the_worker_starts) {
+  const char *out = tune_with_device_seen(NULL);
+  ASSERT_CONTAINS(out, "setup: the default's compile started before the worker is ready");
+  ASSERT_TRUE(strstr(out, "compiled again") == NULL);
+}
+
+/* A worker whose device is not the one the application saw: the early
+ * compile is dropped and the default compiled for the worker's device. */
+TEST(helper_recompiles_the_default_for_another_device) {
+  const char *out = tune_with_device_seen("another-arch");
+  ASSERT_CONTAINS(out, "setup: the default's compile started before the worker is ready");
+  ASSERT_CONTAINS(out, "setup: the worker's device differs from the application's: the default is compiled again");
 }
 
 /* ---- background ------------------------------------------------------- */
