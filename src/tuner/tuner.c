@@ -419,6 +419,8 @@ static void ask_worker(tuning *t, const kt__request *req, kt__reply *rep, double
  * artifact for the worker. Returns true when the trial can run. */
 static bool take_compiled(tuning *t, kt__compile_job *j, kt__trial *tr) {
   tr->compile_s = j->finished - j->started;
+  kt__trace("compile: configuration %llu taken (%.4f s, status %d)", (unsigned long long)tr->id, tr->compile_s,
+            (int)j->status);
   if (j->status != KT__ST_PENDING) {
     t->compile_sum_s += tr->compile_s;
     t->compiles++;
