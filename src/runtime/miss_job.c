@@ -269,7 +269,7 @@ static void hand_data(kt__miss_job *j, kt__sbuf *failed) {
 static void *wait_helper(void *arg) {
   kt__miss_job *j = arg;
   kt__sbuf text = {0}, failed = {0};
-  hand_data(j, &failed);
+  if (j->ready_fd >= 0) hand_data(j, &failed);
   read_reply(j->reply_fd, &text);
   close(j->reply_fd);
   int status = 0;
@@ -317,6 +317,9 @@ void kt__miss_job_start(kt__miss_job *j, int request_fd, kt__tune_pending *pendi
   j->reply_fd = fds[0];
   j->ready_fd = ready[1];
   j->pending = pending;
+  /* A complete request is handed over now: an application that exits
+   * before its thread ran still leaves the helper its tuning. */
+  if (!pending) hand_data(j, &why);
   pthread_t th;
   pthread_attr_t attr;
   pthread_attr_init(&attr);
