@@ -16,7 +16,8 @@
 # 4. bench/peers/triton_elementwise.py: Triton's first call for the two keys
 #    and the host time of a later call.
 # Results under $OUT (default ./build-miss): results.txt ("result NAME VALUE"
-# lines, one per run), log.txt (everything printed), trace.txt.
+# lines, one per run), log.txt (everything printed), trace.txt and
+# trace_summary.txt (bench/miss_trace_summary.awk: seconds per step).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 2
@@ -65,6 +66,7 @@ done
 say "one blocking miss with KTUNE_TRACE=1"
 db=$(mktemp -u /tmp/miss-trace-XXXXXX.db)
 KTUNE_TRACE=1 /tmp/miss_cuda "$db" tune $N1 $N2 >>"$LOG" 2>"$OUT/trace.txt"
+awk -f bench/miss_trace_summary.awk "$OUT/trace.txt" | tee "$OUT/trace_summary.txt" >>"$LOG"
 
 say "Triton"
 python3 bench/peers/triton_elementwise.py $N1 $N2 >"$OUT/triton.txt" 2>>"$LOG" || say "triton FAILED"

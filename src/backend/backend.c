@@ -156,6 +156,21 @@ int kt__be_wait(const kt__backend *be, void *state, void *stream, kt__errbuf *eb
   return stream && be->wait ? be->wait(state, stream, eb) : KT_OK;
 }
 
+int kt__be_snapshot(const kt__backend *be, void *state, void *stream, void *const *bufs, const size_t *bytes, int n,
+                    void **snap, kt__errbuf *eb) {
+  *snap = NULL;
+  if (!be->snapshot || !be->snapshot_read || !be->snapshot_free) return KT_NOTFOUND;
+  return be->snapshot(state, stream, bufs, bytes, n, snap, eb);
+}
+
+int kt__be_snapshot_read(const kt__backend *be, void *state, void *snap, int i, void *host, kt__errbuf *eb) {
+  return be->snapshot_read(state, snap, i, host, eb);
+}
+
+void kt__be_snapshot_free(const kt__backend *be, void *state, void *snap) {
+  if (snap) be->snapshot_free(state, snap);
+}
+
 kt__status kt__be_run(const kt__backend *be, void *state, void *fn, const kt__launch *l, kt__errbuf *eb) {
   return be->run(state, fn, l, eb);
 }

@@ -222,6 +222,21 @@ typedef struct kt__backend {
    * of the caller's buffers sees what its earlier kernels wrote. NULL: the
    * backend's download already waits for it (the CPU has no queue). */
   int (*wait)(void *state, void *stream, kt__errbuf *eb);
+  /* kt_launch, optional: a miss's copy of the caller's N buffers BUFS
+   * (BYTES each) without waiting: device-to-device copies into buffers of
+   * the backend's own, enqueued on STREAM (NULL: the backend's queue)
+   * behind the caller's earlier work, and an event after them, so that the
+   * call returns at once and the caller may overwrite its buffers with
+   * later work on STREAM. KT_NOMEM when the copies do not fit (the caller
+   * then copies synchronously). snapshot_read waits for the copies and
+   * downloads copy I into HOST (BYTES[I] long, page-aligned), from any
+   * thread, page-locking HOST for the transfer where it can; snapshot_free
+   * releases them, from any thread. NULL: the caller copies synchronously
+   * (the CPU backend: its buffers are host memory, a memcpy). */
+  int (*snapshot)(void *state, void *stream, void *const *bufs, const size_t *bytes, int n, void **snap,
+                  kt__errbuf *eb);
+  int (*snapshot_read)(void *state, void *snap, int i, void *host, kt__errbuf *eb);
+  void (*snapshot_free)(void *state, void *snap);
 } kt__backend;
 
 /* The registry: every backend, as its kt_backend_kind (ktune.h) and its
@@ -272,6 +287,11 @@ int kt__be_fill(const kt__backend *be, void *state, void *buf, size_t bytes, con
 void kt__be_pin_host(const kt__backend *be, void *state, void *host, size_t bytes);
 /* KT_OK at once for a NULL stream or a backend without wait. */
 int kt__be_wait(const kt__backend *be, void *state, void *stream, kt__errbuf *eb);
+/* KT_NOTFOUND when the backend takes no snapshots (backend.h). */
+int kt__be_snapshot(const kt__backend *be, void *state, void *stream, void *const *bufs, const size_t *bytes, int n,
+                    void **snap, kt__errbuf *eb);
+int kt__be_snapshot_read(const kt__backend *be, void *state, void *snap, int i, void *host, kt__errbuf *eb);
+void kt__be_snapshot_free(const kt__backend *be, void *state, void *snap);
 /* KT_NOTFOUND when the backend cannot compare or copy on the device. */
 int kt__be_equal(const kt__backend *be, void *state, void *a, void *b, size_t bytes, bool *same, kt__errbuf *eb);
 int kt__be_copy(const kt__backend *be, void *state, void *dst, void *src, size_t bytes, kt__errbuf *eb);

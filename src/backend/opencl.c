@@ -886,6 +886,67 @@ static int cl_download(void *state, void *host, void *buf, size_t bytes, kt__err
   return KT_OK;
 }
 
+/* ---- a miss's snapshot of the caller's buffers -------------------------- */
+
+/* Copies of the caller's buffers, enqueued on its queue, and the event of
+ * each copy (a queue may run out of order). */
+typedef struct cl_snapshot {
+  int n;
+  cl_mem *buf;
+  cl_event *done;
+  size_t *bytes;
+} cl_snapshot;
+
+static void cl_snapshot_free(void *state, void *snap) {
+  cl_state *s = state;
+  cl_snapshot *p = snap;
+  for (int i = 0; i < p->n; i++) {
+    if (p->done[i]) (void)s->cl->clReleaseEvent(p->done[i]);
+    if (p->buf[i]) (void)s->cl->clReleaseMemObject(p->buf[i]);
+  }
+  free(p->buf);
+  free(p->done);
+  free(p->bytes);
+  free(p);
+}
+
+static int cl_snapshot_take(void *state, void *stream, void *const *bufs, const size_t *bytes, int n, void **out,
+                            kt__errbuf *eb) {
+  cl_state *s = state;
+  if (is_lost(s, eb)) return KT_NOBACKEND;
+  cl_command_queue q = stream ? (cl_command_queue)stream : s->queue;
+  cl_snapshot *p = kt__xcalloc(1, sizeof *p);
+  p->n = n;
+  p->buf = kt__xcalloc((size_t)n + 1, sizeof *p->buf);
+  p->done = kt__xcalloc((size_t)n + 1, sizeof *p->done);
+  p->bytes = kt__xcalloc((size_t)n + 1, sizeof *p->bytes);
+  cl_int rc = CL_SUCCESS;
+  for (int i = 0; i < n && rc == CL_SUCCESS; i++) {
+    p->bytes[i] = bytes[i];
+    p->buf[i] = s->cl->clCreateBuffer(s->context, CL_MEM_READ_WRITE, bytes[i] ? bytes[i] : 1, NULL, &rc);
+    if (rc == CL_SUCCESS && bytes[i])
+      rc = s->cl->clEnqueueCopyBuffer(q, (cl_mem)bufs[i], p->buf[i], 0, 0, bytes[i], 0, NULL, &p->done[i]);
+  }
+  if (rc == CL_SUCCESS) rc = s->cl->clFlush(q); /* started now, not when the caller next waits */
+  if (rc != CL_SUCCESS) {
+    cl_snapshot_free(s, p);
+    return kt__err(eb, rc == CL_MEM_OBJECT_ALLOCATION_FAILURE || rc == CL_OUT_OF_RESOURCES ? KT_NOMEM : KT_IO,
+                   "OpenCL: copying the caller's buffers: %s", kt__cl_error_name(rc));
+  }
+  *out = p;
+  return KT_OK;
+}
+
+static int cl_snapshot_read(void *state, void *snap, int i, void *host, kt__errbuf *eb) {
+  cl_state *s = state;
+  cl_snapshot *p = snap;
+  if (!p->bytes[i]) return KT_OK;
+  cl_int rc = s->cl->clEnqueueReadBuffer(s->queue, p->buf[i], CL_TRUE, 0, p->bytes[i], host, 1, &p->done[i], NULL);
+  KT__RETURN_IF(rc != CL_SUCCESS, eb, KT_IO, "OpenCL: reading the copy of the caller's buffer: %s",
+                kt__cl_error_name(rc));
+  return KT_OK;
+}
+
 /* ---- output comparison on the device ----------------------------------- */
 
 enum { COMPARE_GROUP = 256, COMPARE_GROUPS = 1024 };
@@ -1024,6 +1085,9 @@ const kt__backend kt__backend_opencl = {
     .upload = cl_upload,
     .download = cl_download,
     .wait = cl_wait,
+    .snapshot = cl_snapshot_take,
+    .snapshot_read = cl_snapshot_read,
+    .snapshot_free = cl_snapshot_free,
     .run = cl_run,
     .time = cl_time,
     .flush_cache = cl_flush_cache,

@@ -53,6 +53,9 @@ const char *kt__cl_error_name(int code);
   XX(cl_int, clEnqueueNDRangeKernel,                                                                                   \
      (cl_command_queue, cl_kernel, cl_uint, const size_t *, const size_t *, const size_t *, cl_uint, const cl_event *, \
       cl_event *))                                                                                                     \
+  XX(cl_int, clEnqueueCopyBuffer,                                                                                      \
+     (cl_command_queue, cl_mem, cl_mem, size_t, size_t, size_t, cl_uint, const cl_event *, cl_event *))                \
+  XX(cl_int, clFlush, (cl_command_queue))                                                                              \
   XX(cl_int, clFinish, (cl_command_queue))                                                                             \
   XX(cl_int, clWaitForEvents, (cl_uint, const cl_event *))                                                             \
   XX(cl_int, clGetEventProfilingInfo, (cl_event, cl_profiling_info, size_t, void *, size_t *))                         \

@@ -28,10 +28,13 @@ struct kt_kernel {
   kt__config config;    /* the names of its configurations, built once from decl */
   kt__config_pins pins; /* --autotune (kt_kernel_pin), over config's names */
   char source_hash[65];
-  kt__runtime_table *runtime; /* kt_launch's in-memory winners */
-  void *const *tune_args;     /* the tuning helper (ktune-tuner): the copies of the caller's
+  kt__runtime_table *runtime;         /* kt_launch's in-memory winners */
+  void *const *tune_args;             /* the tuning helper (ktune-tuner): the copies of the caller's
                                  host buffers, whose contents the tuner starts from; NULL
                                  otherwise */
+  const kt__device_info *tune_device; /* the tuning helper: the device as the application saw it,
+                                         which the tuner compiles for while its worker opens it;
+                                         NULL otherwise */
   /* Real data (kernel_data.c), per decl->params: where a tensor's initial
    * content comes from (file("...") in @kernel, else kt_kernel_set_input)
    * and its expected content (kt_kernel_set_expect); path NULL: none. */

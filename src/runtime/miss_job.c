@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -33,8 +34,10 @@ struct kt__miss_job {
   int rc;       /* failed: the helper's kt_err, 0 when it gave none */
   int pid;
   int reply_fd;
-  bool in_registry;   /* under registry_lock */
-  kt__miss_job *next; /* registry */
+  int ready_fd;              /* the helper waits on it for its data */
+  kt__tune_pending *pending; /* the data, written by the waiting thread */
+  bool in_registry;          /* under registry_lock */
+  kt__miss_job *next;        /* registry */
 };
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -50,6 +53,7 @@ kt__miss_job *kt__miss_job_get(const char *key, bool *created) {
     j = kt__xcalloc(1, sizeof *j);
     j->key = kt__xstrdup(key);
     j->reply_fd = -1;
+    j->ready_fd = -1;
     j->in_registry = true;
     j->next = registry;
     j->refs = 1; /* the registry's, dropped when the job ends */
@@ -168,24 +172,27 @@ bool kt__miss_helper_path(char *path, size_t len, kt__sbuf *why) {
 
 /* ---- the helper process ---------------------------------------------- */
 
-enum { REQUEST_FD = 3, REPLY_FD = 4 };
+enum { REQUEST_FD = 3, REPLY_FD = 4, READY_FD = 5 };
 
-/* The helper gets the request and reply ends as fds 3 and 4, stdin and
+/* The helper gets the request and reply ends as fds 3 and 4, the end it
+ * reads "its data is in the request" from as fd 5, stdin and
  * stdout on /dev/null (its progress goes to stderr, as a tuning's does), the
  * application's stderr, default signal handling and no blocked signals. */
-static int spawn_helper(const char *path, int request_fd, int reply_fd, pid_t *pid) {
+static int spawn_helper(const char *path, int request_fd, int reply_fd, int ready_fd, pid_t *pid) {
   posix_spawn_file_actions_t fa;
   posix_spawnattr_t attr;
   posix_spawn_file_actions_init(&fa);
   posix_spawnattr_init(&attr);
   /* dup2 onto itself would keep close-on-exec: move both out of the way first. */
-  int req = fcntl(request_fd, F_DUPFD_CLOEXEC, 10), rep = fcntl(reply_fd, F_DUPFD_CLOEXEC, 10);
+  int req = fcntl(request_fd, F_DUPFD_CLOEXEC, 10), rep = fcntl(reply_fd, F_DUPFD_CLOEXEC, 10),
+      rdy = fcntl(ready_fd, F_DUPFD_CLOEXEC, 10);
   posix_spawn_file_actions_adddup2(&fa, req, REQUEST_FD);
   posix_spawn_file_actions_adddup2(&fa, rep, REPLY_FD);
+  posix_spawn_file_actions_adddup2(&fa, rdy, READY_FD);
   posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 34)
-  posix_spawn_file_actions_addclosefrom_np(&fa, REPLY_FD + 1); /* the application's other files */
+  posix_spawn_file_actions_addclosefrom_np(&fa, READY_FD + 1); /* the application's other files */
 #endif
   sigset_t none, defaults;
   sigemptyset(&none);
@@ -195,10 +202,11 @@ static int spawn_helper(const char *path, int request_fd, int reply_fd, pid_t *p
   posix_spawnattr_setsigmask(&attr, &none);
   posix_spawnattr_setsigdefault(&attr, &defaults);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  char *argv[] = {(char *)path, "--request", "3", "--reply", "4", NULL};
-  int rc = req < 0 || rep < 0 ? errno : posix_spawn(pid, path, &fa, &attr, argv, environ);
+  char *argv[] = {(char *)path, "--request", "3", "--reply", "4", "--ready", "5", NULL};
+  int rc = req < 0 || rep < 0 || rdy < 0 ? errno : posix_spawn(pid, path, &fa, &attr, argv, environ);
   if (req >= 0) close(req);
   if (rep >= 0) close(rep);
+  if (rdy >= 0) close(rdy);
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&attr);
   return rc;
@@ -240,44 +248,78 @@ static void take_reply(kt__miss_job *j, const char *text, int status) {
   }
 }
 
+/* Writes the caller's data into the request and tells the helper, which
+ * meanwhile started; a failure leaves the helper only an end of file, on
+ * which it exits, and is the job's reason. */
+static void hand_data(kt__miss_job *j, kt__sbuf *failed) {
+  kt__errbuf eb;
+  if (kt__tune_request_fill(j->pending, &eb) == KT_OK) {
+    /* No SIGPIPE in the application when the helper is gone already (it
+     * found a stored winner, or died): a socket, written with MSG_NOSIGNAL. */
+    ssize_t w;
+    while ((w = send(j->ready_fd, "1", 1, MSG_NOSIGNAL)) < 0 && errno == EINTR) continue;
+  } else {
+    kt__sbuf_printf(failed, "the caller's tensors could not be copied for the tuning: %s", eb.msg);
+  }
+  j->pending = NULL;
+  close(j->ready_fd);
+  j->ready_fd = -1;
+}
+
 static void *wait_helper(void *arg) {
   kt__miss_job *j = arg;
-  kt__sbuf text = {0};
+  kt__sbuf text = {0}, failed = {0};
+  if (j->ready_fd >= 0) hand_data(j, &failed);
   read_reply(j->reply_fd, &text);
   close(j->reply_fd);
   int status = 0;
   while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR) continue;
   take_reply(j, text.s ? text.s : "", status);
+  if (failed.len) { /* the helper's reply to an end of file says less */
+    j->outcome = KT__MISS_FAILED;
+    j->rc = 0;
+    kt__sbuf_free(&j->why);
+    kt__sbuf_printf(&j->why, "%s", failed.s);
+  }
   kt__sbuf_free(&text);
+  kt__sbuf_free(&failed);
   finish(j);
   return NULL;
 }
 
-void kt__miss_job_start(kt__miss_job *j, int request_fd) {
+void kt__miss_job_start(kt__miss_job *j, int request_fd, kt__tune_pending *pending) {
   char path[4096];
   kt__sbuf why = {0};
-  int fds[2] = {-1, -1};
+  int fds[2] = {-1, -1}, ready[2] = {-1, -1};
   pid_t pid = 0;
   if (!kt__miss_helper_path(path, sizeof path, &why)) {
-  } else if (pipe2(fds, O_CLOEXEC) != 0) {
+  } else if (pipe2(fds, O_CLOEXEC) != 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ready) != 0) {
     kt__sbuf_printf(&why, "no pipe for the tuning helper: %s", strerror(errno));
   } else {
-    int rc = spawn_helper(path, request_fd, fds[1], &pid);
-    close(fds[1]);
-    if (rc != 0) {
+    int rc = spawn_helper(path, request_fd, fds[1], ready[0], &pid);
+    if (rc != 0)
       kt__sbuf_printf(&why, "the tuning helper %s could not start: %s (set KTUNE_HELPER to the ktune-tuner executable)",
                       path, strerror(rc));
-      close(fds[0]);
-    }
   }
+  kt__trace("miss: helper spawned (pid %d)", (int)pid);
+  if (fds[1] >= 0) close(fds[1]);
+  if (why.len && fds[0] >= 0) close(fds[0]);
+  if (ready[0] >= 0) close(ready[0]);
   close(request_fd);
   if (why.len) {
+    if (ready[1] >= 0) close(ready[1]);
+    kt__tune_pending_free(pending);
     kt__miss_job_fail(j, why.s);
     kt__sbuf_free(&why);
     return;
   }
   j->pid = pid;
   j->reply_fd = fds[0];
+  j->ready_fd = ready[1];
+  j->pending = pending;
+  /* A complete request is handed over now: an application that exits
+   * before its thread ran still leaves the helper its tuning. */
+  if (!pending) hand_data(j, &why);
   pthread_t th;
   pthread_attr_t attr;
   pthread_attr_init(&attr);

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 
 #include "../common.h"
+#include "tune_request.h"
 
 typedef struct kt__miss_job kt__miss_job;
 
@@ -27,8 +28,11 @@ typedef enum kt__miss_outcome {
  * caller must then start or fail. A reference for the caller either way. */
 kt__miss_job *kt__miss_job_get(const char *key, bool *created);
 /* Starts the helper on the request in REQUEST_FD (closed here) and the
- * thread that waits for it. A helper that cannot start fails the job. */
-void kt__miss_job_start(kt__miss_job *j, int request_fd);
+ * thread that waits for it. The thread first writes PENDING's tensors
+ * into the request (kt__tune_request_fill; NULL: it is complete), while
+ * the helper starts, then tells the helper that its data is there. A
+ * helper that cannot start fails the job. */
+void kt__miss_job_start(kt__miss_job *j, int request_fd, kt__tune_pending *pending);
 /* Ends a job that could not be started, saying WHY. */
 void kt__miss_job_fail(kt__miss_job *j, const char *why);
 /* Whether the job ended (an acquire load: what it produced is visible). */

@@ -132,7 +132,7 @@ static void tuning_name(kt_kernel *k, kt__store *store, const kt__store_key *key
 /* The job that tunes KEY: this process's running one, or a new one with
  * the helper started on a copy of the caller's data. */
 static kt__miss_job *tuning_job(kt_kernel *k, kt__store *store, const kt__store_key *key, const int64_t *sizes,
-                                void *const *args, void *stream, bool *created) {
+                                void *const *args, void *stream, bool *created, kt__sbuf *note) {
   kt__runtime_table *t = k->runtime;
   kt__sbuf name = {0};
   tuning_name(k, store, key, &name);
@@ -145,10 +145,12 @@ static kt__miss_job *tuning_job(kt_kernel *k, kt__store *store, const kt__store_
   static pthread_mutex_t eb_lock = PTHREAD_MUTEX_INITIALIZER;
   pthread_mutex_lock(&eb_lock);
   int fd = -1;
+  kt__tune_pending *pending = NULL;
+  kt__trace("miss: tuning %s", name.s);
   if (kt__tune_request_create(k, t->be, t->state, &t->device, sizes, args, stream, store ? kt__store_path(store) : NULL,
-                              name.s, &fd, &eb) != KT_OK)
+                              name.s, &fd, &pending, note, &eb) != KT_OK)
     kt__miss_job_fail(j, eb.msg);
-  else kt__miss_job_start(j, fd);
+  else kt__miss_job_start(j, fd, pending);
   pthread_mutex_unlock(&eb_lock);
   kt__sbuf_free(&name);
   return j;
@@ -198,9 +200,11 @@ static int choose_config(kt_kernel *k, const int64_t *sizes, void *const *args, 
     kt__sbuf_printf(how, "stored winner");
   } else if (policy == KT_MISS_TUNE || policy == KT_MISS_BACKGROUND) {
     bool created;
-    kt__miss_job *j = tuning_job(k, store, &key, sizes, args, stream, &created);
+    kt__sbuf note = {0}; /* a snapshot refused: the copy was made before returning */
+    kt__miss_job *j = tuning_job(k, store, &key, sizes, args, stream, &created, &note);
     if (policy == KT_MISS_TUNE || kt__miss_job_done(j)) {
       kt__miss_job_wait(j);
+      kt__trace("miss: tuning ended");
       rc = take_outcome(k, j, created, store, &key, values, how);
       kt__miss_job_release(j);
     } else {
@@ -208,6 +212,8 @@ static int choose_config(kt_kernel *k, const int64_t *sizes, void *const *args, 
       kt__sbuf_printf(how, " while the tuning runs in the background (ktune-tuner pid %d)", kt__miss_job_pid(j));
       *bg = j;
     }
+    if (note.len) kt__sbuf_printf(how, "%s%s", how->len ? "; " : "", note.s);
+    kt__sbuf_free(&note);
   } else {
     use_fallback(store, &key, k, values, how);
   }
@@ -358,6 +364,7 @@ static int rt_miss(kt_kernel *k, const int64_t *sizes, void *const *args, void *
   kt__miss_job *bg = NULL;
   int rc = choose_config(k, sizes, args, stream, values, &how, &bg);
   if (rc == KT_OK) rc = load_config(k, values, &e.fn);
+  kt__trace("miss: configuration loaded in the application");
   if (rc == KT_OK) rc = entry_launch(k, sizes, values, &e);
   if (rc == KT_OK && how.len) report_choice(k, sizes, how.s, values, kt__now() - t0);
   kt__sbuf_free(&how);

@@ -1,6 +1,7 @@
 /* The tuning helper process (tune_helper.h). */
 #include "tune_helper.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,6 +94,7 @@ static int load_kernel(kt_context *ctx, const kt__tune_request *r, void **args, 
   KT__FORWARD(kt_kernel_pin(k, kt__tune_request_text(r, r->pins)));
   for (int i = 0; i < r->nparams; i++) args[i] = r->tensor[i].len ? (char *)r + r->tensor[i].offset : NULL;
   k->tune_args = args;
+  k->tune_device = &r->device_info;
   return KT_OK;
 }
 
@@ -112,8 +114,26 @@ static char *stored_winner(kt_kernel *k, const kt__tune_request *r) {
   return config;
 }
 
+/* Waits until the application wrote its tensors into the request (it
+ * copies them while this process starts). False when it could not (an end
+ * of file: the application says why) or a signal stopped the wait. */
+static bool wait_for_data(int ready, kt__errbuf *eb) {
+  char c;
+  ssize_t n;
+  while ((n = read(ready, &c, 1)) < 0 && errno == EINTR && !stop_flag) continue;
+  if (n == 1) return true;
+  kt__err(eb, KT_INTERRUPTED, "ktune-tuner: %s",
+          n == 0 ? "the application did not hand over its tensors" : "interrupted");
+  return false;
+}
+
 /* Tunes and replies; the winner of an interrupted tuning still counts. */
-static void tune_and_reply(kt_kernel *k, const kt__tune_request *r, int out) {
+static void tune_and_reply(kt_kernel *k, const kt__tune_request *r, int ready, int out) {
+  if (!wait_for_data(ready, &k->ctx->err)) {
+    reply_failed(out, KT_INTERRUPTED, kt_errmsg(k->ctx));
+    return;
+  }
+  kt__trace("helper: the application's tensors are in the request");
   kt_tune_options o = tune_options(r);
   kt_result *res = NULL;
   int rc = kt_tune(k, &o, &res);
@@ -131,7 +151,7 @@ static void tune_and_reply(kt_kernel *k, const kt__tune_request *r, int out) {
   kt_result_destroy(res);
 }
 
-static int serve(const kt__tune_request *r, int out) {
+static int serve(const kt__tune_request *r, int ready, int out) {
   kt_options opts = context_options(r);
   kt_context *ctx = NULL;
   kt_kernel *k = NULL;
@@ -149,7 +169,7 @@ static int serve(const kt__tune_request *r, int out) {
     reply(out, stored);
     reply(out, "\n");
   } else {
-    tune_and_reply(k, r, out);
+    tune_and_reply(k, r, ready, out);
   }
   free(stored);
   if (lock >= 0) close(lock); /* after the winner is stored */
@@ -167,10 +187,10 @@ static bool parse_fd(const char *s, int *fd) {
 }
 
 int kt__tune_helper_main(int argc, char **argv) {
-  int in = -1, out = -1;
-  if (argc != 5 || strcmp(argv[1], "--request") != 0 || !parse_fd(argv[2], &in) || strcmp(argv[3], "--reply") != 0 ||
-      !parse_fd(argv[4], &out)) {
-    fprintf(stderr, "usage: ktune-tuner --request FD --reply FD\n"
+  int in = -1, out = -1, ready = -1;
+  if (argc != 7 || strcmp(argv[1], "--request") != 0 || !parse_fd(argv[2], &in) || strcmp(argv[3], "--reply") != 0 ||
+      !parse_fd(argv[4], &out) || strcmp(argv[5], "--ready") != 0 || !parse_fd(argv[6], &ready)) {
+    fprintf(stderr, "usage: ktune-tuner --request FD --reply FD --ready FD\n"
                     "ktune-tuner is the tuning process kt_launch starts on a miss; it is not run by hand.\n");
     return 2;
   }
@@ -184,7 +204,9 @@ int kt__tune_helper_main(int argc, char **argv) {
     return 2;
   }
   close(in);
-  int status = serve(r, out);
+  kt__trace("helper: started");
+  int status = serve(r, ready, out);
+  close(ready);
   munmap((void *)r, len);
   close(out);
   return status;

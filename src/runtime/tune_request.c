@@ -2,6 +2,7 @@
 #include "tune_request.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -77,10 +78,64 @@ static int copy_tensors(const kt__backend *be, void *state, const kt__argset *a,
   return KT_OK;
 }
 
+struct kt__tune_pending {
+  const kt__backend *be;
+  void *state, *snap;
+  char *base; /* the request, mapped until filled */
+  size_t len;
+  int n;
+  uint64_t offset[KT__RT_MAX_ARGS];
+};
+
+void kt__tune_pending_free(kt__tune_pending *p) {
+  if (!p) return;
+  kt__be_snapshot_free(p->be, p->state, p->snap);
+  munmap(p->base, p->len);
+  free(p);
+}
+
+int kt__tune_request_fill(kt__tune_pending *p, kt__errbuf *eb) {
+  if (!p) return KT_OK;
+  int rc = KT_OK;
+  for (int i = 0; i < p->n && rc == KT_OK; i++)
+    rc = kt__be_snapshot_read(p->be, p->state, p->snap, i, p->base + p->offset[i], eb);
+  kt__trace("miss: the caller's tensors downloaded into the request");
+  kt__tune_pending_free(p);
+  return rc;
+}
+
+/* The snapshot of the caller's tensors into *OUT, which then owns BASE;
+ * false when the backend takes none or refused (NOTE says why). */
+static bool snapshot_tensors(const kt__backend *be, void *state, const kt__tune_request *r, void *const *args,
+                             void *stream, char *base, size_t len, kt__tune_pending **out, kt__sbuf *note) {
+  kt__tune_pending *p = kt__xcalloc(1, sizeof *p);
+  void *bufs[KT__RT_MAX_ARGS];
+  size_t bytes[KT__RT_MAX_ARGS];
+  for (int i = 0; i < r->nparams; i++)
+    if (r->tensor[i].len) {
+      bufs[p->n] = args[i];
+      bytes[p->n] = r->tensor[i].len;
+      p->offset[p->n++] = r->tensor[i].offset;
+    }
+  kt__errbuf eb;
+  int rc = kt__be_snapshot(be, state, stream, bufs, bytes, p->n, &p->snap, &eb);
+  if (rc != KT_OK) {
+    if (rc != KT_NOTFOUND)
+      kt__sbuf_printf(note, "no snapshot of the caller's tensors (%s): copied them before returning", eb.msg);
+    free(p);
+    return false;
+  }
+  p->be = be, p->state = state, p->base = base, p->len = len;
+  *out = p;
+  kt__trace("miss: snapshot of the caller's tensors enqueued");
+  return true;
+}
+
 int kt__tune_request_create(const kt_kernel *k, const kt__backend *be, void *state, const kt__device_info *dev,
                             const int64_t *sizes, void *const *args, void *stream, const char *db, const char *key,
-                            int *fd, kt__errbuf *eb) {
+                            int *fd, kt__tune_pending **pending, kt__sbuf *note, kt__errbuf *eb) {
   const kt__kernel_decl *d = k->decl;
+  *pending = NULL;
   kt__env env = {(const char *const *)d->sizes, sizes, d->nsizes, NULL};
   kt__argset *a = NULL;
   KT__FORWARD(kt__argset_plan(d, &env, k->ctx->opts.max_tensor_bytes, &a, eb));
@@ -118,7 +173,8 @@ int kt__tune_request_create(const kt_kernel *k, const kt__backend *be, void *sta
     memcpy(base, &r, sizeof r);
     for (int i = 0; i < s.n; i++)
       if (s.text[i]) memcpy(base + s.span[i]->offset, s.text[i], s.span[i]->len + 1);
-    rc = copy_tensors(be, state, a, args, stream, base, &r, eb);
+    if (snapshot_tensors(be, state, &r, args, stream, base, end, pending, note)) base = MAP_FAILED; /* its now */
+    else rc = copy_tensors(be, state, a, args, stream, base, &r, eb);
   }
   if (base != MAP_FAILED) munmap(base, end);
   if (rc != KT_OK && *fd >= 0) close(*fd), *fd = -1;

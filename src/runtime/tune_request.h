@@ -40,15 +40,27 @@ typedef struct kt__tune_request {
   kt__tune_span tensor[KT__RT_MAX_ARGS];
 } kt__tune_request;
 
-/* Writes the request for K at SIZES into a new memfd (*FD, close-on-exec):
- * the caller's in/inout tensors in ARGS are copied out of BE's buffers (of
- * device DEV, opened as STATE in this process) after
- * the work on STREAM is done (the caller's buffers are only read). DB is the
- * database the helper stores into (NULL: none); KEY names the tuning for
- * the helper's lock. */
+/* The caller's tensors of a request still to be written into it: the
+ * backend's snapshot of them (backend.h), taken in the caller's stream
+ * order, which kt__tune_request_fill downloads later, in another thread. */
+typedef struct kt__tune_pending kt__tune_pending;
+
+/* Writes the request for K at SIZES into a new memfd (*FD, close-on-exec)
+ * with the caller's in/inout tensors in ARGS (BE's buffers, of device DEV,
+ * opened as STATE in this process) as they are once the work on STREAM is
+ * done; the caller's buffers are only read. Where the backend snapshots,
+ * the tensors come later (*PENDING, for kt__tune_request_fill) and this
+ * returns without waiting for the device; else (*PENDING NULL) they are
+ * copied here after waiting for STREAM, and NOTE says why when a snapshot
+ * was refused. DB is the database the helper stores into (NULL: none); KEY
+ * names the tuning for the helper's lock. */
 int kt__tune_request_create(const kt_kernel *k, const kt__backend *be, void *state, const kt__device_info *dev,
                             const int64_t *sizes, void *const *args, void *stream, const char *db, const char *key,
-                            int *fd, kt__errbuf *eb);
+                            int *fd, kt__tune_pending **pending, kt__sbuf *note, kt__errbuf *eb);
+/* Waits for the snapshot of PENDING, writes it into its request and frees
+ * it (any thread; PENDING NULL: nothing to do). */
+int kt__tune_request_fill(kt__tune_pending *pending, kt__errbuf *eb);
+void kt__tune_pending_free(kt__tune_pending *pending);
 /* Maps the request of FD read-only after checking it; *LEN for munmap. */
 int kt__tune_request_map(int fd, const kt__tune_request **out, size_t *len, kt__errbuf *eb);
 /* String S of R, or NULL when it was not given. */

@@ -132,8 +132,8 @@ bad B68 'KTUNE_RUN_TIMEOUT=-3: expected seconds' env KTUNE_RUN_TIMEOUT=-3 "$KTUN
 bad B69 '--compile-timeout soon: expected seconds' tune $BAD/ok.c --compile-timeout soon
 # --- the tuning helper kt_launch starts, run by hand ---
 HELPER=$(dirname "$KTUNE")/ktune-tuner
-bad B115 'usage: ktune-tuner --request FD --reply FD' "$HELPER"
-bad B116 'ktune-tuner: file descriptor 0 holds no tuning request' sh -c '"$1" --request 0 --reply 1 </dev/null' _ "$HELPER"
+bad B115 'usage: ktune-tuner --request FD --reply FD --ready FD' "$HELPER"
+bad B116 'ktune-tuner: file descriptor 0 holds no tuning request' sh -c '"$1" --request 0 --reply 1 --ready 0 </dev/null' _ "$HELPER"
 bad B117 'KTUNE_BINARY_CACHE_MAX=lots: expected bytes' env KTUNE_BINARY_CACHE_MAX=lots "$KTUNE" tune $BAD/ok.c
 bad B118 'list: --binaries goes with .cache clear. alone' "$KTUNE" cache list --binaries
 # --- sheer numbers ---

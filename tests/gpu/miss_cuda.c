@@ -10,11 +10,16 @@
  *
  * tune: KT_MISS_TUNE; the first call for key N1 and then for key N2.
  * background: KT_MISS_BACKGROUND; the first call for N1 returns at once on
- * the fallback, then calls until the winner is stored and adopted.
+ * the fallback (the caller's x and y are snapshotted on its stream, not
+ * copied before return), and the program overwrites x on its stream right
+ * after it (then restores it): the outputs stay right, and the tuning ran
+ * on x as it was at the call. Then calls until the winner is stored and
+ * adopted.
  * Then for both: the host time of a later kt_launch beside a bare
  * cuLaunchKernel (an empty kernel of the same four arguments, from PTX), and
- * the cost of copying 1 GiB from the device into a memfd mapping (what a
- * miss pays per GiB of the caller's in/inout tensors).
+ * the cost of copying 1 GiB from the device into a memfd mapping, pageable
+ * (before) and page-locked for the copy with cuMemHostRegister, registration
+ * included (what a miss pays now per GiB of the caller's in/inout tensors).
  *
  * Prints "result NAME VALUE" lines for bench/miss_h200.sh, and "correct" or
  * the first wrong element. Exit status 0 when every output was right. */
@@ -120,8 +125,9 @@ static const char noop_ptx[] = ".version 7.0\n.target sm_50\n.address_size 64\n"
                                "{\n  ret;\n}\n";
 
 /* Seconds to copy 1 GiB from the device into a memfd mapping, as a miss
- * copies the caller's tensors for the helper (pageable memory). */
-static double copy_gib(void) {
+ * copies the caller's tensors for the helper: pageable memory, or (LOCKED)
+ * registered for the copy as the CUDA backend's snapshot_read does. */
+static double copy_gib(bool locked) {
   size_t bytes = (size_t)1 << 30;
   CUdeviceptr d;
   CU(cuMemAlloc(&d, bytes));
@@ -130,7 +136,10 @@ static double copy_gib(void) {
   if (fd < 0 || ftruncate(fd, (off_t)bytes) != 0) return -1;
   void *h = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   double t0 = now();
+  bool registered = locked && cuMemHostRegister(h, bytes, 0) == CUDA_SUCCESS;
+  if (locked && !registered) printf("cuMemHostRegister refused the memfd mapping: pageable copy\n");
   CU(cuMemcpyDtoH(h, d, bytes));
+  if (registered) CU(cuMemHostUnregister(h));
   double t = now() - t0;
   munmap(h, bytes);
   close(fd);
@@ -180,6 +189,10 @@ int main(int argc, char **argv) {
   int bad = 0;
   double first = launch(&a, n1);
   printf("result %s_first_call_first_key_s %.6f\n", argv[2], first);
+  if (background) { /* the next input, on the stream behind the call: the tuning must not see it */
+    CU(cuMemsetD32Async(a.x, 0x7fc00000u /* NaN */, (size_t)nmax, a.stream));
+    CU(cuMemcpyHtoDAsync(a.x, a.hx, bytes, a.stream));
+  }
   bad |= check(&a, n1, "first call");
   if (background) {
     double t0 = now();
@@ -205,7 +218,8 @@ int main(int argc, char **argv) {
   printf("result bare_cuLaunchKernel_host_us %.3f\n", bare * 1e6);
   printf("result %s_later_call_over_bare_us %.3f\n", argv[2], (kt - bare) * 1e6);
   bad |= check(&a, n1, "later calls");
-  printf("result copy_device_to_memfd_s_per_gib %.4f\n", copy_gib());
+  printf("result copy_device_to_memfd_s_per_gib %.4f\n", copy_gib(false));
+  printf("result copy_device_to_memfd_locked_s_per_gib %.4f\n", copy_gib(true));
   kt_kernel_destroy(a.k);
   kt_context_destroy(a.ctx);
   return bad;

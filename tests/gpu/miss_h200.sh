@@ -8,9 +8,16 @@
 #
 #   tests/gpu/miss_h200.sh        (exit status 0: every check passed)
 #
-# Look for: "correct (...)" lines, the KTUNE_PRINT_AUTOTUNING lines ("tuned
-# 16 configurations", "default configuration while the tuning runs in the
-# background", "background tuning's winner"), and "PASS" at the end.
+# Look for: "correct (...)" lines (in background mode the application
+# overwrites x on its stream right after the first call), the
+# KTUNE_PRINT_AUTOTUNING lines ("tuned 16 configurations", "default
+# configuration while the tuning runs in the background", "background
+# tuning's winner"), result lines (background_first_call_first_key_s: the
+# goal is under 0.001 s; copy_device_to_memfd_locked_s_per_gib beside the
+# pageable copy_device_to_memfd_s_per_gib), the trace summary of a blocking
+# first call (seconds per step: helper start, its worker's cuInit and
+# context beside the default's NVRTC compile, compiles, measuring, the
+# application's own compile and load of the winner), and "PASS" at the end.
 set -u
 BUILD=${BUILD:-/tmp/kb-miss}
 KTUNE=$(bash bench/h200_build.sh "$BUILD" 2>/dev/null | tail -1)
@@ -25,8 +32,19 @@ fail=0
 for mode in tune background; do
   db=$(mktemp -u /tmp/miss-$mode-XXXXXX.db)
   echo "== $mode"
-  /tmp/miss_cuda "$db" $mode $((1 << 24)) $((1 << 22)) || { echo "miss_cuda $mode failed"; fail=1; }
+  /tmp/miss_cuda "$db" $mode $((1 << 24)) $((1 << 22)) 2>&1 | tee /tmp/miss-$mode.txt
+  [ "${PIPESTATUS[0]}" = 0 ] || { echo "miss_cuda $mode failed"; fail=1; }
 done
+# The background call snapshots the caller's tensors on its stream: a
+# synchronous copy before return means the snapshot was refused.
+if grep -q "copied them before returning" /tmp/miss-background.txt; then
+  echo "the background miss copied synchronously (no snapshot)"; fail=1
+fi
+echo "== where a blocking first call's time goes (KTUNE_TRACE=1)"
+db=$(mktemp -u /tmp/miss-trace-XXXXXX.db)
+KTUNE_TRACE=1 /tmp/miss_cuda "$db" tune $((1 << 24)) $((1 << 22)) >/dev/null 2>/tmp/miss-trace.txt ||
+  { echo "miss_cuda under KTUNE_TRACE failed"; fail=1; }
+awk -f bench/miss_trace_summary.awk /tmp/miss-trace.txt
 sleep 1
 if pgrep -f ktune-tuner >/dev/null; then
   echo "ktune-tuner left behind:"; pgrep -af ktune-tuner; fail=1

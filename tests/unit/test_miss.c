@@ -18,7 +18,9 @@
 
 #include "backend/opencl_api.h"
 #include "handles/context.h"
+#include "handles/runtime_table.h"
 #include "runtime/runtime.h"
+#include "tuner/result.h"
 
 __attribute__((constructor)) static void use_built_helper(void) { setenv("KTUNE_HELPER", KTUNE_HELPER_PATH, 0); }
 
@@ -253,6 +255,54 @@ TEST(killed_helper_falls_back_with_the_signal) {
   check_affine(x, y, n);
   kt_kernel_destroy(k);
   kt_context_destroy(ctx);
+}
+
+/* ---- the helper's tuner ------------------------------------------------ */
+
+/* Tunes affine on the CPU with the device the application saw (as the
+ * helper does), that device's arch replaced by ARCH when not NULL; returns
+ * the trace. */
+static const char *tune_with_device_seen(const char *arch) {
+  setenv("KTUNE_TRACE", "1", 1);
+  kt_context *ctx = context(KT_MISS_DEFAULT, NULL);
+  kt_kernel *k = load(ctx, "affine.c", slow_source(0), "c");
+  void *state = NULL;
+  ASSERT_EQ(kt__runtime_device(k, &state), KT_OK);
+  kt__device_info seen = k->runtime->device;
+  if (arch) snprintf(seen.arch, sizeof seen.arch, "%s", arch);
+  k->tune_device = &seen;
+  ASSERT_EQ(kt_kernel_set_size(k, "N", 256), KT_OK);
+  kt_result *res = NULL;
+  capture_start();
+  int rc = kt_tune(k, NULL, &res);
+  const char *out = captured();
+  capture_end();
+  if (rc != KT_OK) kt_test_fail(__FILE__, __LINE__, "kt_tune: %s\n%s", kt_errmsg(ctx), out);
+  ASSERT_TRUE(res->winner >= 0);
+  int ok = 0;
+  for (int i = 0; i < res->ntrials; i++) ok += res->trials[i].status == KT__ST_OK;
+  ASSERT_EQ(ok, 4); /* the default once, and every other configuration */
+  ASSERT_EQ(count(out, "reference: compiled"), 1);
+  kt_result_destroy(res);
+  kt_kernel_destroy(k);
+  kt_context_destroy(ctx);
+  return out;
+}
+
+/* The helper's tuner compiles the default while its worker opens the
+ * device, for the device the application saw. */
+TEST(helper_compiles_the_default_while_the_worker_starts) {
+  const char *out = tune_with_device_seen(NULL);
+  ASSERT_CONTAINS(out, "setup: the default's compile started before the worker is ready");
+  ASSERT_TRUE(strstr(out, "compiled again") == NULL);
+}
+
+/* A worker whose device is not the one the application saw: the early
+ * compile is dropped and the default compiled for the worker's device. */
+TEST(helper_recompiles_the_default_for_another_device) {
+  const char *out = tune_with_device_seen("another-arch");
+  ASSERT_CONTAINS(out, "setup: the default's compile started before the worker is ready");
+  ASSERT_CONTAINS(out, "setup: the worker's device differs from the application's: the default is compiled again");
 }
 
 /* ---- background ------------------------------------------------------- */
@@ -516,9 +566,79 @@ TEST(opencl_application_misses_and_tunes_through_the_helper) {
   cl->clReleaseMemObject(own_buf);
   cl->clReleaseContext(own);
 }
+
+/* BAD=1 is faster (BAD=0 spins) but wrong only on the sentinel x[0] == 777:
+ * a tuning that saw the input as it was at the call rejects it, one that
+ * saw it after the caller overwrote x[0] would pick it. */
+static const char *sentinel_cl = "// @autotune(BAD in [0, 1], WG in [16, 32])\n"
+                                 "// @kernel scale3(x: in tensor<f32>[N], y: out tensor<f32>[N], n: i32 = N)\n"
+                                 "// @grid(cdiv(N, WG))\n"
+                                 "// @block(WG)\n"
+                                 "// @dims(N = 256)\n"
+                                 "__kernel void scale3(__global const float *x, __global float *y, int n) {\n"
+                                 "  int i = get_global_id(0);\n"
+                                 "  if (i >= n) return;\n"
+                                 "  y[i] = 3.0f * x[i];\n"
+                                 "  if (!BAD) {\n"
+                                 "    float t = x[i];\n"
+                                 "    for (int r = 0; r < 20000; r++) t = t * 0.5f + 1.0f;\n"
+                                 "    if (t == -12345.0f) y[i] = 0;\n"
+                                 "  }\n"
+                                 "  if (BAD && i == 1 && x[0] == 777.0f) y[1] = 0;\n"
+                                 "}\n";
+
+/* The background call returns before the caller's tensors are copied (the
+ * copy is a snapshot on the caller's queue): the caller overwrites its
+ * input at once, and the tuning still sees it as it was at the call. */
+TEST(opencl_background_tunes_on_the_input_as_it_was_at_the_call) {
+  setenv("KTUNE_PRINT_AUTOTUNING", "1", 1);
+  kt_context *ctx = context(KT_MISS_BACKGROUND, NULL);
+  kt_kernel *k = load(ctx, "scale3.cl", sentinel_cl, "cl");
+  void *state = NULL;
+  kt__errbuf eb;
+  ASSERT_EQ(kt__runtime_device(k, &state), KT_OK);
+  enum { N = 256 };
+  float x[N], y[N];
+  for (int i = 0; i < N; i++) x[i] = (float)i;
+  x[0] = 777.0f;
+  void *bx = NULL, *by = NULL;
+  ASSERT_EQ(kt__be_alloc(k->backend, state, sizeof x, &bx, &eb), KT_OK);
+  ASSERT_EQ(kt__be_alloc(k->backend, state, sizeof y, &by, &eb), KT_OK);
+  ASSERT_EQ(kt__be_upload(k->backend, state, bx, x, sizeof x, &eb), KT_OK);
+  int n = N;
+  void *args[] = {bx, by, &n};
+  capture_start();
+  ASSERT_EQ(kt_launch(k, (int64_t[]){N}, args, NULL), KT_OK);
+  x[0] = 0; /* the caller's next input, written on its queue behind the call */
+  ASSERT_EQ(kt__be_upload(k->backend, state, bx, x, sizeof x, &eb), KT_OK);
+  ASSERT_CONTAINS(captured(), "key [N=256]: default configuration while the tuning runs in the background");
+  ASSERT_TRUE(strstr(captured(), "copied them before returning") == NULL); /* the snapshot was taken */
+  for (int i = 0; i < 600 && !strstr(captured(), "background tuning"); i++) {
+    ASSERT_EQ(kt_launch(k, (int64_t[]){N}, args, NULL), KT_OK);
+    sleep_s(0.1);
+  }
+  ASSERT_EQ(kt_launch(k, (int64_t[]){N}, args, NULL), KT_OK);
+  const char *out = captured();
+  capture_end();
+  ASSERT_CONTAINS(out, "key [N=256]: tuned 4 configurations");
+  ASSERT_CONTAINS(out, "key [N=256]: background tuning's winner in ");
+  const char *winner = strstr(out, "background tuning's winner");
+  const char *bad0 = winner ? strstr(winner, "BAD=0") : NULL;
+  if (!bad0 || memchr(winner, '\n', (size_t)(bad0 - winner))) /* on the winner's own line */
+    kt_test_fail(__FILE__, __LINE__, "the tuning did not see the input as it was at the call:\n%s", out);
+  ASSERT_EQ(kt__be_download(k->backend, state, y, by, sizeof y, &eb), KT_OK);
+  for (int i = 0; i < N; i++) ASSERT_EQ(y[i], 3.0f * x[i]);
+  kt__be_release(k->backend, state, bx);
+  kt__be_release(k->backend, state, by);
+  kt_kernel_destroy(k);
+  kt_context_destroy(ctx);
+}
 #else
 /* Like test_opencl: without OpenCL the case fails rather than skips. */
 TEST(opencl_application_misses_and_tunes_through_the_helper) {
+  kt_test_fail(__FILE__, __LINE__, "ktune was built without CL/cl.h: the OpenCL backend is unavailable");
+}
+TEST(opencl_background_tunes_on_the_input_as_it_was_at_the_call) {
   kt_test_fail(__FILE__, __LINE__, "ktune was built without CL/cl.h: the OpenCL backend is unavailable");
 }
 #endif
