@@ -78,9 +78,9 @@ def split_top(text, sep=","):
     """Splits on sep outside (), [] and <>-free nesting."""
     parts, depth, cur = [], 0, []
     for ch in text:
-        if ch in "([":
+        if ch in "([{":
             depth += 1
-        elif ch in ")]":
+        elif ch in ")]}":
             depth -= 1
         if ch == sep and depth == 0:
             parts.append("".join(cur).strip())
@@ -121,10 +121,13 @@ class Kernel:
 
     def _at_autotune(self, arg):
         for part in split_top(arg):
-            m = re.match(r"(\w+)\s+in\s+\[(.*)\]$", part, re.S)
+            m = re.match(r"(\w+)\s+in\s+(?:\[(.*)\]|\{(.*)\})$", part, re.S)
             if not m:
                 raise ValueError(f"{self.path}: @autotune: cannot read {part!r}")
-            self.params[m.group(1)] = choices([int(v, 0) for v in split_top(m.group(2))])
+            if m.group(2) is not None:  # [a, b] doubles from a to b; three or more as written
+                self.params[m.group(1)] = choices([int(v, 0) for v in split_top(m.group(2))])
+            else:  # {a, b, ...}: exactly as written
+                self.params[m.group(1)] = [int(v, 0) for v in split_top(m.group(3))]
 
     def _at_where(self, arg):
         self.where.append(arg)
