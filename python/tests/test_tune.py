@@ -152,3 +152,16 @@ def test_ctrl_c_interrupts_a_tuning(db, tmp_path, how):
     assert _session_pids(p.pid) == [], "processes left behind"
     keys = ktune.cache.list(db=db)
     assert keys and keys[0]["results"] >= 1, keys  # the measurements before Ctrl-C were kept
+
+
+def test_a_tuning_in_a_fresh_process(db, monkeypatch):
+    """Where this process has the CUDA driver loaded, ktune.tune runs in a
+    fresh interpreter (KTUNE_FRESH_TUNE=always takes that path on the CPU):
+    the same result comes back, and errors keep their type and result."""
+    monkeypatch.setenv("KTUNE_FRESH_TUNE", "always")
+    r = ktune.tune(SCALE, dims={"N": 256}, db=db, no_cache=True)
+    assert isinstance(r, ktune.TuneResult) and r.kernel == "scale" and r.sizes == {"N": 256}
+    assert len(r.configurations) == 4 and r.winner is not None and r.winner.status == "ok"
+    with pytest.raises(ktune.InvalidInput) as e:
+        ktune.tune(SCALE, dims={"N": 256}, pin="NOPE=1", db=db)
+    assert "NOPE" in str(e.value)
