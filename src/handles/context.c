@@ -340,12 +340,12 @@ int kt_kernel_load_t1(kt_context *ctx, const char *t1_path, kt_kernel **out) {
 void kt_kernel_destroy(kt_kernel *k) {
   if (!k) return;
   kt__runtime_free(k->runtime);
+  kt__kernel_data_free(k); /* reads the declaration: before the file that holds it */
   kt__file_free(k->file);
   free(k->sizes);
   free(k->size_given);
   kt__config_free(&k->config);
   kt__config_pins_free(&k->pins);
-  kt__kernel_data_free(k);
   free(k);
 }
 
