@@ -9,7 +9,11 @@ unset KTUNE_HELPER
 cmake --install "$BUILD" --prefix "$TMP/prefix" >"$TMP/install.log" 2>&1 || { cat "$TMP/install.log"; fail "install"; }
 LIB=$(dirname "$(find "$TMP/prefix" -name 'libktune.so' | head -1)")
 [ -x "$TMP/prefix/libexec/ktune-tuner" ] || fail "no libexec/ktune-tuner installed"
-cc -std=c11 -D_GNU_SOURCE -I"$TMP/prefix/include" examples/launch_matmul.c -L"$LIB" -lktune -lm \
+# A sanitizer build's library needs its flags in the program too.
+FLAGS=""
+[ "$(sed -n 's/^KTUNE_SANITIZE:BOOL=//p' "$BUILD/CMakeCache.txt" 2>/dev/null)" = ON ] && FLAGS="-fsanitize=address,undefined"
+# shellcheck disable=SC2086
+cc $FLAGS -std=c11 -D_GNU_SOURCE -I"$TMP/prefix/include" examples/launch_matmul.c -L"$LIB" -lktune -lm \
   -Wl,-rpath,"$LIB" -o "$TMP/app" 2>"$TMP/cc.log" || { cat "$TMP/cc.log"; fail "cannot link against the installed library"; }
 export KTUNE_PRINT_AUTOTUNING=1
 run_status 0 "$TMP/app" kernels/c/matmul.c
