@@ -36,6 +36,9 @@ struct kt__miss_job {
   int reply_fd;
   int ready_fd;              /* the helper waits on it for its data */
   kt__tune_pending *pending; /* the data, written by the waiting thread */
+  bool held;                 /* under hold_lock: the writing waits (kt__miss_job_hold) */
+  pthread_mutex_t hold_lock;
+  pthread_cond_t hold_cond;
   bool in_registry;          /* under registry_lock */
   kt__miss_job *next;        /* registry */
 };
@@ -54,6 +57,8 @@ kt__miss_job *kt__miss_job_get(const char *key, bool *created) {
     j->key = kt__xstrdup(key);
     j->reply_fd = -1;
     j->ready_fd = -1;
+    pthread_mutex_init(&j->hold_lock, NULL);
+    pthread_cond_init(&j->hold_cond, NULL);
     j->in_registry = true;
     j->next = registry;
     j->refs = 1; /* the registry's, dropped when the job ends */
@@ -77,6 +82,8 @@ static void free_job(kt__miss_job *j) {
   free(j->key);
   free(j->config);
   kt__sbuf_free(&j->why);
+  pthread_mutex_destroy(&j->hold_lock);
+  pthread_cond_destroy(&j->hold_cond);
   free(j);
 }
 
@@ -253,6 +260,9 @@ static void take_reply(kt__miss_job *j, const char *text, int status) {
  * which it exits, and is the job's reason. */
 static void hand_data(kt__miss_job *j, kt__sbuf *failed) {
   kt__errbuf eb;
+  pthread_mutex_lock(&j->hold_lock);
+  while (j->held) pthread_cond_wait(&j->hold_cond, &j->hold_lock);
+  pthread_mutex_unlock(&j->hold_lock);
   if (kt__tune_request_fill(j->pending, &eb) == KT_OK) {
     /* No SIGPIPE in the application when the helper is gone already (it
      * found a stored winner, or died): a socket, written with MSG_NOSIGNAL. */
@@ -287,6 +297,19 @@ static void *wait_helper(void *arg) {
   return NULL;
 }
 
+void kt__miss_job_hold(kt__miss_job *j) {
+  pthread_mutex_lock(&j->hold_lock);
+  j->held = true;
+  pthread_mutex_unlock(&j->hold_lock);
+}
+
+void kt__miss_job_unhold(kt__miss_job *j) {
+  pthread_mutex_lock(&j->hold_lock);
+  j->held = false;
+  pthread_cond_broadcast(&j->hold_cond);
+  pthread_mutex_unlock(&j->hold_lock);
+}
+
 void kt__miss_job_start(kt__miss_job *j, int request_fd, kt__tune_pending *pending) {
   char path[4096];
   kt__sbuf why = {0};
@@ -319,7 +342,10 @@ void kt__miss_job_start(kt__miss_job *j, int request_fd, kt__tune_pending *pendi
   j->pending = pending;
   /* A complete request is handed over now: an application that exits
    * before its thread ran still leaves the helper its tuning. */
-  if (!pending) hand_data(j, &why);
+  if (!pending) { /* nothing left to download: no driver call to hold back */
+    kt__miss_job_unhold(j);
+    hand_data(j, &why);
+  }
   pthread_t th;
   pthread_attr_t attr;
   pthread_attr_init(&attr);

@@ -33,6 +33,12 @@ kt__miss_job *kt__miss_job_get(const char *key, bool *created);
  * the helper starts, then tells the helper that its data is there. A
  * helper that cannot start fails the job. */
 void kt__miss_job_start(kt__miss_job *j, int request_fd, kt__tune_pending *pending);
+/* Holds back the writing of PENDING's tensors (started or not yet) until
+ * kt__miss_job_unhold: a background miss first loads its fallback, which
+ * the download's driver calls (page-locking the request) would otherwise
+ * delay by tens of milliseconds. Call before kt__miss_job_start. */
+void kt__miss_job_hold(kt__miss_job *j);
+void kt__miss_job_unhold(kt__miss_job *j);
 /* Ends a job that could not be started, saying WHY. */
 void kt__miss_job_fail(kt__miss_job *j, const char *why);
 /* Whether the job ended (an acquire load: what it produced is visible). */

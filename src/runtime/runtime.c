@@ -150,7 +150,11 @@ static kt__miss_job *tuning_job(kt_kernel *k, kt__store *store, const kt__store_
   if (kt__tune_request_create(k, t->be, t->state, &t->device, sizes, args, stream, store ? kt__store_path(store) : NULL,
                               name.s, &fd, &pending, note, &eb) != KT_OK)
     kt__miss_job_fail(j, eb.msg);
-  else kt__miss_job_start(j, fd, pending);
+  else {
+    /* In the background the fallback is loaded first (rt_miss unholds). */
+    if (k->ctx->opts.miss_policy == KT_MISS_BACKGROUND) kt__miss_job_hold(j);
+    kt__miss_job_start(j, fd, pending);
+  }
   pthread_mutex_unlock(&eb_lock);
   kt__sbuf_free(&name);
   return j;
@@ -190,6 +194,7 @@ static int choose_config(kt_kernel *k, const int64_t *sizes, void *const *args, 
   kt__sbuf key_sizes = {0};
   kt__kernel_key_sizes(k, sizes, &key_sizes);
   kt__store *store = kt__context_store(k->ctx);
+  kt__trace("miss: results database open");
   kt__store_key key = {k->source_hash, d->name, &t->device, key_sizes.s, NULL};
   char *config = NULL;
   double secs = 0;
@@ -202,6 +207,7 @@ static int choose_config(kt_kernel *k, const int64_t *sizes, void *const *args, 
     bool created;
     kt__sbuf note = {0}; /* a snapshot refused: the copy was made before returning */
     kt__miss_job *j = tuning_job(k, store, &key, sizes, args, stream, &created, &note);
+    kt__trace("miss: tuning job started");
     if (policy == KT_MISS_TUNE || kt__miss_job_done(j)) {
       kt__miss_job_wait(j);
       kt__trace("miss: tuning ended");
@@ -209,6 +215,7 @@ static int choose_config(kt_kernel *k, const int64_t *sizes, void *const *args, 
       kt__miss_job_release(j);
     } else {
       use_fallback(store, &key, k, values, how);
+      kt__trace("miss: fallback chosen");
       kt__sbuf_printf(how, " while the tuning runs in the background (ktune-tuner pid %d)", kt__miss_job_pid(j));
       *bg = j;
     }
@@ -267,6 +274,7 @@ static int load_config(kt_kernel *k, const int64_t *values, void **fn) {
   kt__build b = {k->file, d, cfg->names, values, cfg->n, &t->device, workdir, tag, 60.0, NULL, &k->ctx->bincache, NULL};
   kt__artifact a = {0};
   kt__status st = kt__be_compile(t->be, &b, &a, eb);
+  kt__trace("miss: configuration built (%s)", a.cache_use == KT__BIN_CACHED ? "from the binary cache" : "compiled");
   if (st == KT__ST_OK) st = kt__be_load(t->be, t->state, &b, &a, fn, eb);
   if (st == KT__ST_OK && d->nconstants) st = fill_constants(k, *fn, eb);
   if (st != KT__ST_OK) {
@@ -353,9 +361,11 @@ int kt__runtime_device(kt_kernel *k, void **state) {
 }
 
 static int rt_miss(kt_kernel *k, const int64_t *sizes, void *const *args, void *stream, kt__rt_entry **out) {
+  kt__trace("miss: a shape this handle has not launched");
   KT__FORWARD(check_sizes(k, sizes));
   if (!k->runtime) KT__FORWARD(rt_create(k));
   KT__FORWARD(know_device(k));
+  kt__trace("miss: device known");
   kt__runtime_table *t = k->runtime;
   double t0 = kt__now();
   int64_t values[KT__MAX_NAMES];
@@ -365,6 +375,7 @@ static int rt_miss(kt_kernel *k, const int64_t *sizes, void *const *args, void *
   int rc = choose_config(k, sizes, args, stream, values, &how, &bg);
   if (rc == KT_OK) rc = load_config(k, values, &e.fn);
   kt__trace("miss: configuration loaded in the application");
+  if (bg) kt__miss_job_unhold(bg); /* the download may use the driver now */
   if (rc == KT_OK) rc = entry_launch(k, sizes, values, &e);
   if (rc == KT_OK && how.len) report_choice(k, sizes, how.s, values, kt__now() - t0);
   kt__sbuf_free(&how);
