@@ -39,8 +39,8 @@ struct kt__miss_job {
   bool held;                 /* under hold_lock: the writing waits (kt__miss_job_hold) */
   pthread_mutex_t hold_lock;
   pthread_cond_t hold_cond;
-  bool in_registry;          /* under registry_lock */
-  kt__miss_job *next;        /* registry */
+  bool in_registry;   /* under registry_lock */
+  kt__miss_job *next; /* registry */
 };
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
