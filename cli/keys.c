@@ -164,8 +164,8 @@ static int combine(const key *base, const choice *cs, int nc, long index, key *o
     stride *= cs[i].nvalues;
     int rc = key_add(out, cs[i].name, strlen(cs[i].name), v, strlen(v));
     if (rc == 1)
-      return fail(err, len, "%s: %s is also given by --dim %s=...; give each size in one place", out->where,
-                  cs[i].name, cs[i].name);
+      return fail(err, len, "%s: %s is also given by --dim %s=...; give each size in one place", out->where, cs[i].name,
+                  cs[i].name);
     if (rc) return fail(err, len, "too many sizes in one key (at most %d)", KEY_MAX_SIZES);
   }
   /* Back into the order written: the line's sizes, then the --dim ones. */
@@ -183,7 +183,8 @@ static int expand(const keys *bases, const choice *cs, int nc, keys *ks, char *e
   long product = 1;
   for (int i = 0; i < nc; i++)
     if ((product *= cs[i].nvalues) * bases->n > KEYS_MAX)
-      return fail(err, len, "the --dim lists and --sizes lines make more than %d keys; tune fewer in one run", KEYS_MAX);
+      return fail(err, len, "the --dim lists and --sizes lines make more than %d keys; tune fewer in one run",
+                  KEYS_MAX);
   for (int b = 0; b < bases->n; b++)
     for (long i = 0; i < product; i++) {
       key k;

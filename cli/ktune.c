@@ -348,8 +348,8 @@ static int tune_keys(const cli *c, keys *ks) {
   char err[1024];
   if (keys_build(c->dims, c->ndims, c->sizes, ks, err, sizeof err) != 0) return bad("%s", err);
   if (ks->n > 1 && c->report)
-    return keys_free(ks), bad("--report %s shows one key; a run of several keys is shown by `ktune report --db PATH`",
-                              c->report);
+    return keys_free(ks),
+           bad("--report %s shows one key; a run of several keys is shown by `ktune report --db PATH`", c->report);
   return 0;
 }
 
