@@ -42,7 +42,7 @@ static int blank(const char *s, size_t n) {
 static int parse_dim(const char *arg, choice *c, char *err, size_t len) {
   const char *eq = strchr(arg, '=');
   if (!eq || eq == arg || blank(arg, (size_t)(eq - arg)))
-    return fail(err, len, "--dim %s: expected NAME=VALUE or NAME=VALUE,VALUE,... (e.g. --dim M=1024,2048)", arg);
+    return fail(err, len, "--dim \"%s\": expected NAME=VALUE or NAME=VALUE,VALUE,... (e.g. --dim M=1024,2048)", arg);
   if ((size_t)(eq - arg) >= sizeof c->name) return fail(err, len, "--dim %s: the name is too long", arg);
   memcpy(c->name, arg, (size_t)(eq - arg));
   c->name[eq - arg] = 0;
