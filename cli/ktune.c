@@ -1,7 +1,7 @@
 /* ktune: the command line. Uses only the public API in ktune.h.
  *
  *   ktune tune FILE|--t1 KERNEL_T1.json [--kernel NAME] [--backend cpu|opencl|cuda] [--device N]
- *                   [--dim NAME=VALUE]... [--autotune "NAME=VALUE ..."]
+ *                   [--dim NAME=VALUE[,VALUE...]]... [--sizes FILE] [--autotune "NAME=VALUE ..."]
  *                   [--input NAME=PATH[:TYPE]]... [--expect NAME=PATH[:TYPE]]... [--check FILE.c:FN]
  *                   [--strategy NAME] [--budget N|Ns] [--db PATH] [--json] [--quiet]
  *   ktune bench FILE --autotune "NAME=VALUE ..."
@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "keys.h"
 #include "ktune.h"
 
 enum { EXIT_BAD_INPUT = 2, MAX_DIMS = 64 };
@@ -38,6 +39,7 @@ typedef struct cli {
   const char *inputs[MAX_DIMS], *expects[MAX_DIMS]; /* --input, --expect */
   int ninputs, nexpects;
   const char *check;
+  const char *sizes; /* tune/bench --sizes FILE: one key a line */
   const char *pin;
   const char *strategy;
   const char *budget;
@@ -71,7 +73,7 @@ static void usage(FILE *out) {
   char names[256];
   backend_names(names, sizeof names, "|", "|");
   fprintf(out, "usage:\n  ktune tune FILE|--t1 KERNEL_T1.json [--kernel NAME] [--backend %s] [--device N]\n", names);
-  fputs("                  [--dim NAME=VALUE]... [--autotune \"NAME=VALUE ...\"]\n"
+  fputs("                  [--dim NAME=VALUE[,VALUE...]]... [--sizes FILE] [--autotune \"NAME=VALUE ...\"]\n"
         "                  [--input NAME=PATH[:TYPE]]... [--expect NAME=PATH[:TYPE]]... [--check FILE.c:FN]\n"
         "                  [--strategy NAME] [--budget N|Ns] [--seed S] [--db PATH] [--no-db]\n"
         "                  [--no-cache] [--no-binary-cache] [--jobs N] [--timeout S] [--compile-timeout S]\n"
@@ -122,6 +124,7 @@ static const char **value_slot(cli *c, const char *opt) {
       {"-o", &c->report},
       {"--t1", &c->t1},
       {"--check", &c->check},
+      {"--sizes", &c->sizes},
   };
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
     if (strcmp(opt, table[i].name) == 0) return table[i].slot;
@@ -290,9 +293,10 @@ static int check_kernel_source(const cli *c) {
   return 0;
 }
 
-static int load_kernel(const cli *c, kt_context *ctx, kt_kernel **k) {
+/* The kernel at the sizes SIZES ("NAME=VALUE" each), with the pins and data. */
+static int load_kernel(const cli *c, kt_context *ctx, char *const *sizes, int nsizes, kt_kernel **k) {
   int rc = c->t1 ? kt_kernel_load_t1(ctx, c->t1, k) : kt_kernel_load_file(ctx, c->file, c->kernel, k);
-  for (int i = 0; rc == KT_OK && i < c->ndims; i++) rc = kt_kernel_set_size_arg(*k, c->dims[i]);
+  for (int i = 0; rc == KT_OK && i < nsizes; i++) rc = kt_kernel_set_size_arg(*k, sizes[i]);
   if (rc == KT_OK && c->pin) rc = kt_kernel_pin(*k, c->pin);
   for (int i = 0; rc == KT_OK && i < c->ninputs; i++) rc = kt_kernel_set_input(*k, c->inputs[i]);
   for (int i = 0; rc == KT_OK && i < c->nexpects; i++) rc = kt_kernel_set_expect(*k, c->expects[i]);
@@ -320,53 +324,133 @@ static void install_signals(void) {
   signal(SIGXFSZ, SIG_IGN);
 }
 
-static int cmd_tune(const cli *c, int bench) {
-  if (bench && !c->pin) return bad("%s needs --autotune \"NAME=VALUE ...\" (the configuration to time)", "bench");
-  kt_tune_options o = {0};
-  o.bench_only = bench;
-  o.strategy = c->strategy;
-  o.no_cache = c->no_cache || bench;
-  o.show_output = c->show_output;
-  o.retry_failed = c->retry_failed;
-  if (parse_budget(c->budget, &o) != 0)
+/* The tuning options from the command line; exit status 2 on bad input. */
+static int tune_options(const cli *c, int bench, kt_tune_options *o) {
+  *o = (kt_tune_options){0};
+  o->bench_only = bench;
+  o->strategy = c->strategy;
+  o->no_cache = c->no_cache || bench;
+  o->show_output = c->show_output;
+  o->retry_failed = c->retry_failed;
+  if (parse_budget(c->budget, o) != 0)
     return bad("--budget %s: expected a number of configurations or seconds (30s)", c->budget);
   if (check_strategy(c->strategy)) return EXIT_BAD_INPUT;
   if (c->seed) {
     long s;
     if (parse_int(c->seed, 0, 0x7fffffffL, &s) != 0) return bad("--seed %s: expected a non-negative integer", c->seed);
-    o.seed = (uint64_t)s;
+    o->seed = (uint64_t)s;
   }
+  return 0;
+}
+
+/* The keys of the run from --dim and --sizes; exit status 2 on bad input. */
+static int tune_keys(const cli *c, keys *ks) {
+  char err[1024];
+  if (keys_build(c->dims, c->ndims, c->sizes, ks, err, sizeof err) != 0) return bad("%s", err);
+  if (ks->n > 1 && c->report)
+    return keys_free(ks),
+           bad("--report %s shows one key; a run of several keys is shown by `ktune report --db PATH`", c->report);
+  return 0;
+}
+
+/* A tuning whose result is worth printing: it ran, even if nothing won or
+ * the database could not keep it. */
+static int printable(int rc) { return rc == KT_OK || rc == KT_NOVALID || rc == KT_INTERRUPTED || rc == KT_STORE; }
+
+/* Every key's kernel loads and takes its sizes, so that a bad key is exit
+ * status 2 before any key is tuned. A key from a --sizes line is named by
+ * its FILE:LINE. */
+static int check_keys(const cli *c, kt_context *ctx, const keys *ks) {
+  for (int i = 0; i < ks->n; i++) {
+    kt_kernel *k = NULL;
+    int rc = load_kernel(c, ctx, ks->list[i].sizes, ks->list[i].nsizes, &k);
+    kt_kernel_destroy(k);
+    if (rc == KT_OK) continue;
+    if (ks->list[i].where[0]) fprintf(stderr, "ktune: error: %s: in this key:\n", ks->list[i].where);
+    return fail(ctx, rc);
+  }
+  return 0;
+}
+
+/* Tunes key I of KS and prints its result (a table, or its JSON document,
+ * after a comma when it is not the first of several). Returns kt_tune's
+ * code; *R is the result, to be destroyed by the caller. */
+static int tune_key(const cli *c, kt_context *ctx, const kt_tune_options *o, const keys *ks, int i, kt_result **r) {
+  const key *k = &ks->list[i];
+  if (ks->n > 1 && !c->quiet) fprintf(stderr, "ktune: key %d/%d: %s\n", i + 1, ks->n, k->label);
+  kt_kernel *kernel = NULL;
+  int rc = load_kernel(c, ctx, k->sizes, k->nsizes, &kernel);
+  if (rc == KT_OK) rc = kt_tune(kernel, o, r);
+  if (*r && printable(rc)) {
+    if (c->json && ks->n > 1 && i > 0) fputs(",\n", stdout);
+    if (c->json) kt_result_print_json(*r, stdout);
+    else kt_result_print_table(*r, stdout);
+  }
+  kt_kernel_destroy(kernel);
+  return rc;
+}
+
+/* After the keys of a sweep: which had no valid configuration. */
+static void sweep_summary(const keys *ks, int tuned, const char *novalid, int quiet) {
+  int n = 0;
+  for (int i = 0; i < tuned; i++) n += novalid[i];
+  if (!quiet || n)
+    fprintf(stderr, "ktune: %d of %d keys tuned, %d with a winner, %d without a valid configuration\n", tuned, ks->n,
+            tuned - n, n);
+  for (int i = 0; i < tuned; i++)
+    if (novalid[i]) fprintf(stderr, "ktune: no valid configuration for key %s\n", ks->list[i].label);
+}
+
+/* tune and bench: each key in turn in one process. Later keys compile
+ * nothing the binary cache holds and warm-start from the keys stored before
+ * them; a key already stored is not measured again. A key without a valid
+ * configuration does not stop the others (exit status 1 at the end); an
+ * interruption or a database error does. */
+static int cmd_tune(const cli *c, int bench) {
+  if (bench && !c->pin) return bad("%s needs --autotune \"NAME=VALUE ...\" (the configuration to time)", "bench");
+  kt_tune_options o;
+  keys ks;
+  int rc = tune_options(c, bench, &o);
+  if (rc || (rc = tune_keys(c, &ks)) != 0) return rc;
   kt_context *ctx;
-  int rc = make_context(c, &ctx);
-  if (rc) return rc;
-  kt_kernel *k = NULL;
-  kt_result *r = NULL;
+  if ((rc = make_context(c, &ctx)) != 0) return keys_free(&ks), rc;
   if (c->report && kt_report_check(ctx, c->report) != KT_OK) { /* before the work, not after */
     int status = fail_report(ctx);
     kt_context_destroy(ctx);
+    keys_free(&ks);
     return status;
   }
-  rc = load_kernel(c, ctx, &k);
-  if (rc == KT_OK) {
-    install_signals();
-    rc = kt_tune(k, &o, &r);
+  int status = ks.n > 1 ? check_keys(c, ctx, &ks) : 0;
+  char *novalid = calloc((size_t)ks.n, 1);
+  if (!novalid) status = bad("%s", "out of memory");
+  int tuned = 0;
+  if (status == 0) install_signals();
+  int open_document = status == 0 && c->json && ks.n > 1; /* closed however the run ends */
+  if (open_document) fputs("{\"keys\": [\n", stdout);
+  for (int i = 0; status == 0 && i < ks.n; i++) {
+    kt_result *r = NULL;
+    rc = tune_key(c, ctx, &o, &ks, i, &r);
+    tuned += printable(rc);
+    if (rc == KT_NOVALID) novalid[i] = 1;
+    if (rc != KT_OK) {
+      int key_status = fail(ctx, rc);
+      if (rc != KT_NOVALID) status = key_status;
+    }
+    /* The report shows what the result shows, however the tuning ended. */
+    if (r && printable(rc) && c->report && kt_result_report(ctx, r, c->report) != KT_OK) {
+      int report_status = fail_report(ctx);
+      if (status == 0) status = report_status;
+    }
+    kt_result_destroy(r);
   }
-  /* A result is worth printing once tuning ran, even when nothing won or
-   * the database could not keep it. */
-  if (r && (rc == KT_OK || rc == KT_NOVALID || rc == KT_INTERRUPTED || rc == KT_STORE)) {
-    if (c->json) kt_result_print_json(r, stdout);
-    else kt_result_print_table(r, stdout);
-  }
-  int status = rc == KT_OK ? 0 : fail(ctx, rc);
-  /* The report shows what the result shows, however the tuning ended. */
-  int reportable = r && (rc == KT_OK || rc == KT_NOVALID || rc == KT_INTERRUPTED || rc == KT_STORE);
-  if (reportable && c->report && kt_result_report(ctx, r, c->report) != KT_OK) {
-    int report_status = fail_report(ctx);
-    if (status == 0 || status == 1) status = report_status;
-  }
-  kt_result_destroy(r);
-  kt_kernel_destroy(k);
+  if (open_document) fputs("]}\n", stdout);
+  if (ks.n > 1 && (status == 0 || tuned)) sweep_summary(&ks, tuned, novalid, c->quiet);
+  if (status == 0)
+    for (int i = 0; i < ks.n; i++)
+      if (novalid[i]) status = kt_exit_status(KT_NOVALID);
+  free(novalid);
   kt_context_destroy(ctx);
+  keys_free(&ks);
   return status;
 }
 
@@ -375,7 +459,7 @@ static int cmd_space(const cli *c) {
   int rc = make_context(c, &ctx);
   if (rc) return rc;
   kt_kernel *k = NULL;
-  rc = load_kernel(c, ctx, &k);
+  rc = load_kernel(c, ctx, (char *const *)c->dims, c->ndims, &k);
   if (rc == KT_OK)
     rc = c->device_given ? kt_space_print_device(k, stdout, c->json) : kt_space_print(k, stdout, c->json);
   int status = rc == KT_OK ? 0 : fail(ctx, rc);

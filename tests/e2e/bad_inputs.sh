@@ -136,6 +136,14 @@ bad B115 'usage: ktune-tuner --request FD --reply FD --ready FD' "$HELPER"
 bad B116 'ktune-tuner: file descriptor 0 holds no tuning request' sh -c '"$1" --request 0 --reply 1 --ready 0 </dev/null' _ "$HELPER"
 bad B117 'KTUNE_BINARY_CACHE_MAX=lots: expected bytes' env KTUNE_BINARY_CACHE_MAX=lots "$KTUNE" tune $BAD/ok.c
 bad B118 'list: --binaries goes with .cache clear. alone' "$KTUNE" cache list --binaries
+printf 'N=4\nN=8 M\n' >"$TMP/sizes_malformed.txt"
+bad B119 "sizes_malformed.txt:2: 'M' is not NAME=VALUE" tune $BAD/ok.c --sizes "$TMP/sizes_malformed.txt"
+printf '# two keys\nN=4\n\nN=abc\n' >"$TMP/sizes_value.txt"
+bad B120 'sizes_value.txt:4: in this key:' tune $BAD/ok.c --sizes "$TMP/sizes_value.txt"
+bad B121 '--dim N=4,,8: item 2 of the list is empty' tune $BAD/ok.c --dim N=4,,8
+printf '# nothing\n\n' >"$TMP/sizes_empty.txt"
+bad B122 'sizes_empty.txt: no keys in it' tune $BAD/ok.c --sizes "$TMP/sizes_empty.txt"
+bad B123 '--report r.html shows one key' tune $BAD/ok.c --dim N=4,8 --report r.html
 # --- sheer numbers ---
 bad B70 'too_many_names.c: error: kernel f declares 71 tuned names; ktune handles at most 64' tune $BAD/too_many_names.c
 python3 -c "
