@@ -24,7 +24,7 @@ t0=$(now)
 KTUNE_BINARY_CACHE="$WORK/bin-batch" "$KTUNE" tune kernels/cuda/sgemm.cu --sizes "$WORK/sizes" --db "$WORK/batch.db" \
   --json >"$OUTDIR/batch.json" 2>"$WORK/batch.err"
 rc=$?
-batch=$(echo "$(now) - $t0" | bc)
+batch=$(python3 -c "print(round($(now) - $t0, 2))")
 echo "batch: exit $rc, wall $batch s" | tee -a "$SUM"
 python3 - "$OUTDIR/batch.json" <<'PY' | tee -a "$SUM"
 import json, sys
@@ -47,7 +47,7 @@ while read -r line; do
   KTUNE_BINARY_CACHE="$WORK/bin-sep$i" "$KTUNE" tune kernels/cuda/sgemm.cu $dims --db "$WORK/sep.db" --json \
     >"$WORK/sep$i.json" 2>>"$WORK/sep.err"
 done <"$WORK/sizes"
-sep=$(echo "$(now) - $t0" | bc)
+sep=$(python3 -c "print(round($(now) - $t0, 2))")
 echo "8 separate runs (each its own binary cache): wall $sep s" | tee -a "$SUM"
 python3 - "$WORK" <<'PY' | tee -a "$SUM"
 import json, sys, glob
@@ -56,4 +56,4 @@ for f in sorted(glob.glob(sys.argv[1] + "/sep*.json")):
     d = json.load(open(f)); walls.append(d["timeline"]["wall_s"])
 print(f"  first separate run (compile + measure of one key): {walls[0]:.2f} s; walls {', '.join(f'{w:.2f}' for w in walls)}")
 PY
-echo "ratio separate / batch: $(echo "scale=2; $sep / $batch" | bc)" | tee -a "$SUM"
+echo "ratio separate / batch: $(python3 -c "print(round($sep / $batch, 2))")" | tee -a "$SUM"
