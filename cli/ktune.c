@@ -16,14 +16,24 @@
 #include <ctype.h>
 #include <errno.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "keys.h"
 #include "ktune.h"
 
 enum { EXIT_BAD_INPUT = 2, MAX_DIMS = 64 };
+
+extern char **environ;
+
+/* The command line as given: a sweep's key that tunes in a process of its
+ * own runs it again with that key's sizes. */
+static int g_argc;
+static char **g_argv;
 
 typedef struct cli {
   const char *command;
@@ -390,6 +400,88 @@ static int tune_key(const cli *c, kt_context *ctx, const kt_tune_options *o, con
   return rc;
 }
 
+/* Whether each key of a sweep tunes in a ktune process of its own. On CUDA
+ * it must: the first key's NVRTC compiles load the CUDA driver into this
+ * process, after which a tuning worker forked from it cannot use the GPU
+ * (docs/DESIGN.md, known limitations). KTUNE_SWEEP_PROCESSES=1 asks for it
+ * on any backend (the tests take that path on the CPU). */
+static int keys_in_own_processes(const cli *c, kt_context *ctx, const keys *ks) {
+  const char *force = getenv("KTUNE_SWEEP_PROCESSES");
+  if (ks->n < 2) return 0;
+  if (force && strcmp(force, "1") == 0) return 1;
+  kt_kernel *k = NULL;
+  int cuda = load_kernel(c, ctx, ks->list[0].sizes, ks->list[0].nsizes, &k) == KT_OK &&
+             strcmp(kt_kernel_backend(k), "cuda") == 0;
+  kt_kernel_destroy(k);
+  return cuda;
+}
+
+/* The command line again, for key K alone: without --dim and --sizes, with
+ * K's sizes as --dim. NULL-terminated, in ARGV (room for g_argc + 2 *
+ * KEY_MAX_SIZES + 2). */
+static void key_command(const key *k, char **argv) {
+  int n = 0;
+  argv[n++] = "/proc/self/exe";
+  for (int i = 1; i < g_argc; i++) {
+    if ((strcmp(g_argv[i], "--dim") == 0 || strcmp(g_argv[i], "--sizes") == 0) && i + 1 < g_argc) {
+      i++;
+      continue;
+    }
+    argv[n++] = g_argv[i];
+  }
+  for (int i = 0; i < k->nsizes; i++) {
+    argv[n++] = "--dim";
+    argv[n++] = k->sizes[i];
+  }
+  argv[n] = NULL;
+}
+
+/* Runs key I of KS in a ktune process of its own; its table or JSON
+ * document reaches stdout (after a comma when it is not the first), its
+ * messages stderr. Returns the process's exit status (130 when it was
+ * stopped by a signal). */
+static int tune_key_in_process(const cli *c, const keys *ks, int i) {
+  const key *k = &ks->list[i];
+  if (!c->quiet) fprintf(stderr, "ktune: key %d/%d: %s (in a process of its own)\n", i + 1, ks->n, k->label);
+  fflush(NULL);
+  char **argv = calloc((size_t)g_argc + 2 * KEY_MAX_SIZES + 2, sizeof *argv);
+  int fds[2] = {-1, -1};
+  if (!argv || (c->json && pipe(fds) != 0)) return free(argv), bad("%s", "out of memory or descriptors");
+  key_command(k, argv);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  if (c->json) {
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+    posix_spawn_file_actions_addclose(&fa, fds[0]);
+  }
+  pid_t pid;
+  int err = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  free(argv);
+  if (fds[1] >= 0) close(fds[1]);
+  if (err != 0) {
+    if (fds[0] >= 0) close(fds[0]);
+    fprintf(stderr, "ktune: error: cannot start ktune for key %s: %s\n", k->label, strerror(err));
+    return kt_exit_status(KT_INTERNAL);
+  }
+  if (c->json) { /* the key's document, copied as it comes */
+    char buf[65536];
+    ssize_t got;
+    int first = 1;
+    while ((got = read(fds[0], buf, sizeof buf)) != 0) {
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) break;
+      if (first && i > 0) fputs(",\n", stdout);
+      first = 0;
+      fwrite(buf, 1, (size_t)got, stdout);
+    }
+    close(fds[0]);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) continue;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 130;
+}
+
 /* After the keys of a sweep: which had no valid configuration. */
 static void sweep_summary(const keys *ks, int tuned, const char *novalid, int quiet) {
   int n = 0;
@@ -427,7 +519,14 @@ static int cmd_tune(const cli *c, int bench) {
   if (status == 0) install_signals();
   int open_document = status == 0 && c->json && ks.n > 1; /* closed however the run ends */
   if (open_document) fputs("{\"keys\": [\n", stdout);
-  for (int i = 0; status == 0 && i < ks.n; i++) {
+  int own = status == 0 && keys_in_own_processes(c, ctx, &ks);
+  for (int i = 0; own && status == 0 && i < ks.n; i++) {
+    int key_status = tune_key_in_process(c, &ks, i);
+    tuned += key_status == 0 || key_status == kt_exit_status(KT_NOVALID);
+    if (key_status == kt_exit_status(KT_NOVALID)) novalid[i] = 1;
+    else if (key_status != 0) status = key_status;
+  }
+  for (int i = 0; !own && status == 0 && i < ks.n; i++) {
     kt_result *r = NULL;
     rc = tune_key(c, ctx, &o, &ks, i, &r);
     tuned += printable(rc);
@@ -570,6 +669,8 @@ int main(int argc, char **argv) {
     printf("ktune %s\n", kt_version());
     return 0;
   }
+  g_argc = argc;
+  g_argv = argv;
   cli c = {.command = argv[1]};
   int rc = parse_args(argc, argv, &c);
   if (rc) return rc;

@@ -31,6 +31,17 @@ run_status 0 "$KTUNE" tune "$TMP/scale.c" --dim N=1000,2000 --dim M=1,2,3 --db "
 expect_eq "$(json "$TMP/out" "[k['reused'] for k in d['keys']]")" "[2, 2, 2, 2, 2, 2]" "a second run measures nothing again"
 [ -s "$TMP/err" ] && fail "--quiet printed: $(cat "$TMP/err")"
 
+# Each key in a ktune process of its own (what a CUDA sweep does, since the
+# first key's NVRTC loads the driver into the tuner): the same document and
+# the same sharing of the binary cache and the database.
+KTUNE_SWEEP_PROCESSES=1 run_status 0 "$KTUNE" tune "$TMP/scale.c" --dim N=5000,6000 --dim M=1 --db "$DB" --json
+expect_eq "$(keys_of)" "['N=5000 M=1', 'N=6000 M=1']" "own processes: the keys in one document"
+expect_eq "$(json "$TMP/out" "all(k['winner'] is not None for k in d['keys'])")" True "own processes: a winner per key"
+expect_eq "$(json "$TMP/out" "[k['binary_cache']['compiled'] for k in d['keys']]")" "[0, 0]" \
+  "own processes: the binary cache is shared"
+expect_contains "$TMP/err" "key 2/2: N=6000 M=1 (in a process of its own)" "own processes: the progress says so"
+expect_contains "$TMP/err" "2 of 2 keys tuned, 2 with a winner" "own processes: the closing line"
+
 # --sizes: a comment and a blank line; the table covers every key.
 printf '# the shapes\nN=300 M=1\n\n  N=400   M=2  # the second\n' >"$TMP/sizes.txt"
 run_status 0 "$KTUNE" tune "$TMP/scale.c" --sizes "$TMP/sizes.txt" --db "$DB" --json --quiet
