@@ -370,10 +370,11 @@ static int printable(int rc) { return rc == KT_OK || rc == KT_NOVALID || rc == K
 /* Every key's kernel loads and takes its sizes, so that a bad key is exit
  * status 2 before any key is tuned. A key from a --sizes line is named by
  * its FILE:LINE. */
-static int check_keys(const cli *c, kt_context *ctx, const keys *ks) {
+static int check_keys(const cli *c, kt_context *ctx, const keys *ks, const char **backend) {
   for (int i = 0; i < ks->n; i++) {
     kt_kernel *k = NULL;
     int rc = load_kernel(c, ctx, ks->list[i].sizes, ks->list[i].nsizes, &k);
+    if (rc == KT_OK) *backend = kt_kernel_backend(k); /* the registry's name: outlives K */
     kt_kernel_destroy(k);
     if (rc == KT_OK) continue;
     if (ks->list[i].where[0]) fprintf(stderr, "ktune: error: %s: in this key:\n", ks->list[i].where);
@@ -405,15 +406,9 @@ static int tune_key(const cli *c, kt_context *ctx, const kt_tune_options *o, con
  * process, after which a tuning worker forked from it cannot use the GPU
  * (docs/DESIGN.md, known limitations). KTUNE_SWEEP_PROCESSES=1 asks for it
  * on any backend (the tests take that path on the CPU). */
-static int keys_in_own_processes(const cli *c, kt_context *ctx, const keys *ks) {
+static int keys_in_own_processes(const char *backend) {
   const char *force = getenv("KTUNE_SWEEP_PROCESSES");
-  if (ks->n < 2) return 0;
-  if (force && strcmp(force, "1") == 0) return 1;
-  kt_kernel *k = NULL;
-  int cuda = load_kernel(c, ctx, ks->list[0].sizes, ks->list[0].nsizes, &k) == KT_OK &&
-             strcmp(kt_kernel_backend(k), "cuda") == 0;
-  kt_kernel_destroy(k);
-  return cuda;
+  return (force && strcmp(force, "1") == 0) || (backend && strcmp(backend, "cuda") == 0);
 }
 
 /* The command line again, for key K alone: without --dim and --sizes, with
@@ -512,14 +507,15 @@ static int cmd_tune(const cli *c, int bench) {
     keys_free(&ks);
     return status;
   }
-  int status = ks.n > 1 ? check_keys(c, ctx, &ks) : 0;
+  const char *backend = NULL; /* of the keys' kernel, when there are several */
+  int status = ks.n > 1 ? check_keys(c, ctx, &ks, &backend) : 0;
   char *novalid = calloc((size_t)ks.n, 1);
   if (!novalid) status = bad("%s", "out of memory");
   int tuned = 0;
   if (status == 0) install_signals();
   int open_document = status == 0 && c->json && ks.n > 1; /* closed however the run ends */
   if (open_document) fputs("{\"keys\": [\n", stdout);
-  int own = status == 0 && keys_in_own_processes(c, ctx, &ks);
+  int own = status == 0 && ks.n > 1 && keys_in_own_processes(backend);
   for (int i = 0; own && status == 0 && i < ks.n; i++) {
     int key_status = tune_key_in_process(c, &ks, i);
     tuned += key_status == 0 || key_status == kt_exit_status(KT_NOVALID);
