@@ -204,6 +204,19 @@ TEST(blocking_tunes_in_the_helper_on_the_callers_data) {
   kt_context_destroy(ctx);
 }
 
+/* kt_launch of K on X (filled with 0, 1, 2, ...) into Y, N elements, with
+ * stderr captured: its code, and what it printed (the
+ * KTUNE_PRINT_AUTOTUNING lines) in *OUT. */
+static int launch_affine_captured(kt_kernel *k, float *x, float *y, int n, const char **out) {
+  for (int i = 0; i < n; i++) x[i] = (float)i;
+  void *args[] = {x, y, &n};
+  capture_start();
+  int rc = kt_launch(k, (int64_t[]){n}, args, NULL);
+  *out = captured();
+  capture_end();
+  return rc;
+}
+
 /* A helper that cannot start: the fallback, and the line says why. */
 TEST(missing_helper_falls_back_and_says_why) {
   setenv("KTUNE_PRINT_AUTOTUNING", "1", 1);
@@ -211,13 +224,9 @@ TEST(missing_helper_falls_back_and_says_why) {
   kt_context *ctx = context(KT_MISS_TUNE, NULL);
   kt_kernel *k = load(ctx, "affine.c", slow_source(0), "c");
   float x[256], y[256];
-  for (int i = 0; i < 256; i++) x[i] = (float)i;
   int n = 256;
-  void *args[] = {x, y, &n};
-  capture_start();
-  int rc = kt_launch(k, (int64_t[]){256}, args, NULL);
-  const char *out = captured();
-  capture_end();
+  const char *out;
+  int rc = launch_affine_captured(k, x, y, n, &out);
   setenv("KTUNE_HELPER", KTUNE_HELPER_PATH, 1);
   ASSERT_EQ(rc, KT_OK);
   ASSERT_CONTAINS(out, "key [N=256]: default configuration (cannot tune: the tuning helper ");
@@ -241,13 +250,9 @@ TEST(killed_helper_falls_back_with_the_signal) {
   kt_context *ctx = context(KT_MISS_TUNE, NULL);
   kt_kernel *k = load(ctx, "affine.c", slow_source(0), "c");
   float x[256], y[256];
-  for (int i = 0; i < 256; i++) x[i] = (float)i;
   int n = 256;
-  void *args[] = {x, y, &n};
-  capture_start();
-  int rc = kt_launch(k, (int64_t[]){256}, args, NULL);
-  const char *out = captured();
-  capture_end();
+  const char *out;
+  int rc = launch_affine_captured(k, x, y, n, &out);
   setenv("KTUNE_HELPER", KTUNE_HELPER_PATH, 1);
   ASSERT_EQ(rc, KT_OK);
   ASSERT_CONTAINS(out, "default configuration (cannot tune: the tuning helper (pid ");
