@@ -26,18 +26,8 @@ cd "$ROOT" || exit 2
 OUTDIR=${1:-${OUT:-$ROOT/gpu-out}}
 WORK=$(mktemp -d)
 mkdir -p "$OUTDIR"
-SUMMARY="$OUTDIR/bincache.txt"
-: >"$SUMMARY"
-FAILED=0
-say() { echo "$*" | tee -a "$SUMMARY"; }
-check() { # check NAME STATUS [detail]
-  if [ "$2" -eq 0 ]; then say "PASS  $1${3:+  ($3)}"; else say "FAIL  $1${3:+  ($3)}"; FAILED=$((FAILED + 1)); fi
-}
-py() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $1" "$2" </dev/null; } # py CODE FILE
-
-say "ktune binary cache on $(hostname), $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
-KTUNE=$(bench/h200_build.sh "$WORK/build" 2>"$OUTDIR/build.log" | tail -1)
-[ -x "$KTUNE" ] || { say "FAIL  build (see build.log)"; exit 1; }
+. tests/gpu/checks.bash
+checks_begin bincache.txt "ktune binary cache"
 export KTUNE_DB="$WORK/results.db"
 export KTUNE_BINARY_CACHE="$WORK/binaries"
 

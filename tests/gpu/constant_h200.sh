@@ -18,16 +18,8 @@ cd "$ROOT" || exit 2
 OUTDIR=${1:-${OUT:-$ROOT/gpu-out}}
 WORK=$(mktemp -d)
 mkdir -p "$OUTDIR"
-SUMMARY="$OUTDIR/constant.txt"
-: >"$SUMMARY"
-FAILED=0
-say() { echo "$*" | tee -a "$SUMMARY"; }
-check() { # check NAME STATUS [detail]
-  if [ "$2" -eq 0 ]; then say "PASS  $1${3:+  ($3)}"; else say "FAIL  $1${3:+  ($3)}"; FAILED=$((FAILED + 1)); fi
-}
-say "ktune @constant on CUDA, $(hostname), $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
-KTUNE=$(bench/h200_build.sh "$WORK/build" 2>"$OUTDIR/build.log" | tail -1)
-[ -x "$KTUNE" ] || { say "FAIL  build (see build.log)"; exit 1; }
+. tests/gpu/checks.bash
+checks_begin constant.txt "ktune @constant on CUDA"
 export KTUNE_DB="$WORK/results.db"
 
 "$KTUNE" tune tests/data/cuda_constant.cu --json --quiet --no-db >"$WORK/constant.json" 2>"$WORK/constant.err"

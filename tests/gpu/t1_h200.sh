@@ -19,12 +19,8 @@ cd "$ROOT" || exit 2
 OUTDIR=${1:-${OUT:-$ROOT/gpu-out}}
 WORK=$(mktemp -d)
 mkdir -p "$OUTDIR"
-SUMMARY="$OUTDIR/t1.txt"
-: >"$SUMMARY"
-say() { echo "$*" | tee -a "$SUMMARY"; }
-say "ktune --t1 on $(hostname), $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
-KTUNE=$(bench/h200_build.sh "$WORK/build" 2>"$OUTDIR/build.log" | tail -1)
-[ -x "$KTUNE" ] || { say "FAIL  build (see build.log)"; exit 1; }
+. tests/gpu/checks.bash
+checks_begin t1.txt "ktune --t1"
 export KTUNE_DB="$WORK/results.db"
 "$KTUNE" tune --t1 tests/data/t1/convolution_T1.json --budget 60s --json --no-db >"$OUTDIR/t1.json" 2>"$OUTDIR/t1.err"
 rc=$?

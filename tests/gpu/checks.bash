@@ -1,0 +1,23 @@
+# Sourced by the H200 check scripts (tests/gpu/*_h200.sh): one summary file
+# of PASS/FAIL lines, and ktune built once. The script sets ROOT (and works
+# there), OUTDIR and WORK first.
+#   checks_begin NAME TITLE     starts $OUTDIR/NAME with TITLE, the host, the
+#                               date and the commit; builds ktune into
+#                               $WORK/build (bench/h200_build.sh) as $KTUNE,
+#                               or says FAIL and exits 1
+#   say TEXT...                 a line on stdout and in the summary
+#   check NAME STATUS [DETAIL]  PASS when STATUS is 0, else FAIL (counted in FAILED)
+#   py CODE FILE                python3 CODE with FILE's JSON document as d
+FAILED=0
+say() { echo "$*" | tee -a "$SUMMARY"; }
+check() {
+  if [ "$2" -eq 0 ]; then say "PASS  $1${3:+  ($3)}"; else say "FAIL  $1${3:+  ($3)}"; FAILED=$((FAILED + 1)); fi
+}
+py() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $1" "$2" </dev/null; }
+checks_begin() {
+  SUMMARY="$OUTDIR/$1"
+  : >"$SUMMARY"
+  say "$2 on $(hostname), $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+  KTUNE=$(bench/h200_build.sh "$WORK/build" 2>"$OUTDIR/build.log" | tail -1)
+  [ -x "$KTUNE" ] || { say "FAIL  build (see build.log)"; exit 1; }
+}
