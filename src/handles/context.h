@@ -32,6 +32,11 @@ struct kt_kernel {
   void *const *tune_args;             /* the tuning helper (ktune-tuner): the copies of the caller's
                                  host buffers, whose contents the tuner starts from; NULL
                                  otherwise */
+  /* The tuning helper: waits until the caller's copies are in tune_args
+   * (the application writes them while the tuner's worker opens its
+   * device); NULL: they are there already. */
+  int (*tune_args_wait)(void *ud, kt__errbuf *eb);
+  void *tune_args_ud;
   const kt__device_info *tune_device; /* the tuning helper: the device as the application saw it,
                                          which the tuner compiles for while its worker opens it;
                                          NULL otherwise */

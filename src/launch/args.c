@@ -237,16 +237,27 @@ static int read_whole(const kt__data_source *src, void *buf, size_t bytes, kt__e
   return kt__data_read(src, &h, buf, bytes, eb);
 }
 
+/* Whether tensor T's initial content is the caller's (kt__argset_take). */
+static bool given_by_caller(const kt__host_tensor *t, void *const *given) {
+  return given && t->mode != KT__MODE_OUT && given[t->param];
+}
+
+/* Tensor T's (the K-th) initial content from its file IN, else its @kernel
+ * initial value P->init. */
+static int write_initial(kt__host_tensor *t, const kt__param *p, const kt__data_source *in, uint64_t seed, int k,
+                         kt__errbuf *eb) {
+  if (in) return read_whole(in, t->initial, t->bytes, eb);
+  if (t->ranged) kt__fill_random_in(t->type, t->initial, t->count, t->lo, t->hi, seed + (uint64_t)k);
+  else kt__fill(t->type, t->initial, t->count, p->init == KT__INIT_FILE ? KT__INIT_ZEROS : p->init, seed + (uint64_t)k);
+  return KT_OK;
+}
+
 int kt__argset_fill(const kt__kernel_decl *decl, uint64_t seed, const kt__data_source *inputs,
-                    const kt__data_source *expects, kt__argset *a, kt__errbuf *eb) {
+                    const kt__data_source *expects, void *const *given, kt__argset *a, kt__errbuf *eb) {
   for (int k = 0; k < a->ntensors; k++) {
     kt__host_tensor *t = &a->tensors[k];
-    const kt__param *p = &decl->params[t->param];
     const kt__data_source *in = inputs && inputs[t->param].path ? &inputs[t->param] : NULL;
-    if (in) KT__FORWARD(read_whole(in, t->initial, t->bytes, eb));
-    else if (t->ranged) kt__fill_random_in(t->type, t->initial, t->count, t->lo, t->hi, seed + (uint64_t)k);
-    else
-      kt__fill(t->type, t->initial, t->count, p->init == KT__INIT_FILE ? KT__INIT_ZEROS : p->init, seed + (uint64_t)k);
+    if (!given_by_caller(t, given)) KT__FORWARD(write_initial(t, &decl->params[t->param], in, seed, k, eb));
     if (t->reference && expects && expects[t->param].path)
       KT__FORWARD(read_whole(&expects[t->param], t->reference, t->bytes, eb));
     /* Mapped now, while the worker opens its device, rather than page by
@@ -254,6 +265,14 @@ int kt__argset_fill(const kt__kernel_decl *decl, uint64_t seed, const kt__data_s
     else if (t->reference) kt__prefault(t->reference, t->bytes);
   }
   return KT_OK;
+}
+
+void kt__argset_take(kt__argset *a, void *const *given) {
+  int cores = kt__ncores();
+  for (int k = 0; k < a->ntensors; k++) {
+    kt__host_tensor *t = &a->tensors[k];
+    if (given_by_caller(t, given)) kt__copy_parallel(t->initial, given[t->param], t->bytes, cores);
+  }
 }
 
 int kt__argset_plan(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t max_bytes, kt__argset **out,
@@ -286,7 +305,7 @@ int kt__argset_map(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t m
 int kt__argset_create(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t seed, uint64_t max_bytes,
                       kt__argset **out, kt__errbuf *eb) {
   KT__FORWARD(kt__argset_map(decl, sizes, max_bytes, out, eb));
-  int rc = kt__argset_fill(decl, seed, NULL, NULL, *out, eb);
+  int rc = kt__argset_fill(decl, seed, NULL, NULL, NULL, *out, eb);
   if (rc != KT_OK) {
     kt__argset_free(*out);
     *out = NULL;

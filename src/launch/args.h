@@ -58,9 +58,14 @@ int kt__argset_plan(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t 
 /* Writes every tensor's initial content: its @kernel initial value, or the
  * file INPUTS names for its parameter (NULL, or path NULL: none); outputs
  * with a file in EXPECTS get it as their reference. KT_IO when a file
- * cannot be read whole (the headers are checked before, kt__kernel_check_file). */
+ * cannot be read whole (the headers are checked before, kt__kernel_check_file).
+ * An in or inout tensor whose parameter has GIVEN[p] (GIVEN NULL: none) is
+ * left alone: kt__argset_take copies its content in later. */
 int kt__argset_fill(const kt__kernel_decl *decl, uint64_t seed, const kt__data_source *inputs,
-                    const kt__data_source *expects, kt__argset *a, kt__errbuf *eb);
+                    const kt__data_source *expects, void *const *given, kt__argset *a, kt__errbuf *eb);
+/* Copies GIVEN[p] (the caller's data) into the initial content of each in
+ * and inout tensor that has one, on all cores. */
+void kt__argset_take(kt__argset *a, void *const *given);
 void kt__argset_free(kt__argset *a);
 
 /* Launch geometry of one configuration: ENV binds tuned names and sizes.

@@ -115,25 +115,26 @@ static char *stored_winner(kt_kernel *k, const kt__tune_request *r) {
 }
 
 /* Waits until the application wrote its tensors into the request (it
- * copies them while this process starts). False when it could not (an end
- * of file: the application says why) or a signal stopped the wait. */
-static bool wait_for_data(int ready, kt__errbuf *eb) {
+ * copies them while this process starts and the tuner's worker opens its
+ * device): kt_kernel.tune_args_wait, UD the socket it says so on. Fails
+ * when it could not (an end of file: the application says why) or a signal
+ * stopped the wait. */
+static int wait_for_data(void *ud, kt__errbuf *eb) {
+  int ready = *(const int *)ud;
   char c;
   ssize_t n;
   while ((n = read(ready, &c, 1)) < 0 && errno == EINTR && !stop_flag) continue;
-  if (n == 1) return true;
-  kt__err(eb, KT_INTERRUPTED, "ktune-tuner: %s",
-          n == 0 ? "the application did not hand over its tensors" : "interrupted");
-  return false;
+  if (n != 1)
+    return kt__err(eb, KT_INTERRUPTED, "ktune-tuner: %s",
+                   n == 0 ? "the application did not hand over its tensors" : "interrupted");
+  kt__trace("helper: the application's tensors are in the request");
+  return KT_OK;
 }
 
 /* Tunes and replies; the winner of an interrupted tuning still counts. */
 static void tune_and_reply(kt_kernel *k, const kt__tune_request *r, int ready, int out) {
-  if (!wait_for_data(ready, &k->ctx->err)) {
-    reply_failed(out, KT_INTERRUPTED, kt_errmsg(k->ctx));
-    return;
-  }
-  kt__trace("helper: the application's tensors are in the request");
+  k->tune_args_wait = wait_for_data;
+  k->tune_args_ud = &ready;
   kt_tune_options o = tune_options(r);
   kt_result *res = NULL;
   int rc = kt_tune(k, &o, &res);

@@ -1153,12 +1153,12 @@ static int locate_error(tuning *t, int rc) {
  * inputs and inout tensors start from the caller's contents, so the
  * reference and every trial see the real data. Outputs keep their declared
  * initial value or poison. The caller's memory is only read. */
-static void use_caller_data(tuning *t) {
-  for (int i = 0; i < t->args->ntensors; i++) {
-    kt__host_tensor *ht = &t->args->tensors[i];
-    if (ht->mode != KT__MODE_OUT && t->k->tune_args[ht->param])
-      memcpy(ht->initial, t->k->tune_args[ht->param], ht->bytes);
-  }
+/* The caller's data (the tuning helper's), once the application has
+ * written it: the wait overlaps the worker's opening of its device. */
+static int use_caller_data(tuning *t) {
+  if (t->k->tune_args_wait) KT__FORWARD(t->k->tune_args_wait(t->k->tune_args_ud, t->eb));
+  kt__argset_take(t->args, t->k->tune_args);
+  return KT_OK;
 }
 
 /* ---- real data and how outputs are judged ------------------------------ */
@@ -1313,9 +1313,9 @@ static int start(tuning *t) {
   /* The worker opens its device (a CUDA context: 0.26 s on the H200) while
    * the tuner writes the tensors it will upload. */
   KT__FORWARD(kt__worker_launch(&ws, &t->worker, t->eb));
-  rc = kt__argset_fill(d, t->o.seed ? t->o.seed : 42, t->k->inputs, t->k->expects, t->args, t->eb);
+  rc = kt__argset_fill(d, t->o.seed ? t->o.seed : 42, t->k->inputs, t->k->expects, t->k->tune_args, t->args, t->eb);
   if (rc != KT_OK) return locate_error(t, rc);
-  if (t->k->tune_args) use_caller_data(t);
+  if (t->k->tune_args) KT__FORWARD(use_caller_data(t));
   kt__trace("setup: tensors written");
   KT__FORWARD(start_compiles(t));
   KT__FORWARD(kt__worker_ready(&t->worker, &t->r->device, t->eb));
@@ -1364,9 +1364,11 @@ static void store_winner(tuning *t) {
   kt__sbuf_free(&cfg);
 }
 
-/* KTUNE_PRINT_AUTOTUNING: one line per tuning (kernel, key, time, winner). */
-static void print_tuning(const tuning *t) {
-  if (!t->r || t->o.bench_only) return;
+/* KTUNE_PRINT_AUTOTUNING: one line per tuning (kernel, key, time, winner);
+ * none when the setup failed (nothing was measured: the caller reports the
+ * error). */
+static void print_tuning(const tuning *t, bool set_up) {
+  if (!t->r || !set_up || t->o.bench_only) return;
   kt__sbuf key = {0}, cfg = {0}, how = {0};
   kt__kernel_key_sizes(t->k, t->sizes, &key);
   if (t->r->winner >= 0) kt__result_config_string(t->r, &t->r->trials[t->r->winner], &cfg);
@@ -1413,7 +1415,7 @@ int kt_tune(kt_kernel *k, const kt_tune_options *opts, kt_result **out) {
     store_winner(&t);
   }
   progress_end(&t);
-  print_tuning(&t);
+  print_tuning(&t, set_up);
   finish(&t);
   if (t.r) t.r->wall_s = kt__now() - t.started;
   /* A setup that failed measured nothing: there is no result to report. */

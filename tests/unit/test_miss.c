@@ -310,6 +310,78 @@ TEST(helper_recompiles_the_default_for_another_device) {
   ASSERT_CONTAINS(out, "setup: the worker's device differs from the application's: the default is compiled again");
 }
 
+/* What wait_for_the_worker saw: how often it was called, and whether the
+ * worker's device was open (at its first call). */
+typedef struct data_wait {
+  int calls;
+  bool opened;
+} data_wait;
+
+/* As the helper's wait for the application's tensors: polls the trace for
+ * the worker's open device (5 s at most). */
+static int wait_for_the_worker(void *ud, kt__errbuf *eb) {
+  (void)eb;
+  data_wait *w = ud;
+  if (w->calls++) return KT_OK;
+  for (int i = 0; i < 100 && !strstr(captured(), "worker: device open"); i++) sleep_s(0.05);
+  w->opened = strstr(captured(), "worker: device open") != NULL;
+  return KT_OK;
+}
+
+static int no_data_comes(void *ud, kt__errbuf *eb) {
+  (void)ud;
+  return kt__err(eb, KT_INTERRUPTED, "ktune-tuner: the application did not hand over its tensors");
+}
+
+/* kt_tune of affine at N = 256 on the caller's X, waiting for it with WAIT
+ * as the helper does; the trace in *OUT. */
+static int tune_waiting_for_data(int (*wait)(void *, kt__errbuf *), void *ud, float *x, const char **out) {
+  setenv("KTUNE_TRACE", "1", 1);
+  setenv("KTUNE_PRINT_AUTOTUNING", "1", 1);
+  kt_context *ctx = context(KT_MISS_DEFAULT, NULL);
+  kt_kernel *k = load(ctx, "affine.c", slow_source(0), "c");
+  void *args[] = {x, NULL, NULL};
+  k->tune_args = args;
+  k->tune_args_wait = wait;
+  k->tune_args_ud = ud;
+  ASSERT_EQ(kt_kernel_set_size(k, "N", 256), KT_OK);
+  kt_result *res = NULL;
+  capture_start();
+  int rc = kt_tune(k, NULL, &res);
+  *out = captured();
+  capture_end();
+  if (rc == KT_OK) ASSERT_TRUE(res && res->winner >= 0);
+  kt_result_destroy(res);
+  kt_kernel_destroy(k);
+  kt_context_destroy(ctx);
+  return rc;
+}
+
+/* The helper's worker opens its device while the application still writes
+ * its tensors into the request (on a GPU: the download of its buffers):
+ * the tuner waits for them only once the worker is launched. */
+TEST(helper_opens_the_device_while_the_data_comes) {
+  float x[256];
+  for (int i = 0; i < 256; i++) x[i] = (float)i;
+  data_wait w = {0};
+  const char *out;
+  ASSERT_EQ(tune_waiting_for_data(wait_for_the_worker, &w, x, &out), KT_OK);
+  ASSERT_EQ(w.calls, 1);
+  ASSERT_TRUE(w.opened);
+  ASSERT_CONTAINS(out, "key [N=256]: tuned 4 configurations");
+}
+
+/* Data that never comes: the tuning fails with the reason, prints no
+ * tuning line, and leaves no process behind. */
+TEST(helper_without_data_fails_and_leaves_nothing) {
+  const char *mark = mark_processes();
+  float x[256] = {0};
+  const char *out;
+  ASSERT_EQ(tune_waiting_for_data(no_data_comes, NULL, x, &out), KT_INTERRUPTED);
+  ASSERT_TRUE(strstr(out, ": tuned ") == NULL);
+  ASSERT_EQ(processes_left(mark), 0);
+}
+
 /* ---- background ------------------------------------------------------- */
 
 /* The first call launches the default at once; a later one the winner. */
