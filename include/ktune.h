@@ -325,6 +325,18 @@ void kt_interrupt(void);
  * kernel handle are safe only for shapes it has launched before. */
 int kt_launch(kt_kernel *k, const int64_t *sizes, void *const *args, void *stream);
 
+/* Does now, once per kernel handle, the work every kt_launch miss of K needs
+ * whatever its sizes, so that the first call pays none of it: opens the
+ * device in this process (or adopts kt_options.opencl_context), opens the
+ * results database and, unless the miss policy is KT_MISS_TUNE, loads the
+ * default configuration (what a miss falls back to when nothing is stored;
+ * compiled here unless the binary cache holds it). Meant for
+ * KT_MISS_BACKGROUND, whose first call then only launches the fallback and
+ * hands the tuning to the helper. Call it from a thread that launches (on
+ * CUDA, the context is made current there). Optional: kt_launch does the
+ * same on the first miss otherwise. */
+int kt_kernel_prepare(kt_kernel *k);
+
 /* ---- Calling a kernel on a binding's arrays (the Python package) ----
  * What a caller that holds arrays with shapes (NumPy, PyTorch) needs to build
  * kt_launch's arguments without knowing the annotation language: each

@@ -360,6 +360,20 @@ int kt__runtime_device(kt_kernel *k, void **state) {
   return KT_OK;
 }
 
+int kt_kernel_prepare(kt_kernel *k) {
+  if (!k) return KT_INVALID;
+  if (!k->runtime) KT__FORWARD(rt_create(k));
+  KT__FORWARD(know_device(k));
+  kt__trace("prepare: device open");
+  kt__context_store(k->ctx); /* one that cannot open is the miss's concern, as without this call */
+  kt__trace("prepare: results database open");
+  if (k->ctx->opts.miss_policy == KT_MISS_TUNE) return KT_OK;
+  void *fn;
+  KT__FORWARD(load_config(k, k->config.defaults, &fn));
+  kt__trace("prepare: default configuration loaded");
+  return KT_OK;
+}
+
 static int rt_miss(kt_kernel *k, const int64_t *sizes, void *const *args, void *stream, kt__rt_entry **out) {
   kt__trace("miss: a shape this handle has not launched");
   KT__FORWARD(check_sizes(k, sizes));

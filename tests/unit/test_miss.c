@@ -421,6 +421,42 @@ TEST(background_launches_the_fallback_then_the_winner) {
   kt_context_destroy(ctx);
 }
 
+/* kt_kernel_prepare opens the device and the database and loads the
+ * default, so that the first background call builds and opens nothing: it
+ * launches the default and hands the tuning over. */
+TEST(prepared_background_miss_builds_nothing) {
+  setenv("KTUNE_PRINT_AUTOTUNING", "1", 1);
+  setenv("KTUNE_TRACE", "1", 1);
+  const char *mark = mark_processes();
+  kt_context *ctx = context(KT_MISS_BACKGROUND, NULL);
+  kt_kernel *k = load(ctx, "affine.c", slow_source(0), "c");
+  capture_start();
+  ASSERT_EQ(kt_kernel_prepare(k), KT_OK);
+  const char *prepared = captured();
+  ASSERT_CONTAINS(prepared, "prepare: default configuration loaded");
+  ASSERT_EQ(count(prepared, "miss: configuration built"), 1);
+  ASSERT_TRUE(k->runtime && k->runtime->state && k->runtime->device_known && ctx->store);
+  ASSERT_EQ(k->runtime->nconfigs, 1);
+  float x[256], y[256];
+  for (int i = 0; i < 256; i++) x[i] = (float)i;
+  int n = 256;
+  void *args[] = {x, y, &n};
+  ASSERT_EQ(kt_launch(k, (int64_t[]){256}, args, NULL), KT_OK);
+  const char *out = captured();
+  ASSERT_CONTAINS(out, "key [N=256]: default configuration while the tuning runs in the background");
+  ASSERT_EQ(count(out, "miss: configuration built"), 1); /* the prepared one only */
+  ASSERT_EQ(k->runtime->nconfigs, 1);
+  check_affine(x, y, n);
+  /* A second prepare does nothing more. */
+  ASSERT_EQ(kt_kernel_prepare(k), KT_OK);
+  ASSERT_EQ(k->runtime->nconfigs, 1);
+  capture_end();
+  ASSERT_EQ(kt_kernel_prepare(NULL), KT_INVALID);
+  kt_kernel_destroy(k);
+  kt_context_destroy(ctx);
+  ASSERT_EQ(processes_left(mark), 0);
+}
+
 /* A background helper killed mid-tuning: the application stays on the
  * fallback, says so once, and the helper's zygote and worker are gone. */
 TEST(background_helper_killed_mid_tuning) {
