@@ -151,6 +151,7 @@ static kt__miss_job *tuning_job(kt_kernel *k, kt__store *store, const kt__store_
                               name.s, &fd, &pending, note, &eb) != KT_OK)
     kt__miss_job_fail(j, eb.msg);
   else {
+    kt__trace("miss: request written");
     /* In the background the fallback is loaded first (rt_miss unholds). */
     if (k->ctx->opts.miss_policy == KT_MISS_BACKGROUND) kt__miss_job_hold(j);
     kt__miss_job_start(j, fd, pending);
