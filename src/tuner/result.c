@@ -202,8 +202,9 @@ static void print_time_budget(const kt_result *r, FILE *out) {
   if (r->reference_over_budget) fprintf(out, "spent by the default configuration, which is always run\n");
   else if (!r->budget_ran_out) fprintf(out, "enough: nothing was stopped or cut off\n");
   else
-    fprintf(out, "ran out (%d compilations abandoned, %d runs cut off, %d of %d finalist rounds)\n",
-            r->compiles_abandoned, r->requests_cut, r->rounds_done, r->rounds_planned);
+    fprintf(out, "ran out (%d compilations abandoned, %d runs cut off, %d of %d finalist rounds%s)\n",
+            r->compiles_abandoned, r->requests_cut, r->rounds_done, r->rounds_planned,
+            r->rounds_settled ? ", the winner settled" : "");
 }
 
 int kt_result_print_table(const kt_result *r, FILE *out) {
@@ -335,8 +336,9 @@ static void json_time_budget(const kt_result *r, kt__sbuf *b) {
   json_num(b, "reserved_for_finalists_s", r->finalists_reserved_s);
   kt__sbuf_printf(b,
                   ", \"compiles_abandoned\": %d, \"requests_cut\": %d, \"finalist_rounds\": %d, "
-                  "\"finalist_rounds_planned\": %d}",
-                  r->compiles_abandoned, r->requests_cut, r->rounds_done, r->rounds_planned);
+                  "\"finalist_rounds_planned\": %d, \"finalist_rounds_settled\": %s}",
+                  r->compiles_abandoned, r->requests_cut, r->rounds_done, r->rounds_planned,
+                  r->rounds_settled ? "true" : "false");
 }
 
 int kt_result_print_json(const kt_result *r, FILE *out) {
@@ -386,6 +388,8 @@ int kt_result_print_json(const kt_result *r, FILE *out) {
                   fmax(r->wall_s - r->setup_s - r->reference_s - r->search_s - r->finalists_s, 0.0));
   kt__sbuf_printf(&b, ", \"device_busy_split_s\": {\"load\": %.6g, \"verify\": %.6g, \"measure\": %.6g}", r->load_s,
                   r->verify_s, r->measure_s);
+  kt__sbuf_printf(&b, ", \"finalist_rounds\": {\"done\": %d, \"planned\": %d, \"settled\": %s}", r->rounds_done,
+                  r->rounds_planned, r->rounds_settled ? "true" : "false");
   kt__sbuf_printf(&b, "},\n  \"reused\": %d,\n  \"worker_restarts\": %d,\n  \"interrupted\": %s\n}\n", r->reused,
                   r->restarts, r->interrupted ? "true" : "false");
   fputs(b.s, out);

@@ -46,6 +46,7 @@ struct kt_result {
   double finalists_reserved_s; /* held back for the finalist rounds when the search stopped */
   int compiles_abandoned, requests_cut;
   int rounds_done, rounds_planned;
+  bool rounds_settled; /* the rounds stopped early: the leader was apart from every other finalist */
   kt__trial *trials;
   int ntrials, cap;
   int winner; /* trial index or -1 */

@@ -1057,6 +1057,43 @@ static bool one_round(tuning *t, const int *order, int n, int round, double *sam
   return true;
 }
 
+/* Median of the N values at V (copied: V keeps its order). */
+static double median_of(const double *v, int n) {
+  double *c = kt__xmalloc((size_t)n * sizeof *c);
+  memcpy(c, v, (size_t)n * sizeof *c);
+  kt__stats st;
+  kt__stats_compute(c, n, 1, &st);
+  free(c);
+  return st.median;
+}
+
+/* Whether the rounds so far settle the winner: the leader's (best median)
+ * slowest sample is faster than every other finalist's fastest. Noise only
+ * adds time, so further rounds would hardly change the order: replayed on
+ * recorded samples of kernels of a few milliseconds (bench/finalist_rounds.py,
+ * docs/DESIGN.md), stopping then cost a third of the rounds and left the
+ * winners as good as all seven rounds' (the same worst case). Only
+ * finalists with a sample in each of the COMPLETE rounds count. */
+static bool rounds_settled(const tuning *t, const int *order, int n, const double *samples, const int *taken,
+                           int complete) {
+  int rounds = round_count(t), lead = -1;
+  double lead_median = INFINITY;
+  for (int i = 0; i < n; i++) {
+    if (!in_rounds(t, &t->r->trials[order[i]]) || taken[i] < complete) continue;
+    double m = median_of(samples + i * rounds, complete);
+    if (m < lead_median) lead_median = m, lead = i;
+  }
+  if (lead < 0) return false;
+  double lead_max = samples[lead * rounds];
+  for (int r = 1; r < complete; r++) lead_max = fmax(lead_max, samples[lead * rounds + r]);
+  for (int i = 0; i < n; i++) {
+    if (i == lead || !in_rounds(t, &t->r->trials[order[i]]) || taken[i] < complete) continue;
+    for (int r = 0; r < complete; r++)
+      if (samples[i * rounds + r] <= lead_max) return false;
+  }
+  return true;
+}
+
 static void finalist_rounds(tuning *t) {
   int rounds = round_count(t);
   int order[65];
@@ -1090,6 +1127,12 @@ static void finalist_rounds(tuning *t) {
     if (!one_round(t, order, n, round, samples, taken)) break;
     foreseen = kt__now() - start;
     complete += round >= 0;
+    if (complete >= rounds_that_count(t) && complete < rounds &&
+        rounds_settled(t, order, n, samples, taken, complete)) {
+      kt__trace("finalists: the leader is apart from the others after %d of %d rounds", complete, rounds);
+      t->r->rounds_settled = true;
+      break;
+    }
   }
   t->r->rounds_done = complete;
   t->r->rounds_planned = rounds;
