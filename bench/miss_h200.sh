@@ -7,10 +7,16 @@
 # 1. kt_launch in an application that owns its CUDA context (tests/gpu/
 #    miss_cuda.c), three fresh databases each: KT_MISS_TUNE (the first call
 #    for a first key, then for a second key of the same kernel) and
-#    KT_MISS_BACKGROUND (the first call's latency, when the winner was
-#    stored, the adopting call); later calls' host time beside a bare
-#    cuLaunchKernel; the cost per GiB of copying the caller's tensors;
-# 2. `ktune tune` on the command line for the same two keys (fresh database);
+#    KT_MISS_BACKGROUND (the handle's creation and kt_kernel_prepare's
+#    time, then the first call's latency on the prepared handle, when the
+#    winner was stored, the adopting call, a second key's first call);
+#    later calls' host time beside a bare cuLaunchKernel; the cost per GiB
+#    of copying the caller's tensors. There is no warm helper yet: every
+#    miss starts a helper whose worker opens the device again (cuInit and a
+#    context), so the second key's figure is a cold helper's;
+# 2. `ktune tune` on the command line for the same two keys (fresh database),
+#    with --json kept (cli_N.json: the timeline's phases and how many
+#    finalist rounds ran, finalist_rounds: done, planned, settled);
 # 3. one blocking miss again with KTUNE_TRACE=1 (trace.txt): where the time
 #    goes (helper start, cuInit and context in its worker, NVRTC, measuring);
 # 4. bench/peers/triton_elementwise.py: Triton's first call for the two keys
@@ -58,9 +64,18 @@ say "ktune tune on the command line, fresh database"
 db=$(mktemp -u /tmp/miss-cli-XXXXXX.db)
 for n in $N1 $N2; do
   t0=$(date +%s.%N)
-  "$KTUNE" tune kernels/cuda/elementwise.cu --db "$db" --dim N="$n" --quiet >>"$LOG" 2>&1
+  "$KTUNE" tune kernels/cuda/elementwise.cu --db "$db" --dim N="$n" --quiet --json >"$OUT/cli_$n.json" 2>>"$LOG"
   t1=$(date +%s.%N)
   echo "result cli_tune_N=${n}_s $(awk "BEGIN { print $t1 - $t0 }")" >>"$RES"
+  python3 - "$OUT/cli_$n.json" "$n" >>"$RES" 2>>"$LOG" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))["timeline"]
+n = sys.argv[2]
+for k, v in t["phases_s"].items():
+    print(f"result cli_tune_N={n}_{k}_s {v:.4f}")
+r = t["finalist_rounds"]
+print(f"result cli_tune_N={n}_finalist_rounds {r['done']}/{r['planned']} settled={r['settled']}")
+PY
 done
 
 say "one blocking miss with KTUNE_TRACE=1"

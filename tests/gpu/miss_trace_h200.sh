@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Where a background miss's first call goes, step by step (H200): two fresh
 # runs of tests/gpu/miss_cuda.c in background mode with KTUNE_TRACE=1; the
-# application's own trace lines (kt_launch's miss) are printed, whole traces
-# and outputs kept in OUTDIR (trace1.txt, app1.txt, ...).
+# application's own trace lines (kt_kernel_prepare's steps before the first
+# call, then kt_launch's miss) are printed, whole traces and outputs kept in
+# OUTDIR (trace1.txt, app1.txt, ...).
 #   tests/gpu/miss_trace_h200.sh [OUTDIR]     (OUTDIR: $OUT, else ./gpu-out)
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -21,8 +22,9 @@ for r in 1 2; do
   db=$(mktemp -u /tmp/miss-trace-XXXXXX.db)
   KTUNE_TRACE=1 /tmp/miss_cuda "$db" background $((1 << 24)) $((1 << 22)) >"$OUTDIR/app$r.txt" 2>"$OUTDIR/trace$r.txt"
   echo "== run $r"
-  grep -h "result background_first_call\|while the tuning runs" "$OUTDIR/app$r.txt" "$OUTDIR/trace$r.txt"
+  grep -h "result background_\(handle_creation\|prepare\|first_call\)\|while the tuning runs" "$OUTDIR/app$r.txt" \
+    "$OUTDIR/trace$r.txt"
   app=$(awk '/ktune-trace/ && /miss: a shape/ {print $3; exit}' "$OUTDIR/trace$r.txt")
   awk -v pid="$app" '$1 == "ktune-trace" && $3 == pid {if (!t0) t0 = $2; printf "%8.4f s  %s\n", $2 - t0, substr($0, index($0, $4))}' \
-    "$OUTDIR/trace$r.txt" | head -16
+    "$OUTDIR/trace$r.txt" | head -24
 done
