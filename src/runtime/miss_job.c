@@ -284,6 +284,8 @@ static void *wait_helper(void *arg) {
   close(j->reply_fd);
   int status = 0;
   while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR) continue;
+  kt__trace("miss: helper %d ended (%s %d), reply of %zu bytes", j->pid, WIFSIGNALED(status) ? "signal" : "status",
+            WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), text.len);
   take_reply(j, text.s ? text.s : "", status);
   if (failed.len) { /* the helper's reply to an end of file says less */
     j->outcome = KT__MISS_FAILED;

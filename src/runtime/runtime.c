@@ -369,8 +369,10 @@ int kt_kernel_prepare(kt_kernel *k) {
   kt__context_store(k->ctx); /* one that cannot open is the miss's concern, as without this call */
   kt__trace("prepare: results database open");
   if (k->ctx->opts.miss_policy == KT_MISS_TUNE) return KT_OK;
+  int64_t values[KT__MAX_NAMES] = {0}; /* load_config keeps a whole array */
+  memcpy(values, k->config.defaults, (size_t)k->config.n * sizeof *values);
   void *fn;
-  KT__FORWARD(load_config(k, k->config.defaults, &fn));
+  KT__FORWARD(load_config(k, values, &fn));
   kt__trace("prepare: default configuration loaded");
   return KT_OK;
 }
