@@ -4,6 +4,7 @@
  * the reference where the tuner and later workers see it. */
 #include "args.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,11 +183,6 @@ static int random_range(const kt__param *p, const kt__env *sizes, kt__host_tenso
   return KT_OK;
 }
 
-static void *shared_map(size_t bytes) {
-  void *p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  return p == MAP_FAILED ? NULL : p;
-}
-
 static bool writes(kt__mode m) { return m != KT__MODE_IN; }
 
 /* Describes every tensor and checks the total; allocates only the small
@@ -220,15 +216,63 @@ static int plan(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t max_
   return KT_OK;
 }
 
-static int allocate(const kt__kernel_decl *decl, kt__argset *a, kt__errbuf *eb) {
+static size_t page_round(size_t n) {
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  return (n + page - 1) / page * page;
+}
+
+/* Where each tensor's initial content and reference lie in the memfd: one
+ * page-aligned region after another, in tensor order (both sides of a
+ * kt__argset_attach compute the same); the total in A->map_bytes. */
+static void layout(kt__argset *a, size_t *initial, size_t *reference) {
+  size_t at = 0;
   for (int k = 0; k < a->ntensors; k++) {
-    kt__host_tensor *t = &a->tensors[k];
-    t->initial = shared_map(t->bytes);
-    if (writes(t->mode)) t->reference = shared_map(t->bytes);
-    KT__RETURN_IF(!t->initial || (writes(t->mode) && !t->reference), eb, KT_NOMEM,
-                  "cannot map %zu bytes of shared memory for tensor %s", t->bytes, decl->params[t->param].name);
+    const kt__host_tensor *t = &a->tensors[k];
+    size_t len = page_round(t->bytes ? t->bytes : 1);
+    initial[k] = at, at += len;
+    reference[k] = writes(t->mode) ? at : SIZE_MAX;
+    if (writes(t->mode)) at += len;
   }
-  return KT_OK;
+  a->map_bytes = at ? at : page_round(1);
+}
+
+/* Maps A's layout from FD (shared, writable) and points each tensor into it. */
+static int map_layout(const kt__kernel_decl *decl, kt__argset *a, int fd, kt__errbuf *eb) {
+  size_t *initial = kt__xcalloc((size_t)a->ntensors + 1, sizeof *initial);
+  size_t *reference = kt__xcalloc((size_t)a->ntensors + 1, sizeof *reference);
+  layout(a, initial, reference);
+  void *base = mmap(NULL, a->map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  int rc = KT_OK;
+  if (base == MAP_FAILED) {
+    rc = kt__err(eb, KT_NOMEM, "cannot map %zu bytes of shared memory for the tensors of %s: %s", a->map_bytes,
+                 decl->name, strerror(errno));
+  } else {
+    a->base = base;
+    for (int k = 0; k < a->ntensors; k++) {
+      a->tensors[k].initial = (char *)base + initial[k];
+      if (reference[k] != SIZE_MAX) a->tensors[k].reference = (char *)base + reference[k];
+    }
+  }
+  free(initial);
+  free(reference);
+  return rc;
+}
+
+/* The tensors' shared memory: one memfd, so that a worker that did not fork
+ * from this process can map it too (kt__argset_attach). */
+static int allocate(const kt__kernel_decl *decl, kt__argset *a, kt__errbuf *eb) {
+  a->fd = memfd_create("ktune-tensors", MFD_CLOEXEC);
+  KT__RETURN_IF(a->fd < 0, eb, KT_NOMEM, "cannot make shared memory for the tensors of %s: %s", decl->name,
+                strerror(errno));
+  size_t *initial = kt__xcalloc((size_t)a->ntensors + 1, sizeof *initial);
+  size_t *reference = kt__xcalloc((size_t)a->ntensors + 1, sizeof *reference);
+  layout(a, initial, reference);
+  free(initial);
+  free(reference);
+  KT__RETURN_IF(ftruncate(a->fd, (off_t)a->map_bytes) != 0, eb, KT_NOMEM,
+                "cannot size %zu bytes of shared memory for the tensors of %s: %s", a->map_bytes, decl->name,
+                strerror(errno));
+  return map_layout(decl, a, a->fd, eb);
 }
 
 static int read_whole(const kt__data_source *src, void *buf, size_t bytes, kt__errbuf *eb) {
@@ -279,6 +323,7 @@ int kt__argset_plan(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t 
                     kt__errbuf *eb) {
   *out = NULL;
   kt__argset *a = kt__xcalloc(1, sizeof *a);
+  a->fd = -1;
   int rc = plan(decl, sizes, max_bytes, a, eb);
   if (rc != KT_OK) {
     kt__argset_free(a);
@@ -292,6 +337,7 @@ int kt__argset_map(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t m
                    kt__errbuf *eb) {
   *out = NULL;
   kt__argset *a = kt__xcalloc(1, sizeof *a);
+  a->fd = -1;
   int rc = plan(decl, sizes, max_bytes, a, eb);
   if (rc == KT_OK) rc = allocate(decl, a, eb);
   if (rc != KT_OK) {
@@ -313,15 +359,30 @@ int kt__argset_create(const kt__kernel_decl *decl, const kt__env *sizes, uint64_
   return rc;
 }
 
+int kt__argset_attach(const kt__kernel_decl *decl, const kt__env *sizes, int fd, const bool *compared,
+                      const bool *reference_set, kt__argset **out, kt__errbuf *eb) {
+  *out = NULL;
+  kt__argset *a = kt__xcalloc(1, sizeof *a);
+  a->fd = -1;
+  int rc = plan(decl, sizes, UINT64_MAX, a, eb);
+  if (rc == KT_OK) {
+    for (int k = 0; k < a->ntensors; k++)
+      a->tensors[k].compared = compared[k], a->tensors[k].reference_set = reference_set[k];
+    rc = map_layout(decl, a, fd, eb);
+  }
+  if (rc != KT_OK) {
+    kt__argset_free(a);
+    return rc;
+  }
+  *out = a;
+  return KT_OK;
+}
+
 void kt__argset_free(kt__argset *a) {
   if (!a) return;
-  for (int k = 0; k < a->ntensors; k++) {
-    kt__host_tensor *t = &a->tensors[k];
-    size_t len = t->bytes ? t->bytes : 1;
-    if (t->initial) munmap(t->initial, len);
-    if (t->reference) munmap(t->reference, len);
-    free(t->shape);
-  }
+  if (a->base) munmap(a->base, a->map_bytes);
+  if (a->fd >= 0) close(a->fd);
+  for (int k = 0; k < a->ntensors; k++) free(a->tensors[k].shape);
   free(a->tensors);
   free(a->tensor_of_param);
   free(a);

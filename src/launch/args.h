@@ -35,6 +35,12 @@ typedef struct kt__argset {
   int ntensors;
   int *tensor_of_param; /* param index -> tensor index, -1 for scalars */
   size_t total_bytes;
+  /* The shared memory (kt__argset_map, kt__argset_attach): every tensor's
+   * initial content and reference, page-aligned, in one mapping of FD (a
+   * memfd: -1 when planned only, or attached). */
+  int fd;
+  void *base;
+  size_t map_bytes;
 } kt__argset;
 
 /* Allocates and fills the tensors of DECL for runtime sizes SIZES (a shape
@@ -50,6 +56,12 @@ int kt__argset_create(const kt__kernel_decl *decl, const kt__env *sizes, uint64_
  * does while the worker opens its device. */
 int kt__argset_map(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t max_bytes, kt__argset **out,
                    kt__errbuf *eb);
+/* The tensors of DECL at SIZES in the shared memory another process mapped
+ * (kt__argset_map's FD, received over a socket; not kept open), with how
+ * that process judges each output (COMPARED, REFERENCE_SET, per tensor):
+ * what a worker that outlives one tuning serves the next one from. */
+int kt__argset_attach(const kt__kernel_decl *decl, const kt__env *sizes, int fd, const bool *compared,
+                      const bool *reference_set, kt__argset **out, kt__errbuf *eb);
 /* The tensors' shapes and sizes only (no memory mapped: initial and
  * reference stay NULL), with the same checks: what kt_launch needs to copy
  * the caller's tensors for a tuning. */
