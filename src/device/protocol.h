@@ -35,7 +35,25 @@ typedef struct kt__worker_setup {
   const int64_t *extra_values;
   int nextra;
   const kt__bincache *bincache; /* for backends that build at load */
+  uint64_t constants_seed;      /* what CONSTANTS was made with (a kept worker remakes it) */
 } kt__worker_setup;
+
+/* A worker kept for the next tuning (tuner/worker_client.h, kt__worker_park)
+ * is bound to it by a KT__REQ_BIND request, followed by this and its bytes,
+ * with the tuning's tensors' memfd (kt__argset.fd) passed along: it parses
+ * the same source, plans and maps the same tensors and remakes the same
+ * @constant data, keeping its device open. It answers with a kt__hello. A
+ * setup with a check or extra names is never bound (a fresh worker serves
+ * it). The bytes: NSIZES sizes (int64), NTENSORS compared flags and as many
+ * reference_set flags (one byte each), then the path, the source, the
+ * kernel's name and the workdir, each LEN bytes and a NUL. */
+typedef struct kt__bind {
+  int32_t lang, nsizes, ntensors, has_constants;
+  uint64_t constants_seed;
+  double atol, rtol;
+  kt__bincache bincache;
+  uint64_t path_len, source_len, kernel_len, workdir_len;
+} kt__bind;
 
 /* Every run that is checked starts from the same state: each tensor holds
  * its initial content, except `out` tensors without an initial value, which
@@ -49,9 +67,10 @@ typedef enum kt__req_kind {
   KT__REQ_EVAL,      /* run once and verify against the reference, then measure */
   KT__REQ_VERIFY,    /* run once and verify only */
   KT__REQ_SAMPLE,    /* one timed sample of REPS launches (finalist rounds) */
-  KT__REQ_PREBUILD   /* queue this configuration's build: backends that build at
+  KT__REQ_PREBUILD,  /* queue this configuration's build: backends that build at
                         load time (OpenCL) then build the queue on all cores before
                         the next other request */
+  KT__REQ_BIND       /* serve another tuning from now on (kt__bind) */
 } kt__req_kind;
 
 typedef struct kt__request {

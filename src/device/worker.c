@@ -16,6 +16,8 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "../fdpass.h"
+#include "../lang/parser.h"
 #include "../launch/launch.h"
 #include "../parallel.h"
 #include "../verify/verify.h"
@@ -68,7 +70,30 @@ typedef struct child {
   int nqueued;
   bool watch_state;      /* kernels are host code: compare the process state */
   kt__procstate initial; /* ... with this, taken once the device is open */
+  struct bound *bound;   /* the setup of a KT__REQ_BIND (NULL: the forked one) */
 } child;
+
+/* A setup rebuilt in the worker from a kt__bind: what it points at. */
+typedef struct bound {
+  kt__worker_setup setup;
+  kt__file *file;
+  int64_t *sizes;
+  kt__env size_env;
+  kt__argset *args;
+  kt__constants *constants;
+  char *workdir;
+  kt__bincache bincache;
+} bound;
+
+static void bound_free(bound *b) {
+  if (!b) return;
+  kt__argset_free(b->args);
+  kt__constants_free(b->constants);
+  kt__file_free(b->file);
+  free(b->sizes);
+  free(b->workdir);
+  free(b);
+}
 
 static void evict_oldest(child *c) {
   int old = 0;
@@ -615,7 +640,8 @@ static kt__status serve(child *c, const kt__request *rq, kt__reply *rp, kt__errb
     rp->sample_s = s / reps;
     return st;
   }
-  case KT__REQ_PREBUILD: break; /* served above */
+  case KT__REQ_PREBUILD:    /* served above */
+  case KT__REQ_BIND: break; /* served by the loop (bind) */
   }
   return kt__fail(eb, KT__ST_RUNTIME, "bad request kind %d", (int)rq->kind);
 }
@@ -651,11 +677,9 @@ static int check_setup(child *c, kt__errbuf *eb) {
   return KT_OK;
 }
 
-static int child_setup(child *c, kt__errbuf *eb) {
+/* The buffers and state of C's setup, on its open device. */
+static int setup_buffers(child *c, kt__errbuf *eb) {
   const kt__worker_setup *s = c->s;
-  kt__trace("worker: starting");
-  KT__FORWARD(kt__be_open(s->backend, s->device, &c->state, &c->info, eb));
-  kt__trace("worker: device open");
   const kt__argset *a = s->args;
   c->bufs = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->bufs);
   c->guards = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->guards);
@@ -685,7 +709,15 @@ static int child_setup(child *c, kt__errbuf *eb) {
   return KT_OK;
 }
 
-static void child_teardown(child *c) {
+static int child_setup(child *c, kt__errbuf *eb) {
+  kt__trace("worker: starting");
+  KT__FORWARD(kt__be_open(c->s->backend, c->s->device, &c->state, &c->info, eb));
+  kt__trace("worker: device open");
+  return setup_buffers(c, eb);
+}
+
+/* Everything of the setup's, the device left open. */
+static void child_release(child *c) {
   free(c->queued);
   kt__config_free(&c->config);
   for (int i = 0; i < c->ncache; i++) kt__be_unload(c->s->backend, c->state, c->cache[i].fn);
@@ -693,7 +725,6 @@ static void child_teardown(child *c) {
   for (int k = 0; c->refdev && k < c->s->args->ntensors; k++)
     if (c->refdev[k]) kt__be_release(c->s->backend, c->state, c->refdev[k]);
   for (int k = 0; c->guards && k < c->s->args->ntensors; k++) kt__guarded_free(c->s->backend, c->state, &c->guards[k]);
-  kt__be_close(c->s->backend, c->state);
   free(c->bufs);
   free(c->guards);
   free(c->pristine);
@@ -702,6 +733,96 @@ static void child_teardown(child *c) {
   free(c->scratch);
   for (int k = 0; c->outputs && k < c->s->args->ntensors; k++) free(c->outputs[k]);
   free(c->outputs);
+}
+
+static void child_teardown(child *c) {
+  child_release(c);
+  kt__be_close(c->s->backend, c->state);
+  bound_free(c->bound);
+}
+
+/* ---- serving another tuning (KT__REQ_BIND) ------------------------------ */
+
+/* The setup B and its BYTES describe, over the tensors in MEMFD; the device
+ * is the one already open (BACKEND, DEVICE). */
+static int bound_make(const kt__bind *b, const char *bytes, int memfd, const kt__worker_setup *was, bound **out,
+                      kt__errbuf *eb) {
+  bound *n = kt__xcalloc(1, sizeof *n);
+  *out = n;
+  const int64_t *sizes = (const int64_t *)(const void *)bytes;
+  const bool *compared = (const bool *)(bytes + (size_t)b->nsizes * sizeof(int64_t));
+  const bool *reference_set = compared + b->ntensors;
+  const char *path = (const char *)(reference_set + b->ntensors), *source = path + b->path_len + 1,
+             *kernel = source + b->source_len + 1, *workdir = kernel + b->kernel_len + 1;
+  kt__diag d;
+  kt__diag_init(&d, NULL);
+  n->file = kt__parse_string(path, source, (kt__lang)b->lang, &d);
+  if (!n->file) kt__err(eb, KT_INVALID, "the bound kernel does not parse: %s", d.errors.s ? d.errors.s : "?");
+  kt__diag_free(&d);
+  if (!n->file) return KT_INVALID;
+  const kt__kernel_decl *decl = kt__file_kernel(n->file, kernel, "kernel", eb);
+  if (!decl) return KT_INVALID;
+  KT__RETURN_IF(decl->nsizes != b->nsizes, eb, KT_INTERNAL, "the bound kernel has %d sizes, not %d", decl->nsizes,
+                b->nsizes);
+  n->sizes = kt__xcalloc((size_t)b->nsizes + 1, sizeof *n->sizes);
+  memcpy(n->sizes, sizes, (size_t)b->nsizes * sizeof *n->sizes);
+  n->size_env = (kt__env){(const char *const *)decl->sizes, n->sizes, decl->nsizes, NULL};
+  KT__FORWARD(kt__argset_attach(decl, &n->size_env, memfd, compared, reference_set, &n->args, eb));
+  KT__RETURN_IF(n->args->ntensors != b->ntensors, eb, KT_INTERNAL, "the bound kernel has %d tensors, not %d",
+                n->args->ntensors, b->ntensors);
+  if (b->has_constants) KT__FORWARD(kt__constants_create(decl, path, b->constants_seed, &n->constants, eb));
+  n->workdir = kt__xstrdup(workdir);
+  n->bincache = b->bincache;
+  n->setup = (kt__worker_setup){.backend = was->backend,
+                                .device = was->device,
+                                .file = n->file,
+                                .decl = decl,
+                                .sizes = &n->size_env,
+                                .args = n->args,
+                                .constants = n->constants,
+                                .atol = b->atol,
+                                .rtol = b->rtol,
+                                .workdir = n->workdir,
+                                .bincache = &n->bincache,
+                                .constants_seed = b->constants_seed};
+  return KT_OK;
+}
+
+/* Reads the kt__bind after a KT__REQ_BIND request, and its bytes. */
+static char *read_bind(int fd, kt__bind *b) {
+  if (kt__recv_all(fd, b, sizeof *b, 0, false, NULL) != KT__RECV_OK) return NULL;
+  uint64_t len = (uint64_t)b->nsizes * sizeof(int64_t) + 2 * (uint64_t)b->ntensors + b->path_len + b->source_len +
+                 b->kernel_len + b->workdir_len + 4;
+  if (b->nsizes < 0 || b->ntensors < 0 || len > ((uint64_t)1 << 31)) return NULL;
+  char *bytes = kt__xmalloc((size_t)len);
+  if (kt__recv_all(fd, bytes, (size_t)len, 0, false, NULL) != KT__RECV_OK) {
+    free(bytes);
+    return NULL;
+  }
+  bytes[len - 1] = 0;
+  return bytes;
+}
+
+/* Serves the tuning a KT__REQ_BIND describes from now on: the old setup's
+ * buffers go, the device stays open, the new setup's buffers are made. */
+static int bind(child *c, int fd, int memfd, kt__errbuf *eb) {
+  kt__bind b;
+  char *bytes = read_bind(fd, &b);
+  if (!bytes) return kt__err(eb, KT_INTERNAL, "a bind request came incomplete");
+  bound *n = NULL;
+  int rc = memfd >= 0 ? bound_make(&b, bytes, memfd, c->s, &n, eb)
+                      : kt__err(eb, KT_INTERNAL, "a bind request came without its tensors");
+  free(bytes);
+  if (rc != KT_OK) {
+    bound_free(n);
+    return rc;
+  }
+  kt__trace("worker: bound to %s", n->setup.decl->name);
+  child_release(c);
+  bound_free(c->bound);
+  child fresh = {.s = &n->setup, .state = c->state, .info = c->info, .bound = n};
+  *c = fresh;
+  return setup_buffers(c, eb);
 }
 
 /* Fatal signals take their default action in the worker, so that a crash
@@ -738,7 +859,20 @@ void kt__worker_main(const kt__worker_setup *s, int fd, pid_t parent) {
   kt__trace("worker: scratch pinned");
   kt__request rq;
   kt__reply *rp = kt__xmalloc(sizeof *rp);
-  while (kt__recv_all(fd, &rq, sizeof rq, 0, false, NULL) == KT__RECV_OK) {
+  int memfd, nfds;
+  while (kt__recv_fds(fd, &rq, sizeof rq, &memfd, 1, &nfds)) {
+    if (rq.kind == KT__REQ_BIND) {
+      eb.msg[0] = 0;
+      memset(&h, 0, sizeof h);
+      h.rc = bind(&c, fd, nfds ? memfd : -1, &eb);
+      if (nfds) close(memfd);
+      kt__copy_msg(h.msg, sizeof h.msg, eb.msg);
+      h.info = c.info;
+      if (!kt__send_all(fd, &h, sizeof h) || h.rc != KT_OK) _exit(1); /* half bound: a fresh worker then */
+      kt__be_pin_host(c.s->backend, c.state, c.scratch, c.scratch_bytes);
+      continue;
+    }
+    if (nfds) close(memfd);
     memset(rp, 0, sizeof *rp);
     eb.msg[0] = 0;
     rp->status = serve(&c, &rq, rp, &eb);

@@ -167,6 +167,16 @@ static void do_reap(int ctl, const request *rq) {
   send_reply(ctl, &rep, NULL, 0);
 }
 
+/* Closes every file the tuner had open but stdin, stdout, stderr and CTL:
+ * a pipe someone waits on to end (the tuning helper's reply, which the
+ * application reads to its end) must not stay open as long as the zygote
+ * and its workers live, and a worker kept between tunings lives on. The
+ * tensors stay mapped without their memfd. */
+static void keep_only(int ctl) {
+  if (ctl > 3) close_range(3, (unsigned)ctl - 1, 0);
+  close_range((unsigned)ctl + 1, ~0U, 0);
+}
+
 static void zygote_main(int ctl, pid_t parent, kt__zygote_child_fn fn, void *ud) {
   /* No death signal: the zygote learns of the tuner's end from the control
    * socket's EOF (the socket closes when the tuner dies, however it dies)
@@ -179,6 +189,7 @@ static void zygote_main(int ctl, pid_t parent, kt__zygote_child_fn fn, void *ud)
   signal(SIGINT, SIG_IGN);
   signal(SIGTERM, SIG_IGN);
   signal(SIGHUP, SIG_IGN);
+  keep_only(ctl);
   request rq;
   while (kt__recv_all(ctl, &rq, sizeof rq, 0, false, NULL) == KT__RECV_OK) {
     if (rq.op == OP_SPAWN) do_spawn(ctl, fn, ud);

@@ -37,6 +37,11 @@ struct kt_kernel {
    * device); NULL: they are there already. */
   int (*tune_args_wait)(void *ud, kt__errbuf *eb);
   void *tune_args_ud;
+  /* The tuning helper when it stays for the next miss: kt_tune keeps its
+   * device worker afterwards and binds a kept one instead of starting a new
+   * one (tuner/worker_client.h), so that the next tuning skips the driver's
+   * start. */
+  bool keep_worker;
   const kt__device_info *tune_device; /* the tuning helper: the device as the application saw it,
                                          which the tuner compiles for while its worker opens it;
                                          NULL otherwise */

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../fdpass.h"
 #include "ktune.h"
 
 extern char **environ;
@@ -39,13 +40,29 @@ struct kt__miss_job {
   bool held;                 /* under hold_lock: the writing waits (kt__miss_job_hold) */
   pthread_mutex_t hold_lock;
   pthread_cond_t hold_cond;
-  bool in_registry;   /* under registry_lock */
-  kt__miss_job *next; /* registry */
+  bool in_registry;           /* under registry_lock */
+  kt__miss_job *next;         /* registry */
+  struct warm_helper *helper; /* the helper that stays warm (NULL: it exits after this job) */
 };
+
+/* A helper that stays after its tuning for the application's next miss
+ * (tune_helper.h, --control): one thread of this process (keep_helper)
+ * waits for its end; the jobs run on it one at a time. */
+typedef struct warm_helper {
+  pid_t pid;
+  int control; /* this process's end of its control socket: closing it ends the helper */
+  char *key;   /* the helper executable and the backend and device it tunes for */
+  bool busy;   /* under registry_lock: a job runs on it */
+  bool dead;   /* under registry_lock: it ended, as STATUS says */
+  int status;
+  struct warm_helper *next;
+} warm_helper;
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t registry_done = PTHREAD_COND_INITIALIZER;
 static kt__miss_job *registry;
+static warm_helper *warm_helpers;                              /* under registry_lock */
+static pthread_cond_t helper_ended = PTHREAD_COND_INITIALIZER; /* a warm helper's DEAD was set */
 
 kt__miss_job *kt__miss_job_get(const char *key, bool *created) {
   pthread_mutex_lock(&registry_lock);
@@ -179,27 +196,38 @@ bool kt__miss_helper_path(char *path, size_t len, kt__sbuf *why) {
 
 /* ---- the helper process ---------------------------------------------- */
 
-enum { REQUEST_FD = 3, REPLY_FD = 4, READY_FD = 5 };
+enum { REQUEST_FD = 3, REPLY_FD = 4, READY_FD = 5, CONTROL_FD = 6 };
+
+double kt__miss_helper_idle_s(void) {
+  const char *v = getenv("KTUNE_HELPER_IDLE_S");
+  char *end;
+  double s = v && *v ? strtod(v, &end) : 5;
+  if (v && *v && (*end || !(s >= 0))) s = 5; /* not a number of seconds: the default */
+  return s > 86400 ? 86400 : s;
+}
 
 /* The helper gets the request and reply ends as fds 3 and 4, the end it
- * reads "its data is in the request" from as fd 5, stdin and
+ * reads "its data is in the request" from as fd 5, its control socket as fd
+ * 6 when it is to stay warm (CONTROL_FD >= 0, for IDLE_S seconds), stdin and
  * stdout on /dev/null (its progress goes to stderr, as a tuning's does), the
  * application's stderr, default signal handling and no blocked signals. */
-static int spawn_helper(const char *path, int request_fd, int reply_fd, int ready_fd, pid_t *pid) {
+static int spawn_helper(const char *path, int request_fd, int reply_fd, int ready_fd, int control_fd, double idle_s,
+                        pid_t *pid) {
   posix_spawn_file_actions_t fa;
   posix_spawnattr_t attr;
   posix_spawn_file_actions_init(&fa);
   posix_spawnattr_init(&attr);
   /* dup2 onto itself would keep close-on-exec: move both out of the way first. */
   int req = fcntl(request_fd, F_DUPFD_CLOEXEC, 10), rep = fcntl(reply_fd, F_DUPFD_CLOEXEC, 10),
-      rdy = fcntl(ready_fd, F_DUPFD_CLOEXEC, 10);
+      rdy = fcntl(ready_fd, F_DUPFD_CLOEXEC, 10), ctl = control_fd >= 0 ? fcntl(control_fd, F_DUPFD_CLOEXEC, 10) : -2;
   posix_spawn_file_actions_adddup2(&fa, req, REQUEST_FD);
   posix_spawn_file_actions_adddup2(&fa, rep, REPLY_FD);
   posix_spawn_file_actions_adddup2(&fa, rdy, READY_FD);
+  if (ctl >= 0) posix_spawn_file_actions_adddup2(&fa, ctl, CONTROL_FD);
   posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 34)
-  posix_spawn_file_actions_addclosefrom_np(&fa, READY_FD + 1); /* the application's other files */
+  posix_spawn_file_actions_addclosefrom_np(&fa, CONTROL_FD + 1); /* the application's other files */
 #endif
   sigset_t none, defaults;
   sigemptyset(&none);
@@ -209,11 +237,16 @@ static int spawn_helper(const char *path, int request_fd, int reply_fd, int read
   posix_spawnattr_setsigmask(&attr, &none);
   posix_spawnattr_setsigdefault(&attr, &defaults);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  char *argv[] = {(char *)path, "--request", "3", "--reply", "4", "--ready", "5", NULL};
-  int rc = req < 0 || rep < 0 || rdy < 0 ? errno : posix_spawn(pid, path, &fa, &attr, argv, environ);
+  char idle[32];
+  snprintf(idle, sizeof idle, "%g", idle_s);
+  char *argv[] = {(char *)path, "--request", "3", "--reply", "4",  "--ready",
+                  "5",          "--control", "6", "--idle",  idle, NULL};
+  if (ctl < 0) argv[7] = NULL;
+  int rc = req < 0 || rep < 0 || rdy < 0 || ctl == -1 ? errno : posix_spawn(pid, path, &fa, &attr, argv, environ);
   if (req >= 0) close(req);
   if (rep >= 0) close(rep);
   if (rdy >= 0) close(rdy);
+  if (ctl >= 0) close(ctl);
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&attr);
   return rc;
@@ -276,6 +309,39 @@ static void hand_data(kt__miss_job *j, kt__sbuf *failed) {
   j->ready_fd = -1;
 }
 
+/* How warm helper H ended, once it did, when its reply was cut short
+ * (COMPLETE: it replied, and may well live on: 0). */
+static int warm_status(warm_helper *h, bool complete) {
+  pthread_mutex_lock(&registry_lock);
+  while (!complete && !h->dead) pthread_cond_wait(&helper_ended, &registry_lock);
+  int status = complete ? 0 : h->status;
+  pthread_mutex_unlock(&registry_lock);
+  return status;
+}
+
+static void unlink_helper_locked(warm_helper *h) {
+  for (warm_helper **p = &warm_helpers; *p; p = &(*p)->next)
+    if (*p == h) {
+      *p = h->next;
+      break;
+    }
+}
+
+static void free_helper(warm_helper *h) {
+  free(h->key);
+  free(h);
+}
+
+/* Job J is done with its warm helper: free for the next miss, or gone. */
+static void release_helper(warm_helper *h) {
+  pthread_mutex_lock(&registry_lock);
+  h->busy = false;
+  bool gone = h->dead;
+  if (gone) unlink_helper_locked(h);
+  pthread_mutex_unlock(&registry_lock);
+  if (gone) free_helper(h);
+}
+
 static void *wait_helper(void *arg) {
   kt__miss_job *j = arg;
   kt__sbuf text = {0}, failed = {0};
@@ -283,7 +349,9 @@ static void *wait_helper(void *arg) {
   read_reply(j->reply_fd, &text);
   close(j->reply_fd);
   int status = 0;
-  while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR) continue;
+  if (j->helper) status = warm_status(j->helper, text.s && strchr(text.s, '\n'));
+  else
+    while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR) continue;
   kt__trace("miss: helper %d ended (%s %d), reply of %zu bytes", j->pid, WIFSIGNALED(status) ? "signal" : "status",
             WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), text.len);
   take_reply(j, text.s ? text.s : "", status);
@@ -295,8 +363,104 @@ static void *wait_helper(void *arg) {
   }
   kt__sbuf_free(&text);
   kt__sbuf_free(&failed);
-  finish(j);
+  warm_helper *h = j->helper;
+  finish(j); /* J may be gone now */
+  if (h) release_helper(h);
   return NULL;
+}
+
+/* ---- warm helpers ------------------------------------------------------ */
+
+/* Waits for warm helper H to end (it is this process's child) and says so. */
+static void *keep_helper(void *arg) {
+  warm_helper *h = arg;
+  int status = 0;
+  while (waitpid(h->pid, &status, 0) < 0 && errno == EINTR) continue;
+  kt__trace("miss: warm helper %d ended (%s %d)", (int)h->pid, WIFSIGNALED(status) ? "signal" : "status",
+            WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+  pthread_mutex_lock(&registry_lock);
+  h->dead = true;
+  h->status = status;
+  close(h->control);
+  h->control = -1;
+  pthread_cond_broadcast(&helper_ended);
+  bool unused = !h->busy;
+  if (unused) unlink_helper_locked(h);
+  pthread_mutex_unlock(&registry_lock);
+  if (unused) free_helper(h);
+  return NULL;
+}
+
+/* A forked child of the application has none of its helpers: they are its
+ * parent's, and the child's copy of a control socket would keep one alive. */
+static void forget_helpers(void) {
+  for (warm_helper *h = warm_helpers; h; h = h->next)
+    if (h->control >= 0) close(h->control);
+  warm_helpers = NULL; /* the records stay with the parent's threads */
+}
+
+static void watch_forks(void) { pthread_atfork(NULL, NULL, forget_helpers); }
+
+/* Hands J's request (REQUEST_FD, and the ends REPLY_FD and READY_FD) to a
+ * warm helper of KEY that is free; false when there is none or it is gone
+ * (its reading was shut down: it is leaving). */
+static bool to_warm_helper(kt__miss_job *j, const char *key, int request_fd, int reply_fd, int ready_fd) {
+  pthread_mutex_lock(&registry_lock);
+  warm_helper *h = warm_helpers;
+  while (h && (h->busy || h->dead || strcmp(h->key, key) != 0)) h = h->next;
+  if (h) h->busy = true;
+  pthread_mutex_unlock(&registry_lock);
+  if (!h) return false;
+  int fds[3] = {request_fd, reply_fd, ready_fd};
+  if (!kt__send_fds(h->control, "r", 1, fds, 3)) {
+    kt__trace("miss: the warm helper %d is leaving", (int)h->pid);
+    release_helper(h);
+    return false;
+  }
+  j->pid = h->pid;
+  j->helper = h;
+  kt__trace("miss: handed to the warm helper (pid %d)", (int)h->pid);
+  return true;
+}
+
+/* Starts a helper for J; one that is to stay warm (IDLE_S > 0) gets a
+ * control socket and a thread that waits for its end. */
+static void start_helper(kt__miss_job *j, const char *path, const char *key, double idle_s, int request_fd,
+                         int reply_fd, int ready_fd, kt__sbuf *why) {
+  int ctl[2] = {-1, -1};
+  if (idle_s > 0 && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) != 0) ctl[0] = ctl[1] = -1;
+  pid_t pid = 0;
+  int rc = spawn_helper(path, request_fd, reply_fd, ready_fd, ctl[1], idle_s, &pid);
+  if (ctl[1] >= 0) close(ctl[1]);
+  if (rc != 0) {
+    if (ctl[0] >= 0) close(ctl[0]);
+    kt__sbuf_printf(why, "the tuning helper %s could not start: %s (set KTUNE_HELPER to the ktune-tuner executable)",
+                    path, strerror(rc));
+    return;
+  }
+  j->pid = pid;
+  kt__trace("miss: helper spawned (pid %d)", (int)pid);
+  if (ctl[0] < 0) return;
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, watch_forks);
+  warm_helper *h = kt__xcalloc(1, sizeof *h);
+  *h = (warm_helper){.pid = pid, .control = ctl[0], .key = kt__xstrdup(key), .busy = true};
+  pthread_t th;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  pthread_mutex_lock(&registry_lock);
+  bool kept = pthread_create(&th, &attr, keep_helper, h) == 0;
+  if (kept) {
+    h->next = warm_helpers;
+    warm_helpers = h;
+  }
+  pthread_mutex_unlock(&registry_lock);
+  pthread_attr_destroy(&attr);
+  if (kept) j->helper = h;
+  else { /* no thread to wait for it: it leaves after this tuning (its control socket closed) */ close(ctl[0]);
+    free_helper(h);
+  }
 }
 
 void kt__miss_job_hold(kt__miss_job *j) {
@@ -312,21 +476,20 @@ void kt__miss_job_unhold(kt__miss_job *j) {
   pthread_mutex_unlock(&j->hold_lock);
 }
 
-void kt__miss_job_start(kt__miss_job *j, int request_fd, kt__tune_pending *pending) {
+void kt__miss_job_start(kt__miss_job *j, int request_fd, kt__tune_pending *pending, const char *warm_key) {
   char path[4096];
-  kt__sbuf why = {0};
+  kt__sbuf why = {0}, key = {0};
   int fds[2] = {-1, -1}, ready[2] = {-1, -1};
-  pid_t pid = 0;
+  double idle_s = warm_key ? kt__miss_helper_idle_s() : 0;
   if (!kt__miss_helper_path(path, sizeof path, &why)) {
   } else if (pipe2(fds, O_CLOEXEC) != 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ready) != 0) {
     kt__sbuf_printf(&why, "no pipe for the tuning helper: %s", strerror(errno));
   } else {
-    int rc = spawn_helper(path, request_fd, fds[1], ready[0], &pid);
-    if (rc != 0)
-      kt__sbuf_printf(&why, "the tuning helper %s could not start: %s (set KTUNE_HELPER to the ktune-tuner executable)",
-                      path, strerror(rc));
+    kt__sbuf_printf(&key, "%s|%s", path, warm_key ? warm_key : "");
+    if (!(idle_s > 0 && to_warm_helper(j, key.s, request_fd, fds[1], ready[0])))
+      start_helper(j, path, key.s, idle_s, request_fd, fds[1], ready[0], &why);
   }
-  kt__trace("miss: helper spawned (pid %d)", (int)pid);
+  kt__sbuf_free(&key);
   if (fds[1] >= 0) close(fds[1]);
   if (why.len && fds[0] >= 0) close(fds[0]);
   if (ready[0] >= 0) close(ready[0]);
@@ -338,7 +501,6 @@ void kt__miss_job_start(kt__miss_job *j, int request_fd, kt__tune_pending *pendi
     kt__sbuf_free(&why);
     return;
   }
-  j->pid = pid;
   j->reply_fd = fds[0];
   j->ready_fd = ready[1];
   j->pending = pending;

@@ -32,7 +32,12 @@ kt__miss_job *kt__miss_job_get(const char *key, bool *created);
  * into the request (kt__tune_request_fill; NULL: it is complete), while
  * the helper starts, then tells the helper that its data is there. A
  * helper that cannot start fails the job. */
-void kt__miss_job_start(kt__miss_job *j, int request_fd, kt__tune_pending *pending);
+void kt__miss_job_start(kt__miss_job *j, int request_fd, kt__tune_pending *pending, const char *warm_key);
+/* WARM_KEY (NULL: none) names the backend and device of the tuning: a
+ * helper that tuned for the same one and is still warm (waiting for the
+ * application's next miss, KTUNE_HELPER_IDLE_S seconds, default 5; 0: no
+ * helper stays) serves it, else a new one starts, which then stays warm. */
+double kt__miss_helper_idle_s(void);
 /* Holds back the writing of PENDING's tensors (started or not yet) until
  * kt__miss_job_unhold: a background miss first loads its fallback, which
  * the download's driver calls (page-locking the request) would otherwise

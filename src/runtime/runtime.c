@@ -154,7 +154,14 @@ static kt__miss_job *tuning_job(kt_kernel *k, kt__store *store, const kt__store_
     kt__trace("miss: request written");
     /* In the background the fallback is loaded first (rt_miss unholds). */
     if (k->ctx->opts.miss_policy == KT_MISS_BACKGROUND) kt__miss_job_hold(j);
-    kt__miss_job_start(j, fd, pending);
+    kt__sbuf device = {0};
+    kt__sbuf_printf(&device, "%s/%d/%s", key->device->backend, key->device->index, key->device->name);
+    /* A warm helper's later tunings cannot start workers of their own: a
+     * kernel whose tuning needs another one (@reference) or a check does
+     * not go to one. */
+    bool warm = !k->decl->reference && !k->decl->check;
+    kt__miss_job_start(j, fd, pending, warm ? device.s : NULL);
+    kt__sbuf_free(&device);
   }
   pthread_mutex_unlock(&eb_lock);
   kt__sbuf_free(&name);

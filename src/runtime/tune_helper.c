@@ -2,13 +2,17 @@
 #include "tune_helper.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
+#include "../fdpass.h"
 #include "../handles/context.h"
 #include "../tuner/result.h"
 #include "key_lock.h"
@@ -152,13 +156,14 @@ static void tune_and_reply(kt_kernel *k, const kt__tune_request *r, int ready, i
   kt_result_destroy(res);
 }
 
-static int serve(const kt__tune_request *r, int ready, int out) {
+static int serve(const kt__tune_request *r, int ready, int out, bool warm) {
   kt_options opts = context_options(r);
   kt_context *ctx = NULL;
   kt_kernel *k = NULL;
   void *args[KT__RT_MAX_ARGS] = {0};
   int rc = kt_context_create(&opts, &ctx);
   if (rc == KT_OK) rc = load_kernel(ctx, r, args, &k);
+  if (rc == KT_OK) k->keep_worker = warm;
   int lock = -1;
   if (rc == KT_OK && !r->no_db)
     rc = kt__key_lock(kt__tune_request_text(r, r->db), kt__tune_request_text(r, r->key), &stop_flag, &lock, &ctx->err);
@@ -187,28 +192,82 @@ static bool parse_fd(const char *s, int *fd) {
   return true;
 }
 
+/* Serves the request in fd IN, replying on OUT; its data is announced on
+ * READY. All three are closed here. */
+static int serve_request(int in, int out, int ready, bool warm) {
+  const kt__tune_request *r = NULL;
+  size_t len = 0;
+  kt__errbuf eb = {{0}};
+  int status = 2;
+  if (kt__tune_request_map(in, &r, &len, &eb) != KT_OK) {
+    fprintf(stderr, "%s\n", eb.msg);
+    reply_failed(out, KT_INVALID, eb.msg);
+  } else {
+    kt__trace("helper: started");
+    status = serve(r, ready, out, warm);
+    munmap((void *)r, len);
+  }
+  close(in);
+  close(ready);
+  close(out);
+  return status;
+}
+
+/* The next request on CONTROL (a byte with its three files), waiting at
+ * most IDLE_S; false when none comes: the application ended (an end of
+ * file), the wait timed out, or a signal asks to stop. A request sent while
+ * the helper gives up waiting is still served: reading is shut down first
+ * (later sends fail, and the application starts another helper), then
+ * what had come is read. */
+static bool next_request(int control, double idle_s, int fds[3]) {
+  struct pollfd p = {.fd = control, .events = POLLIN};
+  int n;
+  while ((n = poll(&p, 1, (int)(idle_s * 1000))) < 0 && errno == EINTR && !stop_flag) continue;
+  if (n <= 0 || stop_flag) {
+    shutdown(control, SHUT_RD);
+    if (stop_flag) return false;
+    fcntl(control, F_SETFL, O_NONBLOCK);
+  }
+  char c;
+  int nfds = 0;
+  if (!kt__recv_fds(control, &c, 1, fds, 3, &nfds)) return false;
+  if (nfds == 3) return true;
+  for (int i = 0; i < nfds; i++) close(fds[i]);
+  return false;
+}
+
+static bool parse_seconds(const char *s, double *out) {
+  char *end;
+  double v = s ? strtod(s, &end) : -1;
+  if (!s || end == s || *end || !(v >= 0) || v > 86400) return false;
+  *out = v;
+  return true;
+}
+
 int kt__tune_helper_main(int argc, char **argv) {
-  int in = -1, out = -1, ready = -1;
-  if (argc != 7 || strcmp(argv[1], "--request") != 0 || !parse_fd(argv[2], &in) || strcmp(argv[3], "--reply") != 0 ||
-      !parse_fd(argv[4], &out) || strcmp(argv[5], "--ready") != 0 || !parse_fd(argv[6], &ready)) {
-    fprintf(stderr, "usage: ktune-tuner --request FD --reply FD --ready FD\n"
+  int in = -1, out = -1, ready = -1, control = -1;
+  double idle_s = 0;
+  bool ok = (argc == 7 || argc == 11) && strcmp(argv[1], "--request") == 0 && parse_fd(argv[2], &in) &&
+            strcmp(argv[3], "--reply") == 0 && parse_fd(argv[4], &out) && strcmp(argv[5], "--ready") == 0 &&
+            parse_fd(argv[6], &ready);
+  if (ok && argc == 11)
+    ok = strcmp(argv[7], "--control") == 0 && parse_fd(argv[8], &control) && strcmp(argv[9], "--idle") == 0 &&
+         parse_seconds(argv[10], &idle_s);
+  if (!ok) {
+    fprintf(stderr, "usage: ktune-tuner --request FD --reply FD --ready FD [--control FD --idle SECONDS]\n"
                     "ktune-tuner is the tuning process kt_launch starts on a miss; it is not run by hand.\n");
     return 2;
   }
   install_signals();
-  const kt__tune_request *r = NULL;
-  size_t len = 0;
-  kt__errbuf eb = {{0}};
-  if (kt__tune_request_map(in, &r, &len, &eb) != KT_OK) {
-    fprintf(stderr, "%s\n", eb.msg);
-    reply_failed(out, KT_INVALID, eb.msg);
-    return 2;
+  int status = serve_request(in, out, ready, control >= 0);
+  if (control < 0) return status;
+  /* Warm: the next miss of the application, until it ends or IDLE_S pass. */
+  int fds[3];
+  while (!stop_flag && next_request(control, idle_s, fds)) {
+    kt__trace("helper: a request of the application while warm");
+    status = serve_request(fds[0], fds[1], fds[2], true);
   }
-  close(in);
-  kt__trace("helper: started");
-  int status = serve(r, ready, out);
-  close(ready);
-  munmap((void *)r, len);
-  close(out);
+  kt__trace("helper: leaving (%s)", stop_flag ? "stopped" : "no more requests");
+  close(control);
   return status;
 }

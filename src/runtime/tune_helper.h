@@ -10,8 +10,13 @@
 #ifndef KT_TUNE_HELPER_H
 #define KT_TUNE_HELPER_H
 
-/* The helper's main: `ktune-tuner --request FD --reply FD`; exit status 0
- * when it replied, 2 for bad arguments or a bad request. */
+/* The helper's main: `ktune-tuner --request FD --reply FD --ready FD
+ * [--control FD --idle SECONDS]`; exit status 0 when it replied, 2 for bad
+ * arguments or a bad request. With --control it stays warm after its
+ * tuning: its device worker kept (tuner/worker_client.h), it serves the
+ * application's next miss, which comes on the control socket as one byte
+ * with the three descriptors of a request, and leaves once the application
+ * closes that socket (it ended) or SECONDS pass without one. */
 int kt__tune_helper_main(int argc, char **argv);
 
 #endif

@@ -1351,11 +1351,13 @@ static int start(tuning *t) {
                          .rtol = -1,
                          .workdir = t->workdir,
                          .check = t->has_check ? &t->check : NULL,
-                         .bincache = &t->k->ctx->bincache};
+                         .bincache = &t->k->ctx->bincache,
+                         .constants_seed = t->o.seed ? t->o.seed : 42};
   t->setup = ws;
   /* The worker opens its device (a CUDA context: 0.26 s on the H200) while
-   * the tuner writes the tensors it will upload. */
-  KT__FORWARD(kt__worker_launch(&ws, &t->worker, t->eb));
+   * the tuner writes the tensors it will upload; a kept one has it open. */
+  if (!t->k->keep_worker || kt__worker_rebind(&ws, &t->worker, t->eb) != KT_OK)
+    KT__FORWARD(kt__worker_launch(&ws, &t->worker, t->eb));
   rc = kt__argset_fill(d, t->o.seed ? t->o.seed : 42, t->k->inputs, t->k->expects, t->k->tune_args, t->args, t->eb);
   if (rc != KT_OK) return locate_error(t, rc);
   if (t->k->tune_args) KT__FORWARD(use_caller_data(t));
@@ -1382,7 +1384,7 @@ static void finish(tuning *t) {
   kt__pool_free(t->pool);
   kt__trace("teardown: compile threads joined");
   if (t->worker) t->r->restarts = kt__worker_restarts(t->worker);
-  kt__worker_stop(t->worker);
+  if (!t->k->keep_worker || !kt__worker_bindable(&t->setup) || !kt__worker_park(t->worker)) kt__worker_stop(t->worker);
   kt__trace("teardown: worker stopped");
   kt__argset_free(t->args);
   kt__constants_free(t->constants);

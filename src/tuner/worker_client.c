@@ -22,6 +22,7 @@
 #include "../device/socket_io.h"
 #include "../device/worker.h"
 #include "../device/zygote.h"
+#include "../fdpass.h"
 
 enum { MAX_DEVICES = 64 };
 static const double START_TIMEOUT_S = 120; /* opening a GPU can take a while */
@@ -36,7 +37,16 @@ struct kt__worker {
   int restarts;
   kt__device_info info;
   char printed[KT__OUTPUT_KEEP]; /* what the current request printed */
+  /* A kept worker's binding to the current tuning (kt__worker_rebind): sent
+   * again to each replacement, which the zygote forks with the first
+   * tuning's setup. NULL: the forked setup is the current one. */
+  char *bind_msg;
+  size_t bind_len;
+  bool bind_pending; /* kt__worker_ready sends it after the hello */
 };
+
+/* The worker the tuning helper keeps between tunings (kt__worker_park). */
+static kt__worker *parked;
 
 /* "worker crashed: SIGSEGV (Segmentation fault)" and the like. */
 static void describe_exit(int status, char *out, size_t size) {
@@ -110,9 +120,99 @@ static int spawn_finish(kt__worker *w, kt__errbuf *eb) {
   return rc;
 }
 
+/* Binds a live worker to W's current setup; its hello follows (spawn_finish). */
+static int send_bind(kt__worker *w, kt__errbuf *eb) {
+  int fd = w->setup.args->fd;
+  if (kt__send_fds(w->fd, w->bind_msg, w->bind_len, &fd, 1)) return KT_OK;
+  bury(w, NULL, 0, NULL);
+  return kt__err(eb, KT_NOBACKEND, "the kept worker is gone");
+}
+
 static int spawn(kt__worker *w, kt__errbuf *eb) {
   KT__FORWARD(spawn_begin(w, eb));
+  KT__FORWARD(spawn_finish(w, eb));
+  if (!w->bind_msg) return KT_OK;
+  KT__FORWARD(send_bind(w, eb));
   return spawn_finish(w, eb);
+}
+
+/* Appends N bytes of P to the message being built. */
+static void put(char **msg, size_t *len, const void *p, size_t n) {
+  *msg = kt__xrealloc(*msg, *len + n);
+  memcpy(*msg + *len, p, n);
+  *len += n;
+}
+
+static void put_text(char **msg, size_t *len, const char *text) { put(msg, len, text, strlen(text) + 1); }
+
+/* The bind request of setup S (protocol.h, kt__bind). */
+static void bind_message(const kt__worker_setup *s, char **msg, size_t *len) {
+  kt__request rq = {.kind = KT__REQ_BIND};
+  const kt__argset *a = s->args;
+  kt__bind b = {.lang = (int32_t)s->file->lang,
+                .nsizes = s->sizes->n,
+                .ntensors = a->ntensors,
+                .has_constants = s->constants != NULL,
+                .constants_seed = s->constants_seed,
+                .atol = s->atol,
+                .rtol = s->rtol,
+                .path_len = strlen(s->file->src.path),
+                .source_len = strlen(s->file->src.text),
+                .kernel_len = strlen(s->decl->name),
+                .workdir_len = strlen(s->workdir)};
+  if (s->bincache) b.bincache = *s->bincache;
+  *msg = NULL;
+  *len = 0;
+  put(msg, len, &rq, sizeof rq);
+  put(msg, len, &b, sizeof b);
+  put(msg, len, s->sizes->values, (size_t)s->sizes->n * sizeof *s->sizes->values);
+  for (int k = 0; k < a->ntensors; k++) put(msg, len, &a->tensors[k].compared, 1);
+  for (int k = 0; k < a->ntensors; k++) put(msg, len, &a->tensors[k].reference_set, 1);
+  put_text(msg, len, s->file->src.path);
+  put_text(msg, len, s->file->src.text);
+  put_text(msg, len, s->decl->name);
+  put_text(msg, len, s->workdir);
+}
+
+bool kt__worker_bindable(const kt__worker_setup *s) {
+  return s->args && !s->check && s->nextra == 0 && s->args->fd >= 0;
+}
+
+bool kt__worker_park(kt__worker *w) {
+  if (!w || !w->pid) return false;
+  if (parked && parked != w) kt__worker_stop(parked);
+  parked = w;
+  free(w->bind_msg);
+  w->bind_msg = NULL; /* the tuning's setup is freed after this */
+  memset(&w->setup, 0, sizeof w->setup);
+  kt__trace("worker: kept for the next tuning (pid %d)", (int)w->pid);
+  return true;
+}
+
+int kt__worker_rebind(const kt__worker_setup *setup, kt__worker **out, kt__errbuf *eb) {
+  *out = NULL;
+  kt__worker *w = parked;
+  if (!w || !kt__worker_bindable(setup)) return KT_NOTFOUND;
+  parked = NULL;
+  if (w->info.index != setup->device || strcmp(w->info.backend, setup->backend->name) != 0) {
+    kt__worker_stop(w);
+    return KT_NOTFOUND;
+  }
+  w->setup = *setup;
+  bind_message(setup, &w->bind_msg, &w->bind_len);
+  if (w->pid && send_bind(w, eb) == KT_OK) {
+    w->bind_pending = false;
+  } else { /* it died while kept: a fresh one from the zygote, bound once it opened the device */
+    int rc = spawn_begin(w, eb);
+    if (rc != KT_OK) {
+      kt__worker_stop(w);
+      return rc;
+    }
+    w->bind_pending = true;
+  }
+  kt__trace("worker: kept worker bound to %s", setup->decl->name);
+  *out = w;
+  return KT_OK;
 }
 
 /* A worker that failed to start: its zygote (and with it the child) ends. */
@@ -139,6 +239,11 @@ int kt__worker_launch(const kt__worker_setup *setup, kt__worker **out, kt__errbu
 int kt__worker_ready(kt__worker **wp, kt__device_info *info, kt__errbuf *eb) {
   kt__worker *w = *wp;
   int rc = spawn_finish(w, eb);
+  if (rc == KT_OK && w->bind_pending) {
+    w->bind_pending = false;
+    rc = send_bind(w, eb);
+    if (rc == KT_OK) rc = spawn_finish(w, eb);
+  }
   if (rc != KT_OK) {
     discard(w);
     *wp = NULL;
@@ -206,8 +311,10 @@ int kt__worker_restarts(const kt__worker *w) { return w->restarts; }
  * buffers, the context) kept the tuner waiting 0.26 s of a 2 s tuning. */
 void kt__worker_stop(kt__worker *w) {
   if (!w) return;
+  if (w == parked) parked = NULL;
   if (w->pid) close(w->fd);
   kt__zygote_stop(w->zygote);
+  free(w->bind_msg);
   free(w);
 }
 

@@ -27,6 +27,22 @@ void kt__worker_request(kt__worker *w, const kt__request *req, kt__reply *rep, d
 int kt__worker_restarts(const kt__worker *w);
 void kt__worker_stop(kt__worker *w);
 
+/* Keeping a worker between tunings (the tuning helper, which serves one
+ * application's misses one after the other): its device stays open, so the
+ * next tuning skips the driver's start (cuInit and a context).
+ * Whether a worker can be bound to SETUP's tuning: no check, no extra names
+ * (the @reference kernel's worker), tensors in a memfd. */
+bool kt__worker_bindable(const kt__worker_setup *setup);
+/* Keeps W (alive, between requests) for the next kt__worker_rebind instead
+ * of stopping it; false (W untouched) when it is not alive. One is kept per
+ * process: an older one is stopped. */
+bool kt__worker_park(kt__worker *w);
+/* kt__worker_launch for a kept worker of SETUP's backend and device, bound
+ * to SETUP (protocol.h, kt__bind); kt__worker_ready then waits for it. One
+ * that died while kept is replaced from its zygote. KT_NOTFOUND when none is
+ * kept for that device or SETUP is not bindable (the caller launches). */
+int kt__worker_rebind(const kt__worker_setup *setup, kt__worker **out, kt__errbuf *eb);
+
 /* Lists the devices of BE from a short-lived child process. */
 int kt__worker_list_devices(const kt__backend *be, kt__device_info *out, int max, int *count, kt__errbuf *eb);
 
