@@ -198,3 +198,7 @@ int kt__be_fill(const kt__backend *be, void *state, void *buf, size_t bytes, con
 void kt__be_pin_host(const kt__backend *be, void *state, void *host, size_t bytes) {
   if (be->pin_host && host && bytes) be->pin_host(state, host, bytes);
 }
+
+void kt__be_unpin_host(const kt__backend *be, void *state, void *host) {
+  if (be->unpin_host && host) be->unpin_host(state, host);
+}

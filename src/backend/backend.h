@@ -217,6 +217,9 @@ typedef struct kt__backend {
    * worker's scratch, which every check downloads into) so transfers run
    * at full speed. A hint. */
   void (*pin_host)(void *state, void *host, size_t bytes);
+  /* WORKER, optional with pin_host: undoes it before HOST is freed (a worker
+   * kept between tunings frees its scratch). */
+  void (*unpin_host)(void *state, void *host);
   /* kt_launch, optional: waits until the work enqueued on STREAM (the
    * caller's CUstream / cl_command_queue, not NULL) is done, so that a copy
    * of the caller's buffers sees what its earlier kernels wrote. NULL: the
@@ -285,6 +288,7 @@ void kt__be_prebuild(const kt__backend *be, void *state, const kt__build *b, int
 int kt__be_fill(const kt__backend *be, void *state, void *buf, size_t bytes, const void *pattern, size_t pattern_size,
                 kt__errbuf *eb);
 void kt__be_pin_host(const kt__backend *be, void *state, void *host, size_t bytes);
+void kt__be_unpin_host(const kt__backend *be, void *state, void *host);
 /* KT_OK at once for a NULL stream or a backend without wait. */
 int kt__be_wait(const kt__backend *be, void *state, void *stream, kt__errbuf *eb);
 /* KT_NOTFOUND when the backend takes no snapshots (backend.h). */

@@ -824,6 +824,11 @@ static void cuda_pin_host(void *state, void *host, size_t bytes) {
   if (!s->poisoned) cu.MemHostRegister(host, bytes, 0);
 }
 
+static void cuda_unpin_host(void *state, void *host) {
+  cuda_state *s = state;
+  if (!s->poisoned) cu.MemHostUnregister(host); /* an error: it was not pinned */
+}
+
 /* ---- a miss's snapshot of the caller's buffers ---- */
 
 /* Device copies of the caller's buffers, taken in its stream's order, and
@@ -925,6 +930,7 @@ const kt__backend kt__backend_cuda = {
     .unload = cuda_unload,
     .fill = cuda_fill,
     .pin_host = cuda_pin_host,
+    .unpin_host = cuda_unpin_host,
     .check = cuda_check,
     .alloc = cuda_alloc,
     .release = cuda_release,

@@ -70,7 +70,9 @@ typedef enum kt__req_kind {
   KT__REQ_PREBUILD,  /* queue this configuration's build: backends that build at
                         load time (OpenCL) then build the queue on all cores before
                         the next other request */
-  KT__REQ_BIND       /* serve another tuning from now on (kt__bind) */
+  KT__REQ_BIND,      /* serve another tuning from now on (kt__bind) */
+  KT__REQ_RELEASE    /* free the tuning's buffers and configurations, keep the
+                        device open: the worker is kept for a later KT__REQ_BIND */
 } kt__req_kind;
 
 typedef struct kt__request {

@@ -640,8 +640,9 @@ static kt__status serve(child *c, const kt__request *rq, kt__reply *rp, kt__errb
     rp->sample_s = s / reps;
     return st;
   }
-  case KT__REQ_PREBUILD:    /* served above */
-  case KT__REQ_BIND: break; /* served by the loop (bind) */
+  case KT__REQ_PREBUILD: /* served above */
+  case KT__REQ_BIND:
+  case KT__REQ_RELEASE: break; /* served by the loop (bind, release) */
   }
   return kt__fail(eb, KT__ST_RUNTIME, "bad request kind %d", (int)rq->kind);
 }
@@ -730,6 +731,7 @@ static void child_release(child *c) {
   free(c->pristine);
   free(c->refdev);
   free(c->refdev_ready);
+  kt__be_unpin_host(c->s->backend, c->state, c->scratch);
   free(c->scratch);
   for (int k = 0; c->outputs && k < c->s->args->ntensors; k++) free(c->outputs[k]);
   free(c->outputs);
@@ -742,6 +744,15 @@ static void child_teardown(child *c) {
 }
 
 /* ---- serving another tuning (KT__REQ_BIND) ------------------------------ */
+
+/* KT__REQ_RELEASE: the setup's buffers and loaded configurations freed, the
+ * device and the setup kept. Before the next tuning compiles anything: its
+ * compiled files may take the paths of the ones loaded here. */
+static void release(child *c) {
+  child_release(c);
+  child fresh = {.s = c->s, .state = c->state, .info = c->info, .bound = c->bound};
+  *c = fresh;
+}
 
 /* The setup B and its BYTES describe, over the tensors in MEMFD; the device
  * is the one already open (BACKEND, DEVICE). */
@@ -818,10 +829,10 @@ static int bind(child *c, int fd, int memfd, kt__errbuf *eb) {
     return rc;
   }
   kt__trace("worker: bound to %s", n->setup.decl->name);
-  child_release(c);
+  release(c);
   bound_free(c->bound);
-  child fresh = {.s = &n->setup, .state = c->state, .info = c->info, .bound = n};
-  *c = fresh;
+  c->s = &n->setup;
+  c->bound = n;
   return setup_buffers(c, eb);
 }
 
@@ -874,6 +885,13 @@ void kt__worker_main(const kt__worker_setup *s, int fd, pid_t parent) {
     }
     if (nfds) close(memfd);
     memset(rp, 0, sizeof *rp);
+    if (rq.kind == KT__REQ_RELEASE) {
+      kt__trace("worker: released, kept");
+      release(&c);
+      rp->status = KT__ST_OK;
+      if (!kt__send_all(fd, rp, sizeof *rp)) break;
+      continue;
+    }
     eb.msg[0] = 0;
     rp->status = serve(&c, &rq, rp, &eb);
     if (rp->status == KT__ST_OK) rp->status = check_state(&c, &eb); /* the timed runs too */

@@ -43,6 +43,12 @@ struct kt__miss_job {
   bool in_registry;           /* under registry_lock */
   kt__miss_job *next;         /* registry */
   struct warm_helper *helper; /* the helper that stays warm (NULL: it exits after this job) */
+  /* Handed to a helper that was warm already: until it says it took the
+   * request, a copy of the request and how to start another helper if it
+   * died first (retake). */
+  int retry_request;
+  char *retry_path, *retry_key;
+  double retry_idle_s;
 };
 
 /* A helper that stays after its tuning for the application's next miss
@@ -74,6 +80,7 @@ kt__miss_job *kt__miss_job_get(const char *key, bool *created) {
     j->key = kt__xstrdup(key);
     j->reply_fd = -1;
     j->ready_fd = -1;
+    j->retry_request = -1;
     pthread_mutex_init(&j->hold_lock, NULL);
     pthread_cond_init(&j->hold_cond, NULL);
     j->in_registry = true;
@@ -96,6 +103,8 @@ static void unlink_locked(kt__miss_job *j) {
 }
 
 static void free_job(kt__miss_job *j) {
+  free(j->retry_path);
+  free(j->retry_key);
   free(j->key);
   free(j->config);
   kt__sbuf_free(&j->why);
@@ -342,18 +351,24 @@ static void release_helper(warm_helper *h) {
   if (gone) free_helper(h);
 }
 
+static void retake(kt__miss_job *j, kt__sbuf *failed);
+
 static void *wait_helper(void *arg) {
   kt__miss_job *j = arg;
   kt__sbuf text = {0}, failed = {0};
+  if (j->retry_request >= 0) retake(j, &failed);
   if (j->ready_fd >= 0) hand_data(j, &failed);
   read_reply(j->reply_fd, &text);
   close(j->reply_fd);
   int status = 0;
-  if (j->helper) status = warm_status(j->helper, text.s && strchr(text.s, '\n'));
+  bool complete = text.s && strchr(text.s, '\n');
+  if (j->helper) status = warm_status(j->helper, complete);
   else
     while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR) continue;
-  kt__trace("miss: helper %d ended (%s %d), reply of %zu bytes", j->pid, WIFSIGNALED(status) ? "signal" : "status",
-            WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), text.len);
+  if (j->helper && complete) kt__trace("miss: the warm helper %d replied (%zu bytes)", j->pid, text.len);
+  else
+    kt__trace("miss: helper %d ended (%s %d), reply of %zu bytes", j->pid, WIFSIGNALED(status) ? "signal" : "status",
+              WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), text.len);
   take_reply(j, text.s ? text.s : "", status);
   if (failed.len) { /* the helper's reply to an end of file says less */
     j->outcome = KT__MISS_FAILED;
@@ -363,9 +378,10 @@ static void *wait_helper(void *arg) {
   }
   kt__sbuf_free(&text);
   kt__sbuf_free(&failed);
-  warm_helper *h = j->helper;
-  finish(j); /* J may be gone now */
-  if (h) release_helper(h);
+  /* Free for the next miss before this one's waiters wake: a blocking
+   * caller's next miss comes at once. */
+  if (j->helper) release_helper(j->helper);
+  finish(j);
   return NULL;
 }
 
@@ -419,6 +435,7 @@ static bool to_warm_helper(kt__miss_job *j, const char *key, int request_fd, int
   }
   j->pid = h->pid;
   j->helper = h;
+  j->retry_request = fcntl(request_fd, F_DUPFD_CLOEXEC, 0);
   kt__trace("miss: handed to the warm helper (pid %d)", (int)h->pid);
   return true;
 }
@@ -476,6 +493,48 @@ void kt__miss_job_unhold(kt__miss_job *j) {
   pthread_mutex_unlock(&j->hold_lock);
 }
 
+/* Whether the warm helper took J's request: its byte on the control
+ * socket (only J's thread reads it: one job at a time runs on a helper). */
+static bool taken(warm_helper *h) {
+  char c;
+  ssize_t n;
+  while ((n = recv(h->control, &c, 1, 0)) < 0 && errno == EINTR) continue;
+  return n == 1;
+}
+
+/* A request handed to a warm helper that died before it took it (killed
+ * between misses, say): another helper, started now, takes it. The data
+ * already handed over (READY_FD closed) is announced to it again. */
+static void retake(kt__miss_job *j, kt__sbuf *failed) {
+  warm_helper *h = j->helper;
+  bool ok = taken(h);
+  if (!ok) {
+    kt__trace("miss: the warm helper %d ended before it took the request: another one takes it", j->pid);
+    release_helper(h);
+    j->helper = NULL;
+    int fds[2] = {-1, -1}, ready[2] = {-1, -1};
+    kt__sbuf why = {0};
+    if (pipe2(fds, O_CLOEXEC) != 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ready) != 0)
+      kt__sbuf_printf(&why, "no pipe for the tuning helper: %s", strerror(errno));
+    else start_helper(j, j->retry_path, j->retry_key, j->retry_idle_s, j->retry_request, fds[1], ready[0], &why);
+    if (fds[1] >= 0) close(fds[1]);
+    if (ready[0] >= 0) close(ready[0]);
+    close(j->reply_fd);
+    j->reply_fd = fds[0];
+    bool handed = j->ready_fd < 0;
+    if (j->ready_fd >= 0) close(j->ready_fd);
+    j->ready_fd = ready[1];
+    if (why.len) kt__sbuf_printf(failed, "%s", why.s);
+    else if (handed) {
+      j->pending = NULL; /* written already */
+      hand_data(j, failed);
+    }
+    kt__sbuf_free(&why);
+  }
+  close(j->retry_request);
+  j->retry_request = -1;
+}
+
 void kt__miss_job_start(kt__miss_job *j, int request_fd, kt__tune_pending *pending, const char *warm_key) {
   char path[4096];
   kt__sbuf why = {0}, key = {0};
@@ -486,8 +545,13 @@ void kt__miss_job_start(kt__miss_job *j, int request_fd, kt__tune_pending *pendi
     kt__sbuf_printf(&why, "no pipe for the tuning helper: %s", strerror(errno));
   } else {
     kt__sbuf_printf(&key, "%s|%s", path, warm_key ? warm_key : "");
-    if (!(idle_s > 0 && to_warm_helper(j, key.s, request_fd, fds[1], ready[0])))
+    if (idle_s > 0 && to_warm_helper(j, key.s, request_fd, fds[1], ready[0])) {
+      j->retry_path = kt__xstrdup(path);
+      j->retry_key = kt__xstrdup(key.s);
+      j->retry_idle_s = idle_s;
+    } else {
       start_helper(j, path, key.s, idle_s, request_fd, fds[1], ready[0], &why);
+    }
   }
   kt__sbuf_free(&key);
   if (fds[1] >= 0) close(fds[1]);

@@ -231,7 +231,11 @@ static bool next_request(int control, double idle_s, int fds[3]) {
   char c;
   int nfds = 0;
   if (!kt__recv_fds(control, &c, 1, fds, 3, &nfds)) return false;
-  if (nfds == 3) return true;
+  if (nfds == 3) { /* taken: the application need not start another helper for it */
+    ssize_t w;
+    while ((w = send(control, "t", 1, MSG_NOSIGNAL)) < 0 && errno == EINTR) continue;
+    return true;
+  }
   for (int i = 0; i < nfds; i++) close(fds[i]);
   return false;
 }

@@ -180,6 +180,12 @@ bool kt__worker_bindable(const kt__worker_setup *s) {
 
 bool kt__worker_park(kt__worker *w) {
   if (!w || !w->pid) return false;
+  kt__request rq = {.kind = KT__REQ_RELEASE};
+  kt__reply *rep = kt__xmalloc(sizeof *rep);
+  kt__worker_request(w, &rq, rep, 30);
+  bool released = rep->status == KT__ST_OK && w->pid;
+  free(rep);
+  if (!released) return false;
   if (parked && parked != w) kt__worker_stop(parked);
   parked = w;
   free(w->bind_msg);

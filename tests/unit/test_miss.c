@@ -22,7 +22,12 @@
 #include "runtime/runtime.h"
 #include "tuner/result.h"
 
-__attribute__((constructor)) static void use_built_helper(void) { setenv("KTUNE_HELPER", KTUNE_HELPER_PATH, 0); }
+/* The built helper; helpers stay warm for a second only, so that the
+ * processes-left checks need not wait long (the warm cases set more). */
+__attribute__((constructor)) static void use_built_helper(void) {
+  setenv("KTUNE_HELPER", KTUNE_HELPER_PATH, 0);
+  setenv("KTUNE_HELPER_IDLE_S", "1", 0);
+}
 
 /* ---- fixtures --------------------------------------------------------- */
 
@@ -83,7 +88,7 @@ static void capture_start(void) {
 
 /* What was printed so far (static); the capture goes on. */
 static const char *captured(void) {
-  static char text[65536];
+  static char text[1 << 20]; /* traces of several tunings */
   fflush(stderr);
   ssize_t n = pread(capture_fd, text, sizeof text - 1, 0);
   text[n > 0 ? n : 0] = 0;
@@ -537,6 +542,115 @@ TEST(background_tuning_finishes_after_the_application_exits) {
   check_affine(x, y, n);
   kt_kernel_destroy(k);
   kt_context_destroy(ctx);
+}
+
+/* ---- a warm helper ------------------------------------------------------ */
+
+/* A blocking miss of affine at N on K, its output checked; what it printed. */
+static const char *miss_affine(kt_kernel *k, int n) {
+  static float x[1024], y[1024];
+  const char *out;
+  ASSERT_EQ(launch_affine_captured(k, x, y, n, &out), KT_OK);
+  check_affine(x, y, n);
+  return out;
+}
+
+/* The pid in the trace line "miss: helper spawned (pid N)", the WHICH-th. */
+static int spawned_pid(const char *out, int which) {
+  const char *at = out;
+  for (int i = 0; i <= which; i++) {
+    at = strstr(at, "miss: helper spawned (pid ");
+    if (!at) return 0;
+    at += strlen("miss: helper spawned (pid ");
+  }
+  return atoi(at);
+}
+
+/* The second key of an application's kernel goes to the helper that tuned
+ * the first: no new process, and its worker's device stays open (bound to
+ * the new tuning, not opened again). The helper leaves when the
+ * application ends, long before its idle time. */
+TEST(warm_helper_tunes_the_next_key_with_its_device_open) {
+  setenv("KTUNE_PRINT_AUTOTUNING", "1", 1);
+  setenv("KTUNE_TRACE", "1", 1);
+  setenv("KTUNE_HELPER_IDLE_S", "60", 1);
+  const char *mark = mark_processes();
+  capture_start();
+  fflush(NULL);
+  pid_t app = fork();
+  if (app == 0) {
+    kt_context *ctx = context(KT_MISS_TUNE, NULL);
+    kt_kernel *k = load(ctx, "affine.c", slow_source(0), "c");
+    static float x[512], y[512];
+    for (int n = 256; n <= 512; n *= 2) { /* stderr is captured already */
+      for (int i = 0; i < n; i++) x[i] = (float)i;
+      void *args[] = {x, y, &n};
+      if (kt_launch(k, (int64_t[]){n}, args, NULL) != KT_OK) _exit(1);
+      check_affine(x, y, n);
+    }
+    fflush(NULL);
+    _exit(0); /* the warm helper still waiting */
+  }
+  int status = -1;
+  ASSERT_EQ(waitpid(app, &status, 0), app);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  ASSERT_EQ(processes_left(mark), 0); /* within 10 s, not the 60 s idle */
+  const char *out = captured();
+  capture_end();
+  ASSERT_CONTAINS(out, "key [N=256]: tuned 4 configurations");
+  ASSERT_CONTAINS(out, "key [N=512]: tuned 4 configurations");
+  ASSERT_EQ(count(out, "miss: helper spawned"), 1);
+  ASSERT_EQ(count(out, "miss: handed to the warm helper"), 1);
+  ASSERT_EQ(count(out, "helper: a request of the application while warm"), 1);
+  ASSERT_EQ(count(out, "worker: device open"), 1);
+  ASSERT_EQ(count(out, "worker: bound to affine"), 1);
+  ASSERT_CONTAINS(out, "helper: leaving (no more requests)");
+}
+
+/* A warm helper killed between misses: the next miss notices and starts a
+ * new one, which tunes. */
+TEST(warm_helper_killed_between_misses_is_replaced) {
+  setenv("KTUNE_PRINT_AUTOTUNING", "1", 1);
+  setenv("KTUNE_TRACE", "1", 1);
+  setenv("KTUNE_HELPER_IDLE_S", "60", 1);
+  const char *mark = mark_processes();
+  kt_context *ctx = context(KT_MISS_TUNE, NULL);
+  kt_kernel *k = load(ctx, "affine.c", slow_source(0), "c");
+  const char *out = miss_affine(k, 256);
+  ASSERT_CONTAINS(out, "key [N=256]: tuned 4 configurations");
+  int pid = spawned_pid(out, 0);
+  ASSERT_TRUE(pid > 1);
+  ASSERT_EQ(kill(pid, SIGKILL), 0);
+  setenv("KTUNE_HELPER_IDLE_S", "1", 1); /* the replacement leaves soon */
+  out = miss_affine(k, 512);
+  ASSERT_CONTAINS(out, "key [N=512]: tuned 4 configurations");
+  int again = spawned_pid(out, 0);
+  ASSERT_TRUE(again > 1 && again != pid);
+  /* Noticed either way: dead before the miss, the handing over failed or
+   * was not taken. */
+  ASSERT_TRUE(strstr(out, "handed to the warm helper") == NULL || strstr(out, "is leaving") ||
+              strstr(out, "ended before it took the request"));
+  kt_kernel_destroy(k);
+  kt_context_destroy(ctx);
+  ASSERT_EQ(processes_left(mark), 0);
+}
+
+/* With KTUNE_HELPER_IDLE_S=0 no helper stays: each miss starts its own. */
+TEST(no_warm_helper_with_idle_zero) {
+  setenv("KTUNE_TRACE", "1", 1);
+  setenv("KTUNE_HELPER_IDLE_S", "0", 1);
+  const char *mark = mark_processes();
+  kt_context *ctx = context(KT_MISS_TUNE, NULL);
+  kt_kernel *k = load(ctx, "affine.c", slow_source(0), "c");
+  const char *first = miss_affine(k, 256);
+  ASSERT_EQ(count(first, "miss: helper spawned"), 1);
+  ASSERT_TRUE(strstr(first, "worker: kept") == NULL);
+  const char *second = miss_affine(k, 512);
+  ASSERT_EQ(count(second, "miss: helper spawned"), 1);
+  ASSERT_TRUE(strstr(second, "handed to the warm helper") == NULL);
+  kt_kernel_destroy(k);
+  kt_context_destroy(ctx);
+  ASSERT_EQ(processes_left(mark), 0);
 }
 
 /* ---- one tuning per key ----------------------------------------------- */
