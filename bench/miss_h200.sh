@@ -11,9 +11,10 @@
 #    time, then the first call's latency on the prepared handle, when the
 #    winner was stored, the adopting call, a second key's first call);
 #    later calls' host time beside a bare cuLaunchKernel; the cost per GiB
-#    of copying the caller's tensors. There is no warm helper yet: every
-#    miss starts a helper whose worker opens the device again (cuInit and a
-#    context), so the second key's figure is a cold helper's;
+#    of copying the caller's tensors. The second key goes to the helper
+#    that tuned the first, still warm (its worker's context open); three
+#    more runs with KTUNE_HELPER_IDLE_S=0 (run=cold1..3) give a cold
+#    helper's second key (a new process, cuInit and a context);
 # 2. `ktune tune` on the command line for the same two keys (fresh database),
 #    with --json kept (cli_N.json: the timeline's phases and how many
 #    finalist rounds ran, finalist_rounds: done, planned, settled);
@@ -58,6 +59,7 @@ run_app() { # MODE RUN
   grep '^result ' "$OUT/app.txt" | sed "s/\$/ run=$2/" >>"$RES"
 }
 for r in 1 2 3; do run_app tune $r; done
+for r in 1 2 3; do KTUNE_HELPER_IDLE_S=0 run_app tune cold$r; done
 for r in 1 2 3; do run_app background $r; done
 
 say "ktune tune on the command line, fresh database"

@@ -126,6 +126,14 @@ static int limits_from_env(kt_context *ctx) {
       !parse_bytes(v, &o->max_tensor_bytes))
     return kt__err(&ctx->err, KT_INVALID, "ktune: error: KTUNE_MAX_TENSOR_MEMORY=%s: expected bytes, e.g. 8G or 512M",
                    v);
+  /* Read by kt_launch's misses (runtime/miss_job.c); refused here, where a
+   * bad value can still be reported. */
+  double idle;
+  if ((v = getenv("KTUNE_HELPER_IDLE_S")) && *v && strcmp(v, "0") != 0 && !parse_seconds(v, &idle))
+    return kt__err(&ctx->err, KT_INVALID,
+                   "ktune: error: KTUNE_HELPER_IDLE_S=%s: expected seconds a tuning helper waits for the next miss, "
+                   "e.g. 5 (0: none waits)",
+                   v);
   return KT_OK;
 }
 

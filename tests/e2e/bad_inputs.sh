@@ -144,6 +144,7 @@ bad B121 '--dim N=4,,8: item 2 of the list is empty' tune $BAD/ok.c --dim N=4,,8
 printf '# nothing\n\n' >"$TMP/sizes_empty.txt"
 bad B122 'sizes_empty.txt: no keys in it' tune $BAD/ok.c --sizes "$TMP/sizes_empty.txt"
 bad B123 '--report r.html shows one key' tune $BAD/ok.c --dim N=4,8 --report r.html
+bad B124 'KTUNE_HELPER_IDLE_S=soon: expected seconds' env KTUNE_HELPER_IDLE_S=soon "$KTUNE" tune $BAD/ok.c
 # --- sheer numbers ---
 bad B70 'too_many_names.c: error: kernel f declares 71 tuned names; ktune handles at most 64' tune $BAD/too_many_names.c
 python3 -c "

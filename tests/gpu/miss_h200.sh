@@ -23,7 +23,9 @@
 # application's tensors are in the request", both after "worker: device
 # open" or close to it), compiles, measuring, the finalist rounds ("the
 # leader is apart ... after N of 7 rounds" when they settled early), the
-# application's own load of the winner), and "PASS" at the end.
+# application's own load of the winner), the second key's trace ("miss:
+# handed to the warm helper", "worker: kept worker bound to mul_add" and no
+# second "worker: device open"), and "PASS" at the end.
 set -u
 BUILD=${BUILD:-/tmp/kb-miss}
 KTUNE=$(bash bench/h200_build.sh "$BUILD" 2>/dev/null | tail -1)
@@ -52,6 +54,10 @@ db=$(mktemp -u /tmp/miss-trace-XXXXXX.db)
 KTUNE_TRACE=1 /tmp/miss_cuda "$db" tune $((1 << 24)) $((1 << 22)) >/dev/null 2>/tmp/miss-trace.txt ||
   { echo "miss_cuda under KTUNE_TRACE failed"; fail=1; }
 awk -f bench/miss_trace_summary.awk /tmp/miss-trace.txt
+echo "== the second key on the warm helper"
+grep -a "handed to the warm helper\|kept worker bound\|worker: device open\|worker: kept" /tmp/miss-trace.txt
+[ "$(grep -ac 'worker: device open' /tmp/miss-trace.txt)" = 1 ] ||
+  { echo "the second key's worker opened the device again (no warm helper)"; fail=1; }
 sleep 1
 if pgrep -f ktune-tuner >/dev/null; then
   echo "ktune-tuner left behind:"; pgrep -af ktune-tuner; fail=1
