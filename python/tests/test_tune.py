@@ -139,8 +139,15 @@ def test_ctrl_c_interrupts_a_tuning(db, tmp_path, how):
     p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          start_new_session=True, cwd=HERE)
     assert p.stdout.readline().strip() == "tuning"
-    time.sleep(2.0)  # a whole tuning takes 6 s here
+    # Once the tuner's worker runs beside Python, and a little more so that
+    # something was measured: a whole tuning takes 2-6 s here (less with its
+    # compiled configurations in the binary cache and finalist rounds that
+    # settle early), so a fixed wait could miss it.
+    deadline = time.monotonic() + 10
+    while len(_session_pids(p.pid)) < 2 and p.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert len(_session_pids(p.pid)) >= 2, ("expected the tuner's worker beside Python", p.poll())
+    time.sleep(0.5)
     t0 = time.monotonic()
     os.killpg(p.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
     out, err = p.communicate(timeout=30)
