@@ -16,19 +16,16 @@
 #include <ctype.h>
 #include <errno.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "key_process.h"
 #include "keys.h"
 #include "ktune.h"
 
 enum { EXIT_BAD_INPUT = 2, MAX_DIMS = 64 };
-
-extern char **environ;
 
 /* The command line as given: a sweep's key that tunes in a process of its
  * own runs it again with that key's sizes. */
@@ -411,26 +408,6 @@ static int keys_in_own_processes(const char *backend) {
   return (force && strcmp(force, "1") == 0) || (backend && strcmp(backend, "cuda") == 0);
 }
 
-/* The command line again, for key K alone: without --dim and --sizes, with
- * K's sizes as --dim. NULL-terminated, in ARGV (room for g_argc + 2 *
- * KEY_MAX_SIZES + 2). */
-static void key_command(const key *k, char **argv) {
-  int n = 0;
-  argv[n++] = "/proc/self/exe";
-  for (int i = 1; i < g_argc; i++) {
-    if ((strcmp(g_argv[i], "--dim") == 0 || strcmp(g_argv[i], "--sizes") == 0) && i + 1 < g_argc) {
-      i++;
-      continue;
-    }
-    argv[n++] = g_argv[i];
-  }
-  for (int i = 0; i < k->nsizes; i++) {
-    argv[n++] = "--dim";
-    argv[n++] = k->sizes[i];
-  }
-  argv[n] = NULL;
-}
-
 /* Runs key I of KS in a ktune process of its own; its table or JSON
  * document reaches stdout (after a comma when it is not the first), its
  * messages stderr. Returns the process's exit status (130 when it was
@@ -439,42 +416,19 @@ static int tune_key_in_process(const cli *c, const keys *ks, int i) {
   const key *k = &ks->list[i];
   if (!c->quiet) fprintf(stderr, "ktune: key %d/%d: %s (in a process of its own)\n", i + 1, ks->n, k->label);
   fflush(NULL);
-  char **argv = calloc((size_t)g_argc + 2 * KEY_MAX_SIZES + 2, sizeof *argv);
-  int fds[2] = {-1, -1};
-  if (!argv || (c->json && pipe(fds) != 0)) return free(argv), bad("%s", "out of memory or descriptors");
-  key_command(k, argv);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  if (c->json) {
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-    posix_spawn_file_actions_addclose(&fa, fds[0]);
-  }
-  pid_t pid;
-  int err = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  free(argv);
-  if (fds[1] >= 0) close(fds[1]);
-  if (err != 0) {
-    if (fds[0] >= 0) close(fds[0]);
-    fprintf(stderr, "ktune: error: cannot start ktune for key %s: %s\n", k->label, strerror(err));
+  key_command cmd = {.argc = g_argc, .argv = g_argv};
+  key_process p;
+  if (key_process_start(&p, &cmd, k, NULL, c->json) != 0) {
+    fprintf(stderr, "ktune: error: cannot start ktune for key %s: %s\n", k->label, strerror(errno));
     return kt_exit_status(KT_INTERNAL);
   }
-  if (c->json) { /* the key's document, copied as it comes */
-    char buf[65536];
-    ssize_t got;
-    int first = 1;
-    while ((got = read(fds[0], buf, sizeof buf)) != 0) {
-      if (got < 0 && errno == EINTR) continue;
-      if (got < 0) break;
-      if (first && i > 0) fputs(",\n", stdout);
-      first = 0;
-      fwrite(buf, 1, (size_t)got, stdout);
-    }
-    close(fds[0]);
+  int status = key_process_wait(&p);
+  if (p.len) { /* the key's JSON document */
+    if (i > 0) fputs(",\n", stdout);
+    fwrite(p.out, 1, p.len, stdout);
   }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) continue;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 130;
+  key_process_free(&p);
+  return status;
 }
 
 /* After the keys of a sweep: which had no valid configuration. */
