@@ -326,6 +326,32 @@ TEST(winner_roundtrip) {
   kt__store_close(s);
 }
 
+/* A device on the host's cores (PoCL's CPU device) reports a global memory
+ * that changes from process to process: the key does not follow it. A GPU's
+ * memory still tells two models apart. */
+TEST(host_cpu_device_key_ignores_the_reported_memory) {
+  kt__store *s = open_ok(tmp_path("hostmem.db"));
+  kt__device_info d = device("cpu-skylake-avx512");
+  snprintf(d.backend, sizeof d.backend, "opencl");
+  d.host_cpu = true;
+  d.memory_bytes = 3ull << 30;
+  kt__store_key k = key_for(&d, "N=1000");
+  kt__errbuf eb;
+  ASSERT_EQ(kt__store_set_winner(s, &k, "ITEMS=4", 2e-6, &eb), KT_OK);
+  d.memory_bytes = 11ull << 30; /* the next process */
+  char *cfg = NULL;
+  double sec = 0;
+  ASSERT_EQ(kt__store_winner(s, &k, &cfg, &sec, &eb), KT_OK);
+  ASSERT_STREQ(cfg, "ITEMS=4");
+  free(cfg);
+  kt__device_info g = device("NVIDIA H100");
+  kt__store_key kg = key_for(&g, "N=1000");
+  ASSERT_EQ(kt__store_set_winner(s, &kg, "ITEMS=8", 1e-6, &eb), KT_OK);
+  g.memory_bytes = 80ull << 30; /* another model of that name */
+  ASSERT_EQ(kt__store_winner(s, &kg, &cfg, &sec, &eb), KT_NOTFOUND);
+  kt__store_close(s);
+}
+
 typedef struct winners_seen {
   int n;
   char sizes[8][32];
