@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +74,16 @@ int key_process_start(key_process *p, const key_command *cmd, const key *k, cons
   posix_spawn_file_actions_init(&fa);
   if (out[1] >= 0) posix_spawn_file_actions_adddup2(&fa, out[1], 1);
   if (err[1] >= 0) posix_spawn_file_actions_adddup2(&fa, err[1], 2);
-  int e = posix_spawn(&p->pid, argv[0], &fa, NULL, argv, environ);
+  /* No signal blocked: a dealer waits with SIGINT and SIGTERM blocked
+   * (cli/sweep.c), and a key process must still stop on them. */
+  posix_spawnattr_t attr;
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+  int e = posix_spawn(&p->pid, argv[0], &fa, &attr, argv, environ);
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&fa);
   free(argv);
   if (out[1] >= 0) close(out[1]), out[1] = -1;
