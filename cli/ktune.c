@@ -443,9 +443,15 @@ static int tune_key_in_process(const cli *c, const keys *ks, int i) {
   const key *k = &ks->list[i];
   if (!c->quiet) fprintf(stderr, "ktune: key %d/%d: %s (in a process of its own)\n", i + 1, ks->n, k->label);
   fflush(NULL);
-  key_command cmd = {.argc = g_argc, .argv = g_argv};
+  /* The device as resolved (--device all on one device is 0), so that no
+   * key's process lists the devices again. */
+  static const char *const drop[] = {"--device", NULL};
+  char device[16];
+  snprintf(device, sizeof device, "%d", c->device);
+  const char *const extra[] = {"--device", device, NULL};
+  key_command cmd = {.argc = g_argc, .argv = g_argv, .drop = c->device_given ? drop : NULL};
   key_process p;
-  if (key_process_start(&p, &cmd, k, NULL, c->json) != 0) {
+  if (key_process_start(&p, &cmd, k, c->device_given ? extra : NULL, c->json) != 0) {
     fprintf(stderr, "ktune: error: cannot start ktune for key %s: %s\n", k->label, strerror(errno));
     return kt_exit_status(KT_INTERNAL);
   }
