@@ -19,7 +19,13 @@ typedef struct key_process {
   int out_fd; /* its standard output when captured, else -1 */
   char *out;  /* what it wrote there so far (NUL-terminated), owned */
   size_t len, cap;
+  int err_fd; /* its standard error when captured (KEY_PROCESS_STDERR), else -1 */
+  char *err;  /* what it wrote there and the caller has not consumed (NUL-terminated), owned */
+  size_t err_len, err_cap;
 } key_process;
+
+/* What key_process_start captures: standard output, standard error. */
+enum { KEY_PROCESS_STDOUT = 1, KEY_PROCESS_STDERR = 2 };
 
 /* The options of the sweep's own command line ARGV (ARGC of them) that a
  * key's process does not take again: --dim and --sizes always (the key's
@@ -33,14 +39,15 @@ typedef struct key_command {
 
 /* Starts the process for key K: CMD's options less the dropped ones, K's
  * sizes as --dim, then EXTRA (NULL-terminated "--device", "1", ...; NULL:
- * none). CAPTURE: its standard output comes back through key_process_read
- * instead of going to ours. Returns 0, or -1 with errno set (nothing
- * started). */
+ * none). CAPTURE (KEY_PROCESS_STDOUT, KEY_PROCESS_STDERR or both; 1 is
+ * KEY_PROCESS_STDOUT): what it writes there comes back through
+ * key_process_read instead of going to ours. Returns 0, or -1 with errno
+ * set (nothing started). */
 int key_process_start(key_process *p, const key_command *cmd, const key *k, const char *const *extra, int capture);
 
-/* Reads what the process has written, without waiting for more when
- * NONBLOCK. Returns 1 while its output is open, 0 once it closed it (or
- * nothing is captured), -1 on an error (errno set). */
+/* Reads what the process has written to what is captured, without waiting
+ * for more when NONBLOCK. Returns 1 while a captured stream is open, 0 once
+ * it closed them (or nothing is captured), -1 on an error (errno set). */
 int key_process_read(key_process *p, int nonblock);
 
 /* Waits for the process to end (reading any captured output to its end

@@ -1,6 +1,6 @@
 /* ktune: the command line. Uses only the public API in ktune.h.
  *
- *   ktune tune FILE|--t1 KERNEL_T1.json [--kernel NAME] [--backend cpu|opencl|cuda] [--device N]
+ *   ktune tune FILE|--t1 KERNEL_T1.json [--kernel NAME] [--backend cpu|opencl|cuda] [--device N|N,N...|all]
  *                   [--dim NAME=VALUE[,VALUE...]]... [--sizes FILE] [--autotune "NAME=VALUE ..."]
  *                   [--input NAME=PATH[:TYPE]]... [--expect NAME=PATH[:TYPE]]... [--check FILE.c:FN]
  *                   [--strategy NAME] [--budget N|Ns] [--db PATH] [--json] [--quiet]
@@ -21,9 +21,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "device_list.h"
 #include "key_process.h"
 #include "keys.h"
 #include "ktune.h"
+#include "sweep.h"
 
 enum { EXIT_BAD_INPUT = 2, MAX_DIMS = 64 };
 
@@ -63,7 +65,8 @@ typedef struct cli {
   const char *positional[4];
   int npositional;
   int json, quiet, no_cache, no_db, show_output, retry_failed, no_binary_cache, binaries;
-  int device_given; /* --device N was written: `ktune space` counts what fits it */
+  int device_given;    /* --device N was written: `ktune space` counts what fits it */
+  device_list devices; /* tune/bench --device N, 0,2,3 or all */
 } cli;
 
 /* The backends' names into OUT, joined by SEP, the last by LAST. */
@@ -79,8 +82,9 @@ static void backend_names(char *out, size_t len, const char *sep, const char *la
 static void usage(FILE *out) {
   char names[256];
   backend_names(names, sizeof names, "|", "|");
-  fprintf(out, "usage:\n  ktune tune FILE|--t1 KERNEL_T1.json [--kernel NAME] [--backend %s] [--device N]\n", names);
-  fputs("                  [--dim NAME=VALUE[,VALUE...]]... [--sizes FILE] [--autotune \"NAME=VALUE ...\"]\n"
+  fprintf(out, "usage:\n  ktune tune FILE|--t1 KERNEL_T1.json [--kernel NAME] [--backend %s]\n", names);
+  fputs("                  [--device N|N,N...|all] [--dim NAME=VALUE[,VALUE...]]... [--sizes FILE]\n"
+        "                  [--autotune \"NAME=VALUE ...\"]\n"
         "                  [--input NAME=PATH[:TYPE]]... [--expect NAME=PATH[:TYPE]]... [--check FILE.c:FN]\n"
         "                  [--strategy NAME] [--budget N|Ns] [--seed S] [--db PATH] [--no-db]\n"
         "                  [--no-cache] [--no-binary-cache] [--jobs N] [--timeout S] [--compile-timeout S]\n"
@@ -178,11 +182,10 @@ static int parse_args(int argc, char **argv, cli *c) {
         if (c->nwarm == MAX_DIMS) return bad("too many --warm options (at most 64): %s", v);
         c->warm[c->nwarm++] = v;
       } else if (strcmp(a, "--device") == 0) {
-        long n;
+        char err[512];
         if (strcmp(c->command, "cache") == 0 || strcmp(c->command, "report") == 0) c->device_filter = v;
-        else if (parse_int(v, 0, 1 << 20, &n) != 0)
-          return bad("--device %s: expected a device index (see `ktune devices`)", v);
-        else c->device = (int)n, c->device_given = 1;
+        else if (device_list_parse(v, &c->devices, err, sizeof err) != 0) return bad("%s", err);
+        else c->device = c->devices.all ? 0 : c->devices.index[0], c->device_given = 1;
       } else {
         *slot = v;
       }
@@ -380,10 +383,33 @@ static int check_keys(const cli *c, kt_context *ctx, const keys *ks, const char 
   return 0;
 }
 
+/* A tuning that could not open its device: when --device names one the
+ * backend lacks (--device 7 on a machine with one), the message names the
+ * option and how to list the devices instead of the backend's own words. */
+static int fail_tuning(const cli *c, kt_context *ctx, kt_kernel *kernel, int rc) {
+  int count;
+  if (rc != KT_NOBACKEND || !c->device_given || !kernel) return fail(ctx, rc);
+  char *why = strdup(kt_errmsg(ctx) ? kt_errmsg(ctx) : ""); /* the count may overwrite it */
+  char err[512];
+  device_list one = c->devices;
+  if (kt_kernel_device_count(kernel, &count) == KT_OK &&
+      device_list_resolve(&one, count, kt_kernel_backend(kernel), err, sizeof err) != 0) {
+    free(why);
+    fprintf(stderr, "ktune: error: %s\n", err);
+    return EXIT_BAD_INPUT;
+  }
+  if (why && *why) fprintf(stderr, "%s%s", why, why[strlen(why) - 1] == '\n' ? "" : "\n");
+  else fprintf(stderr, "ktune: error: %s\n", kt_strerror(rc));
+  free(why);
+  return kt_exit_status(rc);
+}
+
 /* Tunes key I of KS and prints its result (a table, or its JSON document,
  * after a comma when it is not the first of several). Returns kt_tune's
- * code; *R is the result, to be destroyed by the caller. */
-static int tune_key(const cli *c, kt_context *ctx, const kt_tune_options *o, const keys *ks, int i, kt_result **r) {
+ * code, with its message printed unless it is KT_OK (*STATUS: the exit
+ * status it means); *R is the result, to be destroyed by the caller. */
+static int tune_key(const cli *c, kt_context *ctx, const kt_tune_options *o, const keys *ks, int i, kt_result **r,
+                    int *status) {
   const key *k = &ks->list[i];
   if (ks->n > 1 && !c->quiet) fprintf(stderr, "ktune: key %d/%d: %s\n", i + 1, ks->n, k->label);
   kt_kernel *kernel = NULL;
@@ -394,6 +420,7 @@ static int tune_key(const cli *c, kt_context *ctx, const kt_tune_options *o, con
     if (c->json) kt_result_print_json(*r, stdout);
     else kt_result_print_table(*r, stdout);
   }
+  *status = rc == KT_OK ? 0 : fail_tuning(c, ctx, kernel, rc);
   kt_kernel_destroy(kernel);
   return rc;
 }
@@ -416,9 +443,15 @@ static int tune_key_in_process(const cli *c, const keys *ks, int i) {
   const key *k = &ks->list[i];
   if (!c->quiet) fprintf(stderr, "ktune: key %d/%d: %s (in a process of its own)\n", i + 1, ks->n, k->label);
   fflush(NULL);
-  key_command cmd = {.argc = g_argc, .argv = g_argv};
+  /* The device as resolved (--device all on one device is 0), so that no
+   * key's process lists the devices again. */
+  static const char *const drop[] = {"--device", NULL};
+  char device[16];
+  snprintf(device, sizeof device, "%d", c->device);
+  const char *const extra[] = {"--device", device, NULL};
+  key_command cmd = {.argc = g_argc, .argv = g_argv, .drop = c->device_given ? drop : NULL};
   key_process p;
-  if (key_process_start(&p, &cmd, k, NULL, c->json) != 0) {
+  if (key_process_start(&p, &cmd, k, c->device_given ? extra : NULL, c->json) != 0) {
     fprintf(stderr, "ktune: error: cannot start ktune for key %s: %s\n", k->label, strerror(errno));
     return kt_exit_status(KT_INTERNAL);
   }
@@ -428,6 +461,41 @@ static int tune_key_in_process(const cli *c, const keys *ks, int i) {
     fwrite(p.out, 1, p.len, stdout);
   }
   key_process_free(&p);
+  return status;
+}
+
+/* --device 0,2,3 or all: the indices, checked against the devices of the
+ * kernel's backend before any key is tuned; exit status 2 on bad input. */
+static int resolve_devices(const cli *c, kt_context *ctx, const keys *ks, device_list *out) {
+  *out = c->devices;
+  kt_kernel *k = NULL;
+  int count = 0, status = 0;
+  int rc = load_kernel(c, ctx, ks->list[0].sizes, ks->list[0].nsizes, &k);
+  if (rc == KT_OK) rc = kt_kernel_device_count(k, &count);
+  char err[512];
+  if (rc != KT_OK) status = fail(ctx, rc);
+  else if (device_list_resolve(out, count, kt_kernel_backend(k), err, sizeof err) != 0)
+    fprintf(stderr, "ktune: error: %s\n", err), status = EXIT_BAD_INPUT;
+  kt_kernel_destroy(k);
+  if (status == 0 && ks->n == 1 && out->n > 1 && !c->quiet) /* docs/DESIGN.md: why one device measures a key */
+    fprintf(stderr, "ktune: one key: measured on device %d alone (several keys are dealt to several devices)\n",
+            out->index[0]);
+  return status;
+}
+
+/* The keys dealt to several devices, a ktune process each (cli/sweep.c). */
+static int tune_on_devices(const cli *c, const keys *ks, const device_list *devs, char *novalid, int *tuned) {
+  static const char *const drop[] = {"--device", NULL};
+  key_command cmd = {.argc = g_argc, .argv = g_argv, .drop = drop};
+  sweep s = {.cmd = &cmd,
+             .ks = ks,
+             .devices = devs->index,
+             .ndevices = devs->n,
+             .json = c->json,
+             .quiet = c->quiet,
+             .novalid = novalid};
+  int status = sweep_run(&s);
+  *tuned = s.tuned;
   return status;
 }
 
@@ -463,28 +531,30 @@ static int cmd_tune(const cli *c, int bench) {
   }
   const char *backend = NULL; /* of the keys' kernel, when there are several */
   int status = ks.n > 1 ? check_keys(c, ctx, &ks, &backend) : 0;
+  device_list devs = c->devices; /* "all" is 0..n-1: its first is c->device, the context's */
+  if (status == 0 && device_list_several(&c->devices)) status = resolve_devices(c, ctx, &ks, &devs);
+  int dealt = status == 0 && ks.n > 1 && devs.n > 1;
   char *novalid = calloc((size_t)ks.n, 1);
   if (!novalid) status = bad("%s", "out of memory");
   int tuned = 0;
   if (status == 0) install_signals();
   int open_document = status == 0 && c->json && ks.n > 1; /* closed however the run ends */
   if (open_document) fputs("{\"keys\": [\n", stdout);
-  int own = status == 0 && ks.n > 1 && keys_in_own_processes(backend);
+  if (dealt && status == 0) status = tune_on_devices(c, &ks, &devs, novalid, &tuned);
+  int own = !dealt && status == 0 && ks.n > 1 && keys_in_own_processes(backend);
   for (int i = 0; own && status == 0 && i < ks.n; i++) {
     int key_status = tune_key_in_process(c, &ks, i);
     tuned += key_status == 0 || key_status == kt_exit_status(KT_NOVALID);
     if (key_status == kt_exit_status(KT_NOVALID)) novalid[i] = 1;
     else if (key_status != 0) status = key_status;
   }
-  for (int i = 0; !own && status == 0 && i < ks.n; i++) {
+  for (int i = 0; !own && !dealt && status == 0 && i < ks.n; i++) {
     kt_result *r = NULL;
-    rc = tune_key(c, ctx, &o, &ks, i, &r);
+    int key_status;
+    rc = tune_key(c, ctx, &o, &ks, i, &r, &key_status);
     tuned += printable(rc);
     if (rc == KT_NOVALID) novalid[i] = 1;
-    if (rc != KT_OK) {
-      int key_status = fail(ctx, rc);
-      if (rc != KT_NOVALID) status = key_status;
-    }
+    else if (rc != KT_OK) status = key_status;
     /* The report shows what the result shows, however the tuning ended. */
     if (r && printable(rc) && c->report && kt_result_report(ctx, r, c->report) != KT_OK) {
       int report_status = fail_report(ctx);
@@ -504,6 +574,9 @@ static int cmd_tune(const cli *c, int bench) {
 }
 
 static int cmd_space(const cli *c) {
+  if (device_list_several(&c->devices))
+    return bad("--device %s: `ktune space` counts what fits one device; give one index (see `ktune devices`)",
+               c->devices.spec);
   kt_context *ctx;
   int rc = make_context(c, &ctx);
   if (rc) return rc;

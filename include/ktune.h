@@ -269,6 +269,10 @@ int kt_space_print_device(kt_kernel *k, FILE *out, int json);
 
 /* Lists backends and devices as text or JSON. */
 int kt_devices_print(kt_context *ctx, FILE *out, int json);
+/* How many devices the kernel's backend has (those `ktune devices` lists
+ * for it, indices 0..*COUNT-1), listed from a short-lived child process.
+ * KT_NOBACKEND with the reason when the backend cannot list them. */
+int kt_kernel_device_count(kt_kernel *k, int *count);
 
 typedef struct kt_tune_options {
   const char *strategy; /* NULL: exhaustive when it fits the budget, else the best one */

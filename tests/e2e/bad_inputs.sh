@@ -144,6 +144,15 @@ bad B121 '--dim N=4,,8: item 2 of the list is empty' tune $BAD/ok.c --dim N=4,,8
 printf '# nothing\n\n' >"$TMP/sizes_empty.txt"
 bad B122 'sizes_empty.txt: no keys in it' tune $BAD/ok.c --sizes "$TMP/sizes_empty.txt"
 bad B123 '--report r.html shows one key' tune $BAD/ok.c --dim N=4,8 --report r.html
+
+# --- several devices (issue 17, item 2) ---
+bad B124 '^ktune: error: --device 7: the cpu backend has 1 device \(0\); .ktune devices. lists them' \
+  tune $BAD/ok.c --device 7
+bad B125 '^ktune: error: --device 0,0: device 0 is listed twice' tune $BAD/ok.c --device 0,0
+bad B126 "^ktune: error: --device 1,x: 'x' \(item 2\) is not a device index" tune $BAD/ok.c --device 1,x
+bad B127 '^ktune: error: --device all: .ktune space. counts what fits one device' "$KTUNE" space $BAD/ok.c --device all
+bad B128 '^ktune: error: --device 0,7: the cpu backend has 1 device \(0\)' tune $BAD/ok.c --dim N=4,8 --device 0,7
+bad B129 '^ktune: error: --device 0,,1: item 2 of the list is empty' tune $BAD/ok.c --device 0,,1
 # --- sheer numbers ---
 bad B70 'too_many_names.c: error: kernel f declares 71 tuned names; ktune handles at most 64' tune $BAD/too_many_names.c
 python3 -c "
