@@ -8,6 +8,9 @@ from conftest import kernel_path
 
 import ktune
 
+# Every test twice: through the C extension and through ctypes (conftest.launch_path).
+pytestmark = pytest.mark.usefixtures("launch_path")
+
 
 def test_load_describes_the_kernel(db):
     k = ktune.load(kernel_path("kernels/c/matmul.c"), db=db)
