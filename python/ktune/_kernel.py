@@ -31,8 +31,11 @@ try:
     launch_path_reason = "the C extension ktune._launch"
 except ImportError as _e:
     _ext = None
-    launch_path_reason = (f"ktune._launch is not built or not importable ({_e}): pip install ./python builds it "
-                          "where Python's headers are (apt-get install python3-dev)")
+    if any(f.startswith("_launch.") and f.endswith(".so") for f in os.listdir(os.path.dirname(__file__))):
+        launch_path_reason = f"ktune._launch is there but does not import ({_e}): reinstall (pip install ./python)"
+    else:
+        launch_path_reason = ("ktune._launch is not built: pip install ./python builds it where Python's headers "
+                              "are (apt-get install python3-dev); calls go through ctypes")
 #: "extension" or "ctypes": how ktune.load's kernels are called by default.
 launch_path = "extension" if _ext else "ctypes"
 _Base = _ext.Launcher if _ext else object

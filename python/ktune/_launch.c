@@ -28,7 +28,7 @@
 #include "_launch_arrays.h"
 #include "_launch_shapes.h"
 
-enum { KTX_MAX_PARAMS = 64 }; /* a kernel with more is launched through ctypes */
+enum { KTX_MAX_PARAMS = 64 };                /* a kernel with more is launched through ctypes */
 static const uintptr_t cu_stream_legacy = 1; /* CUDA's legacy default stream: never NULL, which would wait */
 
 typedef struct tensor_param {
@@ -258,14 +258,10 @@ static uintptr_t current_stream(launcher *self, call *c) {
   for (int i = 0; i < self->ntensors; i++) {
     const ktx_view *v = &c->views[i];
     uintptr_t s = 0;
-    if (v->is_torch && self->torch_stream)
-      s = stream_from(PyObject_CallFunction(self->torch_stream, "i", v->device));
-    else if (v->is_cupy)
-      s = cupy_stream();
-    else if (v->stream > 0)
-      return (uintptr_t)v->stream;
-    else
-      continue;
+    if (v->is_torch && self->torch_stream) s = stream_from(PyObject_CallFunction(self->torch_stream, "i", v->device));
+    else if (v->is_cupy) s = cupy_stream();
+    else if (v->stream > 0) return (uintptr_t)v->stream;
+    else continue;
     if (PyErr_Occurred()) return 0;
     return s ? s : cu_stream_legacy;
   }
@@ -277,14 +273,13 @@ static uintptr_t current_stream(launcher *self, call *c) {
 /* One launch with the GIL released. The first launch of a shape may tune:
  * SIGINT then stops the tuning, and becomes KeyboardInterrupt here. -1
  * with an exception set when a signal came. */
-static int launch_locked(launcher *self, const int64_t *sizes, void *const *argv, void *stream, int first,
-                         int *rc) {
+static int launch_locked(launcher *self, const int64_t *sizes, void *const *argv, void *stream, int first, int *rc) {
   if (first) self->api.signals_catch();
   Py_BEGIN_ALLOW_THREADS;
   PyThread_acquire_lock(self->lock, WAIT_LOCK);
-  *rc = !self->kernel                 ? KT_INVALID
-        : self->cuda                  ? self->api.launch(self->kernel, sizes, argv, stream)
-                                      : self->api.launch_host(self->kernel, sizes, argv);
+  *rc = !self->kernel ? KT_INVALID
+        : self->cuda  ? self->api.launch(self->kernel, sizes, argv, stream)
+                      : self->api.launch_host(self->kernel, sizes, argv);
   PyThread_release_lock(self->lock);
   Py_END_ALLOW_THREADS;
   if (first) {
@@ -480,7 +475,8 @@ static PyObject *launcher_set_types(PyObject *obj, PyObject *args) {
   self->types.torch_tensor = none_to_null(tensor);
   self->types.ndarray = none_to_null(ndarray);
   self->torch_stream = none_to_null(stream);
-  for (int i = 0; i < self->ntensors; i++) self->tensors[i].want.torch_dtype = none_to_null(PyTuple_GET_ITEM(dtypes, i));
+  for (int i = 0; i < self->ntensors; i++)
+    self->tensors[i].want.torch_dtype = none_to_null(PyTuple_GET_ITEM(dtypes, i));
   Py_RETURN_NONE;
 }
 
@@ -502,8 +498,8 @@ static PyObject *launcher_launch_raw(PyObject *obj, PyObject *args) {
   unsigned long long sizes, argv, stream;
   int first, rc;
   if (!PyArg_ParseTuple(args, "KKKp", &sizes, &argv, &stream, &first)) return NULL;
-  if (launch_locked(self, (const int64_t *)(uintptr_t)sizes, (void *const *)(uintptr_t)argv,
-                    (void *)(uintptr_t)stream, first, &rc) < 0)
+  if (launch_locked(self, (const int64_t *)(uintptr_t)sizes, (void *const *)(uintptr_t)argv, (void *)(uintptr_t)stream,
+                    first, &rc) < 0)
     return NULL;
   return PyLong_FromLong(rc);
 }

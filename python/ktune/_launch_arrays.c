@@ -260,8 +260,7 @@ static PyObject *attr_or_null(PyObject *a, const char *name) {
 
 static int read_any(PyObject *a, const ktx_types *types, const ktx_want *want, ktx_view *v) {
   PyTypeObject *t = Py_TYPE(a);
-  if (types->torch_tensor && PyObject_TypeCheck(a, (PyTypeObject *)types->torch_tensor))
-    return from_torch(a, want, v);
+  if (types->torch_tensor && PyObject_TypeCheck(a, (PyTypeObject *)types->torch_tensor)) return from_torch(a, want, v);
   if (types->ndarray && (PyObject *)t == types->ndarray) return from_buffer(a, want, v);
   /* A library imported after ktune.load: the Python path takes the call
    * (its stream is that library's) and then gives this file its types. */

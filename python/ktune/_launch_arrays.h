@@ -25,7 +25,7 @@ typedef struct ktx_types {
 
 /* What one tensor parameter accepts. */
 typedef struct ktx_want {
-  const char *dtype;   /* ktune's name: "f32" */
+  const char *dtype;     /* ktune's name: "f32" */
   PyObject *torch_dtype; /* torch.float32 (owned), or NULL */
 } ktx_want;
 
@@ -37,9 +37,9 @@ typedef struct ktx_view {
   ktx_memory memory;
   int device; /* CUDA device index; -1 on the host */
   int contiguous, readonly;
-  int is_torch; /* the stream is PyTorch's current one */
-  int is_cupy;  /* ... CuPy's */
-  int64_t stream; /* what __cuda_array_interface__ says; 0: nothing */
+  int is_torch;     /* the stream is PyTorch's current one */
+  int is_cupy;      /* ... CuPy's */
+  int64_t stream;   /* what __cuda_array_interface__ says; 0: nothing */
   Py_buffer buffer; /* held while the address is used (buffer protocol) */
   int has_buffer;
   PyObject *keep; /* a DLPack capsule, held likewise */

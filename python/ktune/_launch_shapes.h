@@ -11,11 +11,11 @@
 #include <stdint.h>
 
 typedef struct ktx_shape {
-  int launched;      /* launched once: the next launch cannot tune */
-  int64_t *sizes;    /* kt_launch's sizes (nsizes) */
-  uint64_t *bound;   /* per scalar: its value from its @kernel expression */
+  int launched;    /* launched once: the next launch cannot tune */
+  int64_t *sizes;  /* kt_launch's sizes (nsizes) */
+  uint64_t *bound; /* per scalar: its value from its @kernel expression */
   unsigned char *has_bound;
-  int64_t key[];     /* keylen */
+  int64_t key[]; /* keylen */
 } ktx_shape;
 
 typedef struct ktx_shapes {
