@@ -450,8 +450,7 @@ static PyObject *launcher_setup(PyObject *obj, PyObject *args) {
 }
 
 static void clear_types(launcher *self) {
-  Py_CLEAR(self->types.torch_tensor);
-  Py_CLEAR(self->types.ndarray);
+  ktx_types_clear(&self->types);
   Py_CLEAR(self->torch_stream);
   for (int i = 0; i < self->ntensors; i++) Py_CLEAR(self->tensors[i].want.torch_dtype);
 }
@@ -472,7 +471,7 @@ static PyObject *launcher_set_types(PyObject *obj, PyObject *args) {
   if ((tensor != Py_None && !PyType_Check(tensor)) || (ndarray != Py_None && !PyType_Check(ndarray)))
     return PyErr_Format(PyExc_TypeError, "ktune._launch: array types must be types");
   clear_types(self);
-  self->types.torch_tensor = none_to_null(tensor);
+  ktx_types_set_torch(&self->types, tensor);
   self->types.ndarray = none_to_null(ndarray);
   self->torch_stream = none_to_null(stream);
   for (int i = 0; i < self->ntensors; i++)

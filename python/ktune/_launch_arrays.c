@@ -72,37 +72,92 @@ static int read_ints(PyObject *seq, int64_t *out, int *n) {
   return 1;
 }
 
-/* from_torch: the tensor's own accessors, one call each. */
-static int from_torch(PyObject *a, const ktx_want *want, ktx_view *v) {
-  static PyObject *s_dtype, *s_shape, *s_get_device, *s_is_contiguous, *s_data_ptr;
-  if (!s_dtype) {
-    s_dtype = PyUnicode_InternFromString("dtype");
-    s_shape = PyUnicode_InternFromString("shape");
-    s_get_device = PyUnicode_InternFromString("get_device");
-    s_is_contiguous = PyUnicode_InternFromString("is_contiguous");
-    s_data_ptr = PyUnicode_InternFromString("data_ptr");
-    if (!s_dtype || !s_shape || !s_get_device || !s_is_contiguous || !s_data_ptr) return 0;
+#if PY_VERSION_HEX < 0x03090000
+#define PyObject_Vectorcall _PyObject_Vectorcall
+#endif
+
+static const struct {
+  const char *name;
+  int is_method;
+} torch_attrs[KTX_TORCH_N] = {[KTX_TORCH_DTYPE] = {"dtype", 0},
+                              [KTX_TORCH_GET_DEVICE] = {"get_device", 1},
+                              [KTX_TORCH_IS_CONTIGUOUS] = {"is_contiguous", 1},
+                              [KTX_TORCH_DATA_PTR] = {"data_ptr", 1},
+                              [KTX_TORCH_SHAPE] = {"shape", 0}};
+static PyObject *torch_names[KTX_TORCH_N]; /* interned */
+
+/* A descriptor that can be called in place of the lookup: a method (a C
+ * method or a function) for a method, a data descriptor for an attribute
+ * (which the instance's own dict cannot hide). */
+static PyObject *direct_descriptor(PyObject *tensor, int i) {
+  PyObject *d = PyObject_GetAttr(tensor, torch_names[i]);
+  if (!d) return NULL;
+  int usable = torch_attrs[i].is_method ? PyObject_TypeCheck(d, &PyMethodDescr_Type) || PyFunction_Check(d)
+                                        : Py_TYPE(d)->tp_descr_get && Py_TYPE(d)->tp_descr_set;
+  if (usable) return d;
+  Py_DECREF(d);
+  return NULL;
+}
+
+void ktx_types_set_torch(ktx_types *types, PyObject *tensor) {
+  Py_CLEAR(types->torch_tensor);
+  for (int i = 0; i < KTX_TORCH_N; i++) {
+    Py_CLEAR(types->torch_attr[i]);
+    if (!torch_names[i]) torch_names[i] = PyUnicode_InternFromString(torch_attrs[i].name);
   }
-  PyObject *dtype = PyObject_GetAttr(a, s_dtype);
+  if (tensor == Py_None) return;
+  Py_INCREF(tensor);
+  types->torch_tensor = tensor;
+  for (int i = 0; i < KTX_TORCH_N; i++)
+    if (torch_names[i]) types->torch_attr[i] = direct_descriptor(tensor, i);
+  PyErr_Clear();
+}
+
+void ktx_types_clear(ktx_types *types) {
+  ktx_types_set_torch(types, Py_None);
+  Py_CLEAR(types->ndarray);
+}
+
+/* Attribute or method I of tensor A: through the descriptor when A is
+ * exactly a torch.Tensor, else looked up. */
+static PyObject *torch_read(PyObject *a, const ktx_types *types, int i) {
+  PyObject *d = (PyObject *)Py_TYPE(a) == types->torch_tensor ? types->torch_attr[i] : NULL;
+  if (d)
+    return torch_attrs[i].is_method ? PyObject_Vectorcall(d, &a, 1, NULL)
+                                    : Py_TYPE(d)->tp_descr_get(d, a, (PyObject *)Py_TYPE(a));
+  if (!torch_names[i]) return NULL;
+  return torch_attrs[i].is_method ? PyObject_CallMethodObjArgs(a, torch_names[i], NULL)
+                                  : PyObject_GetAttr(a, torch_names[i]);
+}
+
+/* An int result of torch_read (-2 when it is none). */
+static long long torch_int(PyObject *a, const ktx_types *types, int i) {
+  PyObject *r = torch_read(a, types, i);
+  long long v = r && PyLong_Check(r) ? PyLong_AsLongLong(r) : -2;
+  Py_XDECREF(r);
+  return PyErr_Occurred() ? -2 : v;
+}
+
+/* from_torch: the tensor's own accessors, one call each. */
+static int from_torch(PyObject *a, const ktx_types *types, const ktx_want *want, ktx_view *v) {
+  PyObject *dtype = torch_read(a, types, KTX_TORCH_DTYPE);
   if (!dtype) return 0;
   v->dtype_ok = want->torch_dtype && dtype == want->torch_dtype;
   Py_DECREF(dtype);
-  PyObject *r = PyObject_CallMethodObjArgs(a, s_get_device, NULL);
-  if (!r) return 0;
-  v->device = PyLong_Check(r) ? (int)PyLong_AsLong(r) : -2;
-  Py_DECREF(r);
-  if (v->device < -1) return 0;
+  long long device = torch_int(a, types, KTX_TORCH_GET_DEVICE);
+  if (device < -1 || device > INT32_MAX) return 0;
+  v->device = (int)device;
   v->memory = v->device >= 0 ? KTX_CUDA : KTX_HOST;
-  r = PyObject_CallMethodObjArgs(a, s_is_contiguous, NULL);
+  PyObject *r = torch_read(a, types, KTX_TORCH_IS_CONTIGUOUS);
   if (!r) return 0;
   v->contiguous = r == Py_True;
   Py_DECREF(r);
-  r = PyObject_CallMethodObjArgs(a, s_data_ptr, NULL);
+  r = torch_read(a, types, KTX_TORCH_DATA_PTR);
   if (!r) return 0;
   v->ptr = PyLong_Check(r) ? (uintptr_t)PyLong_AsUnsignedLongLong(r) : 0;
   Py_DECREF(r);
   if (PyErr_Occurred()) return 0;
-  PyObject *shape = PyObject_GetAttr(a, s_shape);
+  PyObject *shape = torch_read(a, types, KTX_TORCH_SHAPE);
   if (!shape) return 0;
   int ok = read_ints(shape, v->shape, &v->ndim);
   Py_DECREF(shape);
@@ -260,7 +315,8 @@ static PyObject *attr_or_null(PyObject *a, const char *name) {
 
 static int read_any(PyObject *a, const ktx_types *types, const ktx_want *want, ktx_view *v) {
   PyTypeObject *t = Py_TYPE(a);
-  if (types->torch_tensor && PyObject_TypeCheck(a, (PyTypeObject *)types->torch_tensor)) return from_torch(a, want, v);
+  if (types->torch_tensor && PyObject_TypeCheck(a, (PyTypeObject *)types->torch_tensor))
+    return from_torch(a, types, want, v);
   if (types->ndarray && (PyObject *)t == types->ndarray) return from_buffer(a, want, v);
   /* A library imported after ktune.load: the Python path takes the call
    * (its stream is that library's) and then gives this file its types. */

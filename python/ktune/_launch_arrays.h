@@ -16,12 +16,31 @@ enum { KTX_MAX_RANK = 16 }; /* a higher rank goes to the Python path */
 
 typedef enum ktx_memory { KTX_HOST, KTX_CUDA, KTX_OTHER } ktx_memory;
 
+/* What from_torch reads of a tensor, in this order. */
+enum {
+  KTX_TORCH_DTYPE,
+  KTX_TORCH_GET_DEVICE,
+  KTX_TORCH_IS_CONTIGUOUS,
+  KTX_TORCH_DATA_PTR,
+  KTX_TORCH_SHAPE,
+  KTX_TORCH_N
+};
+
 /* The array types of the libraries imported now (owned references, NULL
  * when the library is not imported): the fast routes. */
 typedef struct ktx_types {
   PyObject *torch_tensor; /* torch.Tensor */
-  PyObject *ndarray;      /* numpy.ndarray: read through the buffer protocol */
+  /* Per KTX_TORCH_*: torch.Tensor's own descriptor of it (a C method, a
+   * data descriptor), called directly on a tensor of exactly that type:
+   * what the attribute lookup would find, without the lookup. NULL: looked
+   * up per call. */
+  PyObject *torch_attr[KTX_TORCH_N];
+  PyObject *ndarray; /* numpy.ndarray: read through the buffer protocol */
 } ktx_types;
+
+/* Sets TYPES' torch.Tensor (None: torch not imported) with its descriptors. */
+void ktx_types_set_torch(ktx_types *types, PyObject *tensor);
+void ktx_types_clear(ktx_types *types);
 
 /* What one tensor parameter accepts. */
 typedef struct ktx_want {

@@ -36,7 +36,10 @@ def _fake_torch():
         def __init__(self, array):
             self.array = array
             self.dtype = getattr(torch, array.dtype.name)
-            self.shape = array.shape
+
+        @property  # a data descriptor, as torch's shape is: the extension calls it directly
+        def shape(self):
+            return self.array.shape
 
         def get_device(self):
             return -1
@@ -85,3 +88,20 @@ def test_tensor_errors_name_the_parameter(torch, db):
         k(x, torch.Tensor(np.zeros(16, np.float32)[::2]))
     with pytest.raises(ktune.ArgumentError, match="parameter y: dimension 0 is 9, expected 8"):
         k(x, torch.Tensor(np.zeros(9, np.float32)))
+
+
+def test_a_tensor_subclass(torch, db):
+    """A subclass of torch.Tensor (nn.Parameter) is read by looking its
+    attributes up, not through torch.Tensor's own descriptors."""
+
+    class Parameter(torch.Tensor):
+        def data_ptr(self):
+            return self.array.ctypes.data
+
+    k = ktune.load(kernel_path("tests/kernels/scale.c"), db=db, miss="default")
+    x = Parameter(np.arange(4, dtype=np.float32))
+    y = Parameter(np.zeros(4, np.float32))
+    k(x, y)
+    np.testing.assert_array_equal(y.array, 2 * x.array)
+    with pytest.raises(ktune.ArgumentError, match="parameter y: expected dtype f32, got torch.float64"):
+        k(x, Parameter(np.zeros(4, np.float64)))
