@@ -280,9 +280,10 @@ class Kernel(_Base):
         """The stream of the arrays' library: PyTorch's or CuPy's current
         one, else what __cuda_array_interface__ says, else the legacy
         default stream (never NULL, which would make the launch wait)."""
+        tensor = _arrays.torch_tensor_type()
         for a, v in zip(args, views):
             mod = type(a).__module__
-            if mod.startswith("torch"):
+            if mod.startswith("torch") or (tensor is not None and isinstance(a, tensor)):
                 return _torch_stream(v.device) or _CU_STREAM_LEGACY
             if mod.startswith("cupy"):
                 return sys.modules["cupy"].cuda.get_current_stream().ptr or _CU_STREAM_LEGACY
@@ -445,7 +446,7 @@ def _fs(path: PathLike) -> bytes:
     return os.fsencode(path)
 
 
-_raw_stream = None
+_raw_stream = (None, None)  # (the torch module, its raw current-stream function)
 
 
 def _raw_stream_function():
@@ -462,11 +463,10 @@ def _torch_stream(device: int) -> int:
     """PyTorch's current stream on DEVICE: the raw handle, as Triton reads it
     (torch.cuda.current_stream() costs microseconds)."""
     global _raw_stream
-    if _raw_stream is None:
-        torch = sys.modules["torch"]
-        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-        _raw_stream = raw if raw is not None else (lambda d: torch.cuda.current_stream(d).cuda_stream)
-    return _raw_stream(device)
+    torch = sys.modules["torch"]
+    if _raw_stream[0] is not torch:
+        _raw_stream = (torch, _raw_stream_function())
+    return _raw_stream[1](device)
 
 
 def load(path: PathLike, kernel: Optional[str] = None, *, backend: Optional[str] = None, device: int = 0,

@@ -104,3 +104,33 @@ def test_a_closed_kernel_does_not_launch(db):
     k.close()
     with pytest.raises(ktune.KtuneError):
         k(x, y)
+
+
+def test_many_shapes_and_threads(db):
+    """The extension's table of shapes grows past its first slots, and
+    threads calling one kernel at once each get their own results."""
+    import threading
+
+    k = ktune.load(SCALE, db=db, miss="default", launch_path="extension")
+    for n in range(1, 60):
+        x = np.arange(n, dtype=np.float32)
+        y = np.zeros(n, np.float32)
+        k(x, y, a=n)
+        np.testing.assert_array_equal(y, n * x)
+    failures = []
+
+    def work(t):
+        x = np.full(7 + t % 3, t, np.float32)
+        for i in range(300):
+            y = np.zeros_like(x)
+            k(x, y, a=i)
+            if not (y == i * t).all():
+                failures.append((t, i, y))
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
+    assert k._launch_counts["handed_over"] == 0

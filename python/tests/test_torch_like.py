@@ -105,3 +105,26 @@ def test_a_tensor_subclass(torch, db):
     np.testing.assert_array_equal(y.array, 2 * x.array)
     with pytest.raises(ktune.ArgumentError, match="parameter y: expected dtype f32, got torch.float64"):
         k(x, Parameter(np.zeros(4, np.float64)))
+
+
+def test_cuda_tensors_launch_on_torchs_current_stream(torch, db):
+    """On the CUDA backend the stream is PyTorch's current one, read with
+    torch._C._cuda_getCurrentRawStream(device) for the tensors' device. No
+    GPU here: the launch itself then fails, with ktune's error, not a crash."""
+    import types
+
+    asked = []
+    torch._C = types.SimpleNamespace(_cuda_getCurrentRawStream=lambda d: asked.append(d) or 0x5000)
+
+    class CudaTensor(torch.Tensor):
+        def get_device(self):
+            return 0
+
+    k = ktune.load(kernel_path("kernels/cuda/elementwise.cu"), db=db, miss="default")
+    x, y, z = (CudaTensor(np.ones(64, np.float32)) for _ in range(3))
+    with pytest.raises(ktune.KtuneError) as e:
+        k(x, y, z)
+    assert not isinstance(e.value, ktune.ArgumentError), e.value  # the arrays passed every check
+    assert asked == [0]
+    with pytest.raises(ktune.ArgumentError, match="parameter x: the array is on cuda:1, the kernel on cuda:0"):
+        k(type("OtherDevice", (CudaTensor,), {"get_device": lambda self: 1})(np.ones(64, np.float32)), y, z)
