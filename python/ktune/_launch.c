@@ -239,6 +239,15 @@ static uintptr_t stream_from(PyObject *r) {
   return s;
 }
 
+/* torch._C._cuda_getCurrentRawStream(DEVICE), called without a tuple. */
+static uintptr_t torch_stream(PyObject *fn, int device) {
+  PyObject *d = PyLong_FromLong(device);
+  if (!d) return 0;
+  PyObject *r = PyObject_Vectorcall(fn, &d, 1, NULL);
+  Py_DECREF(d);
+  return stream_from(r);
+}
+
 static uintptr_t cupy_stream(void) {
   PyObject *cupy = PyImport_ImportModule("cupy");
   PyObject *cuda = cupy ? PyObject_GetAttrString(cupy, "cuda") : NULL;
@@ -258,7 +267,7 @@ static uintptr_t current_stream(launcher *self, call *c) {
   for (int i = 0; i < self->ntensors; i++) {
     const ktx_view *v = &c->views[i];
     uintptr_t s = 0;
-    if (v->is_torch && self->torch_stream) s = stream_from(PyObject_CallFunction(self->torch_stream, "i", v->device));
+    if (v->is_torch && self->torch_stream) s = torch_stream(self->torch_stream, v->device);
     else if (v->is_cupy) s = cupy_stream();
     else if (v->stream > 0) return (uintptr_t)v->stream;
     else continue;

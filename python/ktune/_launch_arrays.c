@@ -72,10 +72,6 @@ static int read_ints(PyObject *seq, int64_t *out, int *n) {
   return 1;
 }
 
-#if PY_VERSION_HEX < 0x03090000
-#define PyObject_Vectorcall _PyObject_Vectorcall
-#endif
-
 static const struct {
   const char *name;
   int is_method;

@@ -12,6 +12,10 @@
 #include <Python.h>
 #include <stdint.h>
 
+#if PY_VERSION_HEX < 0x03090000
+#define PyObject_Vectorcall _PyObject_Vectorcall
+#endif
+
 enum { KTX_MAX_RANK = 16 }; /* a higher rank goes to the Python path */
 
 typedef enum ktx_memory { KTX_HOST, KTX_CUDA, KTX_OTHER } ktx_memory;
