@@ -177,7 +177,10 @@ class Kernel(_Base):
         self._shapes: Dict[tuple, _Shape] = {}
         self._lock = threading.Lock()
         if self.launch_path == "extension":
-            self._setup_extension()
+            try:
+                self._setup_extension()
+            except ValueError:  # more parameters or a higher rank than it takes: every call checked in Python
+                self.launch_path = "ctypes"
         self._refresh_types()
 
     def _setup_extension(self) -> None:

@@ -243,7 +243,9 @@ static uintptr_t stream_from(PyObject *r) {
 static uintptr_t torch_stream(PyObject *fn, int device) {
   PyObject *d = PyLong_FromLong(device);
   if (!d) return 0;
+  Py_INCREF(fn); /* another thread may set new types while FN runs */
   PyObject *r = PyObject_Vectorcall(fn, &d, 1, NULL);
+  Py_DECREF(fn);
   Py_DECREF(d);
   return stream_from(r);
 }
@@ -393,6 +395,13 @@ static int add_keyword(PyObject *keywords, PyObject *name, long slot) {
   return ok;
 }
 
+/* 0 <= V < END, else a ValueError naming WHAT. */
+static int in_range(int v, int end, const char *what) {
+  if (v >= 0 && v < end) return 1;
+  PyErr_Format(PyExc_ValueError, "ktune._launch: %s %d is out of range (at most %d)", what, v, end - 1);
+  return 0;
+}
+
 /* tensors: (index, ndims, writes, dtype, name); scalars: (index, dtype,
  * has_value, name); sizes: the size names. */
 static int setup_params(launcher *self, PyObject *tensors, PyObject *scalars, PyObject *sizes) {
@@ -401,7 +410,7 @@ static int setup_params(launcher *self, PyObject *tensors, PyObject *scalars, Py
   self->nsizes = (int)PyTuple_GET_SIZE(sizes);
   self->nparams = self->ntensors + self->nscalars;
   if (self->nparams > KTX_MAX_PARAMS || self->nsizes > KTX_MAX_PARAMS) {
-    PyErr_SetString(PyExc_ValueError, "ktune._launch: too many parameters");
+    PyErr_Format(PyExc_ValueError, "ktune._launch: more than %d parameters or sizes", KTX_MAX_PARAMS);
     return 0;
   }
   Py_CLEAR(self->keywords);
@@ -414,8 +423,9 @@ static int setup_params(launcher *self, PyObject *tensors, PyObject *scalars, Py
     tensor_param *p = &self->tensors[i];
     PyObject *dtype, *name;
     ok = PyArg_ParseTuple(PyTuple_GET_ITEM(tensors, i), "iipUU", &p->index, &p->ndims, &p->writes, &dtype, &name) &&
-         p->index >= 0 && p->index < self->nparams && p->ndims >= 0 && p->ndims <= KTX_MAX_RANK &&
+         in_range(p->index, self->nparams, "parameter index") && in_range(p->ndims, KTX_MAX_RANK + 1, "rank") &&
          copy_dtype(p->dtype, dtype) && PySet_Add(params, name) == 0;
+    if (!ok) break;
     p->want.dtype = p->dtype;
     self->ranks[p->index] = p->ndims;
     keylen += p->ndims;
@@ -424,8 +434,8 @@ static int setup_params(launcher *self, PyObject *tensors, PyObject *scalars, Py
     scalar_param *p = &self->scalars[j];
     PyObject *dtype, *name;
     ok = PyArg_ParseTuple(PyTuple_GET_ITEM(scalars, j), "iUpU", &p->index, &dtype, &p->has_value, &name) &&
-         p->index >= 0 && p->index < self->nparams && copy_dtype(p->dtype, dtype) && PySet_Add(params, name) == 0 &&
-         add_keyword(self->keywords, name, j);
+         in_range(p->index, self->nparams, "parameter index") && copy_dtype(p->dtype, dtype) &&
+         PySet_Add(params, name) == 0 && add_keyword(self->keywords, name, j);
     if (ok) self->ranks[p->index] = 0;
   }
   for (int i = 0; ok && i < self->nsizes; i++) {

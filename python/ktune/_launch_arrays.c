@@ -118,9 +118,13 @@ void ktx_types_clear(ktx_types *types) {
  * exactly a torch.Tensor, else looked up. */
 static PyObject *torch_read(PyObject *a, const ktx_types *types, int i) {
   PyObject *d = (PyObject *)Py_TYPE(a) == types->torch_tensor ? types->torch_attr[i] : NULL;
-  if (d)
-    return torch_attrs[i].is_method ? PyObject_Vectorcall(d, &a, 1, NULL)
-                                    : Py_TYPE(d)->tp_descr_get(d, a, (PyObject *)Py_TYPE(a));
+  if (d) {
+    Py_INCREF(d); /* another thread may set new types while D runs */
+    PyObject *r = torch_attrs[i].is_method ? PyObject_Vectorcall(d, &a, 1, NULL)
+                                           : Py_TYPE(d)->tp_descr_get(d, a, (PyObject *)Py_TYPE(a));
+    Py_DECREF(d);
+    return r;
+  }
   if (!torch_names[i]) return NULL;
   return torch_attrs[i].is_method ? PyObject_CallMethodObjArgs(a, torch_names[i], NULL)
                                   : PyObject_GetAttr(a, torch_names[i]);

@@ -29,6 +29,17 @@ def has_opencl():
     return any(b["backend"] == "opencl" and b["available"] for b in ktune.devices()["backends"])
 
 
+@pytest.fixture(scope="session")
+def no_gpu():
+    """For tests that give the CUDA backend fake device addresses: they
+    expect the launch to fail for want of a driver, and must never reach a
+    real GPU."""
+    import ktune
+
+    if any(b["backend"] == "cuda" and b["available"] for b in ktune.devices()["backends"]):
+        pytest.skip("a CUDA device is here: this test's fake device addresses must not be launched on")
+
+
 @pytest.fixture(params=["extension", "ctypes"])
 def launch_path(request, monkeypatch):
     """Runs the test once per launch path: kernels loaded in it are called

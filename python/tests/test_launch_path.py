@@ -134,3 +134,16 @@ def test_many_shapes_and_threads(db):
         t.join()
     assert failures == []
     assert k._launch_counts["handed_over"] == 0
+
+
+def test_a_kernel_the_extension_cannot_take_is_checked_in_python(db, tmp_path):
+    """A tensor of a rank above the extension's 16: the kernel says ctypes,
+    and its calls are checked and launched in Python."""
+    src = tmp_path / "rank17.c"
+    src.write_text(f"// @autotune(U in [1, 2])\n// @kernel fill(x: out tensor<f32>[{', '.join(['N'] * 17)}])\n"
+                   "// @dims(N = 1)\nvoid fill(float *x) { x[0] = 7; }\n")
+    k = ktune.load(str(src), db=db, miss="default")
+    assert k.launch_path == "ctypes"
+    x = np.zeros((1,) * 17, np.float32)
+    k(x)
+    assert x.ravel()[0] == 7

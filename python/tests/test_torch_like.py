@@ -107,7 +107,7 @@ def test_a_tensor_subclass(torch, db):
         k(x, Parameter(np.zeros(4, np.float64)))
 
 
-def test_cuda_tensors_launch_on_torchs_current_stream(torch, db):
+def test_cuda_tensors_launch_on_torchs_current_stream(torch, db, no_gpu):
     """On the CUDA backend the stream is PyTorch's current one, read with
     torch._C._cuda_getCurrentRawStream(device) for the tensors' device. No
     GPU here: the launch itself then fails, with ktune's error, not a crash."""
