@@ -115,12 +115,25 @@ def _extensions():
              "calls go through ctypes")
         return []
     sources = [os.path.join("ktune", f) for f in ("_launch.c", "_launch_arrays.c", "_launch_shapes.c")]
+    flags = ["-O2", "-std=gnu11", "-Wall", "-Wextra", "-Wno-unused-parameter"]
+    if os.environ.get("KTUNE_WERROR") == "1":  # scripts/python-tests.sh: a warning fails the tests there
+        flags.append("-Werror")
     return [Extension("ktune._launch", sources, include_dirs=[include], libraries=["dl"], optional=True,
-                      extra_compile_args=["-O2", "-std=gnu11"])]
+                      extra_compile_args=flags)]
 
 
 class BuildExtSaying(build_ext):
-    """build_ext that says loudly when the optional extension did not build."""
+    """build_ext that says loudly when the optional extension did not build,
+    and leaves no earlier build of it to be installed instead."""
+
+    def build_extension(self, ext):
+        try:
+            super().build_extension(ext)
+        except Exception:
+            stale = self.get_ext_fullpath(ext.name)  # an earlier build's, from other sources
+            if os.path.exists(stale):
+                os.remove(stale)
+            raise
 
     def run(self):
         super().run()
