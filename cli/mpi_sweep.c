@@ -130,6 +130,27 @@ static double silent_s(void) {
   return s > 0 ? s : 30;
 }
 
+/* MPI_Finalize, bounded: with a rank dead it can wait forever for it (seen
+ * with Open MPI 4.1 under --enable-recovery, in rank 0 and in a living
+ * rank alike). Everything is written and closed by then, so past the limit
+ * the process just exits with STATUS. */
+static volatile sig_atomic_t g_final_status;
+static void on_finalize_alarm(int sig) { _exit(g_final_status); }
+
+static int finalize(int status) {
+  fflush(NULL);
+  g_final_status = status;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_finalize_alarm;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGALRM, &sa, NULL);
+  alarm(10);
+  MPI_Finalize();
+  alarm(0);
+  return status;
+}
+
 /* ---- messages --------------------------------------------------------- */
 
 /* Sends in flight: the buffer lives until the send completes. */
@@ -470,8 +491,7 @@ int mpi_worker(const mpi_run *run) {
   remove_private_dir(w.dir);
   double until = now_s() + 5; /* the last messages reach a living rank 0 */
   while (outbox_poll(&w.out) && now_s() < until && rc == 0) nap();
-  MPI_Finalize();
-  return status;
+  return finalize(status);
 }
 
 /* ---- rank 0 ----------------------------------------------------------- */
@@ -677,11 +697,11 @@ static int summary(const dealer *d) {
   return novalid ? 1 : 0;
 }
 
-/* Waits (boundedly) for the sends to ranks still alive, then MPI_Finalize. */
-static void dealer_finalize(outbox *out) {
+/* Waits (boundedly) for the sends to ranks still alive, then finalizes. */
+static int dealer_finalize(outbox *out, int status) {
   double until = now_s() + 5;
   while (outbox_poll(out) && now_s() < until) nap();
-  MPI_Finalize();
+  return finalize(status);
 }
 
 int mpi_dealer(const mpi_run *run, kt_context *ctx, const keys *ks, mpi_key_id_fn key_id, void *ud) {
@@ -724,8 +744,7 @@ int mpi_dealer(const mpi_run *run, kt_context *ctx, const keys *ks, mpi_key_id_f
   free(d.heard);
   free(d.stopped);
   remove_private_dir(d.dir);
-  dealer_finalize(&d.out);
-  return status;
+  return dealer_finalize(&d.out, status);
 }
 
 int mpi_abandon(int status) {
@@ -747,8 +766,7 @@ int mpi_abandon(int status) {
     }
   }
   free(stopped);
-  dealer_finalize(&out);
-  return status;
+  return dealer_finalize(&out, status);
 }
 
 int mpi_start(int *rank) {
