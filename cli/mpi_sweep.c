@@ -25,8 +25,6 @@
 #include <mpi.h>
 #endif
 
-static const char *const launcher_vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK"};
-
 const char *mpi_build_note(void) {
 #ifdef KTUNE_HAVE_MPI
   static char note[64];
@@ -40,12 +38,15 @@ const char *mpi_build_note(void) {
 
 int mpi_check_launcher(void) {
 #ifndef KTUNE_HAVE_MPI
-  fputs("ktune: error: --mpi: this ktune was built without MPI (Open MPI's development files were not found "
-        "when it was configured); install them (Debian: apt-get install openmpi-bin libopenmpi-dev) and build "
+  fputs("ktune: error: --mpi: this ktune was built without MPI (configured with -DKTUNE_MPI=OFF, or where Open "
+        "MPI's development files were missing); install them (Debian: apt-get install openmpi-bin libopenmpi-dev) and "
+        "build "
         "again (cmake -S . -B build -DKTUNE_MPI=ON), or tune without --mpi\n",
         stderr);
   return 2;
 #else
+  /* What Open MPI's mpirun, a PMIx launcher (srun --mpi=pmix) and a PMI one set. */
+  static const char *const launcher_vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK"};
   for (size_t i = 0; i < sizeof launcher_vars / sizeof launcher_vars[0]; i++)
     if (getenv(launcher_vars[i])) return 0;
   fputs("ktune: error: --mpi: this process was not started by an MPI launcher (no OMPI_COMM_WORLD_SIZE, PMIX_RANK "
