@@ -254,15 +254,19 @@ static char *make_private_dir(void) {
   return dir;
 }
 
-static void remove_private_dir(char *dir) {
+/* Removes DIR with what it holds: the rows file and NSLOTS slot databases. */
+static void remove_private_dir(char *dir, int nslots) {
   if (!dir) return;
-  static const char *const files[] = {"rows.json", "slot.db", "slot.db-wal", "slot.db-shm", "slot.db.tuning"};
+  static const char *const suffixes[] = {"", "-wal", "-shm", "-journal", ".tuning"};
   char path[4200];
-  for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-    snprintf(path, sizeof path, "%s/%s", dir, files[i]);
-    unlink(path);
-  }
-  rmdir(dir);
+  snprintf(path, sizeof path, "%s/rows.json", dir);
+  unlink(path);
+  for (int i = 0; i < nslots; i++)
+    for (size_t j = 0; j < sizeof suffixes / sizeof suffixes[0]; j++) {
+      snprintf(path, sizeof path, "%s/slot%d.db%s", dir, i, suffixes[j]);
+      unlink(path);
+    }
+  if (rmdir(dir) != 0) fprintf(stderr, "ktune: warning: --mpi: could not remove %s: %s\n", dir, strerror(errno));
   free(dir);
 }
 
@@ -371,18 +375,21 @@ static void slot_stop(slot *s) {
 
 /* ---- worker ranks ----------------------------------------------------- */
 
+enum { MAX_SLOTS = 16 };
+
+/* A worker rank keeps one slot per local device, each with a key in flight
+ * (one device today, --device N; several devices are several slots). */
 typedef struct worker {
   const mpi_run *run;
-  slot slot; /* one device today; a rank with several would keep one each */
+  slot slots[MAX_SLOTS];
+  int ended[MAX_SLOTS];  /* the slot's key process ended, its result not sent yet */
+  int status[MAX_SLOTS]; /* its exit status */
+  int nslots;
   char *dir;
   outbox out;
-  int waiting;       /* an answer is due */
-  double asked_at;   /* when the message it answers was sent */
-  double next_ask;   /* after a WAIT */
-  int result_status; /* a finished key not yet sent: its status, else -1 */
-  int result_key;
-  char *result_rows, *result_doc;
-  size_t rows_len, doc_len;
+  int waiting;     /* an answer is due */
+  double asked_at; /* when the message it answers was sent */
+  double next_ask; /* after a WAIT */
 } worker;
 
 static int worker_send(worker *w, int kind, int which, int status, const char *p0, size_t n0, const char *p1,
@@ -393,12 +400,18 @@ static int worker_send(worker *w, int kind, int which, int status, const char *p
   return 0;
 }
 
-/* A KEY: its rows from rank 0 into the slot's database, then its process. */
+static slot *free_slot(worker *w) {
+  for (int i = 0; i < w->nslots; i++)
+    if (w->slots[i].key < 0) return &w->slots[i];
+  return NULL;
+}
+
+/* A KEY: its rows from rank 0 into a free slot's database, then its process. */
 static int worker_take_key(worker *w, const message *m) {
-  slot *s = &w->slot;
+  slot *s = free_slot(w);
   const char *kernel = m->data[0], *sizes = kernel + strlen(kernel) + 1, *rest = sizes + strlen(sizes) + 1;
+  if (!s || rest > m->data[0] + m->h.len[0]) return -1;
   size_t rest_len = m->h.len[0] - (size_t)(rest - m->data[0]);
-  if (rest > m->data[0] + m->h.len[0]) return -1;
   snprintf(s->id.kernel, sizeof s->id.kernel, "%s", kernel);
   snprintf(s->id.sizes, sizeof s->id.sizes, "%s", sizes);
   key k;
@@ -412,72 +425,82 @@ static int worker_take_key(worker *w, const message *m) {
   return rc;
 }
 
-/* The slot's key ended: its rows and output wait to be sent. */
-static void worker_finish_key(worker *w, int status) {
-  slot *s = &w->slot;
-  w->result_key = s->key;
-  w->result_status = status;
-  w->result_rows = export_key(s->ctx, &s->id, &w->rows_len);
-  if (!w->result_rows) w->result_status = EXIT_BAD, w->rows_len = 0;
-  w->result_doc = s->p.out, w->doc_len = s->p.len;
-  s->p.out = NULL;
+/* Slot I's key ended: its rows (exported now) and output go to rank 0, and
+ * the slot is free again. */
+static int worker_send_result(worker *w, int i) {
+  slot *s = &w->slots[i];
+  size_t rows_len = 0;
+  char *rows = export_key(s->ctx, &s->id, &rows_len);
+  int status = rows ? w->status[i] : EXIT_BAD;
+  int rc = worker_send(w, RESULT, s->key, status, rows, rows ? rows_len : 0, s->p.out, s->p.len);
+  free(rows);
+  w->ended[i] = 0;
   slot_release(s);
+  return rc;
 }
 
-/* One turn: the slot, the answer due, the next message. Returns 1 to go on,
- * 0 when told to stop, -1 on a fault (rank 0 gone, a bad message). */
+/* The answer due, if it has come: 1 to go on, 0 when told to stop, -1 on a
+ * fault (rank 0 gone, a bad message). */
+static int worker_answer(worker *w, double quiet_s) {
+  message m;
+  int got = receive(0, TO_RANK, &m);
+  if (got < 0) return fputs("ktune: error: --mpi: a malformed message from rank 0\n", stderr), -1;
+  if (!got) {
+    if (now_s() - w->asked_at <= 3 * quiet_s) return 1;
+    fprintf(stderr, "ktune: error: --mpi: rank 0 has not answered for %.0f s: taking it for gone\n",
+            now_s() - w->asked_at);
+    return -1;
+  }
+  w->waiting = 0;
+  int kind = m.h.kind, rc = 1;
+  if (kind == KEY && worker_take_key(w, &m) != 0) rc = -1;
+  if (kind == WAIT) w->next_ask = now_s() + 0.5;
+  if (kind == STOP) rc = 0;
+  free(m.buf);
+  return rc;
+}
+
+/* One turn: the slots, the answer due, else the next message (a result
+ * first, then a request for work, else a sign of life). Returns as
+ * worker_answer. */
 static int worker_turn(worker *w, double quiet_s) {
-  int status;
-  if (slot_done(&w->slot, &status)) worker_finish_key(w, status);
+  int busy = -1;
+  for (int i = 0; i < w->nslots; i++) {
+    if (!w->ended[i] && slot_done(&w->slots[i], &w->status[i])) w->ended[i] = 1;
+    if (w->slots[i].key >= 0 && !w->ended[i]) busy = w->slots[i].key;
+  }
   outbox_poll(&w->out);
-  if (w->waiting) {
-    message m;
-    int got = receive(0, TO_RANK, &m);
-    if (got < 0) return fputs("ktune: error: --mpi: a malformed message from rank 0\n", stderr), -1;
-    if (!got) {
-      if (now_s() - w->asked_at <= 3 * quiet_s) return 1;
-      fprintf(stderr, "ktune: error: --mpi: rank 0 has not answered for %.0f s: taking it for gone\n",
-              now_s() - w->asked_at);
+  if (w->waiting) return worker_answer(w, quiet_s);
+  for (int i = 0; i < w->nslots; i++)
+    if (w->ended[i]) return worker_send_result(w, i) == 0 ? 1 : -1;
+  if (free_slot(w) && now_s() >= w->next_ask) return worker_send(w, ASK, -1, 0, NULL, 0, NULL, 0) == 0 ? 1 : -1;
+  if (!free_slot(w) && now_s() - w->asked_at > quiet_s / 6)
+    return worker_send(w, BEAT, busy, 0, NULL, 0, NULL, 0) == 0 ? 1 : -1;
+  return 1;
+}
+
+/* The slots, one per device, each with its database in DIR. */
+static int worker_slots(worker *w, const int *devices, int n) {
+  for (int i = 0; i < n && i < MAX_SLOTS; i++) {
+    slot *s = &w->slots[w->nslots++];
+    *s = (slot){.device = devices[i], .key = -1};
+    snprintf(s->db, sizeof s->db, "%s/slot%d.db", w->dir, i);
+    kt_options o = {.db_path = s->db, .quiet = 1};
+    if (kt_context_create(&o, &s->ctx) != KT_OK) {
+      fprintf(stderr, "ktune: error: --mpi: %s\n", kt_errmsg(s->ctx));
       return -1;
     }
-    w->waiting = 0;
-    int kind = m.h.kind, rc = 1;
-    if (kind == KEY && worker_take_key(w, &m) != 0) rc = -1;
-    if (kind == WAIT) w->next_ask = now_s() + 0.5;
-    if (kind == STOP) rc = 0;
-    free(m.buf);
-    return rc;
   }
-  if (w->result_status >= 0) {
-    int rc =
-        worker_send(w, RESULT, w->result_key, w->result_status, w->result_rows, w->rows_len, w->result_doc, w->doc_len);
-    free(w->result_rows), free(w->result_doc);
-    w->result_rows = w->result_doc = NULL;
-    w->result_status = -1;
-    return rc == 0 ? 1 : -1;
-  }
-  if (w->slot.key < 0 && now_s() >= w->next_ask) return worker_send(w, ASK, -1, 0, NULL, 0, NULL, 0) == 0 ? 1 : -1;
-  if (w->slot.key >= 0 && now_s() - w->asked_at > quiet_s / 6)
-    return worker_send(w, BEAT, w->slot.key, 0, NULL, 0, NULL, 0) == 0 ? 1 : -1;
-  return 1;
+  return 0;
 }
 
 int mpi_worker(const mpi_run *run) {
   catch_signals();
   key_parent_mark();
-  worker w = {.run = run, .slot = {.device = run->device, .key = -1}, .result_status = -1};
+  worker w = {.run = run};
   int status = 0;
   w.dir = make_private_dir();
-  if (w.dir) {
-    snprintf(w.slot.db, sizeof w.slot.db, "%s/slot.db", w.dir);
-    kt_options o = {.db_path = w.slot.db, .quiet = 1};
-    if (kt_context_create(&o, &w.slot.ctx) != KT_OK) {
-      fprintf(stderr, "ktune: error: --mpi: %s\n", kt_errmsg(w.slot.ctx));
-      status = EXIT_BAD;
-    }
-  } else {
-    status = EXIT_BAD;
-  }
+  if (!w.dir || worker_slots(&w, &run->device, 1) != 0) status = EXIT_BAD;
   double quiet_s = silent_s();
   int rc = status ? -1 : 1;
   while (rc > 0 && !g_signal) {
@@ -486,10 +509,11 @@ int mpi_worker(const mpi_run *run) {
   }
   if (g_signal) status = EXIT_INTERRUPTED;
   else if (rc < 0) status = status ? status : 1;
-  slot_stop(&w.slot);
-  free(w.result_rows), free(w.result_doc);
-  kt_context_destroy(w.slot.ctx);
-  remove_private_dir(w.dir);
+  for (int i = 0; i < w.nslots; i++) {
+    slot_stop(&w.slots[i]);
+    kt_context_destroy(w.slots[i].ctx);
+  }
+  remove_private_dir(w.dir, w.nslots);
   double until = now_s() + 5; /* the last messages reach a living rank 0 */
   while (outbox_poll(&w.out) && now_s() < until && rc == 0) nap();
   return finalize(status);
@@ -744,7 +768,7 @@ int mpi_dealer(const mpi_run *run, kt_context *ctx, const keys *ks, mpi_key_id_f
   free(d.st);
   free(d.heard);
   free(d.stopped);
-  remove_private_dir(d.dir);
+  remove_private_dir(d.dir, 0);
   return dealer_finalize(&d.out, status);
 }
 
