@@ -20,6 +20,12 @@ static int dropped(const key_command *cmd, const char *arg) {
   return 0;
 }
 
+static int dropped_flag(const key_command *cmd, const char *arg) {
+  for (const char *const *d = cmd->drop_flags; d && *d; d++)
+    if (strcmp(arg, *d) == 0) return 1;
+  return 0;
+}
+
 /* The key's command line, NULL-terminated, allocated; NULL when out of
  * memory. The executable is this one, whatever PATH holds. */
 static char **key_argv(const key_command *cmd, const key *k, const char *const *extra) {
@@ -30,6 +36,7 @@ static char **key_argv(const key_command *cmd, const key *k, const char *const *
   int n = 0;
   argv[n++] = "/proc/self/exe";
   for (int i = 1; i < cmd->argc; i++) {
+    if (dropped_flag(cmd, cmd->argv[i])) continue;
     if (dropped(cmd, cmd->argv[i]) && i + 1 < cmd->argc) {
       i++;
       continue;

@@ -29,12 +29,14 @@ enum { KEY_PROCESS_STDOUT = 1, KEY_PROCESS_STDERR = 2 };
 
 /* The options of the sweep's own command line ARGV (ARGC of them) that a
  * key's process does not take again: --dim and --sizes always (the key's
- * sizes replace them), and those in DROP (NULL-terminated; each an option
- * taking a value, e.g. "--device"; NULL: none). */
+ * sizes replace them), those in DROP (NULL-terminated; each an option
+ * taking a value, e.g. "--device"; NULL: none) and the flags in DROP_FLAGS
+ * (options without a value, e.g. "--mpi"; NULL: none). */
 typedef struct key_command {
   int argc;
   char **argv;
   const char *const *drop;
+  const char *const *drop_flags;
 } key_command;
 
 /* Starts the process for key K: CMD's options less the dropped ones, K's

@@ -22,9 +22,11 @@
 #include <unistd.h>
 
 #include "device_list.h"
+#include "key_parent.h"
 #include "key_process.h"
 #include "keys.h"
 #include "ktune.h"
+#include "mpi_sweep.h"
 #include "sweep.h"
 
 enum { EXIT_BAD_INPUT = 2, MAX_DIMS = 64 };
@@ -67,6 +69,7 @@ typedef struct cli {
   int json, quiet, no_cache, no_db, show_output, retry_failed, no_binary_cache, binaries;
   int device_given;    /* --device N was written: `ktune space` counts what fits it */
   device_list devices; /* tune/bench --device N, 0,2,3 or all */
+  int mpi;             /* tune --mpi: the keys shared by MPI ranks (cli/mpi_sweep.c) */
 } cli;
 
 /* The backends' names into OUT, joined by SEP, the last by LAST. */
@@ -89,6 +92,8 @@ static void usage(FILE *out) {
         "                  [--strategy NAME] [--budget N|Ns] [--seed S] [--db PATH] [--no-db]\n"
         "                  [--no-cache] [--no-binary-cache] [--jobs N] [--timeout S] [--compile-timeout S]\n"
         "                  [--retry-failed] [--show-output] [--json] [--quiet] [--report FILE]\n"
+        "  mpirun -np R ktune tune FILE ... --mpi [--db PATH]   the keys shared by R MPI ranks, results in rank 0's "
+        "database\n"
         "  ktune bench FILE --autotune \"NAME=VALUE ...\" [same options as tune]\n"
         "  ktune space FILE|--t1 KERNEL_T1.json [--kernel NAME] [--dim NAME=VALUE]... [--autotune ...] [--device N]\n"
         "                  [--json]\n"
@@ -165,6 +170,7 @@ static int parse_args(int argc, char **argv, cli *c) {
     else if (strcmp(a, "--binaries") == 0) c->binaries = 1;
     else if (strcmp(a, "--show-output") == 0) c->show_output = 1;
     else if (strcmp(a, "--retry-failed") == 0) c->retry_failed = 1;
+    else if (strcmp(a, "--mpi") == 0) c->mpi = 1;
     else if ((a[0] == '-' && a[1] == '-') || strcmp(a, "-o") == 0) {
       const char **slot = value_slot(c, a);
       if (!slot) return bad("unknown option %s", a);
@@ -510,6 +516,58 @@ static void sweep_summary(const keys *ks, int tuned, const char *novalid, int qu
     if (novalid[i]) fprintf(stderr, "ktune: no valid configuration for key %s\n", ks->list[i].label);
 }
 
+/* The results key of key I (mpi_key_id_fn): its kernel and key sizes. */
+static int mpi_key_of(void *ud, int i, mpi_key_id *id) {
+  const cli *c = ((void **)ud)[0];
+  kt_context *ctx = ((void **)ud)[1];
+  const keys *ks = ((void **)ud)[2];
+  kt_kernel *k = NULL;
+  int rc = load_kernel(c, ctx, ks->list[i].sizes, ks->list[i].nsizes, &k);
+  if (rc == KT_OK) rc = kt_kernel_key_sizes(k, id->sizes, sizeof id->sizes);
+  if (rc == KT_OK) snprintf(id->kernel, sizeof id->kernel, "%s", kt_kernel_name(k));
+  if (rc != KT_OK) fail(ctx, rc);
+  kt_kernel_destroy(k);
+  return rc == KT_OK ? 0 : -1;
+}
+
+/* tune --mpi: refused where it cannot do what it is asked (exit 2, before
+ * MPI starts); then rank 0 checks the keys and deals them, and the other
+ * ranks tune what they are dealt (cli/mpi_sweep.c). */
+static int cmd_tune_mpi(const cli *c, int bench) {
+  if (bench) return bad("%s: bench times one pinned configuration and stores nothing; run it without --mpi", "--mpi");
+  if (c->no_db)
+    return bad("%s gathers every rank's results into rank 0's database; --no-db leaves it none: drop --no-db "
+               "(--db PATH names that database, on rank 0's local disk)",
+               "--mpi");
+  if (c->report)
+    return bad("--mpi: --report %s would be written by whichever rank tunes the key; run `ktune report --db PATH` "
+               "on rank 0's database afterwards",
+               c->report);
+  int rank, rc = mpi_check_launcher();
+  if (rc || (rc = mpi_start(&rank)) != 0) return rc;
+  /* Every rank resolves --device against its own host's devices; rank 0
+   * also checks every key before dealing any. */
+  kt_tune_options o;
+  keys ks = {0};
+  kt_context *ctx = NULL;
+  const char *backend = NULL;
+  device_list devs = {.n = 1, .index = {c->device}};
+  if ((rc = tune_options(c, 0, &o)) == 0 && (rc = tune_keys(c, &ks)) == 0 && (rc = make_context(c, &ctx)) == 0) {
+    if (rank == 0) rc = check_keys(c, ctx, &ks, &backend);
+    if (rc == 0 && device_list_several(&c->devices)) rc = resolve_devices(c, ctx, &ks, &devs);
+  }
+  mpi_run run = {g_argc, g_argv, devs.index, rc ? 0 : devs.n, c->json, c->quiet};
+  int status;
+  if (rank != 0) status = mpi_worker(&run); /* with no device (RC), it leaves at once */
+  else {
+    void *ud[] = {(void *)c, ctx, &ks};
+    status = rc ? mpi_abandon(rc) : mpi_dealer(&run, ctx, &ks, mpi_key_of, ud);
+  }
+  kt_context_destroy(ctx);
+  keys_free(&ks);
+  return status;
+}
+
 /* tune and bench: each key in turn in one process. Later keys compile
  * nothing the binary cache holds and warm-start from the keys stored before
  * them; a key already stored is not measured again. A key without a valid
@@ -517,6 +575,7 @@ static void sweep_summary(const keys *ks, int tuned, const char *novalid, int qu
  * interruption or a database error does. */
 static int cmd_tune(const cli *c, int bench) {
   if (bench && !c->pin) return bad("%s needs --autotune \"NAME=VALUE ...\" (the configuration to time)", "bench");
+  if (c->mpi) return cmd_tune_mpi(c, bench);
   kt_tune_options o;
   keys ks;
   int rc = tune_options(c, bench, &o);
@@ -688,8 +747,9 @@ int main(int argc, char **argv) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? EXIT_BAD_INPUT : 0;
   }
+  key_parent_watch();
   if (strcmp(argv[1], "--version") == 0) {
-    printf("ktune %s\n", kt_version());
+    printf("ktune %s%s\n", kt_version(), mpi_build_note());
     return 0;
   }
   g_argc = argc;

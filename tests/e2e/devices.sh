@@ -105,4 +105,17 @@ interrupt() {
 }
 interrupt sigterm dealer TERM
 interrupt sigint group INT
+
+# MPI with --device all: each rank keeps a key in flight on each of its
+# devices (two ranks x two PoCL devices here), into rank 0's one database.
+if command -v mpirun >/dev/null && ! "$KTUNE" --version | grep -q "(no MPI)"; then
+  mkdir -p "$TMP/mpitmp"
+  POCL_DEVICES="$TWO" TMPDIR="$TMP/mpitmp" run_status 0 timeout 300 mpirun --oversubscribe --allow-run-as-root \
+    --mca btl self,tcp --mca btl_tcp_if_include lo --enable-recovery -np 2 \
+    "$KTUNE" tune $CL --dim $SIZES --device all --mpi --db "$TMP/mpi.db" --json
+  expect_eq "$(keys_of "$TMP/out")" "['N=49152', 'N=16384', 'N=32768', 'N=8192']" "--mpi --device all: every key, in key order"
+  expect_eq "$(json "$TMP/out" "sorted(set(k['device']['index'] for k in d['keys']))")" "[0, 1]" \
+    "--mpi --device all: both devices of the ranks measured keys"
+  expect_eq "$(winners "$TMP/out")" "$(winners "$TMP/two.json")" "--mpi --device all: the winners of one process"
+fi
 finish

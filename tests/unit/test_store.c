@@ -681,6 +681,62 @@ TEST(import_keeps_newer_and_is_idempotent) {
   kt_context_destroy(ctx);
 }
 
+/* Two hosts tuned the same key: the merge's winner is the faster of the
+ * two hosts' winners on the merged results, whichever file is imported
+ * first and whichever winner is newer. */
+TEST(import_chooses_the_winner_on_merged_results) {
+  const char *a = tmp_path("a.db"), *b = tmp_path("b.db"), *fa = tmp_path("a.json"), *fb = tmp_path("b.json");
+  kt__device_info h200 = device("NVIDIA H200");
+  kt__store_key k1 = key_for(&h200, "N=4096");
+  kt__errbuf eb;
+  kt__store *s = open_ok(a);
+  kt__record x = record("BLOCK=64 VEC=1", KT__ST_OK, 1e-5), y = record("BLOCK=128 VEC=1", KT__ST_OK, 3e-5);
+  ASSERT_EQ(kt__store_put(s, &k1, &x, &eb), KT_OK);
+  ASSERT_EQ(kt__store_put(s, &k1, &y, &eb), KT_OK);
+  ASSERT_EQ(kt__store_set_winner(s, &k1, "BLOCK=64 VEC=1", 1e-5, &eb), KT_OK);
+  kt__store_close(s);
+  usleep(2000); /* host b's winner is the newer one, and the slower */
+  s = open_ok(b);
+  y.stats.median = 2e-5;
+  ASSERT_EQ(kt__store_put(s, &k1, &y, &eb), KT_OK);
+  ASSERT_EQ(kt__store_set_winner(s, &k1, "BLOCK=128 VEC=1", 2e-5, &eb), KT_OK);
+  kt__store_close(s);
+  export_to_file(a, fa);
+  export_to_file(b, fb);
+  for (int order = 0; order < 2; order++) {
+    const char *merged = tmp_path(order ? "ba.db" : "ab.db");
+    kt_context *ctx = on_db(merged);
+    ASSERT_EQ(kt_cache_import(ctx, order ? fb : fa, NULL), KT_OK);
+    ASSERT_EQ(kt_cache_import(ctx, order ? fa : fb, NULL), KT_OK);
+    kt_context_destroy(ctx);
+    s = open_ok(merged);
+    char *config = NULL;
+    double seconds = 0;
+    ASSERT_EQ(kt__store_winner(s, &k1, &config, &seconds, &eb), KT_OK);
+    ASSERT_STREQ(config, "BLOCK=64 VEC=1");
+    ASSERT_NEAR(seconds, 1e-5, 0);
+    free(config);
+    kt__store_close(s);
+  }
+  /* A newer failed record of the faster winner leaves the other. */
+  s = open_ok(b);
+  kt__record xf = record("BLOCK=64 VEC=1", KT__ST_RUNTIME, NAN);
+  ASSERT_EQ(kt__store_put(s, &k1, &xf, &eb), KT_OK);
+  kt__store_close(s);
+  export_to_file(b, fb);
+  kt_context *ctx = on_db(tmp_path("ab.db"));
+  ASSERT_EQ(kt_cache_import(ctx, fb, NULL), KT_OK);
+  kt_context_destroy(ctx);
+  s = open_ok(tmp_path("ab.db"));
+  char *config = NULL;
+  double seconds = 0;
+  ASSERT_EQ(kt__store_winner(s, &k1, &config, &seconds, &eb), KT_OK);
+  ASSERT_STREQ(config, "BLOCK=128 VEC=1");
+  ASSERT_NEAR(seconds, 2e-5, 0);
+  free(config);
+  kt__store_close(s);
+}
+
 TEST(import_rejects_bad_files_atomically) {
   const char *db = tmp_path("i.db"), *file = tmp_path("bad.json");
   kt_context *ctx = on_db(db);
