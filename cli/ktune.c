@@ -599,8 +599,9 @@ static int cmd_tune(const cli *c, int bench) {
   if (status == 0) install_signals();
   int open_document = status == 0 && c->json && ks.n > 1; /* closed however the run ends */
   if (open_document) fputs("{\"keys\": [\n", stdout);
-  if (dealt && status == 0) status = tune_on_devices(c, &ks, &devs, novalid, &tuned);
   int own = !dealt && status == 0 && ks.n > 1 && keys_in_own_processes(backend);
+  if (dealt || own) key_parent_mark(); /* key processes end with this one, even a SIGKILLed one */
+  if (dealt && status == 0) status = tune_on_devices(c, &ks, &devs, novalid, &tuned);
   for (int i = 0; own && status == 0 && i < ks.n; i++) {
     int key_status = tune_key_in_process(c, &ks, i);
     tuned += key_status == 0 || key_status == kt_exit_status(KT_NOVALID);
