@@ -127,8 +127,11 @@ build_cc() {
   libs=$(link_libs)
   note "libraries: $libs"
   echo "$libs" >"$obj/link.txt"
+  # The command line: every cli/ source but the helper's (and MPI's, which needs its compiler wrapper).
+  local cli_sources
+  cli_sources=$(find "$ROOT/cli" -name '*.c' ! -name ktune_tuner.c ! -name 'mpi*' | sort)
   # shellcheck disable=SC2086
-  cc $cflags "$ROOT/cli/ktune.c" "$obj/libktune.a" $libs -o "$obj/ktune" >>"$LOG" 2>&1 || return 1
+  cc $cflags $cli_sources "$obj/libktune.a" $libs -o "$obj/ktune" >>"$LOG" 2>&1 || return 1
   # shellcheck disable=SC2086
   cc $cflags "$ROOT/cli/ktune_tuner.c" "$obj/libktune.a" $libs -o "$obj/ktune-tuner" >>"$LOG" 2>&1 || return 1
   cc -shared -Wl,-soname,libktune.so.0 "$obj"/*.o $libs -o "$obj/libktune.so" >>"$LOG" 2>&1 || note "no libktune.so"

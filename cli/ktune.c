@@ -1,6 +1,6 @@
 /* ktune: the command line. Uses only the public API in ktune.h.
  *
- *   ktune tune FILE|--t1 KERNEL_T1.json [--kernel NAME] [--backend cpu|opencl|cuda] [--device N]
+ *   ktune tune FILE|--t1 KERNEL_T1.json [--kernel NAME] [--backend cpu|opencl|cuda] [--device N|N,N...|all]
  *                   [--dim NAME=VALUE[,VALUE...]]... [--sizes FILE] [--autotune "NAME=VALUE ..."]
  *                   [--input NAME=PATH[:TYPE]]... [--expect NAME=PATH[:TYPE]]... [--check FILE.c:FN]
  *                   [--strategy NAME] [--budget N|Ns] [--db PATH] [--json] [--quiet]
@@ -16,19 +16,20 @@
 #include <ctype.h>
 #include <errno.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "device_list.h"
+#include "key_parent.h"
+#include "key_process.h"
 #include "keys.h"
 #include "ktune.h"
+#include "mpi_sweep.h"
+#include "sweep.h"
 
 enum { EXIT_BAD_INPUT = 2, MAX_DIMS = 64 };
-
-extern char **environ;
 
 /* The command line as given: a sweep's key that tunes in a process of its
  * own runs it again with that key's sizes. */
@@ -66,7 +67,9 @@ typedef struct cli {
   const char *positional[4];
   int npositional;
   int json, quiet, no_cache, no_db, show_output, retry_failed, no_binary_cache, binaries;
-  int device_given; /* --device N was written: `ktune space` counts what fits it */
+  int device_given;    /* --device N was written: `ktune space` counts what fits it */
+  device_list devices; /* tune/bench --device N, 0,2,3 or all */
+  int mpi;             /* tune --mpi: the keys shared by MPI ranks (cli/mpi_sweep.c) */
 } cli;
 
 /* The backends' names into OUT, joined by SEP, the last by LAST. */
@@ -82,12 +85,15 @@ static void backend_names(char *out, size_t len, const char *sep, const char *la
 static void usage(FILE *out) {
   char names[256];
   backend_names(names, sizeof names, "|", "|");
-  fprintf(out, "usage:\n  ktune tune FILE|--t1 KERNEL_T1.json [--kernel NAME] [--backend %s] [--device N]\n", names);
-  fputs("                  [--dim NAME=VALUE[,VALUE...]]... [--sizes FILE] [--autotune \"NAME=VALUE ...\"]\n"
+  fprintf(out, "usage:\n  ktune tune FILE|--t1 KERNEL_T1.json [--kernel NAME] [--backend %s]\n", names);
+  fputs("                  [--device N|N,N...|all] [--dim NAME=VALUE[,VALUE...]]... [--sizes FILE]\n"
+        "                  [--autotune \"NAME=VALUE ...\"]\n"
         "                  [--input NAME=PATH[:TYPE]]... [--expect NAME=PATH[:TYPE]]... [--check FILE.c:FN]\n"
         "                  [--strategy NAME] [--budget N|Ns] [--seed S] [--db PATH] [--no-db]\n"
         "                  [--no-cache] [--no-binary-cache] [--jobs N] [--timeout S] [--compile-timeout S]\n"
         "                  [--retry-failed] [--show-output] [--json] [--quiet] [--report FILE]\n"
+        "  mpirun -np R ktune tune FILE ... --mpi [--db PATH]   the keys shared by R MPI ranks, results in rank 0's "
+        "database\n"
         "  ktune bench FILE --autotune \"NAME=VALUE ...\" [same options as tune]\n"
         "  ktune space FILE|--t1 KERNEL_T1.json [--kernel NAME] [--dim NAME=VALUE]... [--autotune ...] [--device N]\n"
         "                  [--json]\n"
@@ -164,6 +170,7 @@ static int parse_args(int argc, char **argv, cli *c) {
     else if (strcmp(a, "--binaries") == 0) c->binaries = 1;
     else if (strcmp(a, "--show-output") == 0) c->show_output = 1;
     else if (strcmp(a, "--retry-failed") == 0) c->retry_failed = 1;
+    else if (strcmp(a, "--mpi") == 0) c->mpi = 1;
     else if ((a[0] == '-' && a[1] == '-') || strcmp(a, "-o") == 0) {
       const char **slot = value_slot(c, a);
       if (!slot) return bad("unknown option %s", a);
@@ -181,11 +188,10 @@ static int parse_args(int argc, char **argv, cli *c) {
         if (c->nwarm == MAX_DIMS) return bad("too many --warm options (at most 64): %s", v);
         c->warm[c->nwarm++] = v;
       } else if (strcmp(a, "--device") == 0) {
-        long n;
+        char err[512];
         if (strcmp(c->command, "cache") == 0 || strcmp(c->command, "report") == 0) c->device_filter = v;
-        else if (parse_int(v, 0, 1 << 20, &n) != 0)
-          return bad("--device %s: expected a device index (see `ktune devices`)", v);
-        else c->device = (int)n, c->device_given = 1;
+        else if (device_list_parse(v, &c->devices, err, sizeof err) != 0) return bad("%s", err);
+        else c->device = c->devices.all ? 0 : c->devices.index[0], c->device_given = 1;
       } else {
         *slot = v;
       }
@@ -383,10 +389,33 @@ static int check_keys(const cli *c, kt_context *ctx, const keys *ks, const char 
   return 0;
 }
 
+/* A tuning that could not open its device: when --device names one the
+ * backend lacks (--device 7 on a machine with one), the message names the
+ * option and how to list the devices instead of the backend's own words. */
+static int fail_tuning(const cli *c, kt_context *ctx, kt_kernel *kernel, int rc) {
+  int count;
+  if (rc != KT_NOBACKEND || !c->device_given || !kernel) return fail(ctx, rc);
+  char *why = strdup(kt_errmsg(ctx) ? kt_errmsg(ctx) : ""); /* the count may overwrite it */
+  char err[512];
+  device_list one = c->devices;
+  if (kt_kernel_device_count(kernel, &count) == KT_OK &&
+      device_list_resolve(&one, count, kt_kernel_backend(kernel), err, sizeof err) != 0) {
+    free(why);
+    fprintf(stderr, "ktune: error: %s\n", err);
+    return EXIT_BAD_INPUT;
+  }
+  if (why && *why) fprintf(stderr, "%s%s", why, why[strlen(why) - 1] == '\n' ? "" : "\n");
+  else fprintf(stderr, "ktune: error: %s\n", kt_strerror(rc));
+  free(why);
+  return kt_exit_status(rc);
+}
+
 /* Tunes key I of KS and prints its result (a table, or its JSON document,
  * after a comma when it is not the first of several). Returns kt_tune's
- * code; *R is the result, to be destroyed by the caller. */
-static int tune_key(const cli *c, kt_context *ctx, const kt_tune_options *o, const keys *ks, int i, kt_result **r) {
+ * code, with its message printed unless it is KT_OK (*STATUS: the exit
+ * status it means); *R is the result, to be destroyed by the caller. */
+static int tune_key(const cli *c, kt_context *ctx, const kt_tune_options *o, const keys *ks, int i, kt_result **r,
+                    int *status) {
   const key *k = &ks->list[i];
   if (ks->n > 1 && !c->quiet) fprintf(stderr, "ktune: key %d/%d: %s\n", i + 1, ks->n, k->label);
   kt_kernel *kernel = NULL;
@@ -397,6 +426,7 @@ static int tune_key(const cli *c, kt_context *ctx, const kt_tune_options *o, con
     if (c->json) kt_result_print_json(*r, stdout);
     else kt_result_print_table(*r, stdout);
   }
+  *status = rc == KT_OK ? 0 : fail_tuning(c, ctx, kernel, rc);
   kt_kernel_destroy(kernel);
   return rc;
 }
@@ -411,26 +441,6 @@ static int keys_in_own_processes(const char *backend) {
   return (force && strcmp(force, "1") == 0) || (backend && strcmp(backend, "cuda") == 0);
 }
 
-/* The command line again, for key K alone: without --dim and --sizes, with
- * K's sizes as --dim. NULL-terminated, in ARGV (room for g_argc + 2 *
- * KEY_MAX_SIZES + 2). */
-static void key_command(const key *k, char **argv) {
-  int n = 0;
-  argv[n++] = "/proc/self/exe";
-  for (int i = 1; i < g_argc; i++) {
-    if ((strcmp(g_argv[i], "--dim") == 0 || strcmp(g_argv[i], "--sizes") == 0) && i + 1 < g_argc) {
-      i++;
-      continue;
-    }
-    argv[n++] = g_argv[i];
-  }
-  for (int i = 0; i < k->nsizes; i++) {
-    argv[n++] = "--dim";
-    argv[n++] = k->sizes[i];
-  }
-  argv[n] = NULL;
-}
-
 /* Runs key I of KS in a ktune process of its own; its table or JSON
  * document reaches stdout (after a comma when it is not the first), its
  * messages stderr. Returns the process's exit status (130 when it was
@@ -439,42 +449,60 @@ static int tune_key_in_process(const cli *c, const keys *ks, int i) {
   const key *k = &ks->list[i];
   if (!c->quiet) fprintf(stderr, "ktune: key %d/%d: %s (in a process of its own)\n", i + 1, ks->n, k->label);
   fflush(NULL);
-  char **argv = calloc((size_t)g_argc + 2 * KEY_MAX_SIZES + 2, sizeof *argv);
-  int fds[2] = {-1, -1};
-  if (!argv || (c->json && pipe(fds) != 0)) return free(argv), bad("%s", "out of memory or descriptors");
-  key_command(k, argv);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  if (c->json) {
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-    posix_spawn_file_actions_addclose(&fa, fds[0]);
-  }
-  pid_t pid;
-  int err = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  free(argv);
-  if (fds[1] >= 0) close(fds[1]);
-  if (err != 0) {
-    if (fds[0] >= 0) close(fds[0]);
-    fprintf(stderr, "ktune: error: cannot start ktune for key %s: %s\n", k->label, strerror(err));
+  /* The device as resolved (--device all on one device is 0), so that no
+   * key's process lists the devices again. */
+  static const char *const drop[] = {"--device", NULL};
+  char device[16];
+  snprintf(device, sizeof device, "%d", c->device);
+  const char *const extra[] = {"--device", device, NULL};
+  key_command cmd = {.argc = g_argc, .argv = g_argv, .drop = c->device_given ? drop : NULL};
+  key_process p;
+  if (key_process_start(&p, &cmd, k, c->device_given ? extra : NULL, c->json) != 0) {
+    fprintf(stderr, "ktune: error: cannot start ktune for key %s: %s\n", k->label, strerror(errno));
     return kt_exit_status(KT_INTERNAL);
   }
-  if (c->json) { /* the key's document, copied as it comes */
-    char buf[65536];
-    ssize_t got;
-    int first = 1;
-    while ((got = read(fds[0], buf, sizeof buf)) != 0) {
-      if (got < 0 && errno == EINTR) continue;
-      if (got < 0) break;
-      if (first && i > 0) fputs(",\n", stdout);
-      first = 0;
-      fwrite(buf, 1, (size_t)got, stdout);
-    }
-    close(fds[0]);
+  int status = key_process_wait(&p);
+  if (p.len) { /* the key's JSON document */
+    if (i > 0) fputs(",\n", stdout);
+    fwrite(p.out, 1, p.len, stdout);
   }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) continue;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 130;
+  key_process_free(&p);
+  return status;
+}
+
+/* --device 0,2,3 or all: the indices, checked against the devices of the
+ * kernel's backend before any key is tuned; exit status 2 on bad input. */
+static int resolve_devices(const cli *c, kt_context *ctx, const keys *ks, device_list *out) {
+  *out = c->devices;
+  kt_kernel *k = NULL;
+  int count = 0, status = 0;
+  int rc = load_kernel(c, ctx, ks->list[0].sizes, ks->list[0].nsizes, &k);
+  if (rc == KT_OK) rc = kt_kernel_device_count(k, &count);
+  char err[512];
+  if (rc != KT_OK) status = fail(ctx, rc);
+  else if (device_list_resolve(out, count, kt_kernel_backend(k), err, sizeof err) != 0)
+    fprintf(stderr, "ktune: error: %s\n", err), status = EXIT_BAD_INPUT;
+  kt_kernel_destroy(k);
+  if (status == 0 && ks->n == 1 && out->n > 1 && !c->quiet) /* docs/DESIGN.md: why one device measures a key */
+    fprintf(stderr, "ktune: one key: measured on device %d alone (several keys are dealt to several devices)\n",
+            out->index[0]);
+  return status;
+}
+
+/* The keys dealt to several devices, a ktune process each (cli/sweep.c). */
+static int tune_on_devices(const cli *c, const keys *ks, const device_list *devs, char *novalid, int *tuned) {
+  static const char *const drop[] = {"--device", NULL};
+  key_command cmd = {.argc = g_argc, .argv = g_argv, .drop = drop};
+  sweep s = {.cmd = &cmd,
+             .ks = ks,
+             .devices = devs->index,
+             .ndevices = devs->n,
+             .json = c->json,
+             .quiet = c->quiet,
+             .novalid = novalid};
+  int status = sweep_run(&s);
+  *tuned = s.tuned;
+  return status;
 }
 
 /* After the keys of a sweep: which had no valid configuration. */
@@ -488,6 +516,58 @@ static void sweep_summary(const keys *ks, int tuned, const char *novalid, int qu
     if (novalid[i]) fprintf(stderr, "ktune: no valid configuration for key %s\n", ks->list[i].label);
 }
 
+/* The results key of key I (mpi_key_id_fn): its kernel and key sizes. */
+static int mpi_key_of(void *ud, int i, mpi_key_id *id) {
+  const cli *c = ((void **)ud)[0];
+  kt_context *ctx = ((void **)ud)[1];
+  const keys *ks = ((void **)ud)[2];
+  kt_kernel *k = NULL;
+  int rc = load_kernel(c, ctx, ks->list[i].sizes, ks->list[i].nsizes, &k);
+  if (rc == KT_OK) rc = kt_kernel_key_sizes(k, id->sizes, sizeof id->sizes);
+  if (rc == KT_OK) snprintf(id->kernel, sizeof id->kernel, "%s", kt_kernel_name(k));
+  if (rc != KT_OK) fail(ctx, rc);
+  kt_kernel_destroy(k);
+  return rc == KT_OK ? 0 : -1;
+}
+
+/* tune --mpi: refused where it cannot do what it is asked (exit 2, before
+ * MPI starts); then rank 0 checks the keys and deals them, and the other
+ * ranks tune what they are dealt (cli/mpi_sweep.c). */
+static int cmd_tune_mpi(const cli *c, int bench) {
+  if (bench) return bad("%s: bench times one pinned configuration and stores nothing; run it without --mpi", "--mpi");
+  if (c->no_db)
+    return bad("%s gathers every rank's results into rank 0's database; --no-db leaves it none: drop --no-db "
+               "(--db PATH names that database, on rank 0's local disk)",
+               "--mpi");
+  if (c->report)
+    return bad("--mpi: --report %s would be written by whichever rank tunes the key; run `ktune report --db PATH` "
+               "on rank 0's database afterwards",
+               c->report);
+  int rank, rc = mpi_check_launcher();
+  if (rc || (rc = mpi_start(&rank)) != 0) return rc;
+  /* Every rank resolves --device against its own host's devices; rank 0
+   * also checks every key before dealing any. */
+  kt_tune_options o;
+  keys ks = {0};
+  kt_context *ctx = NULL;
+  const char *backend = NULL;
+  device_list devs = {.n = 1, .index = {c->device}};
+  if ((rc = tune_options(c, 0, &o)) == 0 && (rc = tune_keys(c, &ks)) == 0 && (rc = make_context(c, &ctx)) == 0) {
+    if (rank == 0) rc = check_keys(c, ctx, &ks, &backend);
+    if (rc == 0 && device_list_several(&c->devices)) rc = resolve_devices(c, ctx, &ks, &devs);
+  }
+  mpi_run run = {g_argc, g_argv, devs.index, rc ? 0 : devs.n, c->json, c->quiet};
+  int status;
+  if (rank != 0) status = mpi_worker(&run); /* with no device (RC), it leaves at once */
+  else {
+    void *ud[] = {(void *)c, ctx, &ks};
+    status = rc ? mpi_abandon(rc) : mpi_dealer(&run, ctx, &ks, mpi_key_of, ud);
+  }
+  kt_context_destroy(ctx);
+  keys_free(&ks);
+  return status;
+}
+
 /* tune and bench: each key in turn in one process. Later keys compile
  * nothing the binary cache holds and warm-start from the keys stored before
  * them; a key already stored is not measured again. A key without a valid
@@ -495,6 +575,7 @@ static void sweep_summary(const keys *ks, int tuned, const char *novalid, int qu
  * interruption or a database error does. */
 static int cmd_tune(const cli *c, int bench) {
   if (bench && !c->pin) return bad("%s needs --autotune \"NAME=VALUE ...\" (the configuration to time)", "bench");
+  if (c->mpi) return cmd_tune_mpi(c, bench);
   kt_tune_options o;
   keys ks;
   int rc = tune_options(c, bench, &o);
@@ -509,28 +590,31 @@ static int cmd_tune(const cli *c, int bench) {
   }
   const char *backend = NULL; /* of the keys' kernel, when there are several */
   int status = ks.n > 1 ? check_keys(c, ctx, &ks, &backend) : 0;
+  device_list devs = c->devices; /* "all" is 0..n-1: its first is c->device, the context's */
+  if (status == 0 && device_list_several(&c->devices)) status = resolve_devices(c, ctx, &ks, &devs);
+  int dealt = status == 0 && ks.n > 1 && devs.n > 1;
   char *novalid = calloc((size_t)ks.n, 1);
   if (!novalid) status = bad("%s", "out of memory");
   int tuned = 0;
   if (status == 0) install_signals();
   int open_document = status == 0 && c->json && ks.n > 1; /* closed however the run ends */
   if (open_document) fputs("{\"keys\": [\n", stdout);
-  int own = status == 0 && ks.n > 1 && keys_in_own_processes(backend);
+  int own = !dealt && status == 0 && ks.n > 1 && keys_in_own_processes(backend);
+  if (dealt || own) key_parent_mark(); /* key processes end with this one, even a SIGKILLed one */
+  if (dealt && status == 0) status = tune_on_devices(c, &ks, &devs, novalid, &tuned);
   for (int i = 0; own && status == 0 && i < ks.n; i++) {
     int key_status = tune_key_in_process(c, &ks, i);
     tuned += key_status == 0 || key_status == kt_exit_status(KT_NOVALID);
     if (key_status == kt_exit_status(KT_NOVALID)) novalid[i] = 1;
     else if (key_status != 0) status = key_status;
   }
-  for (int i = 0; !own && status == 0 && i < ks.n; i++) {
+  for (int i = 0; !own && !dealt && status == 0 && i < ks.n; i++) {
     kt_result *r = NULL;
-    rc = tune_key(c, ctx, &o, &ks, i, &r);
+    int key_status;
+    rc = tune_key(c, ctx, &o, &ks, i, &r, &key_status);
     tuned += printable(rc);
     if (rc == KT_NOVALID) novalid[i] = 1;
-    if (rc != KT_OK) {
-      int key_status = fail(ctx, rc);
-      if (rc != KT_NOVALID) status = key_status;
-    }
+    else if (rc != KT_OK) status = key_status;
     /* The report shows what the result shows, however the tuning ended. */
     if (r && printable(rc) && c->report && kt_result_report(ctx, r, c->report) != KT_OK) {
       int report_status = fail_report(ctx);
@@ -550,6 +634,9 @@ static int cmd_tune(const cli *c, int bench) {
 }
 
 static int cmd_space(const cli *c) {
+  if (device_list_several(&c->devices))
+    return bad("--device %s: `ktune space` counts what fits one device; give one index (see `ktune devices`)",
+               c->devices.spec);
   kt_context *ctx;
   int rc = make_context(c, &ctx);
   if (rc) return rc;
@@ -661,8 +748,9 @@ int main(int argc, char **argv) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? EXIT_BAD_INPUT : 0;
   }
+  key_parent_watch();
   if (strcmp(argv[1], "--version") == 0) {
-    printf("ktune %s\n", kt_version());
+    printf("ktune %s%s\n", kt_version(), mpi_build_note());
     return 0;
   }
   g_argc = argc;

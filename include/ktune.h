@@ -184,6 +184,12 @@ const char *kt_kernel_size_name(const kt_kernel *k, int i);
 int kt_kernel_set_size(kt_kernel *k, const char *name, int64_t value);
 /* Parses and applies one "NAME=VALUE" (VALUE an integer expression). */
 int kt_kernel_set_size_arg(kt_kernel *k, const char *arg);
+/* The sizes of K's results key at the sizes it has now (kt_kernel_set_size,
+ * else its data files' shapes, else @dims): its @key sizes, bucketed, as the
+ * database keeps them ("M=1024 N=4096"; every size when there is no @key).
+ * As kt_cache_filter.sizes it selects exactly this key's rows. KT_INVALID
+ * when a size has no value, or BUF (LEN bytes) is too small. */
+int kt_kernel_key_sizes(kt_kernel *k, char *buf, size_t len);
 /* Pins tuned names: "NAME=VALUE NAME=VALUE ...". An undeclared name is
  * KT_INVALID with the declared names in kt_errmsg. */
 int kt_kernel_pin(kt_kernel *k, const char *spec);
@@ -269,6 +275,10 @@ int kt_space_print_device(kt_kernel *k, FILE *out, int json);
 
 /* Lists backends and devices as text or JSON. */
 int kt_devices_print(kt_context *ctx, FILE *out, int json);
+/* How many devices the kernel's backend has (those `ktune devices` lists
+ * for it, indices 0..*COUNT-1), listed from a short-lived child process.
+ * KT_NOBACKEND with the reason when the backend cannot list them. */
+int kt_kernel_device_count(kt_kernel *k, int *count);
 
 typedef struct kt_tune_options {
   const char *strategy; /* NULL: exhaustive when it fits the budget, else the best one */

@@ -4,14 +4,17 @@ shared library is built (a minute on two cores; an unchanged tree rebuilds
 nothing). With $KTUNE_LIBRARY set, or outside the repository with a ktune
 that pkg-config knows, nothing is built: the package records that library's
 path and loads it (the GPU machine's bench/h200_build.sh build, an installed
-ktune)."""
+ktune). The C extension ktune._launch (the per-call path) is built beside
+it when Python's headers are there, else left out with a warning: the
+package then calls kernels through ctypes (ktune.launch_path says which)."""
 
 import os
 import shutil
 import subprocess
 import sys
 
-from setuptools import Distribution, setup
+from setuptools import Distribution, Extension, setup
+from setuptools.command.build_ext import build_ext
 from setuptools.command.build_py import build_py
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -87,6 +90,59 @@ class BuildPyWithLibrary(build_py):
             f.write(f"LIBRARY = {installed!r}\n")
 
 
+def _ktune_include_dir():
+    """Where ktune.h is: the repository's include/, else pkg-config's."""
+    here = os.path.join(REPO, "include")
+    if os.path.isfile(os.path.join(here, "ktune.h")):
+        return here
+    try:
+        flags = subprocess.run(["pkg-config", "--cflags-only-I", "ktune"], capture_output=True, text=True).stdout
+    except OSError:
+        flags = ""
+    for flag in flags.split():
+        if os.path.isfile(os.path.join(flag[2:], "ktune.h")):
+            return flag[2:]
+    return None
+
+
+def _extensions():
+    """ktune._launch, the C per-call path (README, "Python"): optional, so
+    that a machine without Python's headers (python3-dev) still installs
+    the package, which then launches through ctypes (ktune.launch_path)."""
+    include = _ktune_include_dir()
+    if include is None:
+        _say("ktune.h not found (no ../include, no pkg-config ktune): not building ktune._launch; "
+             "calls go through ctypes")
+        return []
+    sources = [os.path.join("ktune", f) for f in ("_launch.c", "_launch_arrays.c", "_launch_shapes.c")]
+    flags = ["-O2", "-std=gnu11", "-Wall", "-Wextra", "-Wno-unused-parameter"]
+    if os.environ.get("KTUNE_WERROR") == "1":  # scripts/python-tests.sh: a warning fails the tests there
+        flags.append("-Werror")
+    return [Extension("ktune._launch", sources, include_dirs=[include], libraries=["dl"], optional=True,
+                      extra_compile_args=flags)]
+
+
+class BuildExtSaying(build_ext):
+    """build_ext that says loudly when the optional extension did not build,
+    and leaves no earlier build of it to be installed instead."""
+
+    def build_extension(self, ext):
+        try:
+            super().build_extension(ext)
+        except Exception:
+            stale = self.get_ext_fullpath(ext.name)  # an earlier build's, from other sources
+            if os.path.exists(stale):
+                os.remove(stale)
+            raise
+
+    def run(self):
+        super().run()
+        for ext in self.extensions:
+            if not os.path.exists(self.get_ext_fullpath(ext.name)):
+                _say(f"WARNING: {ext.name} did not build (see the compiler's message above; Python's headers: "
+                     "apt-get install python3-dev): ktune calls kernels through ctypes, slower per call")
+
+
 class BinaryDistribution(Distribution):
     """The wheel carries a shared library: tag it for this platform."""
 
@@ -94,4 +150,5 @@ class BinaryDistribution(Distribution):
         return True
 
 
-setup(cmdclass={"build_py": BuildPyWithLibrary}, distclass=BinaryDistribution)
+setup(cmdclass={"build_py": BuildPyWithLibrary, "build_ext": BuildExtSaying}, distclass=BinaryDistribution,
+      ext_modules=_extensions())

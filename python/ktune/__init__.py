@@ -7,14 +7,17 @@ for ktune on PyTorch, CuPy and NumPy arrays.
     r = ktune.tune("kernels/c/matmul.c", dims={"M": 256, "N": 256, "K": 256}, budget=20)
     r.winner.values, r.winner.median_s
 
-A thin binding (ctypes) over libktune: the C library does the work; errors
-are exceptions carrying its messages (ktune.errors). See help(ktune.load),
-help(ktune.tune), help(ktune.cache).
+A thin binding over libktune: the C library does the work; errors are
+exceptions carrying its messages (ktune.errors). A kernel call goes through
+the C extension ktune._launch where it was built, else through ctypes:
+``ktune.launch_path`` ("extension" or "ctypes") says which, and
+``ktune.launch_path_reason`` why. See help(ktune.load), help(ktune.tune),
+help(ktune.cache).
 """
 
 from . import cache, errors
 from ._context import backend_names
-from ._kernel import Kernel, Param, load
+from ._kernel import Kernel, Param, launch_path, launch_path_reason, load
 from ._lib import lib as _lib
 from ._lib import library_path
 from ._misc import devices, replay, space, strategies
@@ -25,6 +28,6 @@ from .errors import (ArgumentError, BackendUnavailable, InternalError, Interrupt
 __version__ = _lib.kt_version().decode()
 
 __all__ = ["load", "Kernel", "Param", "tune", "TuneResult", "Configuration", "cache", "replay", "devices",
-           "strategies", "space", "backend_names", "library_path", "errors", "KtuneError", "InvalidInput",
+           "strategies", "space", "backend_names", "library_path", "launch_path", "launch_path_reason", "errors", "KtuneError", "InvalidInput",
            "ArgumentError", "NoValidConfiguration", "BackendUnavailable", "OutOfMemory", "KtuneIOError",
            "Interrupted", "NotFound", "StoreError", "InternalError"]

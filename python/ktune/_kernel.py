@@ -4,6 +4,7 @@ arrays, launching the stored winner for the arrays' sizes."""
 from __future__ import annotations
 
 import ctypes
+import os
 import struct
 import sys
 import threading
@@ -20,6 +21,39 @@ _PACK = {"f16": "e", "f32": "f", "f64": "d", "i8": "b", "u8": "B", "i32": "i", "
 _CU_STREAM_LEGACY = 1  # CUDA's handle for the legacy default stream (stream 0 in PyTorch and CuPy)
 _HOST_HINT = "a NumPy array, a CPU torch tensor or any buffer"
 _CUDA_HINT = "a CUDA torch tensor, a CuPy array or any __cuda_array_interface__ / DLPack CUDA array"
+
+# The per-call path: the C extension ktune._launch when it was built (its
+# Launcher is then Kernel's base type, and calling a kernel is its tp_call),
+# else ctypes (Kernel._ctypes_call). ktune.launch_path says which.
+try:
+    from . import _launch as _ext
+
+    launch_path_reason = "the C extension ktune._launch"
+except ImportError as _e:
+    _ext = None
+    if any(f.startswith("_launch.") and f.endswith(".so") for f in os.listdir(os.path.dirname(__file__))):
+        launch_path_reason = f"ktune._launch is there but does not import ({_e}): reinstall (pip install ./python)"
+    else:
+        launch_path_reason = ("ktune._launch is not built: pip install ./python builds it where Python's headers "
+                              "are (apt-get install python3-dev); calls go through ctypes")
+#: "extension" or "ctypes": how ktune.load's kernels are called by default.
+launch_path = "extension" if _ext else "ctypes"
+_Base = _ext.Launcher if _ext else object
+_LAUNCH_PATHS = ("extension", "ctypes")
+
+
+def _chosen_launch_path(asked: Optional[str]) -> str:
+    """LAUNCH_PATH of ktune.load, else $KTUNE_LAUNCH_PATH, else the default."""
+    where = "launch_path="
+    if asked is None:
+        asked, where = os.environ.get("KTUNE_LAUNCH_PATH") or None, "KTUNE_LAUNCH_PATH="
+    if asked is None:
+        return launch_path
+    if asked not in _LAUNCH_PATHS:
+        raise errors.InvalidInput(f"{where}{asked!r}: expected 'extension' or 'ctypes'")
+    if asked == "extension" and _ext is None:
+        raise errors.InvalidInput(f"{where}'extension': {launch_path_reason}")
+    return asked
 
 
 class Param:
@@ -82,7 +116,7 @@ class _Shape:
         self.launched = False
 
 
-class Kernel:
+class Kernel(_Base):
     """An annotated kernel loaded from a file, called like a function.
 
     ``k(x, y, z)`` launches the stored winner for the arrays' sizes (read
@@ -94,12 +128,25 @@ class Kernel:
     the launch is asynchronous on the current stream of PyTorch or CuPy; on
     the CPU and OpenCL backends arrays are host memory and the call returns
     when the kernel is done.
+
+    ``launch_path`` is "extension" (the C extension ktune._launch reads,
+    checks and launches) or "ctypes" (the Python fallback); both raise the
+    same errors.
     """
+
+    def __new__(cls, *args: Any, **kwargs: Any):
+        # A kernel called through ctypes while the extension is built is a
+        # _CtypesKernel, whose Python __call__ replaces the extension's.
+        if cls is Kernel and _ext is not None and _chosen_launch_path(kwargs.get("launch_path")) == "ctypes":
+            cls = _CtypesKernel
+        return _Base.__new__(cls)
 
     def __init__(self, path: PathLike, kernel: Optional[str] = None, *, backend: Optional[str] = None,
                  device: int = 0, db: Optional[PathLike] = None, no_db: bool = False, miss: str = "tune",
                  budget: Union[int, str, None] = None, strategy: Optional[str] = None, quiet: bool = True,
-                 jobs: int = 0):
+                 jobs: int = 0, launch_path: Optional[str] = None):
+        chosen = _chosen_launch_path(launch_path)
+        self.launch_path = "ctypes" if _ext is None or isinstance(self, _CtypesKernel) else chosen
         self._miss_tune = TuneOptions()
         budget_options(self._miss_tune, budget)
         self._strategy = strategy.encode() if strategy else None
@@ -125,12 +172,25 @@ class Kernel:
         self._memory = _arrays.CUDA if self.backend == "cuda" else _arrays.HOST
         n = len(self.params)
         self._ntensors = len(self._tensors)
-        # Per tensor for the hot path: (index, read-only allowed?, NumPy typestr, torch dtype).
-        self._refresh_types()
         self._want_device = device if self._memory == _arrays.CUDA else -1
         self._ranks = (c_int * max(n, 1))(*[p.ndims for p in self.params])
         self._shapes: Dict[tuple, _Shape] = {}
         self._lock = threading.Lock()
+        if self.launch_path == "extension":
+            try:
+                self._setup_extension()
+            except ValueError:  # more parameters or a higher rank than it takes: every call checked in Python
+                self.launch_path = "ctypes"
+        self._refresh_types()
+
+    def _setup_extension(self) -> None:
+        """The per-kernel metadata of the C path, prepared once."""
+        from ._lib import lib_handle
+
+        tensors = tuple((p.index, p.ndims, p.mode != "in", p.dtype, p.name) for p in self._tensors)
+        scalars = tuple((p.index, p.dtype, p.has_value, p.name) for p in self._scalars)
+        self._ext_setup(lib_handle, self._handle.value, self._memory == _arrays.CUDA, self.device, tensors,
+                        scalars, tuple(self.sizes))
 
     # ---- arrays -------------------------------------------------------
 
@@ -223,9 +283,10 @@ class Kernel:
         """The stream of the arrays' library: PyTorch's or CuPy's current
         one, else what __cuda_array_interface__ says, else the legacy
         default stream (never NULL, which would make the launch wait)."""
+        tensor = _arrays.torch_tensor_type()
         for a, v in zip(args, views):
             mod = type(a).__module__
-            if mod.startswith("torch"):
+            if mod.startswith("torch") or (tensor is not None and isinstance(a, tensor)):
                 return _torch_stream(v.device) or _CU_STREAM_LEGACY
             if mod.startswith("cupy"):
                 return sys.modules["cupy"].cuda.get_current_stream().ptr or _CU_STREAM_LEGACY
@@ -235,11 +296,14 @@ class Kernel:
 
     # ---- launching ----------------------------------------------------
 
-    def __call__(self, *args: Any, **kwargs: Any) -> None:
+    def _ctypes_call(self, *args: Any, **kwargs: Any) -> None:
         """Launches the kernel on these arrays; see the class docstring."""
         if not kwargs and len(args) == self._ntensors and self._launch_seen(args):
             return
         self._call(args, kwargs)
+
+    if _ext is None:
+        __call__ = _ctypes_call
 
     def _refresh_types(self) -> None:
         """The array types of the hot path, from the libraries imported now
@@ -248,6 +312,9 @@ class Kernel:
         self._ndarray = getattr(sys.modules.get("numpy"), "ndarray", None)
         # Per tensor: (index, written?, NumPy typestr, torch dtype).
         self._fast = [(p.index, p.mode != "in", _typestr(p.dtype), _torch_dtype(p.dtype)) for p in self._tensors]
+        if self.launch_path == "extension":
+            self._ext_set_types(self._torch_tensor, self._ndarray, tuple(spec[3] for spec in self._fast),
+                                _raw_stream_function())
 
     def _launch_seen(self, args: tuple) -> bool:
         """The hot path: PyTorch tensors and NumPy arrays of a shape launched
@@ -309,6 +376,11 @@ class Kernel:
         catch = not shape.launched
         if catch:
             lib.kt_signals_catch()
+        if self.launch_path == "extension":  # under the extension's lock, which its own launches take
+            rc = self._launch_raw(ctypes.addressof(shape.sizes), ctypes.addressof(argv), stream or 0, catch)
+            self._ctx.check(rc)
+            shape.launched = True
+            return
         try:
             if self._memory == _arrays.CUDA:
                 rc = lib.kt_launch(self._handle, shape.sizes, argv, stream)
@@ -333,6 +405,8 @@ class Kernel:
     def close(self) -> None:
         """Frees the kernel and its context (also done when it is collected)."""
         if getattr(self, "_handle", None):
+            if getattr(self, "launch_path", None) == "extension":
+                self._ext_detach()  # no launch from C after this
             lib.kt_kernel_destroy(self._handle)
             self._handle = kernel_p()
         if getattr(self, "_ctx", None) is not None:
@@ -345,6 +419,13 @@ class Kernel:
         params = ", ".join(f"{p.name}: {p.mode + ' ' if p.is_tensor else ''}{p.dtype}"
                            + (f"[{p.ndims}d]" if p.is_tensor else "") for p in self.params)
         return f"<ktune.Kernel {self.name}({params}) on {self.backend}, from {self.path}>"
+
+
+class _CtypesKernel(Kernel):
+    """A Kernel called through ctypes although the extension is built
+    (launch_path="ctypes"): the fallback, kept comparable and tested."""
+
+    __call__ = Kernel._ctypes_call
 
 
 def _typestr(dtype: str) -> Optional[str]:
@@ -368,24 +449,33 @@ def _fs(path: PathLike) -> bytes:
     return os.fsencode(path)
 
 
-_raw_stream = None
+_raw_stream = (None, None)  # (the torch module, its raw current-stream function)
+
+
+def _raw_stream_function():
+    """What the extension calls for PyTorch's current stream on a device:
+    the raw-handle function when torch has it (None: torch not imported)."""
+    torch = sys.modules.get("torch")
+    if torch is None or getattr(torch, "Tensor", None) is None:
+        return None
+    raw = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None)
+    return raw if raw is not None else (lambda d: torch.cuda.current_stream(d).cuda_stream)
 
 
 def _torch_stream(device: int) -> int:
     """PyTorch's current stream on DEVICE: the raw handle, as Triton reads it
     (torch.cuda.current_stream() costs microseconds)."""
     global _raw_stream
-    if _raw_stream is None:
-        torch = sys.modules["torch"]
-        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-        _raw_stream = raw if raw is not None else (lambda d: torch.cuda.current_stream(d).cuda_stream)
-    return _raw_stream(device)
+    torch = sys.modules["torch"]
+    if _raw_stream[0] is not torch:
+        _raw_stream = (torch, _raw_stream_function())
+    return _raw_stream[1](device)
 
 
 def load(path: PathLike, kernel: Optional[str] = None, *, backend: Optional[str] = None, device: int = 0,
          db: Optional[PathLike] = None, no_db: bool = False, miss: str = "tune",
          budget: Union[int, str, None] = None, strategy: Optional[str] = None, quiet: bool = True,
-         jobs: int = 0) -> Kernel:
+         jobs: int = 0, launch_path: Optional[str] = None) -> Kernel:
     """Loads the annotated kernel KERNEL (None: the file's only one) from PATH.
 
     Returns a Kernel; call it on arrays: ``k(x, y, z)`` launches the stored
@@ -398,6 +488,10 @@ def load(path: PathLike, kernel: Optional[str] = None, *, backend: Optional[str]
     DEVICE (an index among ktune.devices()) pick where it runs; DB is the
     results database (None: $KTUNE_DB, else ~/.cache/ktune/results.db) and
     NO_DB keeps nothing on disk; QUIET=False prints tuning progress on stderr.
+    LAUNCH_PATH picks how calls are made: "extension" (the C extension
+    ktune._launch, a few microseconds less per call) or "ctypes" (the
+    fallback, used when the extension is not built); None: $KTUNE_LAUNCH_PATH,
+    else ktune.launch_path. The kernel's ``launch_path`` says which it got.
 
     Raises InvalidInput (with file:line:col) for a bad annotation or option,
     NotFound for an unknown kernel name, BackendUnavailable when the
@@ -411,4 +505,4 @@ def load(path: PathLike, kernel: Optional[str] = None, *, backend: Optional[str]
         k(x, y, z)             # z = x * y + x, with the winner for N = 2^20
     """
     return Kernel(path, kernel, backend=backend, device=device, db=db, no_db=no_db, miss=miss, budget=budget,
-                  strategy=strategy, quiet=quiet, jobs=jobs)
+                  strategy=strategy, quiet=quiet, jobs=jobs, launch_path=launch_path)

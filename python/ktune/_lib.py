@@ -216,6 +216,8 @@ def load_library() -> tuple[ctypes.CDLL, str]:
 
 
 lib, library_path = load_library()
+# The dlopen handle, from which the C extension takes the same functions.
+lib_handle: int = lib._handle
 
 # libc's open_memstream gathers what a kt_*_print call writes to a FILE *.
 _libc = ctypes.CDLL(None)

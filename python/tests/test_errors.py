@@ -6,6 +6,9 @@ from conftest import kernel_path
 
 import ktune
 
+# Every test twice: through the C extension and through ctypes (conftest.launch_path).
+pytestmark = pytest.mark.usefixtures("launch_path")
+
 
 @pytest.fixture
 def matmul(db):

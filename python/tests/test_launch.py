@@ -8,6 +8,9 @@ from conftest import kernel_path
 
 import ktune
 
+# Every test twice: through the C extension and through ctypes (conftest.launch_path).
+pytestmark = pytest.mark.usefixtures("launch_path")
+
 
 def test_load_describes_the_kernel(db):
     k = ktune.load(kernel_path("kernels/c/matmul.c"), db=db)
@@ -141,3 +144,31 @@ def test_the_readme_example_runs(tmp_path):
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     assert "matches numpy; winner TILE_M=" in r.stdout
+
+
+def test_cuda_array_interface_and_cupys_stream(db, monkeypatch, no_gpu):
+    """On the CUDA backend, objects with __cuda_array_interface__ pass every
+    check; CuPy's take CuPy's current stream (asked once per call), others
+    the interface's. No GPU here: the launch then fails with ktune's error."""
+    import sys
+    import types
+
+    asked = []
+    cupy = types.ModuleType("cupy")
+    cupy.cuda = types.SimpleNamespace(get_current_stream=lambda: asked.append(1) or types.SimpleNamespace(ptr=0x6000))
+    monkeypatch.setitem(sys.modules, "cupy", cupy)
+
+    def device_array(module, n=64):
+        a = type("ndarray", (), {"__module__": module})()
+        a.__cuda_array_interface__ = {"shape": (n,), "typestr": "<f4", "data": (0x10000, False), "version": 3,
+                                      "strides": None, "stream": 1}
+        return a
+
+    k = ktune.load(kernel_path("kernels/cuda/elementwise.cu"), db=db, miss="default")
+    for module in ("cupy", "numba.cuda"):
+        with pytest.raises(ktune.KtuneError) as e:
+            k(device_array(module), device_array(module), device_array(module))
+        assert not isinstance(e.value, ktune.ArgumentError), e.value  # every check passed
+    assert asked == [1]
+    with pytest.raises(ktune.ArgumentError, match="parameter y: dimension 0 is 32, expected 64"):
+        k(device_array("cupy"), device_array("cupy", 32), device_array("cupy"))

@@ -13,6 +13,9 @@ from conftest import kernel_path
 
 import ktune
 
+# Every test twice: through the C extension and through ctypes (conftest.launch_path).
+pytestmark = pytest.mark.usefixtures("launch_path")
+
 
 class _DType:
     def __init__(self, name):
@@ -33,7 +36,10 @@ def _fake_torch():
         def __init__(self, array):
             self.array = array
             self.dtype = getattr(torch, array.dtype.name)
-            self.shape = array.shape
+
+        @property  # a data descriptor, as torch's shape is: the extension calls it directly
+        def shape(self):
+            return self.array.shape
 
         def get_device(self):
             return -1
@@ -82,3 +88,43 @@ def test_tensor_errors_name_the_parameter(torch, db):
         k(x, torch.Tensor(np.zeros(16, np.float32)[::2]))
     with pytest.raises(ktune.ArgumentError, match="parameter y: dimension 0 is 9, expected 8"):
         k(x, torch.Tensor(np.zeros(9, np.float32)))
+
+
+def test_a_tensor_subclass(torch, db):
+    """A subclass of torch.Tensor (nn.Parameter) is read by looking its
+    attributes up, not through torch.Tensor's own descriptors."""
+
+    class Parameter(torch.Tensor):
+        def data_ptr(self):
+            return self.array.ctypes.data
+
+    k = ktune.load(kernel_path("tests/kernels/scale.c"), db=db, miss="default")
+    x = Parameter(np.arange(4, dtype=np.float32))
+    y = Parameter(np.zeros(4, np.float32))
+    k(x, y)
+    np.testing.assert_array_equal(y.array, 2 * x.array)
+    with pytest.raises(ktune.ArgumentError, match="parameter y: expected dtype f32, got torch.float64"):
+        k(x, Parameter(np.zeros(4, np.float64)))
+
+
+def test_cuda_tensors_launch_on_torchs_current_stream(torch, db, no_gpu):
+    """On the CUDA backend the stream is PyTorch's current one, read with
+    torch._C._cuda_getCurrentRawStream(device) for the tensors' device. No
+    GPU here: the launch itself then fails, with ktune's error, not a crash."""
+    import types
+
+    asked = []
+    torch._C = types.SimpleNamespace(_cuda_getCurrentRawStream=lambda d: asked.append(d) or 0x5000)
+
+    class CudaTensor(torch.Tensor):
+        def get_device(self):
+            return 0
+
+    k = ktune.load(kernel_path("kernels/cuda/elementwise.cu"), db=db, miss="default")
+    x, y, z = (CudaTensor(np.ones(64, np.float32)) for _ in range(3))
+    with pytest.raises(ktune.KtuneError) as e:
+        k(x, y, z)
+    assert not isinstance(e.value, ktune.ArgumentError), e.value  # the arrays passed every check
+    assert asked == [0]
+    with pytest.raises(ktune.ArgumentError, match="parameter x: the array is on cuda:1, the kernel on cuda:0"):
+        k(type("OtherDevice", (CudaTensor,), {"get_device": lambda self: 1})(np.ones(64, np.float32)), y, z)

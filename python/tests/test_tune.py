@@ -116,11 +116,11 @@ def _session_pids(sid: int):
     return pids
 
 
-@pytest.mark.parametrize("how", ["tune", "launch"])
+@pytest.mark.parametrize("how", ["tune", "launch", "launch-ctypes"])
 def test_ctrl_c_interrupts_a_tuning(db, tmp_path, how):
     """SIGINT to a Python process that is tuning (ktune.tune, or a launch
-    that tunes on a miss): KeyboardInterrupt soon, what was measured kept,
-    no process left behind."""
+    that tunes on a miss, through the C extension or through ctypes):
+    KeyboardInterrupt soon, what was measured kept, no process left behind."""
     code = textwrap.dedent(f"""
         import sys, numpy as np, ktune
         path = {os.path.join(ROOT, "tests", "data", "slow.c")!r}
@@ -129,7 +129,8 @@ def test_ctrl_c_interrupts_a_tuning(db, tmp_path, how):
             if {how!r} == "tune":
                 ktune.tune(path, db={db!r})
             else:
-                k = ktune.load(path, db={db!r})
+                k = ktune.load(path, db={db!r}, launch_path={"ctypes" if how == "launch-ctypes" else None!r})
+                print("launch path", k.launch_path, flush=True)
                 k(np.zeros(64, np.float32))
         except KeyboardInterrupt:
             print("KeyboardInterrupt", flush=True)
@@ -139,6 +140,9 @@ def test_ctrl_c_interrupts_a_tuning(db, tmp_path, how):
     p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          start_new_session=True, cwd=HERE)
     assert p.stdout.readline().strip() == "tuning"
+    if how != "tune":
+        want = "ctypes" if how == "launch-ctypes" else "extension"
+        assert p.stdout.readline().strip() == f"launch path {want}"
     # Once the tuner's worker runs beside Python, and a little more so that
     # something was measured: a whole tuning takes 2-6 s here (less with its
     # compiled configurations in the binary cache and finalist rounds that

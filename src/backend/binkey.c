@@ -137,6 +137,34 @@ static bool unpack_parts(const kt__backend *be, const kt__build *b, const kt__sb
   return ok;
 }
 
+/* The entry of KEY written where compile would have: true on a hit; a bad
+ * or foreign entry is removed (*REJECTED set) and is a miss. */
+static bool load_cached(const kt__backend *be, const kt__build *b, const unsigned char key[32], kt__artifact *a,
+                        bool *rejected) {
+  kt__sbuf payload = {0};
+  bool hit = false, bad = false;
+  if (kt__bincache_get(b->bincache, key, &payload, &bad) == KT_OK) {
+    hit = unpack_parts(be, b, &payload, a);
+    if (!hit) kt__bincache_remove(b->bincache, key); /* a whole entry, but not of this backend's making */
+    bad = !hit;
+  }
+  kt__sbuf_free(&payload);
+  *rejected = *rejected || bad;
+  return hit;
+}
+
+/* Compiles B and stores what it wrote under KEY. */
+static kt__status compile_and_store(const kt__backend *be, const kt__build *b, const unsigned char key[32],
+                                    kt__artifact *a, kt__errbuf *eb) {
+  kt__status st = be->compile(b, a, eb);
+  kt__sbuf payload = {0};
+  kt__errbuf *quiet = kt__xmalloc(sizeof *quiet); /* a failed store only costs a later compile */
+  if (st == KT__ST_OK && pack_parts(be, b, &payload)) kt__bincache_put(b->bincache, key, payload.s, payload.len, quiet);
+  free(quiet);
+  kt__sbuf_free(&payload);
+  return st;
+}
+
 kt__status kt__compile_cached(const kt__backend *be, const kt__build *b, kt__artifact *a, kt__errbuf *eb) {
   double t0 = kt__now();
   unsigned char key[32];
@@ -147,24 +175,20 @@ kt__status kt__compile_cached(const kt__backend *be, const kt__build *b, kt__art
     if (kt__bincache_on(b->bincache)) a->not_cached = kt__xstrdup(why);
     return st;
   }
-  kt__sbuf payload = {0};
   bool rejected = false;
-  if (kt__bincache_get(b->bincache, key, &payload, &rejected) == KT_OK) {
-    if (unpack_parts(be, b, &payload, a)) {
-      kt__sbuf_free(&payload);
-      a->cache_use = KT__BIN_CACHED;
-      a->seconds = kt__now() - t0;
-      return KT__ST_OK;
-    }
-    kt__bincache_remove(b->bincache, key); /* a whole entry, but not of this backend's making */
-    rejected = true;
+  bool hit = load_cached(be, b, key, a, &rejected);
+  /* A miss waits for whoever compiles the entry now (another key's process
+   * on a device of the same model) and looks again before compiling. */
+  int lock = hit ? -1 : kt__bincache_lock(b->bincache, key, b->cancel);
+  if (lock >= 0) hit = load_cached(be, b, key, a, &rejected);
+  kt__status st = KT__ST_OK;
+  if (hit) {
+    a->cache_use = KT__BIN_CACHED;
+    a->seconds = kt__now() - t0;
+  } else {
+    st = compile_and_store(be, b, key, a, eb);
+    a->cache_use = rejected ? KT__BIN_REBUILT : KT__BIN_COMPILED;
   }
-  payload.len = 0;
-  kt__status st = be->compile(b, a, eb);
-  a->cache_use = rejected ? KT__BIN_REBUILT : KT__BIN_COMPILED;
-  kt__errbuf *quiet = kt__xmalloc(sizeof *quiet); /* a failed store only costs a later compile */
-  if (st == KT__ST_OK && pack_parts(be, b, &payload)) kt__bincache_put(b->bincache, key, payload.s, payload.len, quiet);
-  free(quiet);
-  kt__sbuf_free(&payload);
+  kt__bincache_unlock(lock);
   return st;
 }

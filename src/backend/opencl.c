@@ -483,13 +483,20 @@ static void build_entry(cl_state *s, const kt__build *b, cl_entry *e) {
   unsigned char key[32];
   bool cacheable = kt__build_binary_key(&kt__backend_opencl, b, key, NULL, 0), rejected = false;
   e->program = cacheable ? program_from_cache(s, b, e->options, key, &rejected) : NULL;
+  /* A miss waits for whoever builds the entry now (another key's process
+   * on a device of the same model) and looks again before building. */
+  int lock = cacheable && !e->program ? kt__bincache_lock(b->bincache, key, b->cancel) : -1;
+  bool rejected_again = false;
+  if (lock >= 0) e->program = program_from_cache(s, b, e->options, key, &rejected_again);
+  rejected = rejected || rejected_again;
   if (e->program) {
     e->use = KT__BIN_CACHED;
-    return;
+  } else {
+    build_source(s, b, e);
+    e->use = rejected ? KT__BIN_REBUILT : KT__BIN_COMPILED;
+    if (cacheable && e->program) store_binary(s, b, e->program, key);
   }
-  build_source(s, b, e);
-  e->use = rejected ? KT__BIN_REBUILT : KT__BIN_COMPILED;
-  if (cacheable && e->program) store_binary(s, b, e->program, key);
+  kt__bincache_unlock(lock);
 }
 
 static cl_entry *find_entry(cl_state *s, uint64_t hash, const char *options) {

@@ -282,6 +282,51 @@ void kt__bincache_remove(const kt__bincache *c, const unsigned char key[32]) {
   kt__sbuf_free(&path);
 }
 
+/* ---- one compile per entry --------------------------------------------- */
+
+static const char LOCK_FILE[] = ".compiling";
+
+/* The key's byte in the lock file: 40 bits of the digest, an offset any
+ * file system takes (two keys sharing one only wait for each other). */
+static off_t lock_offset(const unsigned char key[32]) {
+  uint64_t v = 0;
+  for (int i = 0; i < 5; i++) v = v << 8 | key[i];
+  return (off_t)v;
+}
+
+static bool stop_waiting(const atomic_int *cancel) { return kt__interrupted || (cancel && atomic_load(cancel)); }
+
+int kt__bincache_lock(const kt__bincache *c, const unsigned char key[32], const atomic_int *cancel) {
+  if (!kt__bincache_on(c)) return -1;
+  kt__errbuf *quiet = kt__xmalloc(sizeof *quiet); /* no lock only costs a compile the holder does too */
+  int made = make_dirs(c->dir, quiet);
+  free(quiet);
+  if (made != KT_OK) return -1;
+  kt__sbuf path = {0};
+  kt__sbuf_printf(&path, "%s/%s", c->dir, LOCK_FILE);
+  int fd = open(path.s, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  kt__sbuf_free(&path);
+  if (fd < 0) return -1;
+  /* Polled rather than F_OFD_SETLKW, so that a build the tuner abandons (a
+   * time budget) or an interrupted one stops waiting within POLL_MS. */
+  enum { POLL_MS = 5, POLL_MAX_MS = 50 };
+  struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = lock_offset(key), .l_len = 1};
+  for (int wait_ms = POLL_MS; fcntl(fd, F_OFD_SETLK, &fl) != 0;
+       wait_ms = wait_ms * 2 > POLL_MAX_MS ? POLL_MAX_MS : wait_ms * 2) {
+    bool held = errno == EAGAIN || errno == EACCES || errno == EINTR;
+    if (!held || stop_waiting(cancel)) {
+      close(fd);
+      return -1;
+    }
+    nanosleep(&(struct timespec){0, wait_ms * 1000000L}, NULL);
+  }
+  return fd;
+}
+
+void kt__bincache_unlock(int lock) {
+  if (lock >= 0) close(lock); /* closing the description drops its OFD locks */
+}
+
 /* ---- eviction ---------------------------------------------------------- */
 
 typedef struct entry_stat {

@@ -25,6 +25,8 @@
 #ifndef KT_BINCACHE_H
 #define KT_BINCACHE_H
 
+#include <stdatomic.h>
+
 #include "../common.h"
 
 enum { KT__BINCACHE_FORMAT = 1, KT__BINCACHE_HEADER = 96 };
@@ -66,6 +68,21 @@ int kt__bincache_put(const kt__bincache *c, const unsigned char key[32], const v
                      kt__errbuf *eb);
 /* Removes the entry of KEY (a payload the backend could not use). */
 void kt__bincache_remove(const kt__bincache *c, const unsigned char key[32]);
+/* One compile of an entry at a time, across threads and processes (the
+ * key processes of a sweep over several devices of one model all want the
+ * same configurations): a build that misses takes KEY's lock, looks again
+ * (the holder before it may have stored the entry meanwhile) and compiles
+ * only when it still misses, then stores and unlocks. The lock is one byte
+ * (the key's) of the folder's ".compiling" file, taken with an
+ * open-file-description lock (F_OFD_SETLK: per open file, so that threads of
+ * one process exclude each other too; the kernel drops it when its holder
+ * dies, however it dies). Waits until it is free, or CANCEL (may be NULL) or
+ * kt__interrupted is set. Returns the lock (>= 0), or -1 when there is none
+ * (the cache is off, the folder or the file cannot be made, cancelled): the
+ * caller then compiles without it, as before. */
+int kt__bincache_lock(const kt__bincache *c, const unsigned char key[32], const atomic_int *cancel);
+/* Releases a lock kt__bincache_lock returned; -1 is a no-op. */
+void kt__bincache_unlock(int lock);
 /* Removes the least recently used entries until the folder's entries fit
  * the limit, and temporary files left more than an hour ago by writers that
  * died. */

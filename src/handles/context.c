@@ -496,3 +496,18 @@ void kt__kernel_key_sizes(const kt_kernel *k, const int64_t *sizes, kt__sbuf *ou
   free(names);
   free(values);
 }
+
+int kt_kernel_key_sizes(kt_kernel *k, char *buf, size_t len) {
+  int64_t *values = kt__xcalloc((size_t)k->decl->nsizes + 1, sizeof *values);
+  int rc = kt__kernel_resolve_sizes(k, values, &k->ctx->err);
+  kt__sbuf key = {0};
+  if (rc == KT_OK) kt__kernel_key_sizes(k, values, &key);
+  const char *text = key.s ? key.s : "";
+  if (rc == KT_OK && strlen(text) >= len)
+    rc =
+        kt__err(&k->ctx->err, KT_INVALID, "the key sizes of %s (%s) do not fit in %zu bytes", k->decl->name, text, len);
+  if (rc == KT_OK) memcpy(buf, text, strlen(text) + 1);
+  kt__sbuf_free(&key);
+  free(values);
+  return rc;
+}

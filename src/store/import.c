@@ -1,7 +1,8 @@
 /* Import of ktune's own export document (export.c). The whole file goes in
  * one write transaction: a malformed entry anywhere imports nothing. Of two
  * records of the same configuration under the same key the newer (by
- * timestamp) is kept, so importing the same file twice changes nothing. */
+ * timestamp) is kept, so importing the same file twice changes nothing; the
+ * key's winner is then chosen on the merged results (decide_winner). */
 #include "import.h"
 
 #include <errno.h>
@@ -234,6 +235,42 @@ static int import_winner(importer *im, int64_t key, json_object *jw, kt__errbuf 
   return step_done(im, st, "importing a winner", eb);
 }
 
+/* The stored winner's configuration of KEY into *CONFIG (malloc'ed), NULL
+ * when it has none. */
+static int current_winner(importer *im, int64_t key, char **config, kt__errbuf *eb) {
+  sqlite3_stmt *st;
+  *config = NULL;
+  KT__FORWARD(kt__store_prepare(im->s, "SELECT config FROM winners WHERE key_id=?1", &st, "reading a winner", eb));
+  sqlite3_bind_int64(st, 1, key);
+  int rc = sqlite3_step(st);
+  if (rc == SQLITE_ROW) *config = kt__xstrdup((const char *)sqlite3_column_text(st, 0));
+  sqlite3_finalize(st);
+  return rc == SQLITE_ROW || rc == SQLITE_DONE ? KT_OK : kt__store_fail(im->s, rc, "reading a winner", eb);
+}
+
+/* With results of a key from two places (two hosts, two MPI ranks), the
+ * winner is decided on the merged results: of the winner stored before
+ * (BEFORE) and the one imported (IMPORTED), the configuration
+ * whose merged result is valid and fastest, with that time. Each side's
+ * winner came from its own tuning (its pins, its finalist rounds), so only
+ * those two are candidates; a candidate whose newer record failed is out.
+ * When neither is valid the newer winner stays. */
+static int decide_winner(importer *im, int64_t key, const char *before, const char *imported, kt__errbuf *eb) {
+  sqlite3_stmt *st;
+  KT__FORWARD(kt__store_prepare(im->s,
+                                "UPDATE winners SET (config, seconds) = (SELECT r.config, r.median FROM results r "
+                                "WHERE r.key_id=?1 AND r.status='ok' AND r.median IS NOT NULL "
+                                "AND (r.config=?2 OR r.config=?3) ORDER BY r.median, r.config LIMIT 1) "
+                                "WHERE key_id=?1 AND EXISTS (SELECT 1 FROM results r WHERE r.key_id=?1 "
+                                "AND r.status='ok' AND r.median IS NOT NULL "
+                                "AND (r.config=?2 OR r.config=?3))",
+                                &st, "choosing the winner", eb));
+  sqlite3_bind_int64(st, 1, key);
+  if (before) sqlite3_bind_text(st, 2, before, -1, SQLITE_TRANSIENT);
+  if (imported) sqlite3_bind_text(st, 3, imported, -1, SQLITE_TRANSIENT);
+  return step_done(im, st, "choosing the winner", eb);
+}
+
 static int import_one_key(importer *im, size_t i, json_object *jk, kt__errbuf *eb) {
   int64_t id;
   json_object *results, *winner;
@@ -243,17 +280,24 @@ static int import_one_key(importer *im, size_t i, json_object *jk, kt__errbuf *e
   KT__FORWARD(import_key(im, jk, &id, eb));
   KT__FORWARD(field(im, jk, "results", json_type_array, false, &results, eb));
   KT__FORWARD(field(im, jk, "winner", json_type_object, true, &winner, eb));
-  if (winner) KT__FORWARD(import_winner(im, id, winner, eb));
+  char *before = NULL;
+  int err = current_winner(im, id, &before, eb);
+  if (err == KT_OK && winner) err = import_winner(im, id, winner, eb);
   size_t n = json_object_array_length(results);
-  for (size_t j = 0; j < n; j++) {
+  for (size_t j = 0; err == KT_OK && j < n; j++) {
     json_object *jr = json_object_array_get_idx(results, j);
     snprintf(im->where, sizeof im->where, "keys[%zu].results[%zu]", i, j);
-    KT__RETURN_IF(!json_object_is_type(jr, json_type_object), eb, KT_INVALID, "%s: %s is not an object", im->path,
-                  im->where);
-    KT__FORWARD(import_result(im, id, jr, eb));
+    if (!json_object_is_type(jr, json_type_object))
+      err = kt__err(eb, KT_INVALID, "%s: %s is not an object", im->path, im->where);
+    else err = import_result(im, id, jr, eb);
   }
-  im->nkeys++;
-  return KT_OK;
+  const char *imported = NULL;
+  json_object *jc;
+  if (winner && json_object_object_get_ex(winner, "config", &jc)) imported = json_object_get_string(jc);
+  if (err == KT_OK) err = decide_winner(im, id, before, imported, eb);
+  free(before);
+  if (err == KT_OK) im->nkeys++;
+  return err;
 }
 
 static int import_body(kt__store *s, void *ud, kt__errbuf *eb) {

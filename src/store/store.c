@@ -134,6 +134,18 @@ static int check_key(const kt__store_key *k, kt__errbuf *eb) {
   return KT_OK;
 }
 
+/* The memory that identifies device D in a key. A device that runs on the
+ * host's own cores reports no memory of its own: PoCL's CPU device gives as
+ * its global memory a budget it derives from what the process finds free,
+ * which differs from process to process (3.4, 4.0 and 10.8 GiB in three
+ * processes on the H200 machine), so a result keyed on it would not be found
+ * by the next run. The host's physical memory does not change. */
+static uint64_t identity_memory(const kt__device_info *d) {
+  if (!d->host_cpu) return d->memory_bytes;
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : d->memory_bytes;
+}
+
 /* Binds everything but the sizes (?1..?9); sizes go to ?10 when WITH_SIZES. */
 static void bind_key(sqlite3_stmt *st, const kt__store_key *k, bool with_sizes) {
   const kt__device_info *d = k->device;
@@ -142,7 +154,7 @@ static void bind_key(sqlite3_stmt *st, const kt__store_key *k, bool with_sizes) 
   sqlite3_bind_text(st, 3, d->backend, -1, SQLITE_TRANSIENT);
   sqlite3_bind_text(st, 4, d->name, -1, SQLITE_TRANSIENT);
   sqlite3_bind_text(st, 5, d->arch, -1, SQLITE_TRANSIENT);
-  sqlite3_bind_int64(st, 6, (sqlite3_int64)d->memory_bytes);
+  sqlite3_bind_int64(st, 6, (sqlite3_int64)identity_memory(d));
   sqlite3_bind_text(st, 7, d->driver_version, -1, SQLITE_TRANSIENT);
   sqlite3_bind_text(st, 8, d->toolchain_version, -1, SQLITE_TRANSIENT);
   sqlite3_bind_text(st, 9, k->method_version ? k->method_version : KT__METHOD_VERSION, -1, SQLITE_TRANSIENT);

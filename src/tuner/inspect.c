@@ -218,6 +218,12 @@ static int space_print(kt_kernel *k, FILE *out, int json, bool on_device) {
   return rc;
 }
 
+int kt_kernel_device_count(kt_kernel *k, int *count) {
+  kt__device_info devs[64];
+  *count = 0;
+  return kt__worker_list_devices(k->backend, devs, 64, count, &k->ctx->err);
+}
+
 int kt_devices_print(kt_context *ctx, FILE *out, int json) {
   kt__sbuf b = {0};
   if (json) kt__sbuf_printf(&b, "{\"backends\": [");

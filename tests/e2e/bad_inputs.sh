@@ -144,7 +144,34 @@ bad B121 '--dim N=4,,8: item 2 of the list is empty' tune $BAD/ok.c --dim N=4,,8
 printf '# nothing\n\n' >"$TMP/sizes_empty.txt"
 bad B122 'sizes_empty.txt: no keys in it' tune $BAD/ok.c --sizes "$TMP/sizes_empty.txt"
 bad B123 '--report r.html shows one key' tune $BAD/ok.c --dim N=4,8 --report r.html
-bad B124 'KTUNE_HELPER_IDLE_S=soon: expected seconds' env KTUNE_HELPER_IDLE_S=soon "$KTUNE" tune $BAD/ok.c
+
+# --- several devices (issue 17, item 2) ---
+bad B124 '^ktune: error: --device 7: the cpu backend has 1 device \(0\); .ktune devices. lists them' \
+  tune $BAD/ok.c --device 7
+bad B125 '^ktune: error: --device 0,0: device 0 is listed twice' tune $BAD/ok.c --device 0,0
+bad B126 "^ktune: error: --device 1,x: 'x' \(item 2\) is not a device index" tune $BAD/ok.c --device 1,x
+bad B127 '^ktune: error: --device all: .ktune space. counts what fits one device' "$KTUNE" space $BAD/ok.c --device all
+bad B128 '^ktune: error: --device 0,7: the cpu backend has 1 device \(0\)' tune $BAD/ok.c --dim N=4,8 --device 0,7
+bad B129 '^ktune: error: --device 0,,1: item 2 of the list is empty' tune $BAD/ok.c --device 0,,1
+# --- tune --mpi: refused before MPI starts ---
+# Each build checks the row it can; the other row is checked by the other
+# build (scripts/check-sanitizers.sh builds with -DKTUNE_MPI=OFF).
+case "$("$KTUNE" --version)" in
+*"(no MPI)"*)
+  bad B131 '--mpi: this ktune was built without MPI .*apt-get install openmpi-bin libopenmpi-dev' tune $BAD/ok.c --mpi
+  ids="$ids B130" # checked by a build with MPI
+  ;;
+*)
+  bad B130 '--mpi: this process was not started by an MPI launcher .*mpirun -np R ktune tune \.\.\. --mpi' \
+    env -u OMPI_COMM_WORLD_SIZE -u PMIX_RANK -u PMI_RANK "$KTUNE" tune $BAD/ok.c --mpi
+  ids="$ids B131" # checked by the build without MPI
+  ;;
+esac
+bad B132 "--mpi gathers every rank's results into rank 0's database; --no-db leaves it none" tune $BAD/ok.c --mpi --no-db
+bad B133 '--mpi: --report r.html would be written by whichever rank tunes the key' tune $BAD/ok.c --mpi --report r.html
+bad B134 '--mpi: bench times one pinned configuration and stores nothing' \
+  "$KTUNE" bench $BAD/ok.c --autotune "A=1" --mpi
+bad B135 'KTUNE_HELPER_IDLE_S=soon: expected seconds' env KTUNE_HELPER_IDLE_S=soon "$KTUNE" tune $BAD/ok.c
 # --- sheer numbers ---
 bad B70 'too_many_names.c: error: kernel f declares 71 tuned names; ktune handles at most 64' tune $BAD/too_many_names.c
 python3 -c "

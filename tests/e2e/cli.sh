@@ -36,6 +36,11 @@ run_status 2 "$KTUNE" space "$TMP/dup.c"
 expect_contains "$TMP/err" "dup.c:1:" "error points at the file and line"
 run_status 0 "$KTUNE" bench kernels/c/matmul.c --autotune "TILE_M=32 TILE_N=128 TILE_K=64 UNROLL=4" --dim M=128 --dim N=128 --dim K=128 --json --quiet --no-db
 expect_eq "$(json "$TMP/out" "len(d['configurations'])")" 2 "bench times the pinned configuration beside the default"
+# A pinned value outside the declared choices is tried as given, with a warning.
+run_status 0 "$KTUNE" bench kernels/c/matmul.c --autotune "TILE_M=24 TILE_N=16 TILE_K=16 UNROLL=1" --dim M=96 --dim N=64 --dim K=64 --json --no-db
+expect_contains "$TMP/err" "warning: TILE_M=24 is not among its declared choices (8, 16, 32, 64); using it anyway" \
+  "an undeclared pinned value is named with the choices"
+expect_eq "$(json "$TMP/out" "sorted(c['config']['TILE_M'] for c in d['configurations'])")" "[8, 24]" "the undeclared value is the one timed"
 # Only a time budget: a search strategy picks what to measure, not index order.
 run_status 0 "$KTUNE" tune kernels/c/matmul.c --budget 3s --dim M=64 --dim N=64 --dim K=64 --json --quiet --no-db
 expect_eq "$(json "$TMP/out" "d['strategy'] != 'exhaustive' and 'time budget' in d['strategy_reason']")" True "time budget uses a search strategy"

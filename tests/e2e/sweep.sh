@@ -42,6 +42,14 @@ expect_eq "$(json "$TMP/out" "[k['binary_cache']['compiled'] for k in d['keys']]
 expect_contains "$TMP/err" "key 2/2: N=6000 M=1 (in a process of its own)" "own processes: the progress says so"
 expect_contains "$TMP/err" "2 of 2 keys tuned, 2 with a winner" "own processes: the closing line"
 
+# --device all on a backend of one device is --device 0, in this process or
+# in processes of their own (each given the resolved device).
+run_status 0 "$KTUNE" tune "$TMP/scale.c" --dim N=5000,6000 --dim M=1 --db "$DB" --json --quiet --device all
+expect_eq "$(json "$TMP/out" "[k['device']['index'] for k in d['keys']]")" "[0, 0]" "--device all: device 0"
+KTUNE_SWEEP_PROCESSES=1 run_status 0 "$KTUNE" tune "$TMP/scale.c" --dim N=5000,6000 --dim M=1 --db "$DB" --json \
+  --quiet --device all
+expect_eq "$(json "$TMP/out" "[k['reused'] for k in d['keys']]")" "[2, 2]" "--device all, own processes: device 0's results"
+
 # --sizes: a comment and a blank line; the table covers every key.
 printf '# the shapes\nN=300 M=1\n\n  N=400   M=2  # the second\n' >"$TMP/sizes.txt"
 run_status 0 "$KTUNE" tune "$TMP/scale.c" --sizes "$TMP/sizes.txt" --db "$DB" --json --quiet

@@ -1,8 +1,10 @@
 """The Python package on a real GPU (tests/gpu/python_h200.sh runs it):
 PyTorch tensors through kernels/cuda/elementwise.cu and sgemm.cu, compared
 with PyTorch's own results, on the current stream and on a side stream;
-CuPy arrays when CuPy is here; the GPU's error paths. One line per check,
-PASS or FAIL; exit status 1 when any failed.
+CuPy arrays when CuPy is here; the GPU's error paths; each through both
+launch paths (the C extension ktune._launch, which must be the default here,
+and the ctypes fallback). One line per check, PASS or FAIL; exit status 1
+when any failed.
 
     python3 tests/gpu/python_h200.py OUTDIR
 """
@@ -57,8 +59,8 @@ run("tuning", tune_first)
 import torch  # noqa: E402  (after the tunings, on purpose)
 
 torch.backends.cuda.matmul.allow_tf32 = False
-mul_add = ktune.load(ELEMENTWISE)
-sgemm = ktune.load(SGEMM)
+check("the C extension is the default launch path", ktune.launch_path == "extension", ktune.launch_path_reason)
+mul_add = sgemm = None  # the kernels of the launch path being checked (the loop at the end)
 
 
 def elementwise_current_stream():
@@ -162,15 +164,35 @@ def error_checks():
             check(f"error: {label} -> ArgumentError", words in str(e), str(e)[:160])
 
 
-for name, fn in [("elementwise", elementwise_current_stream),
-                 ("default stream", lambda: ordered_on(torch.cuda.current_stream(), "the default stream")),
-                 ("side stream", lambda: ordered_on(torch.cuda.Stream(), "a side stream")),
-                 ("sgemm", sgemm_checks), ("new key", new_key_after_cuda_init), ("cupy", cupy_checks),
-                 ("errors", error_checks)]:
-    run(name, fn)
+def valid_calls_launched_in_c(counts_before):
+    """Every valid call above launched in C: none handed to the Python path
+    (the error checks come after this)."""
+    for k in (mul_add, sgemm):
+        counts = k._launch_counts
+        check(f"extension: {k.name}'s valid calls launched in C", counts["handed_over"] == counts_before[k.name],
+              str(counts))
+
+
+for path in ("extension", "ctypes"):
+    print(f"-- launch path: {path}")
+    try:
+        mul_add = ktune.load(ELEMENTWISE, launch_path=path)
+        sgemm = ktune.load(SGEMM, launch_path=path)
+    except ktune.KtuneError as e:
+        check(f"load with launch_path={path}", False, str(e))
+        continue
+    before = {k.name: k._launch_counts["handed_over"] for k in (mul_add, sgemm)} if path == "extension" else {}
+    checks = [("elementwise", elementwise_current_stream),
+              ("default stream", lambda: ordered_on(torch.cuda.current_stream(), "the default stream")),
+              ("side stream", lambda: ordered_on(torch.cuda.Stream(), "a side stream")),
+              ("sgemm", sgemm_checks), ("new key", new_key_after_cuda_init), ("cupy", cupy_checks)]
+    if path == "extension":
+        checks.append(("launched in C", lambda: valid_calls_launched_in_c(before)))
+    for name, fn in checks + [("errors", error_checks)]:
+        run(f"{path}: {name}", fn)
 
 with open(os.path.join(OUTDIR, "python_facts.json"), "w") as f:
-    json.dump(dict(facts, torch=torch.__version__, device=torch.cuda.get_device_name(), ktune=ktune.library_path), f,
-              indent=1)
+    json.dump(dict(facts, torch=torch.__version__, device=torch.cuda.get_device_name(), ktune=ktune.library_path,
+                   launch_path=ktune.launch_path, launch_path_reason=ktune.launch_path_reason), f, indent=1)
 print(f"{failed} failed")
 sys.exit(1 if failed else 0)

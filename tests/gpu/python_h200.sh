@@ -11,8 +11,11 @@
 # tensors through kernels/cuda/elementwise.cu and sgemm.cu compared with
 # torch's results on the current and on a side stream (each launch ordered
 # after work queued before it on that stream), CuPy arrays when CuPy is
-# there, the GPU's error paths. OUTDIR/python.txt: one PASS/FAIL line per
-# check; python_facts.json: tuning times; build.log, install.log.
+# there, the GPU's error paths, each through the C extension ktune._launch
+# and through the ctypes fallback. OUTDIR/python.txt: one PASS/FAIL line per
+# check (look for "the C extension is the default launch path" and
+# "valid calls launched in C"; install.log says why when the extension was
+# not built); python_facts.json: tuning times; build.log, install.log.
 # Exit status 0 when every check passed.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)

@@ -2,6 +2,8 @@
  * concurrent writers, the key's source and includes. */
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,6 +209,65 @@ TEST(concurrent_writers_and_readers) {
     ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
   }
   ASSERT_EQ(count_files(c.dir), KEYS); /* the entries, no .tmp- */
+}
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* The compile lock: a second taker (another process, or another open in
+ * this one) waits for the holder; other keys do not; a dead holder's lock
+ * is free at once; a cancelled wait gives up. */
+TEST(compile_lock_waits_for_its_holder) {
+  kt__bincache c;
+  temp_cache(&c, 0);
+  unsigned char k1[32], k2[32];
+  key_of("one", k1);
+  key_of("two", k2);
+  int held = kt__bincache_lock(&c, k1, NULL);
+  ASSERT_TRUE(held >= 0);
+  int pipefd[2];
+  ASSERT_EQ(pipe(pipefd), 0);
+  pid_t kid = fork();
+  if (kid == 0) { /* other key at once, then this key once the parent lets go */
+    close(held);  /* the parent's open, shared by the fork: its lock is the parent's */
+    double t0 = now_s();
+    int other = kt__bincache_lock(&c, k2, NULL);
+    double other_s = now_s() - t0;
+    ASSERT_EQ(write(pipefd[1], "x", 1), 1);
+    int same = kt__bincache_lock(&c, k1, NULL);
+    double same_s = now_s() - t0;
+    _exit(other >= 0 && same >= 0 && other_s < 0.2 && same_s >= 0.25 ? 0 : 1);
+  }
+  char x;
+  ASSERT_EQ(read(pipefd[0], &x, 1), 1);
+  struct timespec hold = {0, 300 * 1000000L};
+  nanosleep(&hold, NULL);
+  kt__bincache_unlock(held);
+  int st;
+  ASSERT_EQ(waitpid(kid, &st, 0), kid);
+  ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  close(pipefd[0]);
+  close(pipefd[1]);
+
+  kid = fork(); /* a holder killed with its lock */
+  if (kid == 0) {
+    kt__bincache_lock(&c, k1, NULL);
+    raise(SIGKILL);
+  }
+  ASSERT_EQ(waitpid(kid, &st, 0), kid);
+  double t0 = now_s();
+  int again = kt__bincache_lock(&c, k1, NULL);
+  ASSERT_TRUE(again >= 0);
+  ASSERT_TRUE(now_s() - t0 < 0.2);
+
+  atomic_int cancel = 1; /* held (by this process's other open): a cancelled build stops waiting */
+  ASSERT_EQ(kt__bincache_lock(&c, k1, &cancel), -1);
+  kt__bincache_unlock(again);
+  kt__bincache_unlock(-1);
+  ASSERT_EQ(count_files(c.dir), 0); /* the lock file is no entry */
 }
 
 TEST(clear_removes_entries_only) {

@@ -453,6 +453,23 @@ TEST(key_leaves_out_sizes_it_does_not_name) {
   kt_context_destroy(ctx);
 }
 
+/* The public form (what an MPI rank filters its export by): the sizes set,
+ * else @dims, bucketed; a buffer too small is refused, not cut. */
+TEST(key_sizes_of_a_kernel_as_given) {
+  kt_context *ctx = context(KT_MISS_DEFAULT);
+  kt_kernel *k = load(ctx, bucket_src);
+  char buf[64];
+  ASSERT_EQ(kt_kernel_key_sizes(k, buf, sizeof buf), KT_OK);
+  ASSERT_STREQ(buf, "N=64");
+  ASSERT_EQ(kt_kernel_set_size_arg(k, "N=1000"), KT_OK);
+  ASSERT_EQ(kt_kernel_key_sizes(k, buf, sizeof buf), KT_OK);
+  ASSERT_STREQ(buf, "N=1024");
+  ASSERT_EQ(kt_kernel_key_sizes(k, buf, 4), KT_INVALID);
+  ASSERT_CONTAINS(kt_errmsg(ctx), "do not fit");
+  kt_kernel_destroy(k);
+  kt_context_destroy(ctx);
+}
+
 /* A shape in a tuned bucket gets the bucket's winner, stored or in memory,
  * without a new tuning. */
 TEST(bucketed_shapes_share_a_tuning) {

@@ -326,6 +326,32 @@ TEST(winner_roundtrip) {
   kt__store_close(s);
 }
 
+/* A device on the host's cores (PoCL's CPU device) reports a global memory
+ * that changes from process to process: the key does not follow it. A GPU's
+ * memory still tells two models apart. */
+TEST(host_cpu_device_key_ignores_the_reported_memory) {
+  kt__store *s = open_ok(tmp_path("hostmem.db"));
+  kt__device_info d = device("cpu-skylake-avx512");
+  snprintf(d.backend, sizeof d.backend, "opencl");
+  d.host_cpu = true;
+  d.memory_bytes = 3ull << 30;
+  kt__store_key k = key_for(&d, "N=1000");
+  kt__errbuf eb;
+  ASSERT_EQ(kt__store_set_winner(s, &k, "ITEMS=4", 2e-6, &eb), KT_OK);
+  d.memory_bytes = 11ull << 30; /* the next process */
+  char *cfg = NULL;
+  double sec = 0;
+  ASSERT_EQ(kt__store_winner(s, &k, &cfg, &sec, &eb), KT_OK);
+  ASSERT_STREQ(cfg, "ITEMS=4");
+  free(cfg);
+  kt__device_info g = device("NVIDIA H100");
+  kt__store_key kg = key_for(&g, "N=1000");
+  ASSERT_EQ(kt__store_set_winner(s, &kg, "ITEMS=8", 1e-6, &eb), KT_OK);
+  g.memory_bytes = 80ull << 30; /* another model of that name */
+  ASSERT_EQ(kt__store_winner(s, &kg, &cfg, &sec, &eb), KT_NOTFOUND);
+  kt__store_close(s);
+}
+
 typedef struct winners_seen {
   int n;
   char sizes[8][32];
@@ -653,6 +679,62 @@ TEST(import_keeps_newer_and_is_idempotent) {
   collected_free(&got);
   kt__store_close(s);
   kt_context_destroy(ctx);
+}
+
+/* Two hosts tuned the same key: the merge's winner is the faster of the
+ * two hosts' winners on the merged results, whichever file is imported
+ * first and whichever winner is newer. */
+TEST(import_chooses_the_winner_on_merged_results) {
+  const char *a = tmp_path("a.db"), *b = tmp_path("b.db"), *fa = tmp_path("a.json"), *fb = tmp_path("b.json");
+  kt__device_info h200 = device("NVIDIA H200");
+  kt__store_key k1 = key_for(&h200, "N=4096");
+  kt__errbuf eb;
+  kt__store *s = open_ok(a);
+  kt__record x = record("BLOCK=64 VEC=1", KT__ST_OK, 1e-5), y = record("BLOCK=128 VEC=1", KT__ST_OK, 3e-5);
+  ASSERT_EQ(kt__store_put(s, &k1, &x, &eb), KT_OK);
+  ASSERT_EQ(kt__store_put(s, &k1, &y, &eb), KT_OK);
+  ASSERT_EQ(kt__store_set_winner(s, &k1, "BLOCK=64 VEC=1", 1e-5, &eb), KT_OK);
+  kt__store_close(s);
+  usleep(2000); /* host b's winner is the newer one, and the slower */
+  s = open_ok(b);
+  y.stats.median = 2e-5;
+  ASSERT_EQ(kt__store_put(s, &k1, &y, &eb), KT_OK);
+  ASSERT_EQ(kt__store_set_winner(s, &k1, "BLOCK=128 VEC=1", 2e-5, &eb), KT_OK);
+  kt__store_close(s);
+  export_to_file(a, fa);
+  export_to_file(b, fb);
+  for (int order = 0; order < 2; order++) {
+    const char *merged = tmp_path(order ? "ba.db" : "ab.db");
+    kt_context *ctx = on_db(merged);
+    ASSERT_EQ(kt_cache_import(ctx, order ? fb : fa, NULL), KT_OK);
+    ASSERT_EQ(kt_cache_import(ctx, order ? fa : fb, NULL), KT_OK);
+    kt_context_destroy(ctx);
+    s = open_ok(merged);
+    char *config = NULL;
+    double seconds = 0;
+    ASSERT_EQ(kt__store_winner(s, &k1, &config, &seconds, &eb), KT_OK);
+    ASSERT_STREQ(config, "BLOCK=64 VEC=1");
+    ASSERT_NEAR(seconds, 1e-5, 0);
+    free(config);
+    kt__store_close(s);
+  }
+  /* A newer failed record of the faster winner leaves the other. */
+  s = open_ok(b);
+  kt__record xf = record("BLOCK=64 VEC=1", KT__ST_RUNTIME, NAN);
+  ASSERT_EQ(kt__store_put(s, &k1, &xf, &eb), KT_OK);
+  kt__store_close(s);
+  export_to_file(b, fb);
+  kt_context *ctx = on_db(tmp_path("ab.db"));
+  ASSERT_EQ(kt_cache_import(ctx, fb, NULL), KT_OK);
+  kt_context_destroy(ctx);
+  s = open_ok(tmp_path("ab.db"));
+  char *config = NULL;
+  double seconds = 0;
+  ASSERT_EQ(kt__store_winner(s, &k1, &config, &seconds, &eb), KT_OK);
+  ASSERT_STREQ(config, "BLOCK=128 VEC=1");
+  ASSERT_NEAR(seconds, 2e-5, 0);
+  free(config);
+  kt__store_close(s);
 }
 
 TEST(import_rejects_bad_files_atomically) {

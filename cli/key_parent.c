@@ -1,0 +1,26 @@
+/* A key process that ends with the process that started it (key_parent.h). */
+#include "key_parent.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#define KEY_PARENT_ENV "KTUNE_KEY_PARENT"
+
+void key_parent_mark(void) {
+  char pid[32];
+  snprintf(pid, sizeof pid, "%ld", (long)getpid());
+  setenv(KEY_PARENT_ENV, pid, 1);
+}
+
+void key_parent_watch(void) {
+  const char *v = getenv(KEY_PARENT_ENV);
+  if (!v) return;
+  long parent = strtol(v, NULL, 10);
+  unsetenv(KEY_PARENT_ENV); /* for this process alone, not what it starts */
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  /* The parent may have died before the request: then no signal comes. */
+  if ((long)getppid() != parent) _exit(130);
+}
