@@ -90,7 +90,9 @@ def test_the_gil_is_released_while_tuning(db):
     t.start()
     t0 = time.monotonic()
     try:
-        ktune.tune(kernel_path("kernels/c/transpose.c"), dims={"R": 64, "C": 64}, budget=4, db=db)
+        # 12 configurations: long enough (about 0.7 s here) to watch the other
+        # thread, with finalist rounds that settle early.
+        ktune.tune(kernel_path("kernels/c/transpose.c"), dims={"R": 64, "C": 64}, budget=12, db=db)
     finally:
         done.set()
         t.join()

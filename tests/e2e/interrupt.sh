@@ -6,6 +6,10 @@
 # left alone finds.
 . "$(dirname "$0")/common.bash"
 SLOW=tests/data/slow.c
+# N=128 doubles every launch of slow.c (about 4 s a tuning here) for the
+# Ctrl-C in the middle of the search: with N=64 the finalist rounds, which
+# stop once the winner is apart, let a tuning end before it comes at 2.5 s.
+MID="--dim N=128"
 # The interruptions land mid-run because compiling takes its time: a binary
 # cache filled by the first tuning would let the later ones end before them.
 export KTUNE_BINARY_CACHE=off
@@ -59,17 +63,19 @@ results() {
 winner() { json "$1" "' '.join('%s=%s' % kv for kv in sorted(d['winner']['config'].items()))"; }
 
 # The reference answer: a tuning left alone.
-run_status 0 "$KTUNE" tune $SLOW --db "$TMP/alone.db" --json --quiet
+run_status 0 "$KTUNE" tune $SLOW $MID --db "$TMP/alone.db" --json --quiet
 cp "$TMP/out" "$TMP/alone.json"
 expect_eq "$(winner "$TMP/alone.json")" "SLOW=2 V=1" "winner of a tuning left alone"
 
 # Ctrl-C in the middle of the search: measurements so far are kept.
+EXTRA=$MID
 interrupt sigint INT 2.5 "$TMP/resumed.db"
+EXTRA=""
 kept=$(results "$TMP/resumed.db")
 [ "$kept" -ge 2 ] || fail "sigint: only $kept results kept in the database"
 "$KTUNE" cache export --db "$TMP/resumed.db" >"$TMP/before.json"
 # Restarted: resumes (reuses what was kept) and finds the same winner.
-run_status 0 "$KTUNE" tune $SLOW --db "$TMP/resumed.db" --json --quiet
+run_status 0 "$KTUNE" tune $SLOW $MID --db "$TMP/resumed.db" --json --quiet
 cp "$TMP/out" "$TMP/resumed.json"
 expect_eq "$(winner "$TMP/resumed.json")" "$(winner "$TMP/alone.json")" "winner after an interrupted run"
 reused=$(json "$TMP/resumed.json" "d['reused']")
