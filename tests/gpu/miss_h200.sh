@@ -59,8 +59,14 @@ grep -a "handed to the warm helper\|kept worker bound\|worker: device open\|work
 [ "$(grep -ac 'worker: device open' /tmp/miss-trace.txt)" = 1 ] ||
   { echo "the second key's worker opened the device again (no warm helper)"; fail=1; }
 sleep 1
-if pgrep -f ktune-tuner >/dev/null; then
-  echo "ktune-tuner left behind:"; pgrep -af ktune-tuner; fail=1
+# Running helpers, not zombies: a warm helper outlives the application by
+# design until it sees the application's end, and is then reparented to this
+# container's pid 1, which does not reap (an init would).
+left=$(ps -eo pid=,stat=,args= | awk '$2 !~ /^Z/ && /ktune-tuner/ && !/awk/')
+if [ -n "$left" ]; then
+  echo "ktune-tuner left behind:"; echo "$left"; fail=1
 fi
+zombies=$(ps -eo stat=,args= | awk '$1 ~ /^Z/ && /ktune-tuner/' | wc -l)
+echo "ended helpers not yet reaped by pid 1: $zombies"
 [ $fail = 0 ] && echo PASS || echo FAIL
 exit $fail

@@ -7,7 +7,8 @@
 #
 # e.g. tests/gpu/session_h200.sh 120:tests/gpu/miss_h200.sh 200:bench/miss_h200.sh
 # Builds ktune once first (bench/h200_build.sh --tests), which the scripts'
-# own calls of bench/h200_build.sh then reuse (KTUNE_H200_BUILT). Each script gets OUTDIR/NAME/ as its
+# own calls of bench/h200_build.sh then reuse (KTUNE_H200_BUILT). Each script gets OUTDIR/NAME/ (its path
+# with / as _) as its
 # output folder and SECONDS (default 120) before it is stopped. OUTDIR gets
 # summary.txt (each script's exit status, time and the last lines it
 # printed) and results.tar.gz (every script's folder and whole log).
@@ -28,7 +29,7 @@ FAILED=0
 for spec in "$@"; do
   limit=120 script=$spec
   case $spec in [0-9]*:*) limit=${spec%%:*} script=${spec#*:} ;; esac
-  name=$(basename "$script" .sh)
+  name=$(echo "${script%.sh}" | tr / _) # tests/gpu/miss_h200.sh and bench/miss_h200.sh apart
   mkdir -p "$WORK/$name"
   t0=$(date +%s)
   OUT="$WORK/$name" timeout -k 5 "$limit" bash "$script" "$WORK/$name" >"$WORK/$name/log.txt" 2>&1
