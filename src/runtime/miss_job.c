@@ -35,7 +35,10 @@ struct kt__miss_job {
   int rc;       /* failed: the helper's kt_err, 0 when it gave none */
   int pid;
   int reply_fd;
-  int ready_fd;              /* the helper waits on it for its data */
+  int ready_fd; /* the helper waits on it for its data */
+  /* Until J's thread started the helper: the request and the helper's ends
+   * of the reply pipe and the ready socket. */
+  int request_fd, reply_end, ready_end;
   kt__tune_pending *pending; /* the data, written by the waiting thread */
   bool held;                 /* under hold_lock: the writing waits (kt__miss_job_hold) */
   pthread_mutex_t hold_lock;
@@ -80,6 +83,7 @@ kt__miss_job *kt__miss_job_get(const char *key, bool *created) {
     j->key = kt__xstrdup(key);
     j->reply_fd = -1;
     j->ready_fd = -1;
+    j->request_fd = j->reply_end = j->ready_end = -1;
     j->retry_request = -1;
     pthread_mutex_init(&j->hold_lock, NULL);
     pthread_cond_init(&j->hold_cond, NULL);
@@ -152,7 +156,6 @@ kt__miss_outcome kt__miss_job_outcome(const kt__miss_job *j, const char **config
   return j->outcome;
 }
 
-int kt__miss_job_pid(const kt__miss_job *j) { return j->pid; }
 int kt__miss_job_rc(const kt__miss_job *j) { return j->rc; }
 
 /* ---- finding the helper ---------------------------------------------- */
@@ -297,14 +300,19 @@ static void take_reply(kt__miss_job *j, const char *text, int status) {
   }
 }
 
+/* Until kt__miss_job_unhold, when the job was held. */
+static void wait_unheld(kt__miss_job *j) {
+  pthread_mutex_lock(&j->hold_lock);
+  while (j->held) pthread_cond_wait(&j->hold_cond, &j->hold_lock);
+  pthread_mutex_unlock(&j->hold_lock);
+}
+
 /* Writes the caller's data into the request and tells the helper, which
  * meanwhile started; a failure leaves the helper only an end of file, on
  * which it exits, and is the job's reason. */
 static void hand_data(kt__miss_job *j, kt__sbuf *failed) {
   kt__errbuf eb;
-  pthread_mutex_lock(&j->hold_lock);
-  while (j->held) pthread_cond_wait(&j->hold_cond, &j->hold_lock);
-  pthread_mutex_unlock(&j->hold_lock);
+  wait_unheld(j);
   if (kt__tune_request_fill(j->pending, &eb) == KT_OK) {
     /* No SIGPIPE in the application when the helper is gone already (it
      * found a stored winner, or died): a socket, written with MSG_NOSIGNAL. */
@@ -535,50 +543,78 @@ static void retake(kt__miss_job *j, kt__sbuf *failed) {
   j->retry_request = -1;
 }
 
+/* Starts J's helper (a warm one takes the request, else a new one is
+ * spawned), in J's thread: the caller's call does not wait for a process
+ * to start. False with the reason in WHY when none could. */
+static bool launch(kt__miss_job *j, kt__sbuf *why) {
+  bool warm = j->retry_idle_s > 0 && to_warm_helper(j, j->retry_key, j->request_fd, j->reply_end, j->ready_end);
+  if (!warm)
+    start_helper(j, j->retry_path, j->retry_key, j->retry_idle_s, j->request_fd, j->reply_end, j->ready_end, why);
+  close(j->reply_end);
+  close(j->ready_end);
+  close(j->request_fd);
+  j->reply_end = j->ready_end = j->request_fd = -1;
+  return why->len == 0;
+}
+
+/* J's thread: the helper started, its data handed over, its reply awaited. */
+static void *run_job(void *arg) {
+  kt__miss_job *j = arg;
+  kt__sbuf why = {0};
+  if (launch(j, &why)) return wait_helper(j);
+  close(j->reply_fd);
+  close(j->ready_fd);
+  j->reply_fd = j->ready_fd = -1;
+  wait_unheld(j); /* freeing the snapshot is a driver call too */
+  kt__tune_pending_free(j->pending);
+  j->pending = NULL;
+  kt__miss_job_fail(j, why.s);
+  kt__sbuf_free(&why);
+  return NULL;
+}
+
 void kt__miss_job_start(kt__miss_job *j, int request_fd, kt__tune_pending *pending, const char *warm_key) {
   char path[4096];
   kt__sbuf why = {0}, key = {0};
   int fds[2] = {-1, -1}, ready[2] = {-1, -1};
   double idle_s = warm_key ? kt__miss_helper_idle_s() : 0;
+  /* What can fail at once is found here (an access(2), not a spawn), so
+   * that even a background miss says so on its first call. */
   if (!kt__miss_helper_path(path, sizeof path, &why)) {
+  } else if (!executable(path)) {
+    kt__sbuf_printf(&why, "the tuning helper %s could not start: %s (set KTUNE_HELPER to the ktune-tuner executable)",
+                    path, strerror(errno));
   } else if (pipe2(fds, O_CLOEXEC) != 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ready) != 0) {
     kt__sbuf_printf(&why, "no pipe for the tuning helper: %s", strerror(errno));
-  } else {
-    kt__sbuf_printf(&key, "%s|%s", path, warm_key ? warm_key : "");
-    if (idle_s > 0 && to_warm_helper(j, key.s, request_fd, fds[1], ready[0])) {
-      j->retry_path = kt__xstrdup(path);
-      j->retry_key = kt__xstrdup(key.s);
-      j->retry_idle_s = idle_s;
-    } else {
-      start_helper(j, path, key.s, idle_s, request_fd, fds[1], ready[0], &why);
-    }
   }
-  kt__sbuf_free(&key);
-  if (fds[1] >= 0) close(fds[1]);
-  if (why.len && fds[0] >= 0) close(fds[0]);
-  if (ready[0] >= 0) close(ready[0]);
-  close(request_fd);
   if (why.len) {
-    if (ready[1] >= 0) close(ready[1]);
+    for (int i = 0; i < 2; i++) {
+      if (fds[i] >= 0) close(fds[i]);
+      if (ready[i] >= 0) close(ready[i]);
+    }
+    close(request_fd);
     kt__tune_pending_free(pending);
     kt__miss_job_fail(j, why.s);
     kt__sbuf_free(&why);
     return;
   }
+  kt__sbuf_printf(&key, "%s|%s", path, warm_key ? warm_key : "");
+  j->request_fd = request_fd;
   j->reply_fd = fds[0];
+  j->reply_end = fds[1];
   j->ready_fd = ready[1];
+  j->ready_end = ready[0];
   j->pending = pending;
-  /* A complete request is handed over now: an application that exits
-   * before its thread ran still leaves the helper its tuning. */
-  if (!pending) { /* nothing left to download: no driver call to hold back */
-    kt__miss_job_unhold(j);
-    hand_data(j, &why);
-  }
+  j->retry_path = kt__xstrdup(path);
+  j->retry_key = key.s; /* the job's now */
+  j->retry_idle_s = idle_s;
+  if (!pending) kt__miss_job_unhold(j); /* nothing left to download: no driver call to hold back */
   pthread_t th;
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
   /* Without a thread the caller waits for the helper itself. */
-  if (pthread_create(&th, &attr, wait_helper, j) != 0) wait_helper(j);
+  if (pthread_create(&th, &attr, run_job, j) != 0) run_job(j);
   pthread_attr_destroy(&attr);
+  kt__trace("miss: job thread started");
 }

@@ -27,11 +27,14 @@ typedef enum kt__miss_outcome {
 /* The job of KEY: the running one, or a new one (*CREATED), which the
  * caller must then start or fail. A reference for the caller either way. */
 kt__miss_job *kt__miss_job_get(const char *key, bool *created);
-/* Starts the helper on the request in REQUEST_FD (closed here) and the
- * thread that waits for it. The thread first writes PENDING's tensors
- * into the request (kt__tune_request_fill; NULL: it is complete), while
- * the helper starts, then tells the helper that its data is there. A
- * helper that cannot start fails the job. */
+/* Starts the job's thread on the request in REQUEST_FD (closed by it),
+ * returning at once: the thread hands the request to a warm helper or
+ * spawns a new one (the caller waits for no process start), writes
+ * PENDING's tensors into the request (kt__tune_request_fill; NULL: it is
+ * complete) while the helper starts, tells the helper that its data is
+ * there and waits for its reply. A helper that is not there (no
+ * executable: checked here, so the caller learns it at once) or cannot
+ * start fails the job. */
 void kt__miss_job_start(kt__miss_job *j, int request_fd, kt__tune_pending *pending, const char *warm_key);
 /* WARM_KEY (NULL: none) names the backend and device of the tuning: a
  * helper that tuned for the same one and is still warm (waiting for the
@@ -55,8 +58,6 @@ kt__miss_outcome kt__miss_job_outcome(const kt__miss_job *j, const char **config
 /* After a failure: the helper's kt_err for the tuning (KT_NOVALID: no
  * configuration was valid), 0 when the helper did not start or died. */
 int kt__miss_job_rc(const kt__miss_job *j);
-/* The helper's process id (0 before it started or when it could not). */
-int kt__miss_job_pid(const kt__miss_job *j);
 void kt__miss_job_release(kt__miss_job *j);
 
 /* The helper executable: $KTUNE_HELPER, else ktune-tuner beside the

@@ -224,7 +224,7 @@ static int choose_config(kt_kernel *k, const int64_t *sizes, void *const *args, 
     } else {
       use_fallback(store, &key, k, values, how);
       kt__trace("miss: fallback chosen");
-      kt__sbuf_printf(how, " while the tuning runs in the background (ktune-tuner pid %d)", kt__miss_job_pid(j));
+      kt__sbuf_printf(how, " while the tuning runs in the background (in ktune-tuner)");
       *bg = j;
     }
     if (note.len) kt__sbuf_printf(how, "%s%s", how->len ? "; " : "", note.s);
