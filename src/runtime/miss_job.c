@@ -224,7 +224,7 @@ double kt__miss_helper_idle_s(void) {
  * stdout on /dev/null (its progress goes to stderr, as a tuning's does), the
  * application's stderr, default signal handling and no blocked signals. */
 static int spawn_helper(const char *path, int request_fd, int reply_fd, int ready_fd, int control_fd, double idle_s,
-                        pid_t *pid) {
+                        bool prepare, pid_t *pid) {
   posix_spawn_file_actions_t fa;
   posix_spawnattr_t attr;
   posix_spawn_file_actions_init(&fa);
@@ -252,7 +252,8 @@ static int spawn_helper(const char *path, int request_fd, int reply_fd, int read
   char idle[32];
   snprintf(idle, sizeof idle, "%g", idle_s);
   char *argv[] = {(char *)path, "--request", "3", "--reply", "4",  "--ready",
-                  "5",          "--control", "6", "--idle",  idle, NULL};
+                  "5",          "--control", "6", "--idle",  idle, prepare ? "--prepare" : NULL,
+                  NULL};
   if (ctl < 0) argv[7] = NULL;
   int rc = req < 0 || rep < 0 || rdy < 0 || ctl == -1 ? errno : posix_spawn(pid, path, &fa, &attr, argv, environ);
   if (req >= 0) close(req);
@@ -364,8 +365,13 @@ static void retake(kt__miss_job *j, kt__sbuf *failed);
 static void *wait_helper(void *arg) {
   kt__miss_job *j = arg;
   kt__sbuf text = {0}, failed = {0};
-  if (j->retry_request >= 0) retake(j, &failed);
+  /* The download first: a warm helper still opening its device (started
+   * by kt_kernel_prepare) takes the request after it, and a dead one's
+   * replacement is told again that the data is there (retake). */
   if (j->ready_fd >= 0) hand_data(j, &failed);
+  if (j->retry_request >= 0 && !failed.len) retake(j, &failed);
+  if (j->retry_request >= 0) close(j->retry_request);
+  j->retry_request = -1;
   read_reply(j->reply_fd, &text);
   close(j->reply_fd);
   int status = 0;
@@ -448,28 +454,14 @@ static bool to_warm_helper(kt__miss_job *j, const char *key, int request_fd, int
   return true;
 }
 
-/* Starts a helper for J; one that is to stay warm (IDLE_S > 0) gets a
- * control socket and a thread that waits for its end. */
-static void start_helper(kt__miss_job *j, const char *path, const char *key, double idle_s, int request_fd,
-                         int reply_fd, int ready_fd, kt__sbuf *why) {
-  int ctl[2] = {-1, -1};
-  if (idle_s > 0 && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) != 0) ctl[0] = ctl[1] = -1;
-  pid_t pid = 0;
-  int rc = spawn_helper(path, request_fd, reply_fd, ready_fd, ctl[1], idle_s, &pid);
-  if (ctl[1] >= 0) close(ctl[1]);
-  if (rc != 0) {
-    if (ctl[0] >= 0) close(ctl[0]);
-    kt__sbuf_printf(why, "the tuning helper %s could not start: %s (set KTUNE_HELPER to the ktune-tuner executable)",
-                    path, strerror(rc));
-    return;
-  }
-  j->pid = pid;
-  kt__trace("miss: helper spawned (pid %d)", (int)pid);
-  if (ctl[0] < 0) return;
+/* Keeps warm helper PID, its control socket CTL and KEY, in the list with
+ * a thread that waits for its end; NULL when no thread could start (it
+ * then leaves after its tuning: its control socket is closed). */
+static warm_helper *keep(pid_t pid, int ctl, const char *key, bool busy) {
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   pthread_once(&once, watch_forks);
   warm_helper *h = kt__xcalloc(1, sizeof *h);
-  *h = (warm_helper){.pid = pid, .control = ctl[0], .key = kt__xstrdup(key), .busy = true};
+  *h = (warm_helper){.pid = pid, .control = ctl, .key = kt__xstrdup(key), .busy = busy};
   pthread_t th;
   pthread_attr_t attr;
   pthread_attr_init(&attr);
@@ -482,10 +474,73 @@ static void start_helper(kt__miss_job *j, const char *path, const char *key, dou
   }
   pthread_mutex_unlock(&registry_lock);
   pthread_attr_destroy(&attr);
-  if (kept) j->helper = h;
-  else { /* no thread to wait for it: it leaves after this tuning (its control socket closed) */ close(ctl[0]);
-    free_helper(h);
+  if (kept) return h;
+  close(ctl);
+  free_helper(h);
+  return NULL;
+}
+
+/* Starts a helper for J; one that is to stay warm (IDLE_S > 0) gets a
+ * control socket and a thread that waits for its end. */
+static void start_helper(kt__miss_job *j, const char *path, const char *key, double idle_s, int request_fd,
+                         int reply_fd, int ready_fd, kt__sbuf *why) {
+  int ctl[2] = {-1, -1};
+  if (idle_s > 0 && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) != 0) ctl[0] = ctl[1] = -1;
+  pid_t pid = 0;
+  int rc = spawn_helper(path, request_fd, reply_fd, ready_fd, ctl[1], idle_s, false, &pid);
+  if (ctl[1] >= 0) close(ctl[1]);
+  if (rc != 0) {
+    if (ctl[0] >= 0) close(ctl[0]);
+    kt__sbuf_printf(why, "the tuning helper %s could not start: %s (set KTUNE_HELPER to the ktune-tuner executable)",
+                    path, strerror(rc));
+    return;
   }
+  j->pid = pid;
+  kt__trace("miss: helper spawned (pid %d)", (int)pid);
+  if (ctl[0] >= 0) j->helper = keep(pid, ctl[0], key, true);
+}
+
+/* Whether a warm helper of KEY is there (busy or not), not known to be gone. */
+static bool warm_helper_of(const char *key) {
+  pthread_mutex_lock(&registry_lock);
+  warm_helper *h = warm_helpers;
+  while (h && (h->dead || strcmp(h->key, key) != 0)) h = h->next;
+  pthread_mutex_unlock(&registry_lock);
+  return h != NULL;
+}
+
+void kt__miss_helper_prepare(int request_fd, const char *warm_key) {
+  char path[4096];
+  kt__sbuf why = {0}, key = {0};
+  double idle_s = kt__miss_helper_idle_s();
+  int ctl[2] = {-1, -1}, reply[2] = {-1, -1}, ready[2] = {-1, -1};
+  pid_t pid = 0;
+  int rc = 0;
+  if (!(idle_s > 0)) kt__sbuf_printf(&why, "KTUNE_HELPER_IDLE_S is 0: no helper stays warm");
+  else if (!kt__miss_helper_path(path, sizeof path, &why)) {
+  } else if (kt__sbuf_printf(&key, "%s|%s", path, warm_key), warm_helper_of(key.s)) {
+    kt__sbuf_printf(&why, "a warm helper is there already");
+  } else if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) != 0 || pipe2(reply, O_CLOEXEC) != 0 ||
+             socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ready) != 0) {
+    kt__sbuf_printf(&why, "no socket for the tuning helper: %s", strerror(errno));
+  } else if ((rc = spawn_helper(path, request_fd, reply[1], ready[0], ctl[1], idle_s, true, &pid)) != 0) {
+    kt__sbuf_printf(&why, "the tuning helper %s could not start: %s", path, strerror(rc));
+  }
+  for (int i = 0; i < 2; i++) {
+    if (reply[i] >= 0) close(reply[i]);
+    if (ready[i] >= 0) close(ready[i]);
+  }
+  if (ctl[1] >= 0) close(ctl[1]);
+  close(request_fd);
+  if (why.len) {
+    if (ctl[0] >= 0) close(ctl[0]);
+    kt__trace("prepare: no helper started (%s)", why.s);
+  } else {
+    kt__trace("prepare: helper spawned (pid %d)", (int)pid);
+    keep(pid, ctl[0], key.s, false);
+  }
+  kt__sbuf_free(&why);
+  kt__sbuf_free(&key);
 }
 
 void kt__miss_job_hold(kt__miss_job *j) {

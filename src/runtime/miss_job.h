@@ -41,6 +41,13 @@ void kt__miss_job_start(kt__miss_job *j, int request_fd, kt__tune_pending *pendi
  * application's next miss, KTUNE_HELPER_IDLE_S seconds, default 5; 0: no
  * helper stays) serves it, else a new one starts, which then stays warm. */
 double kt__miss_helper_idle_s(void);
+/* kt_kernel_prepare: starts the warm helper of WARM_KEY (as
+ * kt__miss_job_start names it) before any miss, on the bare request in
+ * REQUEST_FD (closed here, tune_request.h): it opens its device and waits
+ * for the first miss, KTUNE_HELPER_IDLE_S from then. Nothing when one is
+ * there already or none stays warm (idle 0); a helper that cannot start is
+ * said in the trace only (the miss then starts one and says why). */
+void kt__miss_helper_prepare(int request_fd, const char *warm_key);
 /* Holds back the writing of PENDING's tensors (started or not yet) until
  * kt__miss_job_unhold: a background miss first loads its fallback, which
  * the download's driver calls (page-locking the request) would otherwise
