@@ -628,6 +628,66 @@ static void *run_job(void *arg) {
   return NULL;
 }
 
+/* A job thread started ahead (kt__miss_thread_prepare), waiting for the
+ * next job: handing it one is a signal, not a thread's creation (0.13 ms on
+ * the caller's thread measured on the H200). The thread that takes a job
+ * starts the next spare, off the caller's path. */
+static struct {
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  bool waiting;      /* a spare thread waits */
+  kt__miss_job *job; /* handed to it, not yet taken */
+} spare = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, NULL};
+
+static void *spare_main(void *arg) {
+  (void)arg;
+  pthread_mutex_lock(&spare.lock);
+  while (!spare.job) pthread_cond_wait(&spare.cond, &spare.lock);
+  kt__miss_job *j = spare.job;
+  spare.job = NULL;
+  spare.waiting = false;
+  pthread_mutex_unlock(&spare.lock);
+  kt__miss_thread_prepare();
+  return run_job(j);
+}
+
+/* A forked child has no spare thread (only the forking thread survives). */
+static void forget_spare(void) {
+  pthread_mutex_init(&spare.lock, NULL);
+  pthread_cond_init(&spare.cond, NULL);
+  spare.waiting = false;
+  spare.job = NULL;
+}
+
+static void watch_forks_for_spare(void) { pthread_atfork(NULL, NULL, forget_spare); }
+
+void kt__miss_thread_prepare(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, watch_forks_for_spare);
+  pthread_mutex_lock(&spare.lock);
+  if (!spare.waiting) {
+    pthread_t th;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    spare.waiting = pthread_create(&th, &attr, spare_main, NULL) == 0;
+    pthread_attr_destroy(&attr);
+  }
+  pthread_mutex_unlock(&spare.lock);
+}
+
+/* J to the spare thread; false when none waits. */
+static bool to_spare(kt__miss_job *j) {
+  pthread_mutex_lock(&spare.lock);
+  bool free_spare = spare.waiting && !spare.job;
+  if (free_spare) {
+    spare.job = j;
+    pthread_cond_signal(&spare.cond);
+  }
+  pthread_mutex_unlock(&spare.lock);
+  return free_spare;
+}
+
 void kt__miss_job_start(kt__miss_job *j, int request_fd, kt__tune_pending *pending, const char *warm_key) {
   char path[4096];
   kt__sbuf why = {0}, key = {0};
@@ -664,6 +724,10 @@ void kt__miss_job_start(kt__miss_job *j, int request_fd, kt__tune_pending *pendi
   j->retry_key = key.s; /* the job's now */
   j->retry_idle_s = idle_s;
   if (!pending) kt__miss_job_unhold(j); /* nothing left to download: no driver call to hold back */
+  if (to_spare(j)) {
+    kt__trace("miss: handed to the spare job thread");
+    return;
+  }
   pthread_t th;
   pthread_attr_t attr;
   pthread_attr_init(&attr);

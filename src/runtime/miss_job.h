@@ -48,6 +48,10 @@ double kt__miss_helper_idle_s(void);
  * there already or none stays warm (idle 0); a helper that cannot start is
  * said in the trace only (the miss then starts one and says why). */
 void kt__miss_helper_prepare(int request_fd, const char *warm_key);
+/* kt_kernel_prepare: starts a job thread ahead, which the next
+ * kt__miss_job_start hands its job to instead of creating one; each thread
+ * that takes a job starts the next (one waits at most). */
+void kt__miss_thread_prepare(void);
 /* Holds back the writing of PENDING's tensors (started or not yet) until
  * kt__miss_job_unhold: a background miss first loads its fallback, which
  * the download's driver calls (page-locking the request) would otherwise

@@ -395,7 +395,10 @@ int kt_kernel_prepare(kt_kernel *k) {
   kt__store *store = kt__context_store(k->ctx); /* one that cannot open is the miss's concern */
   kt__trace("prepare: results database open");
   kt_miss_policy policy = k->ctx->opts.miss_policy;
-  if (policy == KT_MISS_TUNE || policy == KT_MISS_BACKGROUND) start_helper_early(k, store);
+  if (policy == KT_MISS_TUNE || policy == KT_MISS_BACKGROUND) {
+    start_helper_early(k, store);
+    kt__miss_thread_prepare();
+  }
   if (policy == KT_MISS_TUNE) return KT_OK;
   int64_t values[KT__MAX_NAMES] = {0}; /* load_config keeps a whole array */
   memcpy(values, k->config.defaults, (size_t)k->config.n * sizeof *values);

@@ -663,6 +663,8 @@ TEST(prepared_kernel_first_miss_goes_to_a_helper_with_its_device_open) {
   ASSERT_EQ(count(out, "prepare: helper spawned"), 1);
   ASSERT_EQ(count(out, "miss: helper spawned"), 0);
   ASSERT_EQ(count(out, "miss: handed to the warm helper"), 1);
+  ASSERT_EQ(count(out, "miss: handed to the spare job thread"), 1); /* no thread created on the call */
+  ASSERT_EQ(count(out, "miss: job thread started"), 0);
   ASSERT_EQ(count(out, "worker: device open"), 1);
   ASSERT_EQ(count(out, "worker: bound to affine"), 1);
   double opened = trace_time(out, "helper: prepared: the worker's device is open");
