@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Where a background miss's first call goes, step by step (H200): two fresh
 # runs of tests/gpu/miss_cuda.c in background mode with KTUNE_TRACE=1 (and
-# two in prepared mode: a blocking first key after kt_kernel_prepare); the
+# one in prepared mode: a blocking first key after kt_kernel_prepare); the
 # application's own trace lines (kt_kernel_prepare's steps before the first
 # call, then kt_launch's miss) are printed, whole traces and outputs kept in
 # OUTDIR (trace1.txt, app1.txt, ...).
@@ -19,7 +19,7 @@ CUDA=${CUDA_HOME:-/usr/local/cuda}
 # shellcheck disable=SC2046
 cc -O2 -std=c11 -D_GNU_SOURCE -Iinclude -I"$CUDA/include" tests/gpu/miss_cuda.c "$DIR/libktune.a" \
   $(cat "$DIR/link.txt") -L"$CUDA/lib64/stubs" -lcuda -o /tmp/miss_cuda || exit 1
-for r in 1 2 p1 p2; do
+for r in 1 2 p1; do
   mode=background
   [ "${r#p}" != "$r" ] && mode=prepared # KT_MISS_TUNE after kt_kernel_prepare: the blocking first key
   db=$(mktemp -u /tmp/miss-trace-XXXXXX.db)
