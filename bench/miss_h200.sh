@@ -60,6 +60,7 @@ run_app() { # MODE RUN
 }
 for r in 1 2 3; do run_app tune $r; done
 for r in 1 2 3; do KTUNE_HELPER_IDLE_S=0 run_app tune cold$r; done
+for r in 1 2 3; do run_app prepared $r; done
 for r in 1 2 3; do run_app background $r; done
 
 say "ktune tune on the command line, fresh database"

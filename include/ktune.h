@@ -340,9 +340,13 @@ int kt_launch(kt_kernel *k, const int64_t *sizes, void *const *args, void *strea
  * device in this process (or adopts kt_options.opencl_context), opens the
  * results database and, unless the miss policy is KT_MISS_TUNE, loads the
  * default configuration (what a miss falls back to when nothing is stored;
- * compiled here unless the binary cache holds it). Meant for
- * KT_MISS_BACKGROUND, whose first call then only launches the fallback and
- * hands the tuning to the helper. Call it from a thread that launches (on
+ * compiled here unless the binary cache holds it). Under KT_MISS_TUNE and
+ * KT_MISS_BACKGROUND it also starts the tuning helper, which opens its
+ * device and waits for the first miss (KTUNE_HELPER_IDLE_S from then; it
+ * leaves when the application ends), and a thread that will wait for it,
+ * so that the first miss pays no process start, device open or thread
+ * creation. A KT_MISS_BACKGROUND first call then only launches the
+ * fallback and enqueues the copy of the caller's tensors. Call it from a thread that launches (on
  * CUDA, the context is made current there). Optional: kt_launch does the
  * same on the first miss otherwise. */
 int kt_kernel_prepare(kt_kernel *k);

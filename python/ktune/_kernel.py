@@ -402,6 +402,13 @@ class Kernel(_Base):
         return tune(self.path, kernel=self.name, dims=dims, backend=self.backend, device=self.device,
                     db=self._ctx._db.decode() if self._ctx._db else None, **options)
 
+    def prepare(self) -> None:
+        """Does a first call's work that no shape decides, now (kt_kernel_prepare):
+        opens the device and the database, loads the default configuration
+        (except under miss='tune') and starts the tuning helper, which opens its
+        device and waits for the first miss, so that the first call pays neither."""
+        self._ctx.check(lib.kt_kernel_prepare(self._handle))
+
     def close(self) -> None:
         """Frees the kernel and its context (also done when it is collected)."""
         if getattr(self, "_handle", None):

@@ -102,6 +102,7 @@ _PROTOTYPES = {
     "kt_errmsg": (c_char_p, [ctx_p]),
     "kt_kernel_load_file": (c_int, [ctx_p, c_char_p, c_char_p, POINTER(kernel_p)]),
     "kt_kernel_destroy": (None, [kernel_p]),
+    "kt_kernel_prepare": (c_int, [kernel_p]),
     "kt_kernel_name": (c_char_p, [kernel_p]),
     "kt_kernel_backend": (c_char_p, [kernel_p]),
     "kt_kernel_num_sizes": (c_int, [kernel_p]),

@@ -42,6 +42,45 @@ def test_transpose_tunes_on_a_miss_then_launches_the_winner(db):
     np.testing.assert_array_equal(out2, a.T)
 
 
+def _helpers_of_this_process():
+    """Pids of the ktune-tuner processes this process started."""
+    import os
+
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                stat = f.read()
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        if ppid == os.getpid() and b"ktune-tuner" in cmd:
+            found.append(int(pid))
+    return found
+
+
+def test_prepare_starts_the_helper_before_the_first_miss(db):
+    import time
+
+    k = ktune.load(kernel_path("kernels/c/transpose.c"), db=db, budget=3)
+    # An earlier test's warm helper (5 s idle) would serve this miss: none left first.
+    deadline = time.monotonic() + 15
+    while _helpers_of_this_process() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    before = _helpers_of_this_process()
+    assert before == []
+    k.prepare()
+    started = _helpers_of_this_process()
+    assert len(started) == 1  # waiting for the first miss
+    a = np.random.default_rng(2).random((40, 24), dtype=np.float32)
+    out = np.zeros((24, 40), np.float32)
+    k(a, out)  # tuned by that helper
+    np.testing.assert_array_equal(out, a.T)
+    assert _helpers_of_this_process() == started  # no other helper started
+
+
 def test_matmul_matches_numpy_at_two_shapes(db):
     k = ktune.load(kernel_path("kernels/c/matmul.c"), db=db, budget=2)
     rng = np.random.default_rng(2)

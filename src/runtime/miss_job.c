@@ -35,7 +35,10 @@ struct kt__miss_job {
   int rc;       /* failed: the helper's kt_err, 0 when it gave none */
   int pid;
   int reply_fd;
-  int ready_fd;              /* the helper waits on it for its data */
+  int ready_fd; /* the helper waits on it for its data */
+  /* Until J's thread started the helper: the request and the helper's ends
+   * of the reply pipe and the ready socket. */
+  int request_fd, reply_end, ready_end;
   kt__tune_pending *pending; /* the data, written by the waiting thread */
   bool held;                 /* under hold_lock: the writing waits (kt__miss_job_hold) */
   pthread_mutex_t hold_lock;
@@ -80,6 +83,7 @@ kt__miss_job *kt__miss_job_get(const char *key, bool *created) {
     j->key = kt__xstrdup(key);
     j->reply_fd = -1;
     j->ready_fd = -1;
+    j->request_fd = j->reply_end = j->ready_end = -1;
     j->retry_request = -1;
     pthread_mutex_init(&j->hold_lock, NULL);
     pthread_cond_init(&j->hold_cond, NULL);
@@ -152,7 +156,6 @@ kt__miss_outcome kt__miss_job_outcome(const kt__miss_job *j, const char **config
   return j->outcome;
 }
 
-int kt__miss_job_pid(const kt__miss_job *j) { return j->pid; }
 int kt__miss_job_rc(const kt__miss_job *j) { return j->rc; }
 
 /* ---- finding the helper ---------------------------------------------- */
@@ -221,7 +224,7 @@ double kt__miss_helper_idle_s(void) {
  * stdout on /dev/null (its progress goes to stderr, as a tuning's does), the
  * application's stderr, default signal handling and no blocked signals. */
 static int spawn_helper(const char *path, int request_fd, int reply_fd, int ready_fd, int control_fd, double idle_s,
-                        pid_t *pid) {
+                        bool prepare, pid_t *pid) {
   posix_spawn_file_actions_t fa;
   posix_spawnattr_t attr;
   posix_spawn_file_actions_init(&fa);
@@ -249,7 +252,8 @@ static int spawn_helper(const char *path, int request_fd, int reply_fd, int read
   char idle[32];
   snprintf(idle, sizeof idle, "%g", idle_s);
   char *argv[] = {(char *)path, "--request", "3", "--reply", "4",  "--ready",
-                  "5",          "--control", "6", "--idle",  idle, NULL};
+                  "5",          "--control", "6", "--idle",  idle, prepare ? "--prepare" : NULL,
+                  NULL};
   if (ctl < 0) argv[7] = NULL;
   int rc = req < 0 || rep < 0 || rdy < 0 || ctl == -1 ? errno : posix_spawn(pid, path, &fa, &attr, argv, environ);
   if (req >= 0) close(req);
@@ -297,14 +301,19 @@ static void take_reply(kt__miss_job *j, const char *text, int status) {
   }
 }
 
+/* Until kt__miss_job_unhold, when the job was held. */
+static void wait_unheld(kt__miss_job *j) {
+  pthread_mutex_lock(&j->hold_lock);
+  while (j->held) pthread_cond_wait(&j->hold_cond, &j->hold_lock);
+  pthread_mutex_unlock(&j->hold_lock);
+}
+
 /* Writes the caller's data into the request and tells the helper, which
  * meanwhile started; a failure leaves the helper only an end of file, on
  * which it exits, and is the job's reason. */
 static void hand_data(kt__miss_job *j, kt__sbuf *failed) {
   kt__errbuf eb;
-  pthread_mutex_lock(&j->hold_lock);
-  while (j->held) pthread_cond_wait(&j->hold_cond, &j->hold_lock);
-  pthread_mutex_unlock(&j->hold_lock);
+  wait_unheld(j);
   if (kt__tune_request_fill(j->pending, &eb) == KT_OK) {
     /* No SIGPIPE in the application when the helper is gone already (it
      * found a stored winner, or died): a socket, written with MSG_NOSIGNAL. */
@@ -356,8 +365,13 @@ static void retake(kt__miss_job *j, kt__sbuf *failed);
 static void *wait_helper(void *arg) {
   kt__miss_job *j = arg;
   kt__sbuf text = {0}, failed = {0};
-  if (j->retry_request >= 0) retake(j, &failed);
+  /* The download first: a warm helper still opening its device (started
+   * by kt_kernel_prepare) takes the request after it, and a dead one's
+   * replacement is told again that the data is there (retake). */
   if (j->ready_fd >= 0) hand_data(j, &failed);
+  if (j->retry_request >= 0 && !failed.len) retake(j, &failed);
+  if (j->retry_request >= 0) close(j->retry_request);
+  j->retry_request = -1;
   read_reply(j->reply_fd, &text);
   close(j->reply_fd);
   int status = 0;
@@ -440,28 +454,14 @@ static bool to_warm_helper(kt__miss_job *j, const char *key, int request_fd, int
   return true;
 }
 
-/* Starts a helper for J; one that is to stay warm (IDLE_S > 0) gets a
- * control socket and a thread that waits for its end. */
-static void start_helper(kt__miss_job *j, const char *path, const char *key, double idle_s, int request_fd,
-                         int reply_fd, int ready_fd, kt__sbuf *why) {
-  int ctl[2] = {-1, -1};
-  if (idle_s > 0 && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) != 0) ctl[0] = ctl[1] = -1;
-  pid_t pid = 0;
-  int rc = spawn_helper(path, request_fd, reply_fd, ready_fd, ctl[1], idle_s, &pid);
-  if (ctl[1] >= 0) close(ctl[1]);
-  if (rc != 0) {
-    if (ctl[0] >= 0) close(ctl[0]);
-    kt__sbuf_printf(why, "the tuning helper %s could not start: %s (set KTUNE_HELPER to the ktune-tuner executable)",
-                    path, strerror(rc));
-    return;
-  }
-  j->pid = pid;
-  kt__trace("miss: helper spawned (pid %d)", (int)pid);
-  if (ctl[0] < 0) return;
+/* Keeps warm helper PID, its control socket CTL and KEY, in the list with
+ * a thread that waits for its end; NULL when no thread could start (it
+ * then leaves after its tuning: its control socket is closed). */
+static warm_helper *keep(pid_t pid, int ctl, const char *key, bool busy) {
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   pthread_once(&once, watch_forks);
   warm_helper *h = kt__xcalloc(1, sizeof *h);
-  *h = (warm_helper){.pid = pid, .control = ctl[0], .key = kt__xstrdup(key), .busy = true};
+  *h = (warm_helper){.pid = pid, .control = ctl, .key = kt__xstrdup(key), .busy = busy};
   pthread_t th;
   pthread_attr_t attr;
   pthread_attr_init(&attr);
@@ -474,10 +474,73 @@ static void start_helper(kt__miss_job *j, const char *path, const char *key, dou
   }
   pthread_mutex_unlock(&registry_lock);
   pthread_attr_destroy(&attr);
-  if (kept) j->helper = h;
-  else { /* no thread to wait for it: it leaves after this tuning (its control socket closed) */ close(ctl[0]);
-    free_helper(h);
+  if (kept) return h;
+  close(ctl);
+  free_helper(h);
+  return NULL;
+}
+
+/* Starts a helper for J; one that is to stay warm (IDLE_S > 0) gets a
+ * control socket and a thread that waits for its end. */
+static void start_helper(kt__miss_job *j, const char *path, const char *key, double idle_s, int request_fd,
+                         int reply_fd, int ready_fd, kt__sbuf *why) {
+  int ctl[2] = {-1, -1};
+  if (idle_s > 0 && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) != 0) ctl[0] = ctl[1] = -1;
+  pid_t pid = 0;
+  int rc = spawn_helper(path, request_fd, reply_fd, ready_fd, ctl[1], idle_s, false, &pid);
+  if (ctl[1] >= 0) close(ctl[1]);
+  if (rc != 0) {
+    if (ctl[0] >= 0) close(ctl[0]);
+    kt__sbuf_printf(why, "the tuning helper %s could not start: %s (set KTUNE_HELPER to the ktune-tuner executable)",
+                    path, strerror(rc));
+    return;
   }
+  j->pid = pid;
+  kt__trace("miss: helper spawned (pid %d)", (int)pid);
+  if (ctl[0] >= 0) j->helper = keep(pid, ctl[0], key, true);
+}
+
+/* Whether a warm helper of KEY is there (busy or not), not known to be gone. */
+static bool warm_helper_of(const char *key) {
+  pthread_mutex_lock(&registry_lock);
+  warm_helper *h = warm_helpers;
+  while (h && (h->dead || strcmp(h->key, key) != 0)) h = h->next;
+  pthread_mutex_unlock(&registry_lock);
+  return h != NULL;
+}
+
+void kt__miss_helper_prepare(int request_fd, const char *warm_key) {
+  char path[4096];
+  kt__sbuf why = {0}, key = {0};
+  double idle_s = kt__miss_helper_idle_s();
+  int ctl[2] = {-1, -1}, reply[2] = {-1, -1}, ready[2] = {-1, -1};
+  pid_t pid = 0;
+  int rc = 0;
+  if (!(idle_s > 0)) kt__sbuf_printf(&why, "KTUNE_HELPER_IDLE_S is 0: no helper stays warm");
+  else if (!kt__miss_helper_path(path, sizeof path, &why)) {
+  } else if (kt__sbuf_printf(&key, "%s|%s", path, warm_key), warm_helper_of(key.s)) {
+    kt__sbuf_printf(&why, "a warm helper is there already");
+  } else if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) != 0 || pipe2(reply, O_CLOEXEC) != 0 ||
+             socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ready) != 0) {
+    kt__sbuf_printf(&why, "no socket for the tuning helper: %s", strerror(errno));
+  } else if ((rc = spawn_helper(path, request_fd, reply[1], ready[0], ctl[1], idle_s, true, &pid)) != 0) {
+    kt__sbuf_printf(&why, "the tuning helper %s could not start: %s", path, strerror(rc));
+  }
+  for (int i = 0; i < 2; i++) {
+    if (reply[i] >= 0) close(reply[i]);
+    if (ready[i] >= 0) close(ready[i]);
+  }
+  if (ctl[1] >= 0) close(ctl[1]);
+  close(request_fd);
+  if (why.len) {
+    if (ctl[0] >= 0) close(ctl[0]);
+    kt__trace("prepare: no helper started (%s)", why.s);
+  } else {
+    kt__trace("prepare: helper spawned (pid %d)", (int)pid);
+    keep(pid, ctl[0], key.s, false);
+  }
+  kt__sbuf_free(&why);
+  kt__sbuf_free(&key);
 }
 
 void kt__miss_job_hold(kt__miss_job *j) {
@@ -535,50 +598,142 @@ static void retake(kt__miss_job *j, kt__sbuf *failed) {
   j->retry_request = -1;
 }
 
+/* Starts J's helper (a warm one takes the request, else a new one is
+ * spawned), in J's thread: the caller's call does not wait for a process
+ * to start. False with the reason in WHY when none could. */
+static bool launch(kt__miss_job *j, kt__sbuf *why) {
+  bool warm = j->retry_idle_s > 0 && to_warm_helper(j, j->retry_key, j->request_fd, j->reply_end, j->ready_end);
+  if (!warm)
+    start_helper(j, j->retry_path, j->retry_key, j->retry_idle_s, j->request_fd, j->reply_end, j->ready_end, why);
+  close(j->reply_end);
+  close(j->ready_end);
+  close(j->request_fd);
+  j->reply_end = j->ready_end = j->request_fd = -1;
+  return why->len == 0;
+}
+
+/* J's thread: the helper started, its data handed over, its reply awaited. */
+static void *run_job(void *arg) {
+  kt__miss_job *j = arg;
+  kt__sbuf why = {0};
+  if (launch(j, &why)) return wait_helper(j);
+  close(j->reply_fd);
+  close(j->ready_fd);
+  j->reply_fd = j->ready_fd = -1;
+  wait_unheld(j); /* freeing the snapshot is a driver call too */
+  kt__tune_pending_free(j->pending);
+  j->pending = NULL;
+  kt__miss_job_fail(j, why.s);
+  kt__sbuf_free(&why);
+  return NULL;
+}
+
+/* A job thread started ahead (kt__miss_thread_prepare), waiting for the
+ * next job: handing it one is a signal, not a thread's creation (0.13 ms on
+ * the caller's thread measured on the H200). The thread that takes a job
+ * starts the next spare, off the caller's path. */
+static struct {
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  bool waiting;      /* a spare thread waits */
+  kt__miss_job *job; /* handed to it, not yet taken */
+} spare = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, NULL};
+
+static void *spare_main(void *arg) {
+  (void)arg;
+  pthread_mutex_lock(&spare.lock);
+  while (!spare.job) pthread_cond_wait(&spare.cond, &spare.lock);
+  kt__miss_job *j = spare.job;
+  spare.job = NULL;
+  spare.waiting = false;
+  pthread_mutex_unlock(&spare.lock);
+  kt__miss_thread_prepare();
+  return run_job(j);
+}
+
+/* A forked child has no spare thread (only the forking thread survives). */
+static void forget_spare(void) {
+  pthread_mutex_init(&spare.lock, NULL);
+  pthread_cond_init(&spare.cond, NULL);
+  spare.waiting = false;
+  spare.job = NULL;
+}
+
+static void watch_forks_for_spare(void) { pthread_atfork(NULL, NULL, forget_spare); }
+
+void kt__miss_thread_prepare(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, watch_forks_for_spare);
+  pthread_mutex_lock(&spare.lock);
+  if (!spare.waiting) {
+    pthread_t th;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    spare.waiting = pthread_create(&th, &attr, spare_main, NULL) == 0;
+    pthread_attr_destroy(&attr);
+  }
+  pthread_mutex_unlock(&spare.lock);
+}
+
+/* J to the spare thread; false when none waits. */
+static bool to_spare(kt__miss_job *j) {
+  pthread_mutex_lock(&spare.lock);
+  bool free_spare = spare.waiting && !spare.job;
+  if (free_spare) {
+    spare.job = j;
+    pthread_cond_signal(&spare.cond);
+  }
+  pthread_mutex_unlock(&spare.lock);
+  return free_spare;
+}
+
 void kt__miss_job_start(kt__miss_job *j, int request_fd, kt__tune_pending *pending, const char *warm_key) {
   char path[4096];
   kt__sbuf why = {0}, key = {0};
   int fds[2] = {-1, -1}, ready[2] = {-1, -1};
   double idle_s = warm_key ? kt__miss_helper_idle_s() : 0;
+  /* What can fail at once is found here (an access(2), not a spawn), so
+   * that even a background miss says so on its first call. */
   if (!kt__miss_helper_path(path, sizeof path, &why)) {
+  } else if (!executable(path)) {
+    kt__sbuf_printf(&why, "the tuning helper %s could not start: %s (set KTUNE_HELPER to the ktune-tuner executable)",
+                    path, strerror(errno));
   } else if (pipe2(fds, O_CLOEXEC) != 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ready) != 0) {
     kt__sbuf_printf(&why, "no pipe for the tuning helper: %s", strerror(errno));
-  } else {
-    kt__sbuf_printf(&key, "%s|%s", path, warm_key ? warm_key : "");
-    if (idle_s > 0 && to_warm_helper(j, key.s, request_fd, fds[1], ready[0])) {
-      j->retry_path = kt__xstrdup(path);
-      j->retry_key = kt__xstrdup(key.s);
-      j->retry_idle_s = idle_s;
-    } else {
-      start_helper(j, path, key.s, idle_s, request_fd, fds[1], ready[0], &why);
-    }
   }
-  kt__sbuf_free(&key);
-  if (fds[1] >= 0) close(fds[1]);
-  if (why.len && fds[0] >= 0) close(fds[0]);
-  if (ready[0] >= 0) close(ready[0]);
-  close(request_fd);
   if (why.len) {
-    if (ready[1] >= 0) close(ready[1]);
+    for (int i = 0; i < 2; i++) {
+      if (fds[i] >= 0) close(fds[i]);
+      if (ready[i] >= 0) close(ready[i]);
+    }
+    close(request_fd);
     kt__tune_pending_free(pending);
     kt__miss_job_fail(j, why.s);
     kt__sbuf_free(&why);
     return;
   }
+  kt__sbuf_printf(&key, "%s|%s", path, warm_key ? warm_key : "");
+  j->request_fd = request_fd;
   j->reply_fd = fds[0];
+  j->reply_end = fds[1];
   j->ready_fd = ready[1];
+  j->ready_end = ready[0];
   j->pending = pending;
-  /* A complete request is handed over now: an application that exits
-   * before its thread ran still leaves the helper its tuning. */
-  if (!pending) { /* nothing left to download: no driver call to hold back */
-    kt__miss_job_unhold(j);
-    hand_data(j, &why);
+  j->retry_path = kt__xstrdup(path);
+  j->retry_key = key.s; /* the job's now */
+  j->retry_idle_s = idle_s;
+  if (!pending) kt__miss_job_unhold(j); /* nothing left to download: no driver call to hold back */
+  if (to_spare(j)) {
+    kt__trace("miss: handed to the spare job thread");
+    return;
   }
   pthread_t th;
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
   /* Without a thread the caller waits for the helper itself. */
-  if (pthread_create(&th, &attr, wait_helper, j) != 0) wait_helper(j);
+  if (pthread_create(&th, &attr, run_job, j) != 0) run_job(j);
   pthread_attr_destroy(&attr);
+  kt__trace("miss: job thread started");
 }

@@ -27,17 +27,31 @@ typedef enum kt__miss_outcome {
 /* The job of KEY: the running one, or a new one (*CREATED), which the
  * caller must then start or fail. A reference for the caller either way. */
 kt__miss_job *kt__miss_job_get(const char *key, bool *created);
-/* Starts the helper on the request in REQUEST_FD (closed here) and the
- * thread that waits for it. The thread first writes PENDING's tensors
- * into the request (kt__tune_request_fill; NULL: it is complete), while
- * the helper starts, then tells the helper that its data is there. A
- * helper that cannot start fails the job. */
+/* Starts the job's thread on the request in REQUEST_FD (closed by it),
+ * returning at once: the thread hands the request to a warm helper or
+ * spawns a new one (the caller waits for no process start), writes
+ * PENDING's tensors into the request (kt__tune_request_fill; NULL: it is
+ * complete) while the helper starts, tells the helper that its data is
+ * there and waits for its reply. A helper that is not there (no
+ * executable: checked here, so the caller learns it at once) or cannot
+ * start fails the job. */
 void kt__miss_job_start(kt__miss_job *j, int request_fd, kt__tune_pending *pending, const char *warm_key);
 /* WARM_KEY (NULL: none) names the backend and device of the tuning: a
  * helper that tuned for the same one and is still warm (waiting for the
  * application's next miss, KTUNE_HELPER_IDLE_S seconds, default 5; 0: no
  * helper stays) serves it, else a new one starts, which then stays warm. */
 double kt__miss_helper_idle_s(void);
+/* kt_kernel_prepare: starts the warm helper of WARM_KEY (as
+ * kt__miss_job_start names it) before any miss, on the bare request in
+ * REQUEST_FD (closed here, tune_request.h): it opens its device and waits
+ * for the first miss, KTUNE_HELPER_IDLE_S from then. Nothing when one is
+ * there already or none stays warm (idle 0); a helper that cannot start is
+ * said in the trace only (the miss then starts one and says why). */
+void kt__miss_helper_prepare(int request_fd, const char *warm_key);
+/* kt_kernel_prepare: starts a job thread ahead, which the next
+ * kt__miss_job_start hands its job to instead of creating one; each thread
+ * that takes a job starts the next (one waits at most). */
+void kt__miss_thread_prepare(void);
 /* Holds back the writing of PENDING's tensors (started or not yet) until
  * kt__miss_job_unhold: a background miss first loads its fallback, which
  * the download's driver calls (page-locking the request) would otherwise
@@ -55,8 +69,6 @@ kt__miss_outcome kt__miss_job_outcome(const kt__miss_job *j, const char **config
 /* After a failure: the helper's kt_err for the tuning (KT_NOVALID: no
  * configuration was valid), 0 when the helper did not start or died. */
 int kt__miss_job_rc(const kt__miss_job *j);
-/* The helper's process id (0 before it started or when it could not). */
-int kt__miss_job_pid(const kt__miss_job *j);
 void kt__miss_job_release(kt__miss_job *j);
 
 /* The helper executable: $KTUNE_HELPER, else ktune-tuner beside the

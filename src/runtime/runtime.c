@@ -129,6 +129,17 @@ static void tuning_name(kt_kernel *k, kt__store *store, const kt__store_key *key
                   key->device->backend, key->device->index, key->device->name, key->sizes);
 }
 
+/* The backend and device of K's tunings, for a warm helper (into OUT);
+ * NULL when K's tunings do not go to one: a warm helper's later tunings
+ * cannot start workers of their own, and a kernel whose tuning needs
+ * another one (@reference) or a check does not go to one. */
+static const char *warm_key(const kt_kernel *k, kt__sbuf *out) {
+  if (k->decl->reference || k->decl->check) return NULL;
+  const kt__device_info *d = &k->runtime->device;
+  kt__sbuf_printf(out, "%s/%d/%s", d->backend, d->index, d->name);
+  return out->s;
+}
+
 /* The job that tunes KEY: this process's running one, or a new one with
  * the helper started on a copy of the caller's data. */
 static kt__miss_job *tuning_job(kt_kernel *k, kt__store *store, const kt__store_key *key, const int64_t *sizes,
@@ -155,12 +166,7 @@ static kt__miss_job *tuning_job(kt_kernel *k, kt__store *store, const kt__store_
     /* In the background the fallback is loaded first (rt_miss unholds). */
     if (k->ctx->opts.miss_policy == KT_MISS_BACKGROUND) kt__miss_job_hold(j);
     kt__sbuf device = {0};
-    kt__sbuf_printf(&device, "%s/%d/%s", key->device->backend, key->device->index, key->device->name);
-    /* A warm helper's later tunings cannot start workers of their own: a
-     * kernel whose tuning needs another one (@reference) or a check does
-     * not go to one. */
-    bool warm = !k->decl->reference && !k->decl->check;
-    kt__miss_job_start(j, fd, pending, warm ? device.s : NULL);
+    kt__miss_job_start(j, fd, pending, warm_key(k, &device));
     kt__sbuf_free(&device);
   }
   pthread_mutex_unlock(&eb_lock);
@@ -224,7 +230,7 @@ static int choose_config(kt_kernel *k, const int64_t *sizes, void *const *args, 
     } else {
       use_fallback(store, &key, k, values, how);
       kt__trace("miss: fallback chosen");
-      kt__sbuf_printf(how, " while the tuning runs in the background (ktune-tuner pid %d)", kt__miss_job_pid(j));
+      kt__sbuf_printf(how, " while the tuning runs in the background (in ktune-tuner)");
       *bg = j;
     }
     if (note.len) kt__sbuf_printf(how, "%s%s", how->len ? "; " : "", note.s);
@@ -368,14 +374,32 @@ int kt__runtime_device(kt_kernel *k, void **state) {
   return KT_OK;
 }
 
+/* The warm helper of K's device, started now so that the first miss finds
+ * it with its device open (tune_helper.h, --prepare); a failure here only
+ * leaves that miss to start one. */
+static void start_helper_early(kt_kernel *k, kt__store *store) {
+  kt__sbuf device = {0};
+  int fd = -1;
+  kt__errbuf eb;
+  if (warm_key(k, &device) &&
+      kt__tune_request_create_bare(k, &k->runtime->device, store ? kt__store_path(store) : NULL, &fd, &eb) == KT_OK)
+    kt__miss_helper_prepare(fd, device.s);
+  kt__sbuf_free(&device);
+}
+
 int kt_kernel_prepare(kt_kernel *k) {
   if (!k) return KT_INVALID;
   if (!k->runtime) KT__FORWARD(rt_create(k));
   KT__FORWARD(know_device(k));
   kt__trace("prepare: device open");
-  kt__context_store(k->ctx); /* one that cannot open is the miss's concern, as without this call */
+  kt__store *store = kt__context_store(k->ctx); /* one that cannot open is the miss's concern */
   kt__trace("prepare: results database open");
-  if (k->ctx->opts.miss_policy == KT_MISS_TUNE) return KT_OK;
+  kt_miss_policy policy = k->ctx->opts.miss_policy;
+  if (policy == KT_MISS_TUNE || policy == KT_MISS_BACKGROUND) {
+    start_helper_early(k, store);
+    kt__miss_thread_prepare();
+  }
+  if (policy == KT_MISS_TUNE) return KT_OK;
   int64_t values[KT__MAX_NAMES] = {0}; /* load_config keeps a whole array */
   memcpy(values, k->config.defaults, (size_t)k->config.n * sizeof *values);
   void *fn;

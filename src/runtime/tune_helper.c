@@ -14,7 +14,10 @@
 
 #include "../fdpass.h"
 #include "../handles/context.h"
+#include "../launch/args.h"
 #include "../tuner/result.h"
+#include "../tuner/worker_client.h"
+#include "../workdir.h"
 #include "key_lock.h"
 #include "tune_request.h"
 
@@ -240,6 +243,65 @@ static bool next_request(int control, double idle_s, int fds[3]) {
   return false;
 }
 
+/* The worker of K's device opened and kept for the first request
+ * (kt__worker_park), as a tuning's teardown keeps it: that request binds it
+ * (kt__worker_rebind) instead of waiting for a process start and the
+ * driver's. K's sizes are the bare request's (all 1). */
+static int open_device(kt_kernel *k, const kt__tune_request *r) {
+  kt_context *ctx = k->ctx;
+  const kt__kernel_decl *d = k->decl;
+  kt__env env = {(const char *const *)d->sizes, r->sizes, d->nsizes, NULL};
+  const char *workdir = kt__workdir(&ctx->err);
+  if (!workdir) return KT_INVALID;
+  kt__argset *args = NULL;
+  KT__FORWARD(kt__argset_map(d, &env, ctx->opts.max_tensor_bytes, &args, &ctx->err));
+  kt__worker_setup ws = {.backend = k->backend,
+                         .device = ctx->opts.device,
+                         .file = k->file,
+                         .decl = d,
+                         .sizes = &env,
+                         .args = args,
+                         .atol = -1,
+                         .rtol = -1,
+                         .workdir = workdir,
+                         .bincache = &ctx->bincache,
+                         .constants_seed = 42};
+  kt__worker *w = NULL;
+  kt__device_info info;
+  int rc = kt__worker_start(&ws, &info, &w, &ctx->err);
+  if (rc == KT_OK) kt__trace("helper: prepared: the worker's device is open");
+  if (rc == KT_OK && (!kt__worker_bindable(&ws) || !kt__worker_park(w))) kt__worker_stop(w);
+  kt__argset_free(args);
+  return rc;
+}
+
+/* A helper started by kt_kernel_prepare: the bare request in IN names the
+ * kernel and device; their worker is opened before the first miss. A
+ * failure only costs that miss the start (it is said in the trace). */
+static void prepare(int in) {
+  const kt__tune_request *r = NULL;
+  size_t len = 0;
+  kt__errbuf eb = {{0}};
+  kt_context *ctx = NULL;
+  kt_kernel *k = NULL;
+  void *args[KT__RT_MAX_ARGS] = {0};
+  int rc = kt__tune_request_map(in, &r, &len, &eb);
+  kt__trace("helper: started to prepare");
+  if (rc == KT_OK) {
+    kt_options opts = context_options(r);
+    rc = kt_context_create(&opts, &ctx);
+    if (rc == KT_OK) rc = load_kernel(ctx, r, args, &k);
+    if (rc == KT_OK) rc = open_device(k, r);
+    if (rc != KT_OK) kt__trace("helper: prepare failed: %s", ctx ? kt_errmsg(ctx) : "no context");
+    kt_kernel_destroy(k);
+    kt_context_destroy(ctx);
+    munmap((void *)r, len);
+  } else {
+    kt__trace("helper: prepare failed: %s", eb.msg);
+  }
+  close(in);
+}
+
 static bool parse_seconds(const char *s, double *out) {
   char *end;
   double v = s ? strtod(s, &end) : -1;
@@ -251,6 +313,8 @@ static bool parse_seconds(const char *s, double *out) {
 int kt__tune_helper_main(int argc, char **argv) {
   int in = -1, out = -1, ready = -1, control = -1;
   double idle_s = 0;
+  bool prepared = argc == 12 && strcmp(argv[11], "--prepare") == 0;
+  if (prepared) argc = 11;
   bool ok = (argc == 7 || argc == 11) && strcmp(argv[1], "--request") == 0 && parse_fd(argv[2], &in) &&
             strcmp(argv[3], "--reply") == 0 && parse_fd(argv[4], &out) && strcmp(argv[5], "--ready") == 0 &&
             parse_fd(argv[6], &ready);
@@ -258,12 +322,19 @@ int kt__tune_helper_main(int argc, char **argv) {
     ok = strcmp(argv[7], "--control") == 0 && parse_fd(argv[8], &control) && strcmp(argv[9], "--idle") == 0 &&
          parse_seconds(argv[10], &idle_s);
   if (!ok) {
-    fprintf(stderr, "usage: ktune-tuner --request FD --reply FD --ready FD [--control FD --idle SECONDS]\n"
+    fprintf(stderr, "usage: ktune-tuner --request FD --reply FD --ready FD [--control FD --idle SECONDS [--prepare]]\n"
                     "ktune-tuner is the tuning process kt_launch starts on a miss; it is not run by hand.\n");
     return 2;
   }
   install_signals();
-  int status = serve_request(in, out, ready, control >= 0);
+  int status = 0;
+  if (prepared) {
+    close(out);
+    close(ready);
+    prepare(in);
+  } else {
+    status = serve_request(in, out, ready, control >= 0);
+  }
   if (control < 0) return status;
   /* Warm: the next miss of the application, until it ends or IDLE_S pass. */
   int fds[3];

@@ -183,6 +183,35 @@ int kt__tune_request_create(const kt_kernel *k, const kt__backend *be, void *sta
   return rc;
 }
 
+int kt__tune_request_create_bare(const kt_kernel *k, const kt__device_info *dev, const char *db, int *fd,
+                                 kt__errbuf *eb) {
+  kt__tune_request r = {0};
+  int64_t ones[KT__RT_MAX_SIZES];
+  for (int i = 0; i < KT__RT_MAX_SIZES; i++) ones[i] = 1;
+  describe(k, ones, &r);
+  r.device_info = *dev;
+  r.no_db = db == NULL;
+  strings s = {.end = sizeof r};
+  add_string(&s, k->file->src.path, &r.path);
+  add_string(&s, k->file->src.text, &r.source);
+  add_string(&s, k->decl->name, &r.kernel);
+  add_string(&s, db, &r.db);
+  add_string(&s, "", &r.pins);
+  r.total_bytes = round_up(s.end);
+  *fd = memfd_create("ktune-prepare-request", MFD_CLOEXEC);
+  char *base = MAP_FAILED;
+  if (*fd < 0 || ftruncate(*fd, (off_t)r.total_bytes) != 0 ||
+      (base = mmap(NULL, r.total_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0)) == MAP_FAILED) {
+    if (*fd >= 0) close(*fd), *fd = -1;
+    return kt__err(eb, KT_IO, "kt_kernel_prepare: cannot make the helper's request in memory: %s", strerror(errno));
+  }
+  memcpy(base, &r, sizeof r);
+  for (int i = 0; i < s.n; i++)
+    if (s.text[i]) memcpy(base + s.span[i]->offset, s.text[i], s.span[i]->len + 1);
+  munmap(base, r.total_bytes);
+  return KT_OK;
+}
+
 static bool span_fits(const kt__tune_request *r, kt__tune_span s, bool text) {
   if (!s.offset && !s.len) return true;
   return s.offset >= sizeof *r && s.offset <= r->total_bytes && s.len + (text ? 1 : 0) <= r->total_bytes - s.offset &&

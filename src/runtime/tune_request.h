@@ -57,6 +57,11 @@ typedef struct kt__tune_pending kt__tune_pending;
 int kt__tune_request_create(const kt_kernel *k, const kt__backend *be, void *state, const kt__device_info *dev,
                             const int64_t *sizes, void *const *args, void *stream, const char *db, const char *key,
                             int *fd, kt__tune_pending **pending, kt__sbuf *note, kt__errbuf *eb);
+/* The request of a helper started by kt_kernel_prepare, before any miss:
+ * K, its context's options and DB, every size 1 and no tensors; the helper
+ * only opens the device it names (DEV) and waits for the first miss. */
+int kt__tune_request_create_bare(const kt_kernel *k, const kt__device_info *dev, const char *db, int *fd,
+                                 kt__errbuf *eb);
 /* Waits for the snapshot of PENDING, writes it into its request and frees
  * it (any thread; PENDING NULL: nothing to do). */
 int kt__tune_request_fill(kt__tune_pending *pending, kt__errbuf *eb);

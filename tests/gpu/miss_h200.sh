@@ -25,7 +25,11 @@
 # leader is apart ... after N of 7 rounds" when they settled early), the
 # application's own load of the winner), the second key's trace ("miss:
 # handed to the warm helper", "worker: kept worker bound to mul_add" and no
-# second "worker: device open"), and "PASS" at the end.
+# second "worker: device open"), the prepared mode (KT_MISS_TUNE after
+# kt_kernel_prepare: prepared_first_call_first_key_s beside
+# tune_first_call_first_key_s, and its trace: "prepare: helper spawned",
+# "helper: prepared: the worker's device is open", the first miss "handed to
+# the warm helper", no "miss: helper spawned"), and "PASS" at the end.
 set -u
 BUILD=${BUILD:-/tmp/kb-miss}
 KTUNE=$(bash bench/h200_build.sh "$BUILD" 2>/dev/null | tail -1)
@@ -49,6 +53,18 @@ grep -h '^result background_\(handle_creation\|prepare\|first_call\)' /tmp/miss-
 if grep -q "copied them before returning" /tmp/miss-background.txt; then
   echo "the background miss copied synchronously (no snapshot)"; fail=1
 fi
+# prepared: KT_MISS_TUNE after kt_kernel_prepare, which started the warm
+# helper; its first key is handed to it (no "miss: helper spawned").
+echo "== a prepared kernel's first key (KTUNE_TRACE=1)"
+db=$(mktemp -u /tmp/miss-prepared-XXXXXX.db)
+KTUNE_TRACE=1 /tmp/miss_cuda "$db" prepared $((1 << 24)) $((1 << 22)) >/tmp/miss-prepared.txt 2>/tmp/miss-prepared-trace.txt ||
+  { echo "miss_cuda prepared failed"; cat /tmp/miss-prepared.txt; fail=1; }
+grep -h '^correct\|^result \(tune\|prepared\)_first_call_first_key_s\|^result prepared_prepare_s' /tmp/miss-tune.txt \
+  /tmp/miss-prepared.txt
+grep -a "prepare: helper spawned\|helper: prepared\|miss: helper spawned\|handed to the warm helper\|handed to the spare" \
+  /tmp/miss-prepared-trace.txt
+grep -aq "prepare: helper spawned" /tmp/miss-prepared-trace.txt && ! grep -aq "miss: helper spawned" /tmp/miss-prepared-trace.txt ||
+  { echo "the prepared kernel's first miss did not go to the helper prepare started"; fail=1; }
 echo "== where a blocking first call's time goes (KTUNE_TRACE=1)"
 db=$(mktemp -u /tmp/miss-trace-XXXXXX.db)
 KTUNE_TRACE=1 /tmp/miss_cuda "$db" tune $((1 << 24)) $((1 << 22)) >/dev/null 2>/tmp/miss-trace.txt ||

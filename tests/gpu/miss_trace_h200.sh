@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Where a background miss's first call goes, step by step (H200): two fresh
-# runs of tests/gpu/miss_cuda.c in background mode with KTUNE_TRACE=1; the
+# runs of tests/gpu/miss_cuda.c in background mode with KTUNE_TRACE=1 (and
+# one in prepared mode: a blocking first key after kt_kernel_prepare); the
 # application's own trace lines (kt_kernel_prepare's steps before the first
 # call, then kt_launch's miss) are printed, whole traces and outputs kept in
 # OUTDIR (trace1.txt, app1.txt, ...).
@@ -18,13 +19,17 @@ CUDA=${CUDA_HOME:-/usr/local/cuda}
 # shellcheck disable=SC2046
 cc -O2 -std=c11 -D_GNU_SOURCE -Iinclude -I"$CUDA/include" tests/gpu/miss_cuda.c "$DIR/libktune.a" \
   $(cat "$DIR/link.txt") -L"$CUDA/lib64/stubs" -lcuda -o /tmp/miss_cuda || exit 1
-for r in 1 2; do
+for r in 1 2 p1; do
+  mode=background
+  [ "${r#p}" != "$r" ] && mode=prepared # KT_MISS_TUNE after kt_kernel_prepare: the blocking first key
   db=$(mktemp -u /tmp/miss-trace-XXXXXX.db)
-  KTUNE_TRACE=1 /tmp/miss_cuda "$db" background $((1 << 24)) $((1 << 22)) >"$OUTDIR/app$r.txt" 2>"$OUTDIR/trace$r.txt"
-  echo "== run $r"
-  grep -h "result background_\(handle_creation\|prepare\|first_call\)\|while the tuning runs" "$OUTDIR/app$r.txt" \
+  KTUNE_TRACE=1 /tmp/miss_cuda "$db" $mode $((1 << 24)) $((1 << 22)) >"$OUTDIR/app$r.txt" 2>"$OUTDIR/trace$r.txt"
+  echo "== run $r ($mode)"
+  grep -h "result ${mode}_\(handle_creation\|prepare\|first_call\)\|while the tuning runs" "$OUTDIR/app$r.txt" \
     "$OUTDIR/trace$r.txt"
   app=$(awk '/ktune-trace/ && /miss: a shape/ {print $3; exit}' "$OUTDIR/trace$r.txt")
   awk -v pid="$app" '$1 == "ktune-trace" && $3 == pid {if (!t0) t0 = $2; printf "%8.4f s  %s\n", $2 - t0, substr($0, index($0, $4))}' \
-    "$OUTDIR/trace$r.txt" | head -24
+    "$OUTDIR/trace$r.txt" | head -28
+  # The helper's side (prepare: started, device open, the request taken).
+  grep -h "helper: \|worker: device open\|worker: bound" "$OUTDIR/trace$r.txt" | head -12
 done

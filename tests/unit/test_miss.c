@@ -432,6 +432,7 @@ TEST(background_launches_the_fallback_then_the_winner) {
 TEST(prepared_background_miss_builds_nothing) {
   setenv("KTUNE_PRINT_AUTOTUNING", "1", 1);
   setenv("KTUNE_TRACE", "1", 1);
+  setenv("KTUNE_HELPER_IDLE_S", "1", 1); /* the helper prepare started leaves soon after */
   const char *mark = mark_processes();
   kt_context *ctx = context(KT_MISS_BACKGROUND, NULL);
   kt_kernel *k = load(ctx, "affine.c", slow_source(0), "c");
@@ -462,10 +463,30 @@ TEST(prepared_background_miss_builds_nothing) {
   ASSERT_EQ(processes_left(mark), 0);
 }
 
+/* The pid in the trace line "miss: helper spawned (pid N)", the WHICH-th. */
+static int spawned_pid(const char *out, int which) {
+  const char *at = out;
+  for (int i = 0; i <= which; i++) {
+    at = strstr(at, "miss: helper spawned (pid ");
+    if (!at) return 0;
+    at += strlen("miss: helper spawned (pid ");
+  }
+  return atoi(at);
+}
+
+/* The helper's pid once the job's thread spawned it (the call returned
+ * before): from the trace line, waiting up to 10 s. */
+static int background_helper_pid(void) {
+  int pid = 0;
+  for (int i = 0; i < 100 && (pid = spawned_pid(captured(), 0)) == 0; i++) sleep_s(0.1);
+  return pid;
+}
+
 /* A background helper killed mid-tuning: the application stays on the
  * fallback, says so once, and the helper's zygote and worker are gone. */
 TEST(background_helper_killed_mid_tuning) {
   setenv("KTUNE_PRINT_AUTOTUNING", "1", 1);
+  setenv("KTUNE_TRACE", "1", 1);
   const char *mark = mark_processes();
   kt_context *ctx = context(KT_MISS_BACKGROUND, NULL);
   kt_kernel *k = load(ctx, "affine.c", slow_source(20000000), "c"); /* a tenth of a second a run */
@@ -475,9 +496,8 @@ TEST(background_helper_killed_mid_tuning) {
   void *args[] = {x, y, &n};
   capture_start();
   ASSERT_EQ(kt_launch(k, (int64_t[]){256}, args, NULL), KT_OK);
-  const char *at = strstr(captured(), "(ktune-tuner pid ");
-  ASSERT_TRUE(at != NULL);
-  int pid = atoi(at + strlen("(ktune-tuner pid "));
+  ASSERT_CONTAINS(captured(), "while the tuning runs in the background (in ktune-tuner)");
+  int pid = background_helper_pid();
   ASSERT_TRUE(pid > 1);
   sleep_s(1.0); /* measuring by now */
   ASSERT_EQ(kill(pid, SIGKILL), 0);
@@ -516,8 +536,11 @@ TEST(background_tuning_finishes_after_the_application_exits) {
     int n = 256;
     void *args[] = {x, y, &n};
     int rc = kt_launch(k, (int64_t[]){256}, args, NULL);
+    /* The call returns before the job's thread spawned the helper: the
+     * application exits once the tuning started (its helper runs). */
+    for (int i = 0; i < 100 && processes_marked(mark) == 0; i++) sleep_s(0.01);
     fflush(NULL);
-    _exit(rc == KT_OK ? 0 : 1); /* at once, the tuning still running */
+    _exit(rc == KT_OK ? 0 : 1); /* the tuning still running */
   }
   int status = -1;
   ASSERT_EQ(waitpid(app, &status, 0), app);
@@ -553,17 +576,6 @@ static const char *miss_affine(kt_kernel *k, int n) {
   ASSERT_EQ(launch_affine_captured(k, x, y, n, &out), KT_OK);
   check_affine(x, y, n);
   return out;
-}
-
-/* The pid in the trace line "miss: helper spawned (pid N)", the WHICH-th. */
-static int spawned_pid(const char *out, int which) {
-  const char *at = out;
-  for (int i = 0; i <= which; i++) {
-    at = strstr(at, "miss: helper spawned (pid ");
-    if (!at) return 0;
-    at += strlen("miss: helper spawned (pid ");
-  }
-  return atoi(at);
 }
 
 /* The second key of an application's kernel goes to the helper that tuned
@@ -604,6 +616,60 @@ TEST(warm_helper_tunes_the_next_key_with_its_device_open) {
   ASSERT_EQ(count(out, "helper: a request of the application while warm"), 1);
   ASSERT_EQ(count(out, "worker: device open"), 1);
   ASSERT_EQ(count(out, "worker: bound to affine"), 1);
+  ASSERT_CONTAINS(out, "helper: leaving (no more requests)");
+}
+
+/* The time of the first trace line holding WHAT, or -1. */
+static double trace_time(const char *out, const char *what) {
+  const char *at = strstr(out, what);
+  if (!at) return -1;
+  while (at > out && at[-1] != '\n') at--;
+  return strncmp(at, "ktune-trace ", 12) == 0 ? atof(at + 12) : -1;
+}
+
+/* kt_kernel_prepare starts the warm helper: the first blocking miss is
+ * handed to it, its worker having opened its device before the miss (no
+ * process start, no device open on the miss's path), and no helper is
+ * left once the application exits. */
+TEST(prepared_kernel_first_miss_goes_to_a_helper_with_its_device_open) {
+  setenv("KTUNE_PRINT_AUTOTUNING", "1", 1);
+  setenv("KTUNE_TRACE", "1", 1);
+  setenv("KTUNE_HELPER_IDLE_S", "60", 1);
+  const char *mark = mark_processes();
+  capture_start();
+  fflush(NULL);
+  pid_t app = fork();
+  if (app == 0) {
+    kt_context *ctx = context(KT_MISS_TUNE, NULL);
+    kt_kernel *k = load(ctx, "affine.c", slow_source(0), "c");
+    if (kt_kernel_prepare(k) != KT_OK) _exit(1);
+    for (int i = 0; i < 200 && !strstr(captured(), "helper: prepared: the worker's device is open"); i++) sleep_s(0.05);
+    static float x[256], y[256];
+    int n = 256;
+    for (int i = 0; i < n; i++) x[i] = (float)i;
+    void *args[] = {x, y, &n};
+    if (kt_launch(k, (int64_t[]){n}, args, NULL) != KT_OK) _exit(1);
+    check_affine(x, y, n);
+    fflush(NULL);
+    _exit(0); /* the warm helper still waiting, 60 s idle */
+  }
+  int status = -1;
+  ASSERT_EQ(waitpid(app, &status, 0), app);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  ASSERT_EQ(processes_left(mark), 0); /* within 10 s, not the 60 s idle */
+  const char *out = captured();
+  capture_end();
+  ASSERT_CONTAINS(out, "key [N=256]: tuned 4 configurations");
+  ASSERT_EQ(count(out, "prepare: helper spawned"), 1);
+  ASSERT_EQ(count(out, "miss: helper spawned"), 0);
+  ASSERT_EQ(count(out, "miss: handed to the warm helper"), 1);
+  ASSERT_EQ(count(out, "miss: handed to the spare job thread"), 1); /* no thread created on the call */
+  ASSERT_EQ(count(out, "miss: job thread started"), 0);
+  ASSERT_EQ(count(out, "worker: device open"), 1);
+  ASSERT_EQ(count(out, "worker: bound to affine"), 1);
+  double opened = trace_time(out, "helper: prepared: the worker's device is open");
+  double missed = trace_time(out, "miss: a shape this handle has not launched");
+  ASSERT_TRUE(opened > 0 && missed > opened);
   ASSERT_CONTAINS(out, "helper: leaving (no more requests)");
 }
 
