@@ -76,6 +76,8 @@ static struct {
   CUresult (*EventElapsedTime)(float *, CUevent, CUevent);
   CUresult (*MemAllocAsync)(CUdeviceptr *, size_t, CUstream); /* stream-ordered allocation (CUDA 11.2) */
   CUresult (*MemFreeAsync)(CUdeviceptr, CUstream);
+  CUresult (*DeviceGetMemPool)(CUmemoryPool *, CUdevice);
+  CUresult (*MemPoolGetAttribute)(CUmemoryPool, CUmemPool_attribute, void *);
 } cu = {.once = PTHREAD_ONCE_INIT};
 
 /* POSIX guarantees that dlsym's object pointers convert to functions. */
@@ -141,6 +143,8 @@ static int resolve_driver(void *lib) {
   set_fn(&cu.LaunchKernelEx, optional(lib, "cuLaunchKernelEx"));
   set_fn(&cu.MemAllocAsync, optional(lib, "cuMemAllocAsync"));
   set_fn(&cu.MemFreeAsync, optional(lib, "cuMemFreeAsync"));
+  set_fn(&cu.DeviceGetMemPool, optional(lib, "cuDeviceGetMemPool"));
+  set_fn(&cu.MemPoolGetAttribute, optional(lib, "cuMemPoolGetAttribute"));
   void *elapsed = optional(lib, "cuEventElapsedTime_v2");
   set_fn(&cu.EventElapsedTime, elapsed ? elapsed : optional(lib, "cuEventElapsedTime"));
   if (!cu.EventElapsedTime)
@@ -837,10 +841,9 @@ static void cuda_unpin_host(void *state, void *host) {
 
 /* Device copies of the caller's buffers, taken in its stream's order, and
  * the event after them. The copies' memory comes from the device's memory
- * pool in the caller's stream's order (cuMemAllocAsync: no synchronous
- * allocation on the caller's thread, 0.46 ms with the copies' enqueueing
- * measured on the H200 with cuMemAlloc), else from cuMemAlloc (drivers or
- * devices without memory pools: ASYNC false). */
+ * pool in the caller's stream's order (cuMemAllocAsync) when the pool already
+ * holds room for them, else from cuMemAlloc (ASYNC false: also drivers or
+ * devices without memory pools): see pool_has_room. */
 typedef struct cuda_snapshot {
   int n;
   bool waited;
@@ -865,11 +868,28 @@ static void snapshot_release(cuda_snapshot *p) {
   free(p);
 }
 
-/* Device memory for copy I of P: stream-ordered on STREAM where the driver
- * and device have memory pools, else synchronous. */
-static CUresult snapshot_alloc(cuda_snapshot *p, int i, size_t bytes, CUstream stream) {
+/* Whether DEV's current memory pool holds TOTAL bytes it has reserved and
+ * does not use: then a stream-ordered allocation takes them at once. A pool
+ * that must grow first does so on the caller's thread, and its first growth
+ * took 10.6 ms for 128 MiB on the H200 (a background first call of 10-12 ms),
+ * against 0.3-0.4 ms for cuMemAlloc. */
+static bool pool_has_room(CUdevice dev, size_t total) {
+  CUmemoryPool pool;
+  cuuint64_t reserved = 0, used = 0;
+  if (!cu.MemAllocAsync || !cu.MemFreeAsync || !cu.DeviceGetMemPool || !cu.MemPoolGetAttribute ||
+      cu.DeviceGetMemPool(&pool, dev) != CUDA_SUCCESS)
+    return false;
+  if (cu.MemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &reserved) != CUDA_SUCCESS ||
+      cu.MemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &used) != CUDA_SUCCESS)
+    return false;
+  return reserved >= used && reserved - used >= total;
+}
+
+/* Device memory for copy I of P: stream-ordered on STREAM when POOLED (the
+ * pool has room: pool_has_room), else synchronous. */
+static CUresult snapshot_alloc(cuda_snapshot *p, int i, size_t bytes, CUstream stream, bool pooled) {
   size_t n = bytes ? bytes : 1;
-  if (cu.MemAllocAsync && cu.MemFreeAsync && cu.MemAllocAsync(&p->buf[i], n, stream) == CUDA_SUCCESS) {
+  if (pooled && cu.MemAllocAsync(&p->buf[i], n, stream) == CUDA_SUCCESS) {
     p->async[i] = true;
     return CUDA_SUCCESS;
   }
@@ -888,9 +908,12 @@ static int cuda_snapshot_take(void *state, void *stream, void *const *bufs, cons
   p->bytes = kt__xcalloc((size_t)n + 1, sizeof *p->bytes);
   CUresult r = CUDA_SUCCESS;
   const char *what = "cuMemAlloc";
+  size_t total = 0;
+  for (int i = 0; i < n; i++) total += bytes[i] ? bytes[i] : 1;
+  bool pooled = pool_has_room(s->dev, total);
   for (int i = 0; i < n && r == CUDA_SUCCESS; i++) {
     p->bytes[i] = bytes[i];
-    r = snapshot_alloc(p, i, bytes[i], (CUstream)stream);
+    r = snapshot_alloc(p, i, bytes[i], (CUstream)stream, pooled);
   }
   kt__trace("miss: snapshot memory allocated (%s)", n && p->async[0] ? "stream-ordered" : "cuMemAlloc");
   if (r == CUDA_SUCCESS) what = "cuMemcpyDtoDAsync";
