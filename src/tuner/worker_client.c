@@ -248,32 +248,23 @@ static bool carried(const kt__worker_setup *s) {
   return s->args && s->args->fd >= 0 && (!s->check || s->check->object);
 }
 
-/* KTUNE_ZYGOTE: "spawn" starts every zygote as a fresh image (what the
- * tests use to take that path on the CPU and PoCL); unset, empty or "auto":
- * only when this process holds a GPU driver. KT_INVALID for anything else. */
-static int zygote_mode(bool *spawned, const char **why, kt__errbuf *eb) {
+/* Whether W's zygote is to be a fresh image, and why: KTUNE_ZYGOTE=spawn
+ * asks for it always (the tests take that path on the CPU and PoCL); else
+ * (auto, which kt_context_create made sure of) only when this process holds
+ * a GPU driver. */
+static bool zygote_spawned(const char **why) {
   const char *mode = getenv("KTUNE_ZYGOTE");
   *why = kt__zygote_driver_loaded();
-  if (mode && strcmp(mode, "spawn") == 0) {
-    *spawned = true;
-    if (!*why) *why = "KTUNE_ZYGOTE=spawn";
-    return KT_OK;
-  }
-  KT__RETURN_IF(mode && *mode && strcmp(mode, "auto") != 0, eb, KT_INVALID,
-                "KTUNE_ZYGOTE=%s: expected spawn or auto (unset: auto, a fresh worker spawner only when this process "
-                "holds a GPU driver)",
-                mode);
-  *spawned = *why != NULL;
-  return KT_OK;
+  if (mode && strcmp(mode, "spawn") == 0 && !*why) *why = "KTUNE_ZYGOTE=spawn";
+  return *why != NULL;
 }
 
 /* The zygote of W: forked from this process when nothing here stops its
  * children from using the device, else a fresh ktune-tuner image whose
  * workers are bound to the setup (kt__zygote_exec). */
 static int start_zygote(kt__worker *w, kt__errbuf *eb) {
-  bool spawned = false;
   const char *why = NULL;
-  KT__FORWARD(zygote_mode(&spawned, &why, eb));
+  bool spawned = zygote_spawned(&why);
   if (spawned && !carried(&w->setup)) {
     KT__RETURN_IF(
         kt__zygote_driver_loaded(), eb, KT_INVALID,

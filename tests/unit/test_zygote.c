@@ -166,16 +166,61 @@ static void no_opencl(void) { kt_test_fail(__FILE__, __LINE__, "built without CL
 TEST(opencl_kt_tune_after_the_process_opened_opencl) { case_opencl_kt_tune_after_the_process_opened_opencl(); }
 TEST(opencl_cpu_kt_tune_after_the_process_opened_opencl) { case_opencl_cpu_kt_tune_after_the_process_opened_opencl(); }
 
-/* libcuda.so.1 loaded as NVRTC loads it (the toolkit's stub, whose soname
- * it is): the zygote is spawned, and the CPU backend tunes through it. */
-TEST(cpu_kt_tune_after_the_process_loaded_libcuda) {
-  private_dirs();
+/* libcuda.so.1 loaded as NVRTC loads it: the toolkit's stub, whose soname
+ * it is. */
+static void load_libcuda(void) {
   const char *home = getenv("CUDA_HOME");
   char stub[4096];
   snprintf(stub, sizeof stub, "%s/lib64/stubs/libcuda.so", home && *home ? home : "/usr/local/cuda");
-  void *lib = dlopen(stub, RTLD_NOW | RTLD_LOCAL);
-  if (!lib) kt_test_fail(__FILE__, __LINE__, "the CUDA toolkit's stub: %s (set CUDA_HOME)", dlerror());
+  if (!dlopen(stub, RTLD_NOW | RTLD_LOCAL))
+    kt_test_fail(__FILE__, __LINE__, "the CUDA toolkit's stub: %s (set CUDA_HOME)", dlerror());
   ASSERT_STREQ(kt__zygote_driver_loaded(), "libcuda.so.1");
+}
+
+/* The zygote is spawned, and the CPU backend tunes through it. */
+TEST(cpu_kt_tune_after_the_process_loaded_libcuda) {
+  private_dirs();
+  load_libcuda();
   tune_twice(KT_BACKEND_CPU, add_c, "c", "U", 64);
   expect_spawned("libcuda.so.1");
+}
+
+static int always_right(const kt_check_args *a) {
+  (void)a;
+  return 1;
+}
+
+/* kt_tune of K with the check callback above: its return code. */
+static int tune_with_callback(kt_context *ctx, kt_kernel *k) {
+  kt_tune_options o = {0};
+  o.check = always_right;
+  kt_result *r = NULL;
+  int rc = kt_tune(k, &o, &r);
+  kt_result_destroy(r);
+  (void)ctx;
+  return rc;
+}
+
+/* A check callback is a function of this process, which no worker of a
+ * fresh image can call: refused where the driver is loaded (the message
+ * says what to do instead), run in a forked worker where KTUNE_ZYGOTE=spawn
+ * merely asked for a fresh image. */
+TEST(check_callback_needs_a_forked_worker) {
+  private_dirs();
+  kt_options o = {0};
+  o.backend = KT_BACKEND_CPU;
+  o.quiet = 1;
+  kt_context *ctx;
+  ASSERT_EQ(kt_context_create(&o, &ctx), KT_OK);
+  kt_kernel *k;
+  ASSERT_EQ(kt_kernel_load_string(ctx, "app", add_c, "c", NULL, &k), KT_OK);
+  setenv("KTUNE_ZYGOTE", "spawn", 1);
+  ASSERT_EQ(tune_with_callback(ctx, k), KT_OK);
+  unsetenv("KTUNE_ZYGOTE");
+  load_libcuda();
+  ASSERT_EQ(tune_with_callback(ctx, k), KT_INVALID);
+  ASSERT_CONTAINS(kt_errmsg(ctx), "this process has loaded libcuda.so.1");
+  ASSERT_CONTAINS(kt_errmsg(ctx), "cannot call a check callback (kt_tune_options.check)");
+  kt_kernel_destroy(k);
+  kt_context_destroy(ctx);
 }
