@@ -310,7 +310,7 @@ int kt__zygote_exec(const kt__backend *be, int device, kt__zygote **out, kt__err
   char path[4096];
   kt__sbuf why = {0};
   if (!kt__helper_exe_path(path, sizeof path, &why)) {
-    kt__err(eb, KT_NOBACKEND, "cannot start a clean worker spawner: %s", why.s);
+    kt__err(eb, KT_NOBACKEND, "ktune: error: cannot start a clean worker spawner: %s", why.s);
     kt__sbuf_free(&why);
     return KT_NOBACKEND;
   }
@@ -323,7 +323,7 @@ int kt__zygote_exec(const kt__backend *be, int device, kt__zygote **out, kt__err
   if (rc != 0) {
     close(sv[0]);
     return kt__err(eb, KT_NOBACKEND,
-                   "cannot start the worker spawner %s: %s (set KTUNE_HELPER to the ktune-tuner executable)", path,
+                   "ktune: error: cannot start the worker spawner %s: %s (set KTUNE_HELPER to the ktune-tuner executable)", path,
                    strerror(rc));
   }
   kt__trace("zygote: spawned %s --zygote (pid %d)", path, (int)pid);

@@ -74,6 +74,12 @@ expect_contains "$TMP/err" "worker: bound to plain" "@reference: a worker bound 
 expect_eq "$(json "$TMP/spawn.json" "[c['status'] for c in d['configurations'] if c['config']['A'] == 3][0]")" \
   correctness "@reference: A=3 differs from the reference"
 
+# No ktune-tuner where one is needed: an error naming it, before anything runs.
+KTUNE_ZYGOTE=spawn KTUNE_HELPER="$TMP/no-such-tuner" run_status 2 "$KTUNE" tune tests/data/faulty.c --quiet
+expect_contains "$TMP/err" "ktune: error: cannot start the worker spawner $TMP/no-such-tuner: No such file" \
+  "a missing ktune-tuner"
+[ -e "$KTUNE_DB" ] && fail "a missing ktune-tuner: the database was created"
+
 KTUNE_ZYGOTE=sometimes run_status 2 "$KTUNE" tune tests/data/faulty.c --no-db --quiet
 expect_contains "$TMP/err" "KTUNE_ZYGOTE=sometimes: expected spawn" "a bad KTUNE_ZYGOTE"
 finish
