@@ -322,9 +322,10 @@ int kt__zygote_exec(const kt__backend *be, int device, kt__zygote **out, kt__err
   close(sv[1]);
   if (rc != 0) {
     close(sv[0]);
-    return kt__err(eb, KT_NOBACKEND,
-                   "ktune: error: cannot start the worker spawner %s: %s (set KTUNE_HELPER to the ktune-tuner executable)", path,
-                   strerror(rc));
+    return kt__err(
+        eb, KT_NOBACKEND,
+        "ktune: error: cannot start the worker spawner %s: %s (set KTUNE_HELPER to the ktune-tuner executable)", path,
+        strerror(rc));
   }
   kt__trace("zygote: spawned %s --zygote (pid %d)", path, (int)pid);
   kt__zygote *z = kt__xcalloc(1, sizeof *z);
