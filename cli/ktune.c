@@ -431,14 +431,15 @@ static int tune_key(const cli *c, kt_context *ctx, const kt_tune_options *o, con
   return rc;
 }
 
-/* Whether each key of a sweep tunes in a ktune process of its own. On CUDA
- * it must: the first key's NVRTC compiles load the CUDA driver into this
- * process, after which a tuning worker forked from it cannot use the GPU
- * (docs/DESIGN.md, known limitations). KTUNE_SWEEP_PROCESSES=1 asks for it
- * on any backend (the tests take that path on the CPU). */
-static int keys_in_own_processes(const char *backend) {
+/* Whether each key of a sweep tunes in a ktune process of its own: only
+ * when KTUNE_SWEEP_PROCESSES=1 asks for it. A CUDA sweep once had to (the
+ * first key's NVRTC compiles load the CUDA driver into this process, and a
+ * worker forked from it cannot use the GPU); the later keys' tunings now
+ * start their zygote as a fresh image (docs/DESIGN.md, "A zygote of a fresh
+ * image"), so every backend tunes its keys here. */
+static int keys_in_own_processes(void) {
   const char *force = getenv("KTUNE_SWEEP_PROCESSES");
-  return (force && strcmp(force, "1") == 0) || (backend && strcmp(backend, "cuda") == 0);
+  return force && strcmp(force, "1") == 0;
 }
 
 /* Runs key I of KS in a ktune process of its own; its table or JSON
@@ -599,7 +600,7 @@ static int cmd_tune(const cli *c, int bench) {
   if (status == 0) install_signals();
   int open_document = status == 0 && c->json && ks.n > 1; /* closed however the run ends */
   if (open_document) fputs("{\"keys\": [\n", stdout);
-  int own = !dealt && status == 0 && ks.n > 1 && keys_in_own_processes(backend);
+  int own = !dealt && status == 0 && ks.n > 1 && keys_in_own_processes();
   if (dealt || own) key_parent_mark(); /* key processes end with this one, even a SIGKILLed one */
   if (dealt && status == 0) status = tune_on_devices(c, &ks, &devs, novalid, &tuned);
   for (int i = 0; own && status == 0 && i < ks.n; i++) {

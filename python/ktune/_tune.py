@@ -5,9 +5,6 @@ from __future__ import annotations
 import ctypes
 import json
 import os
-import signal
-import subprocess
-import sys
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Union
 
@@ -160,8 +157,9 @@ def tune(path: PathLike, kernel: Optional[str] = None, *, dims: Optional[Mapping
                 else dict(pin), strategy=strategy, budget=budget, seed=seed, backend=backend, device=device,
                 db=os.fspath(db) if db is not None else None, no_db=no_db, no_cache=no_cache,
                 retry_failed=retry_failed, show_output=show_output, quiet=quiet, jobs=jobs)
-    if _needs_fresh_process(path, backend):
-        return _tune_in_fresh_process(args)
+    # Here, in this process, even when PyTorch or CuPy has loaded the CUDA
+    # driver: kt_tune then starts its device workers from a fresh ktune-tuner
+    # image instead of forking them from this process (docs/DESIGN.md).
     return _tune_here(**args)
 
 
@@ -184,51 +182,6 @@ def _tune_here(path, kernel, dims, pin, strategy, budget, seed, backend, device,
     finally:
         lib.kt_kernel_destroy(handle)
         ctx.close()
-
-
-def _cuda_driver_loaded() -> bool:
-    """Whether this process has the CUDA driver (libcuda) loaded: PyTorch,
-    CuPy or an earlier tuning's NVRTC load it."""
-    try:
-        with open("/proc/self/maps", encoding="utf-8", errors="replace") as maps:
-            return any("libcuda.so" in line for line in maps)
-    except OSError:
-        return True  # cannot tell: a fresh process is always safe
-
-
-def _needs_fresh_process(path, backend) -> bool:
-    """A CUDA tuning forks its device workers from this process, and a child
-    of a process that loaded the CUDA driver cannot use the GPU: then the
-    tuning runs in a fresh interpreter (python -m ktune._fresh_tune)."""
-    mode = os.environ.get("KTUNE_FRESH_TUNE")
-    if mode == "1":  # the fresh process itself
-        return False
-    if mode == "always":  # every backend (the tests exercise the path on the CPU)
-        return True
-    is_cuda = backend == "cuda" or (backend is None and os.fspath(path).endswith(".cu"))
-    return is_cuda and _cuda_driver_loaded()
-
-
-def _tune_in_fresh_process(args: Dict[str, Any]) -> TuneResult:
-    """ktune.tune in a new interpreter that has loaded nothing; its result
-    (ktune's --json document) or error comes back on its stdout."""
-    env = dict(os.environ, KTUNE_FRESH_TUNE="1")
-    child = subprocess.Popen([sys.executable, "-m", "ktune._fresh_tune"], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, env=env, text=True)
-    try:
-        out, _ = child.communicate(json.dumps(args))
-    except KeyboardInterrupt:  # Ctrl-C: the child keeps what it measured, as a tuning here does
-        child.send_signal(signal.SIGINT)
-        child.wait()
-        raise
-    try:
-        reply = json.loads(out.strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        raise errors.KtuneError(f"ktune: the tuning process ended without a result (exit status {child.returncode})")
-    result = TuneResult.from_json(reply["result"]) if reply.get("result") else None
-    if reply.get("rc"):
-        raise errors.error_for(reply["rc"], reply.get("message", ""), result)
-    return result
 
 
 def _fs(path: PathLike) -> bytes:

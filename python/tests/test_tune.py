@@ -167,14 +167,28 @@ def test_ctrl_c_interrupts_a_tuning(db, tmp_path, how):
     assert keys and keys[0]["results"] >= 1, keys  # the measurements before Ctrl-C were kept
 
 
-def test_a_tuning_in_a_fresh_process(db, monkeypatch):
-    """Where this process has the CUDA driver loaded, ktune.tune runs in a
-    fresh interpreter (KTUNE_FRESH_TUNE=always takes that path on the CPU):
-    the same result comes back, and errors keep their type and result."""
-    monkeypatch.setenv("KTUNE_FRESH_TUNE", "always")
-    r = ktune.tune(SCALE, dims={"N": 256}, db=db, no_cache=True)
-    assert isinstance(r, ktune.TuneResult) and r.kernel == "scale" and r.sizes == {"N": 256}
-    assert len(r.configurations) == 4 and r.winner is not None and r.winner.status == "ok"
+def _cuda_stub():
+    """The CUDA toolkit's libcuda stub (its soname is libcuda.so.1)."""
+    path = os.path.join(os.environ.get("CUDA_HOME") or "/usr/local/cuda", "lib64", "stubs", "libcuda.so")
+    assert os.path.exists(path), f"no CUDA toolkit stub at {path} (set CUDA_HOME)"
+    return path
+
+
+def test_tune_after_this_process_loaded_the_cuda_driver(db, monkeypatch, capfd):
+    """Once this process holds libcuda.so.1 (PyTorch, CuPy or an earlier
+    tuning's NVRTC load it; here the toolkit's stub), ktune.tune still tunes
+    in this process: kt_tune's workers come from a fresh ktune-tuner image,
+    bound to the tuning (their trace says so), twice in a row; errors keep
+    their type."""
+    import ctypes
+
+    ctypes.CDLL(_cuda_stub(), mode=ctypes.RTLD_GLOBAL)
+    monkeypatch.setenv("KTUNE_TRACE", "1")  # read by the spawned workers, fresh images
+    for n in (256, 512):
+        r = ktune.tune(SCALE, dims={"N": n}, db=db, no_cache=True)
+        assert isinstance(r, ktune.TuneResult) and r.kernel == "scale" and r.sizes == {"N": n}
+        assert len(r.configurations) == 4 and r.winner is not None and r.winner.status == "ok"
+    assert capfd.readouterr().err.count("worker: bound to scale") >= 2
     with pytest.raises(ktune.InvalidInput) as e:
         ktune.tune(SCALE, dims={"N": 256}, pin="NOPE=1", db=db)
     assert "NOPE" in str(e.value)

@@ -38,21 +38,29 @@ typedef struct kt__worker_setup {
   uint64_t constants_seed;      /* what CONSTANTS was made with (a kept worker remakes it) */
 } kt__worker_setup;
 
-/* A worker kept for the next tuning (tuner/worker_client.h, kt__worker_park)
- * is bound to it by a KT__REQ_BIND request, followed by this and its bytes,
- * with the tuning's tensors' memfd (kt__argset.fd) passed along: it parses
- * the same source, plans and maps the same tensors and remakes the same
- * @constant data, keeping its device open. It answers with a kt__hello. A
- * setup with a check or extra names is never bound (a fresh worker serves
- * it). The bytes: NSIZES sizes (int64), NTENSORS compared flags and as many
- * reference_set flags (one byte each), then the path, the source, the
- * kernel's name and the workdir, each LEN bytes and a NUL. */
+/* A worker that is not a fork of its tuning's tuner is bound to it by a
+ * KT__REQ_BIND request, followed by this and its bytes, with the tuning's
+ * tensors' memfd (kt__argset.fd) passed along: it parses the same source,
+ * plans and maps the same tensors, remakes the same @constant data and
+ * loads the same compiled check, keeping its device open. It answers with a
+ * kt__hello. Two kinds of worker are bound: one kept for the next tuning
+ * (tuner/worker_client.h, kt__worker_park), and every worker of a spawned
+ * zygote (device/zygote.h, kt__zygote_exec), which starts with its device
+ * only. A check that is a callback (kt_tune_options.check: a function of the
+ * tuner's process) cannot be carried. The bytes: NSIZES sizes (int64),
+ * NTENSORS compared flags and as many reference_set flags (one byte each),
+ * then the path, the source, the kernel's name and the workdir, each LEN
+ * bytes and a NUL; then NEXTRA extra values (int64) and EXTRA_LEN bytes of
+ * their names, each with its NUL; then, with HAS_CHECK, the check's object,
+ * symbol and source, each LEN bytes and a NUL. */
 typedef struct kt__bind {
   int32_t lang, nsizes, ntensors, has_constants;
   uint64_t constants_seed;
   double atol, rtol;
   kt__bincache bincache;
   uint64_t path_len, source_len, kernel_len, workdir_len;
+  int32_t nextra, has_check;
+  uint64_t extra_len, check_object_len, check_symbol_len, check_source_len;
 } kt__bind;
 
 /* Every run that is checked starts from the same state: each tensor holds

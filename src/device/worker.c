@@ -83,6 +83,10 @@ typedef struct bound {
   kt__constants *constants;
   char *workdir;
   kt__bincache bincache;
+  char **extra_names; /* the @reference kernel's worker's (kt__worker_setup.extra_names) */
+  int64_t *extra_values;
+  int nextra;
+  kt__check check; /* a compiled check's files (the tuner's: never removed here) */
 } bound;
 
 static void bound_free(bound *b) {
@@ -92,6 +96,12 @@ static void bound_free(bound *b) {
   kt__file_free(b->file);
   free(b->sizes);
   free(b->workdir);
+  for (int i = 0; i < b->nextra; i++) free(b->extra_names[i]);
+  free(b->extra_names);
+  free(b->extra_values);
+  free(b->check.object);
+  free(b->check.symbol);
+  free(b->check.source);
   free(b);
 }
 
@@ -710,15 +720,18 @@ static int setup_buffers(child *c, kt__errbuf *eb) {
   return KT_OK;
 }
 
+/* The device, and the buffers of a forked worker's setup; a spawned
+ * zygote's worker has no tensors until it is bound (KT__REQ_BIND). */
 static int child_setup(child *c, kt__errbuf *eb) {
   kt__trace("worker: starting");
   KT__FORWARD(kt__be_open(c->s->backend, c->s->device, &c->state, &c->info, eb));
   kt__trace("worker: device open");
-  return setup_buffers(c, eb);
+  return c->s->args ? setup_buffers(c, eb) : KT_OK;
 }
 
 /* Everything of the setup's, the device left open. */
 static void child_release(child *c) {
+  if (!c->s->args) return; /* a spawned zygote's worker before its first bind: nothing made yet */
   free(c->queued);
   kt__config_free(&c->config);
   for (int i = 0; i < c->ncache; i++) kt__be_unload(c->s->backend, c->state, c->cache[i].fn);
@@ -754,6 +767,21 @@ static void release(child *c) {
   *c = fresh;
 }
 
+/* The extra names and values, and the compiled check, that follow the
+ * workdir in a bind's bytes (protocol.h, kt__bind) at AT. */
+static void extra_make(bound *n, const kt__bind *b, const char *at) {
+  n->nextra = b->nextra;
+  n->extra_names = kt__xcalloc((size_t)b->nextra + 1, sizeof *n->extra_names);
+  n->extra_values = kt__xcalloc((size_t)b->nextra + 1, sizeof *n->extra_values);
+  memcpy(n->extra_values, at, (size_t)b->nextra * sizeof *n->extra_values); /* not aligned: copied */
+  const char *name = at + (size_t)b->nextra * sizeof(int64_t);
+  for (int i = 0; i < b->nextra; i++, name += strlen(name) + 1) n->extra_names[i] = kt__xstrdup(name);
+  if (!b->has_check) return;
+  const char *object = at + (size_t)b->nextra * sizeof(int64_t) + b->extra_len,
+             *symbol = object + b->check_object_len + 1, *source = symbol + b->check_symbol_len + 1;
+  n->check = (kt__check){.object = kt__xstrdup(object), .symbol = kt__xstrdup(symbol), .source = kt__xstrdup(source)};
+}
+
 /* The setup B and its BYTES describe, over the tensors in MEMFD; the device
  * is the one already open (BACKEND, DEVICE). */
 static int bound_make(const kt__bind *b, const char *bytes, int memfd, const kt__worker_setup *was, bound **out,
@@ -765,6 +793,7 @@ static int bound_make(const kt__bind *b, const char *bytes, int memfd, const kt_
   const bool *reference_set = compared + b->ntensors;
   const char *path = (const char *)(reference_set + b->ntensors), *source = path + b->path_len + 1,
              *kernel = source + b->source_len + 1, *workdir = kernel + b->kernel_len + 1;
+  extra_make(n, b, workdir + b->workdir_len + 1);
   kt__diag d;
   kt__diag_init(&d, NULL);
   n->file = kt__parse_string(path, source, (kt__lang)b->lang, &d);
@@ -784,6 +813,7 @@ static int bound_make(const kt__bind *b, const char *bytes, int memfd, const kt_
   if (b->has_constants) KT__FORWARD(kt__constants_create(decl, path, b->constants_seed, &n->constants, eb));
   n->workdir = kt__xstrdup(workdir);
   n->bincache = b->bincache;
+  n->bincache.off_reason = NULL; /* static text of the tuner's image, not of this one */
   n->setup = (kt__worker_setup){.backend = was->backend,
                                 .device = was->device,
                                 .file = n->file,
@@ -795,7 +825,11 @@ static int bound_make(const kt__bind *b, const char *bytes, int memfd, const kt_
                                 .rtol = b->rtol,
                                 .workdir = n->workdir,
                                 .bincache = &n->bincache,
-                                .constants_seed = b->constants_seed};
+                                .constants_seed = b->constants_seed,
+                                .extra_names = (const char *const *)n->extra_names,
+                                .extra_values = n->extra_values,
+                                .nextra = n->nextra,
+                                .check = b->has_check ? &n->check : NULL};
   return KT_OK;
 }
 
@@ -803,8 +837,10 @@ static int bound_make(const kt__bind *b, const char *bytes, int memfd, const kt_
 static char *read_bind(int fd, kt__bind *b) {
   if (kt__recv_all(fd, b, sizeof *b, 0, false, NULL) != KT__RECV_OK) return NULL;
   uint64_t len = (uint64_t)b->nsizes * sizeof(int64_t) + 2 * (uint64_t)b->ntensors + b->path_len + b->source_len +
-                 b->kernel_len + b->workdir_len + 4;
-  if (b->nsizes < 0 || b->ntensors < 0 || len > ((uint64_t)1 << 31)) return NULL;
+                 b->kernel_len + b->workdir_len + 4 + (uint64_t)b->nextra * sizeof(int64_t) + b->extra_len +
+                 (b->has_check ? b->check_object_len + b->check_symbol_len + b->check_source_len + 3 : 0);
+  if (b->nsizes < 0 || b->ntensors < 0 || b->nextra < 0 || b->nextra > KT__MAX_NAMES || len > ((uint64_t)1 << 31))
+    return NULL;
   char *bytes = kt__xmalloc((size_t)len);
   if (kt__recv_all(fd, bytes, (size_t)len, 0, false, NULL) != KT__RECV_OK) {
     free(bytes);
@@ -866,8 +902,10 @@ void kt__worker_main(const kt__worker_setup *s, int fd, pid_t parent) {
   if (!kt__send_all(fd, &h, sizeof h) || h.rc != KT_OK) _exit(1);
   /* Page-locking takes a while (0.08 s for 256 MB on the H200): done after
    * the hello, while the tuner compiles the reference configuration. */
-  kt__be_pin_host(s->backend, c.state, c.scratch, c.scratch_bytes); /* every check downloads into it */
-  kt__trace("worker: scratch pinned");
+  if (c.scratch) {
+    kt__be_pin_host(s->backend, c.state, c.scratch, c.scratch_bytes); /* every check downloads into it */
+    kt__trace("worker: scratch pinned");
+  }
   kt__request rq;
   kt__reply *rp = kt__xmalloc(sizeof *rp);
   int memfd, nfds;
@@ -893,6 +931,12 @@ void kt__worker_main(const kt__worker_setup *s, int fd, pid_t parent) {
       continue;
     }
     eb.msg[0] = 0;
+    if (!c.s->args) {
+      rp->status = kt__fail(&eb, KT__ST_RUNTIME, "a spawned zygote's worker was asked to run before it was bound");
+      kt__copy_msg(rp->msg, sizeof rp->msg, eb.msg);
+      kt__send_all(fd, rp, sizeof *rp);
+      break;
+    }
     rp->status = serve(&c, &rq, rp, &eb);
     if (rp->status == KT__ST_OK) rp->status = check_state(&c, &eb); /* the timed runs too */
     if (rp->status != KT__ST_OK) kt__copy_msg(rp->msg, sizeof rp->msg, eb.msg);

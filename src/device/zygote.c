@@ -1,8 +1,11 @@
 #include "zygote.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -10,7 +13,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../helper_exe.h"
 #include "socket_io.h"
+#include "worker.h"
 
 struct kt__zygote {
   pid_t pid;
@@ -177,7 +182,7 @@ static void keep_only(int ctl) {
   close_range((unsigned)ctl + 1, ~0U, 0);
 }
 
-static void zygote_main(int ctl, pid_t parent, kt__zygote_child_fn fn, void *ud) {
+_Noreturn static void zygote_main(int ctl, pid_t parent, kt__zygote_child_fn fn, void *ud) {
   /* No death signal: the zygote learns of the tuner's end from the control
    * socket's EOF (the socket closes when the tuner dies, however it dies)
    * and then kills its workers' process groups, which a death signal would
@@ -249,6 +254,105 @@ int kt__zygote_reap(kt__zygote *z, pid_t pid, int *status) {
   if (!kt__send_all(z->ctl, &rq, sizeof rq) || !recv_reply(z->ctl, &rep, fds)) return KT_IO;
   *status = rep.status;
   return rep.rc == 0 ? KT_OK : KT_IO;
+}
+
+/* ---- a zygote of a fresh image --------------------------------------- */
+
+/* The GPU drivers a forked child cannot use once its parent loaded them:
+ * the CUDA driver (which NVRTC loads too) and the OpenCL ICD loader, whose
+ * platforms keep threads and driver state a child does not inherit whole. */
+static const char *const DRIVERS[] = {"libcuda.so.1", "libcuda.so", "libOpenCL.so.1", "libOpenCL.so"};
+
+const char *kt__zygote_driver_loaded(void) {
+  for (size_t i = 0; i < sizeof DRIVERS / sizeof DRIVERS[0]; i++) {
+    void *lib = dlopen(DRIVERS[i], RTLD_LAZY | RTLD_NOLOAD); /* loads nothing: only finds a loaded one */
+    if (lib) {
+      dlclose(lib);
+      return DRIVERS[i];
+    }
+  }
+  return NULL;
+}
+
+enum { EXEC_CTL_FD = 3 };
+
+/* ktune-tuner --zygote BACKEND DEVICE PARENT with the control socket as fd
+ * 3, stdin and stdout on /dev/null, the tuner's stderr (KTUNE_TRACE), the
+ * tuner's environment, default signal handling and no blocked signals. */
+static int spawn_image(const char *path, int ctl, const kt__backend *be, int device, pid_t *pid) {
+  posix_spawn_file_actions_t fa;
+  posix_spawnattr_t attr;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawnattr_init(&attr);
+  int moved = fcntl(ctl, F_DUPFD_CLOEXEC, 10); /* dup2 onto itself would keep close-on-exec */
+  posix_spawn_file_actions_adddup2(&fa, moved, EXEC_CTL_FD);
+  posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  sigset_t none, defaults;
+  sigemptyset(&none);
+  sigfillset(&defaults);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  char dev[16], parent[24], fd[8];
+  snprintf(dev, sizeof dev, "%d", device);
+  snprintf(parent, sizeof parent, "%d", (int)getpid());
+  snprintf(fd, sizeof fd, "%d", EXEC_CTL_FD);
+  char *argv[] = {(char *)path, "--zygote", (char *)be->name, dev, parent, fd, NULL};
+  int rc = moved < 0 ? errno : posix_spawn(pid, path, &fa, &attr, argv, environ);
+  if (moved >= 0) close(moved);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
+  return rc;
+}
+
+int kt__zygote_exec(const kt__backend *be, int device, kt__zygote **out, kt__errbuf *eb) {
+  char path[4096];
+  kt__sbuf why = {0};
+  if (!kt__helper_exe_path(path, sizeof path, &why)) {
+    kt__err(eb, KT_NOBACKEND, "ktune: error: cannot start a clean worker spawner: %s", why.s);
+    kt__sbuf_free(&why);
+    return KT_NOBACKEND;
+  }
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+    return kt__err(eb, KT_IO, "socketpair: %s", strerror(errno));
+  pid_t pid;
+  int rc = spawn_image(path, sv[1], be, device, &pid);
+  close(sv[1]);
+  if (rc != 0) {
+    close(sv[0]);
+    return kt__err(
+        eb, KT_NOBACKEND,
+        "ktune: error: cannot start the worker spawner %s: %s (set KTUNE_HELPER to the ktune-tuner executable)", path,
+        strerror(rc));
+  }
+  kt__trace("zygote: spawned %s --zygote (pid %d)", path, (int)pid);
+  kt__zygote *z = kt__xcalloc(1, sizeof *z);
+  z->pid = pid;
+  z->ctl = sv[0];
+  *out = z;
+  return KT_OK;
+}
+
+/* What each worker of a spawned zygote starts from: the device only. */
+static kt__worker_setup device_only;
+
+static void device_worker(void *setup, int fd, pid_t zygote) { kt__worker_main(setup, fd, zygote); }
+
+int kt__zygote_exec_main(int argc, char **argv) {
+  const kt__backend *be = NULL;
+  for (int k = KT_BACKEND_AUTO + 1; argc == 6 && !be && kt__backend_of(k); k++)
+    if (strcmp(kt__backend_of(k)->name, argv[2]) == 0) be = kt__backend_of(k);
+  char *end = NULL;
+  long device = argc == 6 ? strtol(argv[3], &end, 10) : -1, parent = argc == 6 ? strtol(argv[4], NULL, 10) : 0,
+       ctl = argc == 6 ? strtol(argv[5], NULL, 10) : -1;
+  if (!be || !end || *end || device < 0 || parent <= 0 || ctl < 3) {
+    fprintf(stderr, "ktune-tuner: --zygote BACKEND DEVICE PARENT FD is started by kt_tune, not by hand\n");
+    return 2;
+  }
+  device_only = (kt__worker_setup){.backend = be, .device = (int)device};
+  zygote_main((int)ctl, (pid_t)parent, device_worker, &device_only);
 }
 
 void kt__zygote_stop(kt__zygote *z) {

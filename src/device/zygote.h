@@ -11,7 +11,7 @@
 
 #include <sys/types.h>
 
-#include "../common.h"
+#include "../backend/backend.h"
 
 typedef struct kt__zygote kt__zygote;
 
@@ -29,6 +29,21 @@ int kt__zygote_spawn(kt__zygote *z, pid_t *pid, int *fd, int *out_fd, kt__errbuf
 /* Kills worker PID and its process group (anything it forked), and gives
  * its wait status. */
 int kt__zygote_reap(kt__zygote *z, pid_t pid, int *status);
+/* A zygote of a fresh image, for a tuner that holds a GPU driver a forked
+ * child could not use (kt__zygote_driver_loaded): ktune-tuner (found as the
+ * tuning helper is, helper_exe.h) started with posix_spawn in its zygote
+ * mode. Its workers are not forks of the tuner: each opens BE's DEVICE and
+ * then waits to be bound to its tuning (protocol.h, KT__REQ_BIND), before
+ * any other request. */
+int kt__zygote_exec(const kt__backend *be, int device, kt__zygote **out, kt__errbuf *eb);
+/* ktune-tuner --zygote BACKEND DEVICE PARENT FD: the spawned zygote's life
+ * (FD its control socket, PARENT the tuner's pid). Returns only on bad
+ * arguments (exit status 2). */
+int kt__zygote_exec_main(int argc, char **argv);
+/* The name of a GPU driver library this process has loaded (the CUDA
+ * driver, the OpenCL ICD loader), or NULL: a zygote forked from it could
+ * not give its workers a usable device. */
+const char *kt__zygote_driver_loaded(void);
 /* Ends the zygote, which kills its remaining workers' process groups; it
  * does the same when the tuner dies. NULL: no-op. */
 void kt__zygote_stop(kt__zygote *z);

@@ -134,6 +134,12 @@ static int limits_from_env(kt_context *ctx) {
                    "ktune: error: KTUNE_HELPER_IDLE_S=%s: expected seconds a tuning helper waits for the next miss, "
                    "e.g. 5 (0: none waits)",
                    v);
+  /* Read by kt_tune's worker start (tuner/worker_client.c). */
+  if ((v = getenv("KTUNE_ZYGOTE")) && *v && strcmp(v, "spawn") != 0 && strcmp(v, "auto") != 0)
+    return kt__err(&ctx->err, KT_INVALID,
+                   "ktune: error: KTUNE_ZYGOTE=%s: expected spawn (every tuning's workers from a fresh ktune-tuner "
+                   "image) or auto (only where this process holds a GPU driver; also when unset)",
+                   v);
   return KT_OK;
 }
 

@@ -159,7 +159,15 @@ static void bind_message(const kt__worker_setup *s, char **msg, size_t *len) {
                 .path_len = strlen(s->file->src.path),
                 .source_len = strlen(s->file->src.text),
                 .kernel_len = strlen(s->decl->name),
-                .workdir_len = strlen(s->workdir)};
+                .workdir_len = strlen(s->workdir),
+                .nextra = s->nextra,
+                .has_check = s->check != NULL};
+  for (int i = 0; i < s->nextra; i++) b.extra_len += strlen(s->extra_names[i]) + 1;
+  if (s->check) {
+    b.check_object_len = strlen(s->check->object);
+    b.check_symbol_len = strlen(s->check->symbol);
+    b.check_source_len = strlen(s->check->source);
+  }
   if (s->bincache) b.bincache = *s->bincache;
   *msg = NULL;
   *len = 0;
@@ -172,6 +180,12 @@ static void bind_message(const kt__worker_setup *s, char **msg, size_t *len) {
   put_text(msg, len, s->file->src.text);
   put_text(msg, len, s->decl->name);
   put_text(msg, len, s->workdir);
+  put(msg, len, s->extra_values, (size_t)s->nextra * sizeof *s->extra_values);
+  for (int i = 0; i < s->nextra; i++) put_text(msg, len, s->extra_names[i]);
+  if (!s->check) return;
+  put_text(msg, len, s->check->object);
+  put_text(msg, len, s->check->symbol);
+  put_text(msg, len, s->check->source);
 }
 
 bool kt__worker_bindable(const kt__worker_setup *s) {
@@ -224,7 +238,50 @@ int kt__worker_rebind(const kt__worker_setup *setup, kt__worker **out, kt__errbu
 /* A worker that failed to start: its zygote (and with it the child) ends. */
 static void discard(kt__worker *w) {
   kt__zygote_stop(w->zygote);
+  free(w->bind_msg);
   free(w);
+}
+
+/* Whether a worker that is not a fork of this process can serve SETUP: all
+ * of it travels in a bind (protocol.h, kt__bind) but a check callback. */
+static bool carried(const kt__worker_setup *s) {
+  return s->args && s->args->fd >= 0 && (!s->check || s->check->object);
+}
+
+/* Whether W's zygote is to be a fresh image, and why: KTUNE_ZYGOTE=spawn
+ * asks for it always (the tests take that path on the CPU and PoCL); else
+ * (auto, which kt_context_create made sure of) only when this process holds
+ * a GPU driver. */
+static bool zygote_spawned(const char **why) {
+  const char *mode = getenv("KTUNE_ZYGOTE");
+  *why = kt__zygote_driver_loaded();
+  if (mode && strcmp(mode, "spawn") == 0 && !*why) *why = "KTUNE_ZYGOTE=spawn";
+  return *why != NULL;
+}
+
+/* The zygote of W: forked from this process when nothing here stops its
+ * children from using the device, else a fresh ktune-tuner image whose
+ * workers are bound to the setup (kt__zygote_exec). */
+static int start_zygote(kt__worker *w, kt__errbuf *eb) {
+  const char *why = NULL;
+  bool spawned = zygote_spawned(&why);
+  if (spawned && !carried(&w->setup)) {
+    KT__RETURN_IF(
+        kt__zygote_driver_loaded(), eb, KT_INVALID,
+        "this process has loaded %s, so a device worker forked from it could not use the device, and a "
+        "worker started apart cannot call a check callback (kt_tune_options.check) of this process: give "
+        "the check as a compiled file (kt_kernel_set_check, --check FILE.c:FN), or call kt_tune before anything "
+        "loads the driver",
+        why);
+    kt__trace("zygote: forked (KTUNE_ZYGOTE=spawn, but the setup has a check callback)");
+    spawned = false;
+  }
+  if (!spawned) return kt__zygote_start(worker_entry, &w->setup, &w->zygote, eb);
+  kt__trace("zygote: a fresh image (%s)", why);
+  KT__FORWARD(kt__zygote_exec(w->setup.backend, w->setup.device, &w->zygote, eb));
+  bind_message(&w->setup, &w->bind_msg, &w->bind_len);
+  w->bind_pending = true;
+  return KT_OK;
 }
 
 int kt__worker_launch(const kt__worker_setup *setup, kt__worker **out, kt__errbuf *eb) {
@@ -232,7 +289,7 @@ int kt__worker_launch(const kt__worker_setup *setup, kt__worker **out, kt__errbu
   kt__worker *w = kt__xcalloc(1, sizeof *w);
   w->setup = *setup;
   w->fd = w->out_fd = -1;
-  int rc = kt__zygote_start(worker_entry, &w->setup, &w->zygote, eb);
+  int rc = start_zygote(w, eb);
   if (rc == KT_OK) rc = spawn_begin(w, eb);
   if (rc != KT_OK) {
     discard(w);
