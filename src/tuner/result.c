@@ -388,8 +388,11 @@ int kt_result_print_json(const kt_result *r, FILE *out) {
                   fmax(r->wall_s - r->setup_s - r->reference_s - r->search_s - r->finalists_s, 0.0));
   kt__sbuf_printf(&b, ", \"device_busy_split_s\": {\"load\": %.6g, \"verify\": %.6g, \"measure\": %.6g}", r->load_s,
                   r->verify_s, r->measure_s);
-  kt__sbuf_printf(&b, ", \"finalist_rounds\": {\"done\": %d, \"planned\": %d, \"settled\": %s}", r->rounds_done,
-                  r->rounds_planned, r->rounds_settled ? "true" : "false");
+  kt__sbuf_printf(&b,
+                  ", \"finalist_rounds\": {\"done\": %d, \"planned\": %d, \"settled\": %s, \"tied\": %s, "
+                  "\"kept_stored_winner\": %s}",
+                  r->rounds_done, r->rounds_planned, r->rounds_settled ? "true" : "false",
+                  r->rounds_tied ? "true" : "false", r->kept_stored ? "true" : "false");
   kt__sbuf_printf(&b, "},\n  \"reused\": %d,\n  \"worker_restarts\": %d,\n  \"interrupted\": %s\n}\n", r->reused,
                   r->restarts, r->interrupted ? "true" : "false");
   fputs(b.s, out);
