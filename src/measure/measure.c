@@ -92,15 +92,13 @@ static double median_copy(const double *v, int n) {
   return m;
 }
 
-/* Seconds within which another candidate's median is tied with the
- * leader's: the leader's interquartile range over its N samples, when that
- * is at most KT__TIE_MAX_SPREAD of its median (else 0: no ties). */
-static double tie_bound(const double *lead, int n, double lead_median) {
+/* The interquartile range of the N values at V (copied: V keeps its order). */
+static double interquartile_copy(const double *v, int n) {
   double *c = kt__xmalloc((size_t)n * sizeof *c);
-  memcpy(c, lead, (size_t)n * sizeof *c);
+  memcpy(c, v, (size_t)n * sizeof *c);
   double iqr = kt__interquartile(c, n);
   free(c);
-  return iqr <= KT__TIE_MAX_SPREAD * lead_median ? iqr : 0;
+  return iqr;
 }
 
 /* Every other candidate must be either apart (its fastest sample slower
@@ -110,8 +108,10 @@ static double tie_bound(const double *lead, int n, double lead_median) {
  * switching to it is within the measurement's own noise, at most
  * KT__TIE_MAX_SPREAD). Replayed on recorded samples in
  * bench/finalist_rounds.py (docs/DESIGN.md, "Where a trial's time goes"). */
-kt__rounds_verdict kt__rounds_verdict_of(const double *samples, int stride, int n, int rounds, const bool *counts) {
+kt__rounds_verdict kt__rounds_verdict_of(const double *samples, int stride, int n, int rounds, const bool *counts,
+                                         double *spread) {
   int lead = -1;
+  if (spread) *spread = 0;
   double lead_median = INFINITY;
   for (int i = 0; i < n && rounds > 0; i++) {
     if (!counts[i]) continue;
@@ -122,7 +122,11 @@ kt__rounds_verdict kt__rounds_verdict_of(const double *samples, int stride, int 
   const double *ls = samples + lead * stride;
   double lead_max = ls[0];
   for (int r = 1; r < rounds; r++) lead_max = fmax(lead_max, ls[r]);
-  double bound = tie_bound(ls, rounds, lead_median);
+  /* Seconds within which another median is tied with the leader's: the
+   * leader's interquartile range, unless that is too wide to bound anything. */
+  double iqr = interquartile_copy(ls, rounds);
+  double bound = iqr <= KT__TIE_MAX_SPREAD * lead_median ? iqr : 0;
+  if (spread && lead_median > 0) *spread = iqr / lead_median;
   kt__rounds_verdict v = KT__ROUNDS_APART;
   for (int i = 0; i < n; i++) {
     if (i == lead || !counts[i]) continue;

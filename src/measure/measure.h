@@ -55,7 +55,9 @@ typedef enum kt__rounds_verdict {
 
 /* The verdict on N candidates after ROUNDS rounds: SAMPLES[i * STRIDE + r]
  * is candidate i's sample of round r; a candidate with COUNTS[i] false
- * takes no part. The leader is the best median. */
-kt__rounds_verdict kt__rounds_verdict_of(const double *samples, int stride, int n, int rounds, const bool *counts);
+ * takes no part. The leader is the best median; *SPREAD (may be NULL) gets
+ * its interquartile range over its median (0 when there is no leader). */
+kt__rounds_verdict kt__rounds_verdict_of(const double *samples, int stride, int n, int rounds, const bool *counts,
+                                         double *spread);
 
 #endif

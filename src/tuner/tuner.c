@@ -1069,7 +1069,7 @@ static kt__rounds_verdict rounds_decided(const tuning *t, const int *order, int 
                                          const int *taken, int complete) {
   bool counts[65];
   for (int i = 0; i < n; i++) counts[i] = in_rounds(t, &t->r->trials[order[i]]) && taken[i] >= complete;
-  return kt__rounds_verdict_of(samples, round_count(t), n, complete, counts);
+  return kt__rounds_verdict_of(samples, round_count(t), n, complete, counts, &t->r->rounds_spread);
 }
 
 static void finalist_rounds(tuning *t) {
@@ -1105,12 +1105,13 @@ static void finalist_rounds(tuning *t) {
     if (!one_round(t, order, n, round, samples, taken)) break;
     foreseen = kt__now() - start;
     complete += round >= 0;
-    kt__rounds_verdict v = complete >= rounds_that_count(t) && complete < rounds
+    /* After the last round too, for the leader's spread that --json reports. */
+    kt__rounds_verdict v = complete >= rounds_that_count(t) && round >= 0
                                ? rounds_decided(t, order, n, samples, taken, complete)
                                : KT__ROUNDS_OPEN;
-    if (v != KT__ROUNDS_OPEN) {
+    if (v != KT__ROUNDS_OPEN && complete < rounds) {
       kt__trace("finalists: the leader is %s after %d of %d rounds",
-                v == KT__ROUNDS_APART ? "apart from the others" : "apart from or tied with each other", complete,
+                v == KT__ROUNDS_APART ? "apart from the others" : "apart from or tied with each of the others", complete,
                 rounds);
       t->r->rounds_settled = true;
       t->r->rounds_tied = v == KT__ROUNDS_TIED;

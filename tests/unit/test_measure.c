@@ -184,7 +184,7 @@ TEST(first_launch_from_the_caller) {
  * tuner's array for 4 planned rounds). */
 static kt__rounds_verdict verdict3(const double rows[3][4]) {
   const bool counts[3] = {true, true, true};
-  return kt__rounds_verdict_of(&rows[0][0], 4, 3, 3, counts);
+  return kt__rounds_verdict_of(&rows[0][0], 4, 3, 3, counts, NULL);
 }
 
 TEST(rounds_apart_when_the_leaders_slowest_beats_the_others_fastest) {
@@ -216,9 +216,12 @@ TEST(rounds_a_noisy_leader_ties_with_no_one) {
 TEST(rounds_ignore_candidates_not_counted) {
   const double rows[3][4] = {{1.00, 1.001, 1.002}, {0.999, 1.03, 1.04}, {2.0, 2.1, 2.2}};
   const bool counts[3] = {true, false, true};
-  ASSERT_EQ(kt__rounds_verdict_of(&rows[0][0], 4, 3, 3, counts), KT__ROUNDS_APART);
+  double spread;
+  ASSERT_EQ(kt__rounds_verdict_of(&rows[0][0], 4, 3, 3, counts, &spread), KT__ROUNDS_APART);
+  ASSERT_NEAR(spread, 0.001 / 1.001, 1e-9);
   const bool none[3] = {false, false, false};
-  ASSERT_EQ(kt__rounds_verdict_of(&rows[0][0], 4, 3, 3, none), KT__ROUNDS_OPEN);
+  ASSERT_EQ(kt__rounds_verdict_of(&rows[0][0], 4, 3, 3, none, &spread), KT__ROUNDS_OPEN);
+  ASSERT_NEAR(spread, 0, 0);
 }
 
 TEST(interquartile_of_samples) {
