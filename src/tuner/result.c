@@ -237,8 +237,8 @@ int kt_result_print_table(const kt_result *r, FILE *out) {
     fprintf(out, "winner kept from the results database: nothing was measured anew, so no finalist rounds "
                  "(--retry-failed or --no-cache measures again)\n");
   else if (r->rounds_tied)
-    fprintf(out, "finalist rounds: %d of %d, the others within the leader's noise or apart from it\n",
-            r->rounds_done, r->rounds_planned);
+    fprintf(out, "finalist rounds: %d of %d, the others within the leader's noise or apart from it\n", r->rounds_done,
+            r->rounds_planned);
   fprintf(out, "time %.2f s: compile busy %.2f s on %d threads, device busy %.2f s\n", r->wall_s, r->compile_busy_s,
           r->compile_threads, r->device_busy_s);
   print_binary_cache(r, out);

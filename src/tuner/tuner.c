@@ -1111,8 +1111,8 @@ static void finalist_rounds(tuning *t) {
                                : KT__ROUNDS_OPEN;
     if (v != KT__ROUNDS_OPEN && complete < rounds) {
       kt__trace("finalists: the leader is %s after %d of %d rounds",
-                v == KT__ROUNDS_APART ? "apart from the others" : "apart from or tied with each of the others", complete,
-                rounds);
+                v == KT__ROUNDS_APART ? "apart from the others" : "apart from or tied with each of the others",
+                complete, rounds);
       t->r->rounds_settled = true;
       t->r->rounds_tied = v == KT__ROUNDS_TIED;
       break;
