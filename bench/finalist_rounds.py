@@ -21,7 +21,8 @@ default in the rounds (for the speed-up it reports); the replay leaves it out.
     python3 bench/finalist_rounds.py --screen tests/data/t4/*.json.gz
 
 replays the search stage's screening measurement instead: a configuration's first pass takes k of
-its samples (today: 3 and more until the median's error is 1%, at most 20), its 5 best go to the
+its samples (today, "stable": 3 and more until the median's error is 1%, at most 20; "stable<=8":
+the same loop stopped at 8), its 5 best go to the
 rounds above (the tuner's rule), and the regret is the winner's truth over the best truth of the
 whole space. Samples are taken cyclically from offset o (32 offsets), the rounds' 8 first, then the
 first pass's.
@@ -125,10 +126,11 @@ def screen(c, offset, k):
     """The first pass's median over K cyclic samples after the rounds' 8; k "stable": today's loop."""
     n = len(c)
     take = lambda j: c[(offset + 8 + j) % n]
-    if k != "stable":
+    if not str(k).startswith("stable"):
         return st.median([take(j) for j in range(k)]), k
+    cap = int(k[len("stable<="):]) if k != "stable" else 20
     v = [take(j) for j in range(3)]
-    while len(v) < 20 and median_rel_error(v) > 0.01:
+    while len(v) < cap and median_rel_error(v) > 0.01:
         v.append(take(len(v)))
     return st.median(v), len(v)
 
@@ -149,11 +151,11 @@ def main_screen(paths):
         truth = [st.median(c) for c in cfgs]
         print(f"== {path.split('/')[-1]}: {len(cfgs)} configurations, {n} samples each, {n} offsets")
         base = [screened(cfgs, truth, o, "stable") for o in range(n)]
-        for k in ("stable", 3, 2, 1):
+        for k in ("stable", "stable<=8", "stable<=5", 3, 2, 1):
             res = [screened(cfgs, truth, o, k) for o in range(n)]
             reg = [r[0] for r in res]
             same = sum(a[2] == b[2] for a, b in zip(res, base))
-            print(f"  first pass {str(k):6s} samples {st.mean(r[1] for r in res):5.2f}  regret mean {100 * st.mean(reg):.3f}%"
+            print(f"  first pass {str(k):9s} samples {st.mean(r[1] for r in res):5.2f}  regret mean {100 * st.mean(reg):.3f}%"
                   f" max {100 * max(reg):.3f}%  winner as today: {same}/{len(res)}")
 
 
