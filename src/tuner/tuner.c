@@ -1136,29 +1136,44 @@ static void finalist_rounds(tuning *t) {
   free(taken);
 }
 
-/* A run that measured nothing anew (every configuration it tried came from
- * the database, the default aside) keeps the key's stored winner instead of
- * running the finalist rounds again: rounds over near-tied finalists would
- * pick one of them at random each time, and every run for a key should end
- * on the same winner. --retry-failed asks for measuring again, and so for
- * the rounds; --no-cache reuses nothing. True when the winner was kept. */
-static bool keep_stored_winner(tuning *t) {
-  if (!t->store || t->o.no_cache || t->o.retry_failed || t->measured_anew > 0 || t->r->reused == 0) return false;
-  char *config = NULL;
-  double seconds;
-  kt__errbuf eb;
-  if (kt__store_winner(t->store, &t->key, &config, &seconds, &eb) != KT_OK) return false;
-  int found = -1;
-  for (int i = 0; i < t->r->ntrials && found < 0; i++) {
+/* The trial of the configuration CONFIG that may win (ok), or -1. */
+static int ok_trial_of(const tuning *t, const char *config) {
+  for (int i = 0; i < t->r->ntrials; i++) {
     const kt__trial *tr = &t->r->trials[i];
     if (tr->status != KT__ST_OK || tr->reference_only) continue;
     kt__sbuf cfg = {0};
     kt__result_config_string(t->r, tr, &cfg);
-    if (strcmp(cfg.s, config) == 0) found = i;
+    bool same = strcmp(cfg.s, config) == 0;
     kt__sbuf_free(&cfg);
+    if (same) return i;
   }
+  return -1;
+}
+
+/* A run that measured nothing anew (every configuration it tried came from
+ * the database, the default aside: it is always run, as the reference)
+ * keeps the key's stored winner instead of running the finalist rounds
+ * again: rounds over near-tied finalists would pick one of them by noise
+ * each time, and every run for a key should end on the same winner. Only a
+ * winner that the stored results still rank first (SECONDS, what it was
+ * stored with, no slower than any reused result) is kept: one stored by a
+ * narrower run (--pin) or an import is decided again. --retry-failed asks
+ * for measuring again, and so for the rounds; --no-cache reuses nothing.
+ * True when the winner was kept. */
+static bool keep_stored_winner(tuning *t) {
+  if (!t->store || t->o.no_cache || t->o.retry_failed || t->o.bench_only || t->measured_anew > 0 || t->r->reused == 0)
+    return false;
+  char *config = NULL;
+  double seconds;
+  kt__errbuf eb;
+  if (kt__store_winner(t->store, &t->key, &config, &seconds, &eb) != KT_OK) return false;
+  int found = ok_trial_of(t, config);
   free(config);
   if (found < 0) return false;
+  for (int i = 0; i < t->r->ntrials; i++) {
+    const kt__trial *tr = &t->r->trials[i];
+    if (i != found && tr->reused && tr->status == KT__ST_OK && kt__trial_seconds(tr) < seconds) return false;
+  }
   t->r->winner = found;
   t->r->kept_stored = true;
   kt__trace("finalists: nothing measured anew; the stored winner is kept");
@@ -1413,8 +1428,10 @@ static void finish(tuning *t) {
   free(t->sizes);
 }
 
+/* A kept stored winner stays as it was stored: the time it is stored with is
+ * the deciding run's, which the next run's keep_stored_winner compares. */
 static void store_winner(tuning *t) {
-  if (!t->store || t->r->winner < 0 || t->o.bench_only || t->r->interrupted || t->fault_rc) return;
+  if (!t->store || t->r->winner < 0 || t->o.bench_only || t->r->interrupted || t->fault_rc || t->r->kept_stored) return;
   kt__sbuf cfg = {0};
   const kt__trial *w = &t->r->trials[t->r->winner];
   kt__result_config_string(t->r, w, &cfg);
