@@ -74,6 +74,8 @@ def tie_bound(lead, how):
         return iqr
     if how == "iqr capped":  # the tuner's rule
         return iqr if iqr <= TIE_CAP * med else 0
+    if how.startswith("iqr floor "):  # at least a relative floor, for a leader of tiny spread
+        return max(iqr, float(how.split()[-1]) * med) if iqr <= TIE_CAP * med else 0
     return float(how) * med  # a fixed relative bound
 
 
@@ -162,7 +164,8 @@ def main_screen(paths):
 def main(paths):
     rules = [("all 7 rounds", ROUNDS, False), ("3 rounds", 3, False), ("stop once apart", ROUNDS, True),
              ("apart or tied", ROUNDS, "iqr capped"), ("  tie: IQR", ROUNDS, "iqr"),
-             ("  tie: 1%", ROUNDS, "0.01"), ("  tie: 0.5%", ROUNDS, "0.005")]
+             ("  tie: 1%", ROUNDS, "0.01"), ("  tie: 0.5%", ROUNDS, "0.005"),
+             ("  tie: IQR>=0.5%", ROUNDS, "iqr floor 0.005"), ("  tie: IQR>=1%", ROUNDS, "iqr floor 0.01")]
     for path in paths:
         cfgs = runtimes(path)
         n = min(len(c) for c in cfgs)
