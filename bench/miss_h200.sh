@@ -17,7 +17,10 @@
 #    helper's second key (a new process, cuInit and a context);
 # 2. `ktune tune` on the command line for the same two keys (fresh database),
 #    with --json kept (cli_N.json: the timeline's phases and how many
-#    finalist rounds ran, finalist_rounds: done, planned, settled);
+#    finalist rounds ran, finalist_rounds: done, planned, settled, tied,
+#    leader_spread), then the first key again (N=<N1>_again: all stored, the
+#    stored winner kept with no rounds: kept_stored_winner=True, the winner
+#    the first run's);
 # 3. one blocking miss again with KTUNE_TRACE=1 (trace.txt): where the time
 #    goes (helper start, cuInit and context in its worker, NVRTC, measuring);
 # 4. bench/peers/triton_elementwise.py: Triton's first call for the two keys
@@ -65,19 +68,24 @@ for r in 1 2 3; do run_app background $r; done
 
 say "ktune tune on the command line, fresh database"
 db=$(mktemp -u /tmp/miss-cli-XXXXXX.db)
-for n in $N1 $N2; do
+# The first key run a third time (N=<N1>_again): every configuration is
+# stored, so the stored winner is kept without finalist rounds.
+for n in $N1 $N2 "${N1}_again"; do
   t0=$(date +%s.%N)
-  "$KTUNE" tune kernels/cuda/elementwise.cu --db "$db" --dim N="$n" --quiet --json >"$OUT/cli_$n.json" 2>>"$LOG"
+  "$KTUNE" tune kernels/cuda/elementwise.cu --db "$db" --dim N="${n%_again}" --quiet --json >"$OUT/cli_$n.json" 2>>"$LOG"
   t1=$(date +%s.%N)
   echo "result cli_tune_N=${n}_s $(awk "BEGIN { print $t1 - $t0 }")" >>"$RES"
   python3 - "$OUT/cli_$n.json" "$n" >>"$RES" 2>>"$LOG" <<'PY'
 import json, sys
-t = json.load(open(sys.argv[1]))["timeline"]
+d = json.load(open(sys.argv[1]))
+t = d["timeline"]
 n = sys.argv[2]
 for k, v in t["phases_s"].items():
     print(f"result cli_tune_N={n}_{k}_s {v:.4f}")
 r = t["finalist_rounds"]
-print(f"result cli_tune_N={n}_finalist_rounds {r['done']}/{r['planned']} settled={r['settled']}")
+print(f"result cli_tune_N={n}_finalist_rounds {r['done']}/{r['planned']} settled={r['settled']} "
+      f"tied={r.get('tied')} leader_spread={r.get('leader_spread')} kept_stored_winner={r.get('kept_stored_winner')}")
+print(f"result cli_tune_N={n}_winner {' '.join('%s=%s' % kv for kv in d['winner']['config'].items())} reused={d['reused']}")
 PY
 done
 

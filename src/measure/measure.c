@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 enum { WARMUP_RUNS = 2 };
 /* Relative standard error of the median that counts as stable. */
@@ -74,6 +75,68 @@ static double quantile_sorted(const double *v, int n, double q) {
   double pos = q * (n - 1);
   int i = (int)pos;
   return i + 1 < n ? v[i] + (pos - i) * (v[i + 1] - v[i]) : v[n - 1];
+}
+
+double kt__interquartile(double *samples, int n) {
+  if (n <= 0) return 0;
+  qsort(samples, (size_t)n, sizeof *samples, cmp_double);
+  return quantile_sorted(samples, n, 0.75) - quantile_sorted(samples, n, 0.25);
+}
+
+static double median_copy(const double *v, int n) {
+  double *c = kt__xmalloc((size_t)n * sizeof *c);
+  memcpy(c, v, (size_t)n * sizeof *c);
+  qsort(c, (size_t)n, sizeof *c, cmp_double);
+  double m = median_sorted(c, n);
+  free(c);
+  return m;
+}
+
+/* The interquartile range of the N values at V (copied: V keeps its order). */
+static double interquartile_copy(const double *v, int n) {
+  double *c = kt__xmalloc((size_t)n * sizeof *c);
+  memcpy(c, v, (size_t)n * sizeof *c);
+  double iqr = kt__interquartile(c, n);
+  free(c);
+  return iqr;
+}
+
+/* Every other candidate must be either apart (its fastest sample slower
+ * than the leader's slowest: noise only adds time, so later rounds would
+ * only confirm the order) or tied (its median within the leader's
+ * interquartile range of the leader's: what more rounds could gain by
+ * switching to it is within the measurement's own noise, at most
+ * KT__TIE_MAX_SPREAD). Replayed on recorded samples in
+ * bench/finalist_rounds.py (docs/DESIGN.md, "Where a trial's time goes"). */
+kt__rounds_verdict kt__rounds_verdict_of(const double *samples, int stride, int n, int rounds, const bool *counts,
+                                         double *spread) {
+  int lead = -1;
+  if (spread) *spread = 0;
+  double lead_median = INFINITY;
+  for (int i = 0; i < n && rounds > 0; i++) {
+    if (!counts[i]) continue;
+    double m = median_copy(samples + i * stride, rounds);
+    if (m < lead_median) lead_median = m, lead = i;
+  }
+  if (lead < 0) return KT__ROUNDS_OPEN;
+  const double *ls = samples + lead * stride;
+  double lead_max = ls[0];
+  for (int r = 1; r < rounds; r++) lead_max = fmax(lead_max, ls[r]);
+  /* Seconds within which another median is tied with the leader's: the
+   * leader's interquartile range, unless that is too wide to bound anything. */
+  double iqr = interquartile_copy(ls, rounds);
+  double bound = iqr <= KT__TIE_MAX_SPREAD * lead_median ? iqr : 0;
+  if (spread && lead_median > 0) *spread = iqr / lead_median;
+  kt__rounds_verdict v = KT__ROUNDS_APART;
+  for (int i = 0; i < n; i++) {
+    if (i == lead || !counts[i]) continue;
+    bool apart = true;
+    for (int r = 0; r < rounds; r++) apart &= samples[i * stride + r] > lead_max;
+    if (apart) continue;
+    if (median_copy(samples + i * stride, rounds) - lead_median > bound) return KT__ROUNDS_OPEN;
+    v = KT__ROUNDS_TIED;
+  }
+  return v;
 }
 
 /* Standard error of the median, relative to it, with the spread taken from

@@ -36,4 +36,28 @@ kt__status kt__measure(const kt__measure_opts *o, kt__timer_fn timer, void *ud, 
 /* Statistics of N per-launch samples (the array is sorted in place). */
 void kt__stats_compute(double *samples, int n, int reps, kt__stats *out);
 
+/* The interquartile range of N samples (interpolated quartiles, as the
+ * stability test uses; the array is sorted in place): the spread of the
+ * middle half, which the odd disturbed sample does not move. */
+double kt__interquartile(double *samples, int n);
+
+/* Where interleaved rounds of samples leave the choice of the fastest of
+ * several candidates (the tuner's finalist rounds). */
+typedef enum kt__rounds_verdict {
+  KT__ROUNDS_OPEN,  /* another candidate might still overtake the leader by more than noise */
+  KT__ROUNDS_APART, /* the leader's slowest sample beats every other candidate's fastest */
+  KT__ROUNDS_TIED,  /* every other candidate is apart, or within the leader's own noise of it */
+} kt__rounds_verdict;
+
+/* A leader whose middle half of samples spans more than this share of its
+ * median is too noisy to bound anything: no ties are declared with it. */
+#define KT__TIE_MAX_SPREAD 0.02
+
+/* The verdict on N candidates after ROUNDS rounds: SAMPLES[i * STRIDE + r]
+ * is candidate i's sample of round r; a candidate with COUNTS[i] false
+ * takes no part. The leader is the best median; *SPREAD (may be NULL) gets
+ * its interquartile range over its median (0 when there is no leader). */
+kt__rounds_verdict kt__rounds_verdict_of(const double *samples, int stride, int n, int rounds, const bool *counts,
+                                         double *spread);
+
 #endif

@@ -233,6 +233,12 @@ int kt_result_print_table(const kt_result *r, FILE *out) {
     fprintf(out, "winner is %.2fx the speed of the default\n", d / w);
   }
   if (r->winner < 0) fprintf(out, "no configuration was valid\n");
+  if (r->kept_stored)
+    fprintf(out, "winner kept from the results database: nothing was measured anew, so no finalist rounds "
+                 "(--retry-failed or --no-cache measures again)\n");
+  else if (r->rounds_tied)
+    fprintf(out, "finalist rounds: %d of %d, the others within the leader's noise or apart from it\n", r->rounds_done,
+            r->rounds_planned);
   fprintf(out, "time %.2f s: compile busy %.2f s on %d threads, device busy %.2f s\n", r->wall_s, r->compile_busy_s,
           r->compile_threads, r->device_busy_s);
   print_binary_cache(r, out);
@@ -388,8 +394,11 @@ int kt_result_print_json(const kt_result *r, FILE *out) {
                   fmax(r->wall_s - r->setup_s - r->reference_s - r->search_s - r->finalists_s, 0.0));
   kt__sbuf_printf(&b, ", \"device_busy_split_s\": {\"load\": %.6g, \"verify\": %.6g, \"measure\": %.6g}", r->load_s,
                   r->verify_s, r->measure_s);
-  kt__sbuf_printf(&b, ", \"finalist_rounds\": {\"done\": %d, \"planned\": %d, \"settled\": %s}", r->rounds_done,
-                  r->rounds_planned, r->rounds_settled ? "true" : "false");
+  kt__sbuf_printf(&b,
+                  ", \"finalist_rounds\": {\"done\": %d, \"planned\": %d, \"settled\": %s, \"tied\": %s, "
+                  "\"leader_spread\": %.4g, \"kept_stored_winner\": %s}",
+                  r->rounds_done, r->rounds_planned, r->rounds_settled ? "true" : "false",
+                  r->rounds_tied ? "true" : "false", r->rounds_spread, r->kept_stored ? "true" : "false");
   kt__sbuf_printf(&b, "},\n  \"reused\": %d,\n  \"worker_restarts\": %d,\n  \"interrupted\": %s\n}\n", r->reused,
                   r->restarts, r->interrupted ? "true" : "false");
   fputs(b.s, out);

@@ -46,7 +46,10 @@ struct kt_result {
   double finalists_reserved_s; /* held back for the finalist rounds when the search stopped */
   int compiles_abandoned, requests_cut;
   int rounds_done, rounds_planned;
-  bool rounds_settled; /* the rounds stopped early: the leader was apart from every other finalist */
+  bool rounds_settled;  /* the rounds stopped early: every other finalist was apart from the leader or tied */
+  bool rounds_tied;     /* ... and some were tied with it (within the leader's noise) */
+  double rounds_spread; /* the leader's interquartile range over its median, at the last verdict */
+  bool kept_stored;     /* nothing was measured anew: the stored winner was kept, no rounds ran */
   kt__trial *trials;
   int ntrials, cap;
   int winner; /* trial index or -1 */

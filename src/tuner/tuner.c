@@ -66,6 +66,9 @@ typedef struct tuning {
   double compile_sum_s, eval_sum_s, sample_overhead_s;
   int compiles, evals;
   int done, planned; /* for progress */
+  /* Configurations other than the default (always run: it is the
+   * reference) sent to be built and measured in this run, not reused. */
+  int measured_anew;
   bool tty;
   int fault_rc;       /* KT_INVALID once a configuration's expression failed to evaluate (in eb) */
   int store_failures; /* writes to the database that failed, the first in store_eb */
@@ -370,7 +373,10 @@ static kt__compile_job *make_job(tuning *t, const kt__trial *tr) {
   return kt__compile_job_new(tr->id, t->k->file, &b);
 }
 
-static void submit(tuning *t, const kt__trial *tr) { kt__pool_submit(t->pool, make_job(t, tr)); }
+static void submit(tuning *t, const kt__trial *tr) {
+  if (!tr->is_default && !tr->reused) t->measured_anew++;
+  kt__pool_submit(t->pool, make_job(t, tr));
+}
 
 static void request_for(const tuning *t, const kt__trial *tr, kt__req_kind kind, kt__request *req) {
   memset(req, 0, sizeof *req);
@@ -1057,41 +1063,13 @@ static bool one_round(tuning *t, const int *order, int n, int round, double *sam
   return true;
 }
 
-/* Median of the N values at V (copied: V keeps its order). */
-static double median_of(const double *v, int n) {
-  double *c = kt__xmalloc((size_t)n * sizeof *c);
-  memcpy(c, v, (size_t)n * sizeof *c);
-  kt__stats st;
-  kt__stats_compute(c, n, 1, &st);
-  free(c);
-  return st.median;
-}
-
-/* Whether the rounds so far settle the winner: the leader's (best median)
- * slowest sample is faster than every other finalist's fastest. Noise only
- * adds time, so further rounds would hardly change the order: replayed on
- * recorded samples of kernels of a few milliseconds (bench/finalist_rounds.py,
- * docs/DESIGN.md), stopping then cost a third of the rounds and left the
- * winners as good as all seven rounds' (the same worst case). Only
- * finalists with a sample in each of the COMPLETE rounds count. */
-static bool rounds_settled(const tuning *t, const int *order, int n, const double *samples, const int *taken,
-                           int complete) {
-  int rounds = round_count(t), lead = -1;
-  double lead_median = INFINITY;
-  for (int i = 0; i < n; i++) {
-    if (!in_rounds(t, &t->r->trials[order[i]]) || taken[i] < complete) continue;
-    double m = median_of(samples + i * rounds, complete);
-    if (m < lead_median) lead_median = m, lead = i;
-  }
-  if (lead < 0) return false;
-  double lead_max = samples[lead * rounds];
-  for (int r = 1; r < complete; r++) lead_max = fmax(lead_max, samples[lead * rounds + r]);
-  for (int i = 0; i < n; i++) {
-    if (i == lead || !in_rounds(t, &t->r->trials[order[i]]) || taken[i] < complete) continue;
-    for (int r = 0; r < complete; r++)
-      if (samples[i * rounds + r] <= lead_max) return false;
-  }
-  return true;
+/* Whether the rounds so far decide the winner (kt__rounds_verdict_of).
+ * Only finalists with a sample in each of the COMPLETE rounds count. */
+static kt__rounds_verdict rounds_decided(const tuning *t, const int *order, int n, const double *samples,
+                                         const int *taken, int complete) {
+  bool counts[65];
+  for (int i = 0; i < n; i++) counts[i] = in_rounds(t, &t->r->trials[order[i]]) && taken[i] >= complete;
+  return kt__rounds_verdict_of(samples, round_count(t), n, complete, counts, &t->r->rounds_spread);
 }
 
 static void finalist_rounds(tuning *t) {
@@ -1127,10 +1105,16 @@ static void finalist_rounds(tuning *t) {
     if (!one_round(t, order, n, round, samples, taken)) break;
     foreseen = kt__now() - start;
     complete += round >= 0;
-    if (complete >= rounds_that_count(t) && complete < rounds &&
-        rounds_settled(t, order, n, samples, taken, complete)) {
-      kt__trace("finalists: the leader is apart from the others after %d of %d rounds", complete, rounds);
+    /* After the last round too, for the leader's spread that --json reports. */
+    kt__rounds_verdict v = complete >= rounds_that_count(t) && round >= 0
+                               ? rounds_decided(t, order, n, samples, taken, complete)
+                               : KT__ROUNDS_OPEN;
+    if (v != KT__ROUNDS_OPEN && complete < rounds) {
+      kt__trace("finalists: the leader is %s after %d of %d rounds",
+                v == KT__ROUNDS_APART ? "apart from the others" : "apart from or tied with each of the others",
+                complete, rounds);
       t->r->rounds_settled = true;
+      t->r->rounds_tied = v == KT__ROUNDS_TIED;
       break;
     }
   }
@@ -1152,7 +1136,52 @@ static void finalist_rounds(tuning *t) {
   free(taken);
 }
 
+/* The trial of the configuration CONFIG that may win (ok), or -1. */
+static int ok_trial_of(const tuning *t, const char *config) {
+  for (int i = 0; i < t->r->ntrials; i++) {
+    const kt__trial *tr = &t->r->trials[i];
+    if (tr->status != KT__ST_OK || tr->reference_only) continue;
+    kt__sbuf cfg = {0};
+    kt__result_config_string(t->r, tr, &cfg);
+    bool same = strcmp(cfg.s, config) == 0;
+    kt__sbuf_free(&cfg);
+    if (same) return i;
+  }
+  return -1;
+}
+
+/* A run that measured nothing anew (every configuration it tried came from
+ * the database, the default aside: it is always run, as the reference)
+ * keeps the key's stored winner instead of running the finalist rounds
+ * again: rounds over near-tied finalists would pick one of them by noise
+ * each time, and every run for a key should end on the same winner. Only a
+ * winner that the stored results still rank first (SECONDS, what it was
+ * stored with, no slower than any reused result) is kept: one stored by a
+ * narrower run (--pin) or an import is decided again. --retry-failed asks
+ * for measuring again, and so for the rounds; --no-cache reuses nothing.
+ * True when the winner was kept. */
+static bool keep_stored_winner(tuning *t) {
+  if (!t->store || t->o.no_cache || t->o.retry_failed || t->o.bench_only || t->measured_anew > 0 || t->r->reused == 0)
+    return false;
+  char *config = NULL;
+  double seconds;
+  kt__errbuf eb;
+  if (kt__store_winner(t->store, &t->key, &config, &seconds, &eb) != KT_OK) return false;
+  int found = ok_trial_of(t, config);
+  free(config);
+  if (found < 0) return false;
+  for (int i = 0; i < t->r->ntrials; i++) {
+    const kt__trial *tr = &t->r->trials[i];
+    if (i != found && tr->reused && tr->status == KT__ST_OK && kt__trial_seconds(tr) < seconds) return false;
+  }
+  t->r->winner = found;
+  t->r->kept_stored = true;
+  kt__trace("finalists: nothing measured anew; the stored winner is kept");
+  return true;
+}
+
 static void pick_winner(tuning *t) {
+  if (t->r->kept_stored) return;
   int best;
   t->r->winner = kt__result_ranked(t->r, &best, 1) ? best : -1;
 }
@@ -1399,8 +1428,10 @@ static void finish(tuning *t) {
   free(t->sizes);
 }
 
+/* A kept stored winner stays as it was stored: the time it is stored with is
+ * the deciding run's, which the next run's keep_stored_winner compares. */
 static void store_winner(tuning *t) {
-  if (!t->store || t->r->winner < 0 || t->o.bench_only || t->r->interrupted || t->fault_rc) return;
+  if (!t->store || t->r->winner < 0 || t->o.bench_only || t->r->interrupted || t->fault_rc || t->r->kept_stored) return;
   kt__sbuf cfg = {0};
   const kt__trial *w = &t->r->trials[t->r->winner];
   kt__result_config_string(t->r, w, &cfg);
@@ -1450,7 +1481,7 @@ int kt_tune(kt_kernel *k, const kt_tune_options *opts, kt_result **out) {
     rc = search(&t, 1, t.r->trials[t.r->winner].values);
   if (t.r) t.r->search_s = lap(&mark);
   if (rc == KT_OK && timed(&t)) t.r->finalists_reserved_s = finalists_reserve(&t);
-  if (rc == KT_OK && !kt__interrupted) finalist_rounds(&t);
+  if (rc == KT_OK && !kt__interrupted && !keep_stored_winner(&t)) finalist_rounds(&t);
   if (t.r) t.r->finalists_s = lap(&mark);
   kt__trace("finalists done");
   if (t.r) {

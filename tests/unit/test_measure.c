@@ -179,3 +179,54 @@ TEST(first_launch_from_the_caller) {
   ASSERT_GE(s.reps * 1e-5, 1e-3 - 1e-12);
   ASSERT_NEAR(s.median, 1e-5, 1e-15);
 }
+
+/* Finalist rounds: three candidates, three rounds each (stride 4, as the
+ * tuner's array for 4 planned rounds). */
+static kt__rounds_verdict verdict3(const double rows[3][4]) {
+  const bool counts[3] = {true, true, true};
+  return kt__rounds_verdict_of(&rows[0][0], 4, 3, 3, counts, NULL);
+}
+
+TEST(rounds_apart_when_the_leaders_slowest_beats_the_others_fastest) {
+  const double rows[3][4] = {{1.00, 1.05, 1.02}, {1.10, 1.20, 1.06}, {2.0, 2.1, 2.2}};
+  ASSERT_EQ(verdict3(rows), KT__ROUNDS_APART);
+}
+
+/* A second candidate within the leader's interquartile range (1.01 - 1.00
+ * = 0.01 here, 1% of its median) is tied: more rounds could gain at most that. */
+TEST(rounds_tied_within_the_leaders_interquartile_range) {
+  const double rows[3][4] = {{1.00, 1.01, 1.02}, {1.012, 1.006, 1.03}, {2.0, 2.1, 2.2}};
+  ASSERT_EQ(verdict3(rows), KT__ROUNDS_TIED);
+}
+
+/* Overlapping samples but a median beyond the leader's spread: open. */
+TEST(rounds_open_when_another_is_neither_apart_nor_tied) {
+  const double rows[3][4] = {{1.00, 1.001, 1.002}, {0.999, 1.03, 1.04}, {2.0, 2.1, 2.2}};
+  ASSERT_EQ(verdict3(rows), KT__ROUNDS_OPEN);
+}
+
+/* A leader whose spread passes KT__TIE_MAX_SPREAD bounds nothing: the same
+ * medians as a tie, but with 10% noise the rounds go on. */
+TEST(rounds_a_noisy_leader_ties_with_no_one) {
+  const double rows[3][4] = {{0.90, 1.00, 1.10}, {1.09, 1.005, 0.95}, {2.0, 2.1, 2.2}};
+  ASSERT_EQ(verdict3(rows), KT__ROUNDS_OPEN);
+}
+
+/* A candidate that takes no part (failed in the rounds) is ignored. */
+TEST(rounds_ignore_candidates_not_counted) {
+  const double rows[3][4] = {{1.00, 1.001, 1.002}, {0.999, 1.03, 1.04}, {2.0, 2.1, 2.2}};
+  const bool counts[3] = {true, false, true};
+  double spread;
+  ASSERT_EQ(kt__rounds_verdict_of(&rows[0][0], 4, 3, 3, counts, &spread), KT__ROUNDS_APART);
+  ASSERT_NEAR(spread, 0.001 / 1.001, 1e-9);
+  const bool none[3] = {false, false, false};
+  ASSERT_EQ(kt__rounds_verdict_of(&rows[0][0], 4, 3, 3, none, &spread), KT__ROUNDS_OPEN);
+  ASSERT_NEAR(spread, 0, 0);
+}
+
+TEST(interquartile_of_samples) {
+  double v[5] = {5, 1, 4, 2, 3};
+  ASSERT_NEAR(kt__interquartile(v, 5), 2.0, 1e-12); /* quartiles 2 and 4 */
+  double three[3] = {1.02, 1.00, 1.01};
+  ASSERT_NEAR(kt__interquartile(three, 3), 0.01, 1e-12); /* half the range */
+}
