@@ -2,7 +2,6 @@
  * (miss_job.h). */
 #include "miss_job.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -17,6 +16,7 @@
 #include <unistd.h>
 
 #include "../fdpass.h"
+#include "../helper_exe.h"
 #include "ktune.h"
 
 extern char **environ;
@@ -157,54 +157,6 @@ kt__miss_outcome kt__miss_job_outcome(const kt__miss_job *j, const char **config
 }
 
 int kt__miss_job_rc(const kt__miss_job *j) { return j->rc; }
-
-/* ---- finding the helper ---------------------------------------------- */
-
-static bool executable(const char *path) { return access(path, X_OK) == 0; }
-
-/* The folder of the file that holds this code: the shared library, or the
- * executable it is linked into. */
-static bool library_dir(char *dir, size_t len) {
-  Dl_info info;
-  char exe[4096];
-  const char *file = NULL;
-  if (dladdr((void *)kt_launch, &info) && info.dli_fname && strchr(info.dli_fname, '/')) file = info.dli_fname;
-  if (!file) {
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) return false;
-    exe[n] = 0;
-    file = exe;
-  }
-  const char *slash = strrchr(file, '/');
-  snprintf(dir, len, "%.*s", (int)(slash - file), file);
-  return true;
-}
-
-bool kt__miss_helper_path(char *path, size_t len, kt__sbuf *why) {
-  const char *env = getenv("KTUNE_HELPER");
-  if (env && *env) {
-    snprintf(path, len, "%s", env);
-    return true;
-  }
-  char dir[4096];
-  if (!library_dir(dir, sizeof dir)) {
-    kt__sbuf_printf(why, "the library's folder is unknown (set KTUNE_HELPER to the ktune-tuner executable)");
-    return false;
-  }
-  const char *const places[] = {"", "/" KTUNE_LIBEXEC_FROM_LIB, "/../libexec"};
-  kt__sbuf tried = {0};
-  for (size_t i = 0; i < sizeof places / sizeof places[0]; i++) {
-    snprintf(path, len, "%s%s/ktune-tuner", dir, places[i]);
-    if (executable(path)) {
-      kt__sbuf_free(&tried);
-      return true;
-    }
-    kt__sbuf_printf(&tried, "%s%s", i ? ", " : "", path);
-  }
-  kt__sbuf_printf(why, "no ktune-tuner beside the library (looked for %s; set KTUNE_HELPER to it)", tried.s);
-  kt__sbuf_free(&tried);
-  return false;
-}
 
 /* ---- the helper process ---------------------------------------------- */
 
@@ -517,7 +469,7 @@ void kt__miss_helper_prepare(int request_fd, const char *warm_key) {
   pid_t pid = 0;
   int rc = 0;
   if (!(idle_s > 0)) kt__sbuf_printf(&why, "KTUNE_HELPER_IDLE_S is 0: no helper stays warm");
-  else if (!kt__miss_helper_path(path, sizeof path, &why)) {
+  else if (!kt__helper_exe_path(path, sizeof path, &why)) {
   } else if (kt__sbuf_printf(&key, "%s|%s", path, warm_key), warm_helper_of(key.s)) {
     kt__sbuf_printf(&why, "a warm helper is there already");
   } else if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) != 0 || pipe2(reply, O_CLOEXEC) != 0 ||
@@ -695,8 +647,8 @@ void kt__miss_job_start(kt__miss_job *j, int request_fd, kt__tune_pending *pendi
   double idle_s = warm_key ? kt__miss_helper_idle_s() : 0;
   /* What can fail at once is found here (an access(2), not a spawn), so
    * that even a background miss says so on its first call. */
-  if (!kt__miss_helper_path(path, sizeof path, &why)) {
-  } else if (!executable(path)) {
+  if (!kt__helper_exe_path(path, sizeof path, &why)) {
+  } else if (access(path, X_OK) != 0) {
     kt__sbuf_printf(&why, "the tuning helper %s could not start: %s (set KTUNE_HELPER to the ktune-tuner executable)",
                     path, strerror(errno));
   } else if (pipe2(fds, O_CLOEXEC) != 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ready) != 0) {

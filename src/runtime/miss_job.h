@@ -71,9 +71,4 @@ kt__miss_outcome kt__miss_job_outcome(const kt__miss_job *j, const char **config
 int kt__miss_job_rc(const kt__miss_job *j);
 void kt__miss_job_release(kt__miss_job *j);
 
-/* The helper executable: $KTUNE_HELPER, else ktune-tuner beside the
- * library (found with dladdr: the library's own folder, the libexec folder
- * of its installation prefix). False with the places looked at in WHY. */
-bool kt__miss_helper_path(char *path, size_t len, kt__sbuf *why);
-
 #endif
