@@ -138,6 +138,7 @@ static int spawn(kt__worker *w, kt__errbuf *eb) {
 
 /* Appends N bytes of P to the message being built. */
 static void put(char **msg, size_t *len, const void *p, size_t n) {
+  if (n == 0) return; /* P may be NULL then (no sizes, no extra names), which memcpy must not see */
   *msg = kt__xrealloc(*msg, *len + n);
   memcpy(*msg + *len, p, n);
   *len += n;

@@ -122,39 +122,57 @@ TEST(no_driver_loaded_forks_the_zygote) {
 }
 
 #if KTUNE_HAVE_CL_H
-/* The application's side: a context and a buffer on the first device. */
-static void open_opencl(void) {
+/* The application's side: a context, a buffer and a queue on the first
+ * device, released by close_opencl (the leak check counts what is not). */
+typedef struct app_cl {
+  const kt__cl_api *cl;
+  cl_context context;
+  cl_mem buf;
+  cl_command_queue q;
+} app_cl;
+
+static app_cl open_opencl(void) {
   kt__errbuf eb;
-  const kt__cl_api *cl = kt__cl_load(&eb);
+  app_cl a = {.cl = kt__cl_load(&eb)};
+  const kt__cl_api *cl = a.cl;
   if (!cl) kt_test_fail(__FILE__, __LINE__, "OpenCL: %s", eb.msg);
   cl_platform_id platform;
   cl_device_id device;
   ASSERT_EQ(cl->clGetPlatformIDs(1, &platform, NULL), CL_SUCCESS);
   ASSERT_EQ(cl->clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, NULL), CL_SUCCESS);
   cl_int rc;
-  cl_context context = cl->clCreateContext(NULL, 1, &device, NULL, NULL, &rc);
+  a.context = cl->clCreateContext(NULL, 1, &device, NULL, NULL, &rc);
   ASSERT_EQ(rc, CL_SUCCESS);
-  cl_mem buf = cl->clCreateBuffer(context, CL_MEM_READ_WRITE, 4096, NULL, &rc);
+  a.buf = cl->clCreateBuffer(a.context, CL_MEM_READ_WRITE, 4096, NULL, &rc);
   ASSERT_EQ(rc, CL_SUCCESS);
-  cl_command_queue q = cl->clCreateCommandQueue(context, device, 0, &rc);
+  a.q = cl->clCreateCommandQueue(a.context, device, 0, &rc);
   ASSERT_EQ(rc, CL_SUCCESS);
-  ASSERT_EQ(cl->clEnqueueFillBuffer(q, buf, &(float){1}, sizeof(float), 0, 4096, 0, NULL, NULL), CL_SUCCESS);
-  ASSERT_EQ(cl->clFinish(q), CL_SUCCESS); /* PoCL's threads are running in this process now */
+  ASSERT_EQ(cl->clEnqueueFillBuffer(a.q, a.buf, &(float){1}, sizeof(float), 0, 4096, 0, NULL, NULL), CL_SUCCESS);
+  ASSERT_EQ(cl->clFinish(a.q), CL_SUCCESS); /* PoCL's threads are running in this process now */
   ASSERT_STREQ(kt__zygote_driver_loaded(), "libOpenCL.so.1");
+  return a;
+}
+
+static void close_opencl(app_cl *a) {
+  a->cl->clReleaseCommandQueue(a->q);
+  a->cl->clReleaseMemObject(a->buf);
+  a->cl->clReleaseContext(a->context);
 }
 
 static void case_opencl_kt_tune_after_the_process_opened_opencl(void) {
   private_dirs();
-  open_opencl();
+  app_cl a = open_opencl();
   tune_twice(KT_BACKEND_OPENCL, add_cl, "cl", "ITEMS", 1000);
   expect_spawned("libOpenCL.so.1");
+  close_opencl(&a);
 }
 
 static void case_opencl_cpu_kt_tune_after_the_process_opened_opencl(void) {
   private_dirs();
-  open_opencl();
+  app_cl a = open_opencl();
   tune_twice(KT_BACKEND_CPU, add_c, "c", "U", 64);
   expect_spawned("libOpenCL.so.1");
+  close_opencl(&a);
 }
 #else
 /* Built without CL/cl.h: the OpenCL cases fail (they never skip). */
