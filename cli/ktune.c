@@ -27,6 +27,7 @@
 #include "keys.h"
 #include "ktune.h"
 #include "mpi_sweep.h"
+#include "stop_signals.h"
 #include "sweep.h"
 
 enum { EXIT_BAD_INPUT = 2, MAX_DIMS = 64 };
@@ -320,26 +321,6 @@ static int load_kernel(const cli *c, kt_context *ctx, char *const *sizes, int ns
   return rc;
 }
 
-static void on_signal(int sig) {
-  (void)sig;
-  kt_interrupt();
-}
-
-/* Ctrl-C, kill and a closed terminal (SIGHUP) all stop the tuning the same
- * way: finished results kept, temporary files removed. A file-size limit
- * (ulimit -f) makes a write fail with EFBIG, reported as an error, instead
- * of killing the tuner with SIGXFSZ and leaving its files behind. */
-static void install_signals(void) {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
-  sigaction(SIGHUP, &sa, NULL);
-  signal(SIGXFSZ, SIG_IGN);
-}
-
 /* The tuning options from the command line; exit status 2 on bad input. */
 static int tune_options(const cli *c, int bench, kt_tune_options *o) {
   *o = (kt_tune_options){0};
@@ -597,7 +578,7 @@ static int cmd_tune(const cli *c, int bench) {
   char *novalid = calloc((size_t)ks.n, 1);
   if (!novalid) status = bad("%s", "out of memory");
   int tuned = 0;
-  if (status == 0) install_signals();
+  if (status == 0) stop_signals_install();
   int open_document = status == 0 && c->json && ks.n > 1; /* closed however the run ends */
   if (open_document) fputs("{\"keys\": [\n", stdout);
   int own = !dealt && status == 0 && ks.n > 1 && keys_in_own_processes();

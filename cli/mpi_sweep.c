@@ -81,6 +81,7 @@ int mpi_abandon(int status) { return status; }
 
 #include "key_parent.h"
 #include "key_process.h"
+#include "stop_signals.h"
 
 enum { TO_DEALER = 17, TO_RANK = 18 };
 enum { ASK = 1, BEAT, RESULT, KEY, WAIT, ACK, STOP };
@@ -98,18 +99,10 @@ typedef struct message {
   int from;
 } message;
 
-static volatile sig_atomic_t g_signal;
-static void on_signal(int sig) { g_signal = sig; }
-
+/* The command's stopping signals, and no SIGPIPE: a send to a rank gone
+ * fails instead. */
 static void catch_signals(void) {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
-  sigaction(SIGHUP, &sa, NULL);
-  signal(SIGXFSZ, SIG_IGN);
+  stop_signals_install();
   signal(SIGPIPE, SIG_IGN);
 }
 
@@ -503,11 +496,11 @@ int mpi_worker(const mpi_run *run) {
   if (!w.dir || run->ndevices < 1 || worker_slots(&w, run->devices, run->ndevices) != 0) status = EXIT_BAD;
   double quiet_s = silent_s();
   int rc = status ? -1 : 1;
-  while (rc > 0 && !g_signal) {
+  while (rc > 0 && !stop_signal()) {
     rc = worker_turn(&w, quiet_s);
     nap();
   }
-  if (g_signal) status = EXIT_INTERRUPTED;
+  if (stop_signal()) status = EXIT_INTERRUPTED;
   else if (rc < 0) status = status ? status : 1;
   for (int i = 0; i < w.nslots; i++) {
     slot_stop(&w.slots[i]);
@@ -756,7 +749,7 @@ int mpi_dealer(const mpi_run *run, kt_context *ctx, const keys *ks, mpi_key_id_f
   if (!d.st || !d.heard || !d.stopped || !d.dir) d.status = EXIT_BAD;
   for (int r = 0; d.heard && r < d.nranks; r++) d.heard[r] = now_s();
   while (d.heard && d.stopped && !(finished(&d) && !own_busy(&d) && everyone_stopped(&d))) {
-    if (g_signal) {
+    if (stop_signal()) {
       if (!d.status) d.status = EXIT_INTERRUPTED;
       for (int j = 0; j < d.nown; j++) slot_stop(&d.own[j]);
       break;
@@ -793,7 +786,7 @@ int mpi_abandon(int status) {
   outbox out = {0};
   double until = now_s() + silent_s();
   int left = nranks - 1;
-  while (stopped && left > 0 && now_s() < until && !g_signal) {
+  while (stopped && left > 0 && now_s() < until && !stop_signal()) {
     message m;
     if (receive(MPI_ANY_SOURCE, TO_DEALER, &m) > 0) {
       if (!stopped[m.from]) left--;
