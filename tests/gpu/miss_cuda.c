@@ -40,24 +40,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cuda_app.h"
 #include "ktune.h"
-
-#define CU(call)                                                                \
-  do {                                                                          \
-    CUresult r_ = (call);                                                       \
-    if (r_ != CUDA_SUCCESS) {                                                   \
-      const char *s_ = "?";                                                     \
-      cuGetErrorName(r_, &s_);                                                  \
-      fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, s_); \
-      exit(1);                                                                  \
-    }                                                                           \
-  } while (0)
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 typedef struct app {
   kt_context *ctx;

@@ -22,24 +22,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "cuda_app.h"
 #include "ktune.h"
-
-#define CU(call)                                                                \
-  do {                                                                          \
-    CUresult r_ = (call);                                                       \
-    if (r_ != CUDA_SUCCESS) {                                                   \
-      const char *s_ = "?";                                                     \
-      cuGetErrorName(r_, &s_);                                                  \
-      fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, s_); \
-      exit(1);                                                                  \
-    }                                                                           \
-  } while (0)
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* One kt_tune of K at N, its document in OUTDIR; 0 when ok with a winner. */
 static int tune_at(kt_context *ctx, kt_kernel *k, long long n, const char *outdir) {
