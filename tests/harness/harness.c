@@ -1,5 +1,6 @@
 #include "harness.h"
 
+#include <ftw.h>
 #include <stdarg.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -43,6 +44,43 @@ static int run_isolated(int i) {
   int st = 0;
   if (pid < 0 || waitpid(pid, &st, 0) < 0) return 1;
   return !(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+static char tmpdir[64];
+static pid_t tmp_owner;
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
+  (void)sb, (void)flag, (void)ftw;
+  return remove(path);
+}
+
+/* The case's folder goes when the case's own process ends (not a child's). */
+static void remove_tmpdir(void) {
+  if (tmpdir[0] && getpid() == tmp_owner) nftw(tmpdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+const char *kt_test_tmp_path(const char *name) {
+  static char buf[32][256];
+  static int next;
+  char *p = buf[next++ % 32];
+  if (!tmpdir[0]) {
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/kt-test-XXXXXX");
+    if (!mkdtemp(tmpdir)) kt_test_fail(__FILE__, __LINE__, "mkdtemp %s failed", tmpdir);
+    tmp_owner = getpid();
+    atexit(remove_tmpdir);
+  }
+  snprintf(p, 256, "%s/%s", tmpdir, name);
+  return p;
+}
+
+void kt_test_private_store(const char *tag, char *dir, size_t len) {
+  snprintf(dir, len, "/tmp/ktune-%s-XXXXXX", tag);
+  if (!mkdtemp(dir)) kt_test_fail(__FILE__, __LINE__, "mkdtemp %s failed", dir);
+  char path[4200];
+  snprintf(path, sizeof path, "%s/results.db", dir);
+  setenv("KTUNE_DB", path, 1);
+  snprintf(path, sizeof path, "%s/bin", dir);
+  setenv("KTUNE_BINARY_CACHE", path, 1);
 }
 
 int main(int argc, char **argv) {

@@ -26,15 +26,7 @@ static const char *add_c = "// @autotune(U in [1, 4])\n"
 static char dir[64];
 
 /* A private database and binary cache for the case. */
-static void private_dirs(void) {
-  snprintf(dir, sizeof dir, "/tmp/ktune-app-XXXXXX");
-  ASSERT_TRUE(mkdtemp(dir) != NULL);
-  char path[128];
-  snprintf(path, sizeof path, "%s/results.db", dir);
-  setenv("KTUNE_DB", path, 1);
-  snprintf(path, sizeof path, "%s/bin", dir);
-  setenv("KTUNE_BINARY_CACHE", path, 1);
-}
+static void private_dirs(void) { kt_test_private_store("app", dir, sizeof dir); }
 
 static kt_kernel *load(kt_context *ctx, const char *src, const char *lang) {
   kt_kernel *k;

@@ -31,31 +31,7 @@ __attribute__((constructor)) static void use_built_helper(void) {
 
 /* ---- fixtures --------------------------------------------------------- */
 
-static char tmpdir[64];
-static pid_t tmp_owner;
-
-static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
-  (void)sb, (void)flag, (void)ftw;
-  return remove(path);
-}
-
-static void remove_tmpdir(void) {
-  if (tmpdir[0] && getpid() == tmp_owner) nftw(tmpdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static const char *tmp_path(const char *name) {
-  static char buf[8][256];
-  static int next;
-  char *p = buf[next++ % 8];
-  if (!tmpdir[0]) {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/kt-miss-XXXXXX");
-    ASSERT_TRUE(mkdtemp(tmpdir) != NULL);
-    tmp_owner = getpid();
-    atexit(remove_tmpdir);
-  }
-  snprintf(p, 256, "%s/%s", tmpdir, name);
-  return p;
-}
+static const char *tmp_path(const char *name) { return kt_test_tmp_path(name); }
 
 static kt_context *context(kt_miss_policy policy, const kt_tune_options *tune) {
   kt_options o = {0};

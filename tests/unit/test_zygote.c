@@ -46,13 +46,7 @@ static char dir[64], trace[128];
 
 /* A private database and binary cache, and the trace into a file. */
 static void private_dirs(void) {
-  snprintf(dir, sizeof dir, "/tmp/ktune-zygote-XXXXXX");
-  ASSERT_TRUE(mkdtemp(dir) != NULL);
-  char path[128];
-  snprintf(path, sizeof path, "%s/results.db", dir);
-  setenv("KTUNE_DB", path, 1);
-  snprintf(path, sizeof path, "%s/bin", dir);
-  setenv("KTUNE_BINARY_CACHE", path, 1);
+  kt_test_private_store("zygote", dir, sizeof dir);
   snprintf(trace, sizeof trace, "%s/trace", dir);
   setenv("KTUNE_TRACE", "1", 1);
 }
