@@ -9,15 +9,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "stop_signals.h"
+
 /* The key processes' KTUNE_PRINT_AUTOTUNING line starts so: the dealer
  * takes the winner and the time from it (src/common.c writes it). */
 static const char TUNING_LINE[] = "ktune: kernel ";
 /* How long key processes get to stop after SIGTERM before SIGKILL (they
  * stop within 50 ms: docs/FAULTS.md). */
 enum { STOP_GRACE_S = 10, POLL_MS = 200 };
-
-static volatile sig_atomic_t g_signal;
-static void on_signal(int sig) { g_signal = sig; }
 
 /* One device and the key process running on it. */
 typedef struct slot {
@@ -175,8 +174,8 @@ static void pump(dealer *d, const sigset_t *mask) {
 /* Deals the keys until all ended, a key failed or a signal came. */
 static void run(dealer *d, const sigset_t *mask) {
   for (;;) {
-    int stopping = g_signal || d->status != 0;
-    if (g_signal) stop_all(d);
+    int stopping = stop_signal() || d->status != 0;
+    if (stop_signal()) stop_all(d);
     for (int j = 0; !stopping && j < d->s->ndevices && d->next_key < d->s->ks->n; j++)
       if (d->slots[j].key < 0 && deal(d, &d->slots[j]) != 0) d->status = 2, stopping = 1;
     if (d->running == 0) return;
@@ -184,23 +183,17 @@ static void run(dealer *d, const sigset_t *mask) {
   }
 }
 
-/* SIGINT, SIGTERM and SIGHUP blocked but while waiting (ppoll's mask),
- * so that none is lost between a look at g_signal and the wait. */
-static void catch_signals(sigset_t *old, struct sigaction saved[3]) {
-  static const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
-  struct sigaction sa = {.sa_handler = on_signal};
-  sigemptyset(&sa.sa_mask);
+/* The command's stopping signals (stop_signals.h), blocked but while
+ * waiting (ppoll's mask), so that none is lost between a look at
+ * stop_signal() and the wait. OLD: the mask to put back. */
+static void catch_signals(sigset_t *old) {
+  stop_signals_install();
   sigset_t block;
   sigemptyset(&block);
-  for (int i = 0; i < 3; i++) sigaddset(&block, sigs[i]);
+  sigaddset(&block, SIGINT);
+  sigaddset(&block, SIGTERM);
+  sigaddset(&block, SIGHUP);
   sigprocmask(SIG_BLOCK, &block, old);
-  for (int i = 0; i < 3; i++) sigaction(sigs[i], &sa, &saved[i]);
-}
-
-static void release_signals(const sigset_t *old, const struct sigaction saved[3]) {
-  static const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
-  for (int i = 0; i < 3; i++) sigaction(sigs[i], &saved[i], NULL);
-  sigprocmask(SIG_SETMASK, old, NULL);
 }
 
 /* The key processes print their tuning line (KTUNE_PRINT_AUTOTUNING), from
@@ -237,15 +230,13 @@ int sweep_run(sweep *s) {
   char *saved_env;
   d.relay_tuning_lines = ask_for_tuning_lines(&saved_env);
   sigset_t old;
-  struct sigaction saved[3];
-  g_signal = 0;
-  catch_signals(&old, saved);
+  catch_signals(&old);
   run(&d, &old);
   print_outputs(&d, 1);
-  release_signals(&old, saved);
+  sigprocmask(SIG_SETMASK, &old, NULL);
   restore_tuning_lines(saved_env);
-  if (g_signal) fprintf(stderr, "ktune: interrupted: %d of %d keys ended\n", s->tuned, s->ks->n);
-  int status = g_signal ? 130 : d.status;
+  if (stop_signal()) fprintf(stderr, "ktune: interrupted: %d of %d keys ended\n", s->tuned, s->ks->n);
+  int status = stop_signal() ? 130 : d.status;
   for (int i = 0; i < s->ks->n; i++) free(d.outputs[i]);
   free(d.slots), free(d.outputs), free(d.ended);
   return status;
