@@ -54,7 +54,7 @@ run_status 0 "$KTUNE" tune tests/data/rounds_tied.c --json --quiet --retry-faile
 expect_eq "$(json "$TMP/out" "${r}['kept_stored_winner'] or ${r}['done'] < 3")" False "--retry-failed runs the rounds"
 # One configuration measured anew (a stored result removed) is a new
 # measurement: the rounds decide again.
-python3 -c "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(\"DELETE FROM results WHERE config = 'U=6'\"); c.commit()" "$KTUNE_DB" ||
+python3 -c "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(\"DELETE FROM results WHERE config = 'U=2'\"); c.commit()" "$KTUNE_DB" ||
   fail "could not remove a stored result"
 run_status 0 "$KTUNE" tune tests/data/rounds_tied.c --json --quiet
 expect_eq "$(json "$TMP/out" "(${r}['kept_stored_winner'], ${r}['done'] >= 3)")" "(False, True)" \
