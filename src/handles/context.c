@@ -134,6 +134,13 @@ static int limits_from_env(kt_context *ctx) {
                    "ktune: error: KTUNE_HELPER_IDLE_S=%s: expected seconds a tuning helper waits for the next miss, "
                    "e.g. 5 (0: none waits)",
                    v);
+  /* Read by kt_tune once its worker's device is known (tuner/tuner.c). */
+  double sample;
+  if ((v = getenv("KTUNE_SAMPLE_S")) && *v && (!parse_seconds(v, &sample) || sample > 1))
+    return kt__err(&ctx->err, KT_INVALID,
+                   "ktune: error: KTUNE_SAMPLE_S=%s: expected the seconds a timing sample lasts at least, "
+                   "e.g. 0.002 (at most 1)",
+                   v);
   /* Read by kt_tune's worker start (tuner/worker_client.c). */
   if ((v = getenv("KTUNE_ZYGOTE")) && *v && strcmp(v, "spawn") != 0 && strcmp(v, "auto") != 0)
     return kt__err(&ctx->err, KT_INVALID,

@@ -271,9 +271,14 @@ static void hand_data(kt__miss_job *j, kt__sbuf *failed) {
      * found a stored winner, or died): a socket, written with MSG_NOSIGNAL. */
     ssize_t w;
     while ((w = send(j->ready_fd, "1", 1, MSG_NOSIGNAL)) < 0 && errno == EINTR) continue;
+    kt__trace("miss: the helper told that the tensors are in");
   } else {
     kt__sbuf_printf(failed, "the caller's tensors could not be copied for the tuning: %s", eb.msg);
   }
+  /* Freed once the helper is on its way: the snapshot's device memory and
+   * the request's mapping took 48 ms on the H200 before the helper was told
+   * (a second key's setup waiting on them). */
+  kt__tune_pending_free(j->pending);
   j->pending = NULL;
   close(j->ready_fd);
   j->ready_fd = -1;

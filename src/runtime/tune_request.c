@@ -100,7 +100,6 @@ int kt__tune_request_fill(kt__tune_pending *p, kt__errbuf *eb) {
   for (int i = 0; i < p->n && rc == KT_OK; i++)
     rc = kt__be_snapshot_read(p->be, p->state, p->snap, i, p->base + p->offset[i], eb);
   kt__trace("miss: the caller's tensors downloaded into the request");
-  kt__tune_pending_free(p);
   return rc;
 }
 

@@ -62,8 +62,8 @@ int kt__tune_request_create(const kt_kernel *k, const kt__backend *be, void *sta
  * only opens the device it names (DEV) and waits for the first miss. */
 int kt__tune_request_create_bare(const kt_kernel *k, const kt__device_info *dev, const char *db, int *fd,
                                  kt__errbuf *eb);
-/* Waits for the snapshot of PENDING, writes it into its request and frees
- * it (any thread; PENDING NULL: nothing to do). */
+/* Waits for the snapshot of PENDING and writes it into its request (any
+ * thread; PENDING NULL: nothing to do); kt__tune_pending_free frees it. */
 int kt__tune_request_fill(kt__tune_pending *pending, kt__errbuf *eb);
 void kt__tune_pending_free(kt__tune_pending *pending);
 /* Maps the request of FD read-only after checking it; *LEN for munmap. */

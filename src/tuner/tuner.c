@@ -25,6 +25,8 @@
 #include "worker_client.h"
 
 enum { DEFAULT_FINALISTS = 5, DEFAULT_ROUNDS = 7 };
+#define SAMPLE_S_HOST 0.002
+#define SAMPLE_S_DEVICE 0.002
 enum { MAX_WARM = 16 }; /* stored winners (other sizes, other devices) evaluated first */
 
 /* A configuration string -> stored record, for resuming. */
@@ -58,6 +60,7 @@ typedef struct tuning {
   stored_entry *stored;
   int nstored;
   double best_s;
+  double sample_s; /* a timing sample's least length (sample_length) */
   double started;
   double deadline; /* started + the time budget; 0: none */
   /* What this run has measured so far, to foresee what fits in the time
@@ -378,6 +381,19 @@ static void submit(tuning *t, const kt__trial *tr) {
   kt__pool_submit(t->pool, make_job(t, tr));
 }
 
+/* A timing sample's least length, so that the clock's resolution and a
+ * launch's own cost are lost in it: KTUNE_SAMPLE_S (checked by
+ * kt_context_create), else SAMPLE_S_HOST on the host's own cores, where a
+ * sample shorter than the scheduler's slice is often cut by preemption, or
+ * SAMPLE_S_DEVICE on a device timed by its own events
+ * (bench/sample_length_h200.sh compares lengths on the H200). */
+static double sample_length(const kt__device_info *dev) {
+  const char *v = getenv("KTUNE_SAMPLE_S");
+  double s = v && *v ? strtod(v, NULL) : 0;
+  if (s > 0) return s;
+  return dev->host_cpu ? SAMPLE_S_HOST : SAMPLE_S_DEVICE;
+}
+
 static void request_for(const tuning *t, const kt__trial *tr, kt__req_kind kind, kt__request *req) {
   memset(req, 0, sizeof *req);
   req->kind = kind;
@@ -388,7 +404,7 @@ static void request_for(const tuning *t, const kt__trial *tr, kt__req_kind kind,
   /* The worker times the verified run and hands it to kt__measure as the
    * first launch (first_s), in place of a warm-up. */
   req->measure = (kt__measure_opts){
-      .min_sample_s = 0.002, .min_samples = 3, .max_samples = 20, .max_total_s = 0.25, .best_s = t->best_s};
+      .min_sample_s = t->sample_s, .min_samples = 3, .max_samples = 20, .max_total_s = 0.25, .best_s = t->best_s};
 }
 
 /* Asks the worker, waiting at most the run timeout and, with a time budget,
@@ -1393,6 +1409,7 @@ static int start(tuning *t) {
   kt__trace("setup: tensors written");
   KT__FORWARD(start_compiles(t));
   KT__FORWARD(kt__worker_ready(&t->worker, &t->r->device, t->eb));
+  t->sample_s = sample_length(&t->r->device);
   kt__trace("setup: worker started");
   if (t->early_default && !same_build_target(&t->build_device, &t->r->device)) {
     kt__trace("setup: the worker's device differs from the application's: the default is compiled again");
