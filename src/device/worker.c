@@ -71,6 +71,7 @@ typedef struct child {
   bool watch_state;      /* kernels are host code: compare the process state */
   kt__procstate initial; /* ... with this, taken once the device is open */
   struct bound *bound;   /* the setup of a KT__REQ_BIND (NULL: the forked one) */
+  kt__worker_setup unbound; /* S once its tensors are dropped (drop_tensors) */
 } child;
 
 /* A setup rebuilt in the worker from a kt__bind: what it points at. */
@@ -706,6 +707,7 @@ static int setup_buffers(child *c, kt__errbuf *eb) {
     if (a->tensors[k].compared) keep_device_reference(c, k);
     if (a->tensors[k].bytes > largest) largest = a->tensors[k].bytes;
   }
+  kt__trace("worker: device buffers allocated");
   /* Page-aligned so that the backend can page-lock it for fast downloads. */
   if (posix_memalign(&c->scratch, 4096, largest) != 0)
     return kt__err(eb, KT_NOMEM, "no memory for a %zu-byte buffer", largest);
@@ -763,8 +765,31 @@ static void child_teardown(child *c) {
  * compiled files may take the paths of the ones loaded here. */
 static void release(child *c) {
   child_release(c);
-  child fresh = {.s = c->s, .state = c->state, .info = c->info, .bound = c->bound};
+  child fresh = {.s = c->s, .state = c->state, .info = c->info, .bound = c->bound, .unbound = c->unbound};
   *c = fresh;
+}
+
+/* After a release, until the next bind maps new ones: the released
+ * tuning's tensors unmapped, the setup left without them (a request to run
+ * is then refused, as before a first bind). The worker's mapping is the
+ * last one of those pages once the tuner freed its own, and the forked
+ * worker's was never unmapped before: a kept worker held every first key's
+ * tensors until it ended. Done after the release's reply, while the tuner
+ * finishes. */
+static void drop_tensors(child *c) {
+  if (!c->s->args) return;
+  if (c->bound) {
+    kt__argset_free(c->bound->args);
+    c->bound->args = NULL;
+    c->bound->setup.args = NULL;
+    return;
+  }
+  /* The forked setup: this process's copy of the tuner's, whose mapping
+   * (inherited) is this process's own to unmap. */
+  munmap(c->s->args->base, c->s->args->map_bytes);
+  c->unbound = *c->s;
+  c->unbound.args = NULL;
+  c->s = &c->unbound;
 }
 
 /* The extra names and values, and the compiled check, that follow the
@@ -864,9 +889,10 @@ static int bind(child *c, int fd, int memfd, kt__errbuf *eb) {
     bound_free(n);
     return rc;
   }
-  kt__trace("worker: bound to %s", n->setup.decl->name);
+  kt__trace("worker: bound to %s (its tensors mapped)", n->setup.decl->name);
   release(c);
   bound_free(c->bound);
+  kt__trace("worker: the last tuning's setup freed");
   c->s = &n->setup;
   c->bound = n;
   return setup_buffers(c, eb);
@@ -928,6 +954,8 @@ void kt__worker_main(const kt__worker_setup *s, int fd, pid_t parent) {
       release(&c);
       rp->status = KT__ST_OK;
       if (!kt__send_all(fd, rp, sizeof *rp)) break;
+      drop_tensors(&c);
+      kt__trace("worker: the released tuning's tensors unmapped");
       continue;
     }
     eb.msg[0] = 0;
