@@ -68,9 +68,9 @@ typedef struct child {
   int cores;
   int64_t (*queued)[KT__MAX_NAMES]; /* KT__REQ_PREBUILD configurations not yet built */
   int nqueued;
-  bool watch_state;      /* kernels are host code: compare the process state */
-  kt__procstate initial; /* ... with this, taken once the device is open */
-  struct bound *bound;   /* the setup of a KT__REQ_BIND (NULL: the forked one) */
+  bool watch_state;         /* kernels are host code: compare the process state */
+  kt__procstate initial;    /* ... with this, taken once the device is open */
+  struct bound *bound;      /* the setup of a KT__REQ_BIND (NULL: the forked one) */
   kt__worker_setup unbound; /* S once its tensors are dropped (drop_tensors) */
 } child;
 
