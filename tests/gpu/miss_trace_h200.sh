@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Where a background miss's first call goes, step by step (H200): two fresh
 # runs of tests/gpu/miss_cuda.c in background mode with KTUNE_TRACE=1 (and
-# one in prepared mode: a blocking first key after kt_kernel_prepare); the
+# one in prepared mode: a blocking first key after kt_kernel_prepare; BG_RUNS
+# sets how many background runs); the
 # application's own trace lines (kt_kernel_prepare's steps before the first
 # call, then kt_launch's miss) are printed, whole traces and outputs kept in
 # OUTDIR (trace1.txt, app1.txt, ...).
@@ -19,7 +20,8 @@ CUDA=${CUDA_HOME:-/usr/local/cuda}
 # shellcheck disable=SC2046
 cc -O2 -std=c11 -D_GNU_SOURCE -Iinclude -I"$CUDA/include" tests/gpu/miss_cuda.c "$DIR/libktune.a" \
   $(cat "$DIR/link.txt") -L"$CUDA/lib64/stubs" -lcuda -o /tmp/miss_cuda || exit 1
-for r in 1 2 p1; do
+# BG_RUNS background runs (default 2), to catch a slow first call in the act.
+for r in $(seq 1 "${BG_RUNS:-2}") p1; do
   mode=background
   [ "${r#p}" != "$r" ] && mode=prepared # KT_MISS_TUNE after kt_kernel_prepare: the blocking first key
   db=$(mktemp -u /tmp/miss-trace-XXXXXX.db)
@@ -33,3 +35,5 @@ for r in 1 2 p1; do
   # The helper's side (prepare: started, device open, the request taken).
   grep -h "helper: \|worker: device open\|worker: bound" "$OUTDIR/trace$r.txt" | head -12
 done
+echo "== the first calls, run by run"
+grep -H "result \(background\|prepared\)_first_call_first_key_s" "$OUTDIR"/app*.txt
