@@ -275,9 +275,9 @@ static void hand_data(kt__miss_job *j, kt__sbuf *failed) {
   } else {
     kt__sbuf_printf(failed, "the caller's tensors could not be copied for the tuning: %s", eb.msg);
   }
-  /* Freed once the helper is on its way: the snapshot's device memory and
-   * the request's mapping took 48 ms on the H200 before the helper was told
-   * (a second key's setup waiting on them). */
+  /* Freed once the helper is on its way: freeing the snapshot's device
+   * memory (cuMemFree waits for the device) and unmapping the request are
+   * no reason for the helper to wait. */
   kt__tune_pending_free(j->pending);
   j->pending = NULL;
   close(j->ready_fd);
