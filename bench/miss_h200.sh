@@ -64,7 +64,7 @@ run_app() { # MODE RUN
 for r in 1 2 3; do run_app tune $r; done
 for r in 1 2 3; do KTUNE_HELPER_IDLE_S=0 run_app tune cold$r; done
 for r in 1 2 3; do run_app prepared $r; done
-for r in 1 2 3; do run_app background $r; done
+for r in $(seq 1 "${BG_RUNS:-3}"); do run_app background $r; done # BG_RUNS: more, to catch a slow first call
 
 say "ktune tune on the command line, fresh database"
 db=$(mktemp -u /tmp/miss-cli-XXXXXX.db)

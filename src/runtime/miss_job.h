@@ -53,9 +53,10 @@ void kt__miss_helper_prepare(int request_fd, const char *warm_key);
  * that takes a job starts the next (one waits at most). */
 void kt__miss_thread_prepare(void);
 /* Holds back the writing of PENDING's tensors (started or not yet) until
- * kt__miss_job_unhold: a background miss first loads its fallback, which
- * the download's driver calls (page-locking the request) would otherwise
- * delay by tens of milliseconds. Call before kt__miss_job_start. */
+ * kt__miss_job_unhold: a background miss first loads and launches its
+ * fallback, which the download's driver calls (page-locking the request)
+ * would otherwise delay by tens of milliseconds. Call before
+ * kt__miss_job_start. */
 void kt__miss_job_hold(kt__miss_job *j);
 void kt__miss_job_unhold(kt__miss_job *j);
 /* Ends a job that could not be started, saying WHY. */

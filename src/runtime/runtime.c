@@ -423,8 +423,13 @@ static int rt_miss(kt_kernel *k, const int64_t *sizes, void *const *args, void *
   int rc = choose_config(k, sizes, args, stream, values, &how, &bg);
   if (rc == KT_OK) rc = load_config(k, values, &e.fn);
   kt__trace("miss: configuration loaded in the application");
-  if (bg) kt__miss_job_unhold(bg); /* the download may use the driver now */
   if (rc == KT_OK) rc = entry_launch(k, sizes, values, &e);
+  /* The download may use the driver now that the launch is enqueued: it
+   * page-locks the request (cuMemHostRegister, tens of ms for 192 MB), and
+   * a launch that came after it could wait for that (suspected of the
+   * 40-44 ms background first calls, about one in three untraced runs on
+   * the H200, never in a traced one). */
+  if (bg) kt__miss_job_unhold(bg);
   if (rc == KT_OK && how.len) report_choice(k, sizes, how.s, values, kt__now() - t0);
   kt__sbuf_free(&how);
   if (rc != KT_OK) kt__miss_job_release(bg);
