@@ -331,8 +331,10 @@ void kt_interrupt(void);
  * only by the final launch. A helper that cannot start or dies leaves the
  * miss on the nearest stored size (else the default), and the
  * KTUNE_PRINT_AUTOTUNING line says why. A shape seen before costs one table
- * lookup: no allocation, parsing or database access. Concurrent calls on one
- * kernel handle are safe only for shapes it has launched before. */
+ * lookup: no allocation, parsing, database access or lock. Any thread may
+ * call it on one kernel handle at once, for new shapes too: one thread at a
+ * time makes a new shape's entry, and the others missing it wait for that
+ * one's (a hit takes no lock). */
 int kt_launch(kt_kernel *k, const int64_t *sizes, void *const *args, void *stream);
 
 /* Does now, once per kernel handle, the work every kt_launch miss of K needs

@@ -12,7 +12,9 @@
  * call is handed to Kernel._call, the checked Python path: one source for
  * every error message, and the two paths cannot disagree about what an error
  * says. A call handed over that passes there launches through
- * _launch_raw, under the same lock as the calls launched here.
+ * _launch_raw, under the same lock as the calls launched here (a read
+ * lock: launches run side by side, kt_launch is safe in any thread; only
+ * detaching the kernel waits for them).
  *
  * libktune's functions come from the library that ctypes loaded (its dlopen
  * handle): one library in the process, found as _lib.py says. */
@@ -20,7 +22,7 @@
 #include <Python.h>
 #include <dlfcn.h>
 #include <math.h>
-#include <pythread.h>
+#include <pthread.h>
 #include <string.h>
 
 #include <ktune.h>
@@ -65,7 +67,10 @@ typedef struct launcher {
   ktx_types types;
   PyObject *torch_stream; /* torch._C._cuda_getCurrentRawStream, or NULL */
   ktx_shapes shapes;
-  PyThread_type_lock lock; /* one launch at a time: a new shape changes libktune's table */
+  /* Launches hold it for reading, detach for writing: no launch runs on a
+   * destroyed kernel. */
+  pthread_rwlock_t kernel_lock;
+  int lock_made;
   Py_ssize_t launches, handed_over;
 } launcher;
 
@@ -287,11 +292,11 @@ static uintptr_t current_stream(launcher *self, call *c) {
 static int launch_locked(launcher *self, const int64_t *sizes, void *const *argv, void *stream, int first, int *rc) {
   if (first) self->api.signals_catch();
   Py_BEGIN_ALLOW_THREADS;
-  PyThread_acquire_lock(self->lock, WAIT_LOCK);
+  pthread_rwlock_rdlock(&self->kernel_lock);
   *rc = !self->kernel ? KT_INVALID
         : self->cuda  ? self->api.launch(self->kernel, sizes, argv, stream)
                       : self->api.launch_host(self->kernel, sizes, argv);
-  PyThread_release_lock(self->lock);
+  pthread_rwlock_unlock(&self->kernel_lock);
   Py_END_ALLOW_THREADS;
   if (first) {
     self->api.signals_release(); /* raises the signal caught meanwhile again, for Python's handler */
@@ -502,9 +507,9 @@ static PyObject *launcher_set_types(PyObject *obj, PyObject *args) {
 static PyObject *launcher_detach(PyObject *obj, PyObject *unused) {
   launcher *self = (launcher *)obj;
   Py_BEGIN_ALLOW_THREADS;
-  PyThread_acquire_lock(self->lock, WAIT_LOCK);
+  pthread_rwlock_wrlock(&self->kernel_lock);
   self->kernel = NULL;
-  PyThread_release_lock(self->lock);
+  pthread_rwlock_unlock(&self->kernel_lock);
   Py_END_ALLOW_THREADS;
   Py_RETURN_NONE;
 }
@@ -530,11 +535,11 @@ static PyObject *launcher_counts(PyObject *obj, void *unused) {
 static PyObject *launcher_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
   launcher *self = (launcher *)type->tp_alloc(type, 0);
   if (!self) return NULL;
-  self->lock = PyThread_allocate_lock();
-  if (!self->lock) {
+  if (pthread_rwlock_init(&self->kernel_lock, NULL) != 0) {
     Py_DECREF(self);
     return PyErr_NoMemory();
   }
+  self->lock_made = 1;
   return (PyObject *)self;
 }
 
@@ -543,7 +548,7 @@ static void launcher_dealloc(PyObject *obj) {
   clear_types(self);
   Py_CLEAR(self->keywords);
   ktx_shapes_free(&self->shapes);
-  if (self->lock) PyThread_free_lock(self->lock);
+  if (self->lock_made) pthread_rwlock_destroy(&self->kernel_lock);
   Py_TYPE(obj)->tp_free(obj);
 }
 

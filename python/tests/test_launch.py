@@ -211,3 +211,28 @@ def test_cuda_array_interface_and_cupys_stream(db, monkeypatch, no_gpu):
     assert asked == [1]
     with pytest.raises(ktune.ArgumentError, match="parameter y: dimension 0 is 32, expected 64"):
         k(device_array("cupy"), device_array("cupy", 32), device_array("cupy"))
+
+
+def test_threads_launch_new_shapes_through_one_kernel(db):
+    # The GIL is released around kt_launch: threads launch side by side, each
+    # shape new to one of them, every output right.
+    import threading
+    k = ktune.load(kernel_path("tests/kernels/scale.c"), db=db, miss="default")
+    wrong = []
+
+    def run(tid):
+        rng = np.random.default_rng(tid)
+        for i in range(120):
+            n = (i * 7 + tid * 31) % 120 + 1
+            x = rng.random(n, dtype=np.float32)
+            y = np.full(n, -1, np.float32)
+            k(x, y)
+            if not np.array_equal(y, 2 * x):
+                wrong.append((tid, n))
+
+    threads = [threading.Thread(target=run, args=(t,)) for t in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert wrong == []

@@ -28,8 +28,10 @@ struct kt_kernel {
   kt__config config;    /* the names of its configurations, built once from decl */
   kt__config_pins pins; /* --autotune (kt_kernel_pin), over config's names */
   char source_hash[65];
-  kt__runtime_table *runtime; /* kt_launch's in-memory winners */
-  void *const *tune_args;     /* the tuning helper (ktune-tuner): the copies of the caller's
+  /* kt_launch's in-memory winners: made once (runtime.c, rt_table) and read
+   * by launches in any thread. */
+  _Atomic(kt__runtime_table *) runtime;
+  void *const *tune_args; /* the tuning helper (ktune-tuner): the copies of the caller's
                                  host buffers, whose contents the tuner starts from; NULL
                                  otherwise */
   /* The tuning helper: waits until the caller's copies are in tune_args

@@ -23,7 +23,6 @@ typedef struct kt__rt_config {
 } kt__rt_config;
 
 typedef struct kt__rt_entry {
-  bool used;
   int64_t sizes[KT__RT_MAX_SIZES];
   void *fn;
   kt__launch launch; /* geometry; args and stream are filled per call */
@@ -35,21 +34,34 @@ typedef struct kt__rt_entry {
   _Atomic(struct kt__rt_entry *) adopted;
 } kt__rt_entry;
 
+/* The slots of the hash table: pointers to entries, which never move once
+ * made, so that a launch holding one is unaffected by the table growing. */
+typedef struct kt__rt_slots {
+  int cap; /* a power of two, at least twice the entries */
+  _Atomic(kt__rt_entry *) slot[];
+} kt__rt_slots;
+
 typedef struct kt__runtime_table {
   const kt__backend *be;
   void *state;       /* the backend opened in this process (on the first load) */
   bool device_known; /* DEVICE probed (before STATE exists) */
   kt__device_info device;
-  kt__rt_entry *entries;
-  int cap, n; /* cap is a power of two, at least twice n */
+  /* Launches read the slots without a lock; entries are added under LOCK
+   * and published with release order, each complete before it is seen. A
+   * grown table's old slots stay readable (RETIRED) until the table goes. */
+  _Atomic(kt__rt_slots *) slots;
+  int n;
+  kt__rt_slots **retired;
+  int nretired;
   kt__rt_config *configs;
   int nconfigs;
   int nparams;
   unsigned char scalar_size[KT__RT_MAX_ARGS]; /* 0 for tensors */
-  /* Background tunings: the lock that makes adopting a winner happen once
-   * per entry, the adopted entries (freed with the table) and the jobs the
-   * entries hold, released through RELEASE_JOB (the runtime's). */
-  pthread_mutex_t adopt_lock;
+  /* Misses, loading configurations and adopting a background tuning's
+   * winner (once per entry) happen under LOCK; the adopted entries are
+   * freed with the table, and the jobs the entries hold are released
+   * through RELEASE_JOB (the runtime's). */
+  pthread_mutex_t lock;
   kt__rt_entry **adopted;
   int nadopted;
   void **jobs;
@@ -67,19 +79,22 @@ static inline uint64_t kt__rt_hash_sizes(const int64_t *sizes, int n) {
   return h;
 }
 
-/* The entry of SIZES, or NULL. Inline: every launch looks up its shape. */
+/* The entry of SIZES, or NULL; any thread, no lock. Inline: every launch
+ * looks up its shape. */
 static inline kt__rt_entry *kt__rt_find(const kt__runtime_table *t, const int64_t *sizes, int n) {
-  if (!t || !t->cap) return NULL;
-  uint64_t mask = (uint64_t)(t->cap - 1);
+  kt__rt_slots *s = t ? atomic_load_explicit(&((kt__runtime_table *)t)->slots, memory_order_acquire) : NULL;
+  if (!s) return NULL;
+  uint64_t mask = (uint64_t)(s->cap - 1);
   for (uint64_t i = kt__rt_hash_sizes(sizes, n) & mask;; i = (i + 1) & mask) {
-    kt__rt_entry *e = &t->entries[i];
-    if (!e->used) return NULL;
+    kt__rt_entry *e = atomic_load_explicit(&s->slot[i], memory_order_acquire);
+    if (!e) return NULL;
     if (memcmp(e->sizes, sizes, (size_t)n * sizeof *sizes) == 0) return e;
   }
 }
 
-/* The free slot for SIZES (not in the table), growing it first if needed. */
-kt__rt_entry *kt__rt_slot(kt__runtime_table *t, const int64_t *sizes, int n);
+/* Adds a copy of E (its SIZES not in the table), growing the table first
+ * if needed, and returns the copy; under T's lock. */
+kt__rt_entry *kt__rt_add(kt__runtime_table *t, const kt__rt_entry *e, int nsizes);
 /* Unloads every configuration, closes the backend and frees T (may be NULL). */
 void kt__runtime_free(kt__runtime_table *t);
 

@@ -328,13 +328,26 @@ static int rt_create(kt_kernel *k) {
                 KT__RT_MAX_ARGS);
   KT__FORWARD(kt__config_check_size(&k->config, k->file->src.path, d->name, &k->ctx->err));
   kt__runtime_table *t = kt__xcalloc(1, sizeof *t);
-  pthread_mutex_init(&t->adopt_lock, NULL);
+  pthread_mutex_init(&t->lock, NULL);
+  atomic_init(&t->slots, NULL);
   t->be = k->backend;
   t->nparams = d->nparams;
   for (int i = 0; i < d->nparams; i++)
     t->scalar_size[i] = d->params[i].is_tensor ? 0 : (unsigned char)kt__dtype_size(d->params[i].type);
-  k->runtime = t;
+  atomic_store_explicit(&k->runtime, t, memory_order_release);
   return KT_OK;
+}
+
+/* K's table, made on its first use by any thread (under one lock for the
+ * process: it happens once per handle). */
+static int rt_table(kt_kernel *k, kt__runtime_table **out) {
+  static pthread_mutex_t create_lock = PTHREAD_MUTEX_INITIALIZER;
+  int rc = KT_OK;
+  pthread_mutex_lock(&create_lock);
+  if (!k->runtime) rc = rt_create(k);
+  pthread_mutex_unlock(&create_lock);
+  *out = k->runtime;
+  return rc;
 }
 
 static int check_sizes(kt_kernel *k, const int64_t *sizes) {
@@ -368,10 +381,13 @@ static int know_device(kt_kernel *k) {
 }
 
 int kt__runtime_device(kt_kernel *k, void **state) {
-  if (!k->runtime) KT__FORWARD(rt_create(k));
-  KT__FORWARD(know_device(k));
-  *state = k->runtime->state;
-  return KT_OK;
+  kt__runtime_table *t;
+  KT__FORWARD(rt_table(k, &t));
+  pthread_mutex_lock(&t->lock);
+  int rc = know_device(k);
+  *state = t->state;
+  pthread_mutex_unlock(&t->lock);
+  return rc;
 }
 
 /* The warm helper of K's device, started now so that the first miss finds
@@ -387,9 +403,8 @@ static void start_helper_early(kt_kernel *k, kt__store *store) {
   kt__sbuf_free(&device);
 }
 
-int kt_kernel_prepare(kt_kernel *k) {
-  if (!k) return KT_INVALID;
-  if (!k->runtime) KT__FORWARD(rt_create(k));
+/* kt_kernel_prepare under K's table's lock. */
+static int prepare_locked(kt_kernel *k) {
   KT__FORWARD(know_device(k));
   kt__trace("prepare: device open");
   kt__store *store = kt__context_store(k->ctx); /* one that cannot open is the miss's concern */
@@ -408,10 +423,22 @@ int kt_kernel_prepare(kt_kernel *k) {
   return KT_OK;
 }
 
-static int rt_miss(kt_kernel *k, const int64_t *sizes, void *const *args, void *stream, kt__rt_entry **out) {
+int kt_kernel_prepare(kt_kernel *k) {
+  if (!k) return KT_INVALID;
+  kt__runtime_table *t;
+  KT__FORWARD(rt_table(k, &t));
+  pthread_mutex_lock(&t->lock);
+  int rc = prepare_locked(k);
+  pthread_mutex_unlock(&t->lock);
+  return rc;
+}
+
+/* A new shape, under K's table's lock: the configuration it gets, loaded,
+ * in a new entry (*OUT). A background tuning's job comes back held (*HELD),
+ * for the caller to let go once the launch is enqueued. */
+static int rt_miss(kt_kernel *k, const int64_t *sizes, void *const *args, void *stream, kt__rt_entry **out,
+                   kt__miss_job **held) {
   kt__trace("miss: a shape this handle has not launched");
-  KT__FORWARD(check_sizes(k, sizes));
-  if (!k->runtime) KT__FORWARD(rt_create(k));
   KT__FORWARD(know_device(k));
   kt__trace("miss: device known");
   kt__runtime_table *t = k->runtime;
@@ -424,15 +451,12 @@ static int rt_miss(kt_kernel *k, const int64_t *sizes, void *const *args, void *
   if (rc == KT_OK) rc = load_config(k, values, &e.fn);
   kt__trace("miss: configuration loaded in the application");
   if (rc == KT_OK) rc = entry_launch(k, sizes, values, &e);
-  /* The download may use the driver now that the launch is enqueued: it
-   * page-locks the request (cuMemHostRegister, tens of ms for 192 MB), and
-   * a launch that came after it could wait for that (suspected of the
-   * 40-44 ms background first calls, about one in three untraced runs on
-   * the H200, never in a traced one). */
-  if (bg) kt__miss_job_unhold(bg);
   if (rc == KT_OK && how.len) report_choice(k, sizes, how.s, values, kt__now() - t0);
   kt__sbuf_free(&how);
-  if (rc != KT_OK) kt__miss_job_release(bg);
+  if (rc != KT_OK && bg) {
+    kt__miss_job_unhold(bg);
+    kt__miss_job_release(bg);
+  }
   KT__FORWARD(rc);
   if (bg) {
     t->jobs = kt__xreallocarray(t->jobs, (size_t)t->njobs + 1, sizeof *t->jobs);
@@ -440,12 +464,26 @@ static int rt_miss(kt_kernel *k, const int64_t *sizes, void *const *args, void *
     t->release_job = release_job;
     e.job = bg;
   }
-  e.used = true;
   memcpy(e.sizes, sizes, (size_t)k->decl->nsizes * sizeof *sizes);
-  kt__rt_entry *slot = kt__rt_slot(t, sizes, k->decl->nsizes);
-  *slot = e;
-  *out = slot;
+  atomic_init(&e.adopted, NULL);
+  *out = kt__rt_add(t, &e, k->decl->nsizes);
+  *held = bg;
   return KT_OK;
+}
+
+/* A shape no entry had when this thread looked: one thread at a time per
+ * handle makes its entry, and a thread that waited for another's miss of
+ * the same shape takes that one's entry. */
+static int rt_miss_once(kt_kernel *k, const int64_t *sizes, void *const *args, void *stream, kt__rt_entry **out,
+                        kt__miss_job **held) {
+  KT__FORWARD(check_sizes(k, sizes));
+  kt__runtime_table *t;
+  KT__FORWARD(rt_table(k, &t));
+  pthread_mutex_lock(&t->lock);
+  *out = kt__rt_find(t, sizes, k->decl->nsizes);
+  int rc = *out ? KT_OK : rt_miss(k, sizes, args, stream, out, held);
+  pthread_mutex_unlock(&t->lock);
+  return rc;
 }
 
 /* ---- a background tuning's winner ------------------------------------- */
@@ -500,20 +538,28 @@ static kt__rt_entry *rt_adopt(kt_kernel *k, kt__rt_entry *e) {
   if (w) return w;
   if (!kt__miss_job_done(e->job)) return e;
   kt__runtime_table *t = k->runtime;
-  pthread_mutex_lock(&t->adopt_lock);
+  pthread_mutex_lock(&t->lock);
   w = atomic_load_explicit(&e->adopted, memory_order_relaxed);
   if (!w) {
     w = winner_entry(k, e);
     atomic_store_explicit(&e->adopted, w, memory_order_release);
   }
-  pthread_mutex_unlock(&t->adopt_lock);
+  pthread_mutex_unlock(&t->lock);
   return w;
 }
 
 int kt_launch(kt_kernel *k, const int64_t *sizes, void *const *args, void *stream) {
   if (!k || (!sizes && k->decl->nsizes) || (!args && k->decl->nparams)) return KT_INVALID;
-  kt__rt_entry *e = kt__rt_find(k->runtime, sizes, k->decl->nsizes);
-  if (!e) KT__FORWARD(rt_miss(k, sizes, args, stream, &e));
+  kt__rt_entry *e = kt__rt_find(atomic_load_explicit(&k->runtime, memory_order_acquire), sizes, k->decl->nsizes);
+  kt__miss_job *held = NULL;
+  if (!e) KT__FORWARD(rt_miss_once(k, sizes, args, stream, &e, &held));
   else if (e->job) e = rt_adopt(k, e);
-  return rt_run(k, e, args, stream);
+  int rc = rt_run(k, e, args, stream);
+  /* A background miss's download may use the driver now that the fallback's
+   * launch is enqueued: it page-locks the request (cuMemHostRegister, tens
+   * of ms for 192 MB), and a launch behind it could wait for that
+   * (suspected of the 40-44 ms background first calls on the H200, about
+   * one untraced run in three, never a traced one). */
+  if (held) kt__miss_job_unhold(held);
+  return rc;
 }

@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -279,6 +280,49 @@ TEST(miss_default_runs_the_first_choices_and_says_so) {
   out = launch_captured(k, sizes, args, &rc);
   ASSERT_EQ(rc, KT_OK);
   ASSERT_STREQ(out, "");
+  kt_kernel_destroy(k);
+  kt_context_destroy(ctx);
+}
+
+/* Threads launching through one handle, shapes new and old mixed: each
+ * finds the entries the others made, the table grows under their lookups,
+ * and every launch runs the default on its own buffers. */
+enum { SHAPE_THREADS = 4, SHAPES = 300 };
+typedef struct {
+  kt_kernel *k;
+  int id, wrong, failed;
+} shape_worker;
+
+static void *launch_shapes(void *arg) {
+  shape_worker *w = arg;
+  float x[SHAPES], y[SHAPES];
+  for (int i = 0; i < SHAPES; i++) x[i] = (float)(i + w->id);
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < SHAPES; i++) {
+      int n = (i * 7 + w->id * 53) % SHAPES + 1;
+      int64_t sizes[] = {n};
+      void *args[] = {x, y, &n};
+      for (int j = 0; j < n; j++) y[j] = -1;
+      if (kt_launch(w->k, sizes, args, NULL) != KT_OK) w->failed++;
+      for (int j = 0; j < n; j++) w->wrong += y[j] != x[j] + 1;
+    }
+  return NULL;
+}
+
+TEST(threads_launch_new_shapes_through_one_handle) {
+  kt_context *ctx = context(KT_MISS_DEFAULT);
+  kt_kernel *k = load(ctx, add_src);
+  pthread_t th[SHAPE_THREADS];
+  shape_worker w[SHAPE_THREADS];
+  for (int i = 0; i < SHAPE_THREADS; i++) {
+    w[i] = (shape_worker){k, i, 0, 0};
+    ASSERT_EQ(pthread_create(&th[i], NULL, launch_shapes, &w[i]), 0);
+  }
+  for (int i = 0; i < SHAPE_THREADS; i++) {
+    pthread_join(th[i], NULL);
+    ASSERT_EQ(w[i].failed, 0);
+    ASSERT_EQ(w[i].wrong, 0);
+  }
   kt_kernel_destroy(k);
   kt_context_destroy(ctx);
 }
