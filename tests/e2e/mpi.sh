@@ -63,14 +63,19 @@ rank_pid() {
     case "$cmd" in *--mpi*"$TMP/"* | *"$TMP/"*--mpi*) echo "${p#/proc/}" && return ;; esac
   done
 }
-# kill_rank_mid_key R: waits until rank R tunes a key (has a key process), then SIGKILL.
+# kill_rank_mid_key R: waits until rank R tunes a key (has a key process), then SIGKILL
+# a moment into it, if the key is still in flight then (CI once saw a fast key end within
+# the moment, leaving nothing to deal again): else it waits for the rank's next key.
+in_flight() { [ -n "$(cat /proc/"$1"/task/*/children 2>/dev/null)" ]; }
 kill_rank_mid_key() {
   for _ in $(seq 600); do
     pid=$(rank_pid "$1")
-    if [ -n "$pid" ] && [ -n "$(cat /proc/"$pid"/task/*/children 2>/dev/null)" ]; then
-      sleep 0.3
-      kill -9 "$pid" && echo "$pid" >"$TMP/killed"
-      return
+    if [ -n "$pid" ] && in_flight "$pid"; then
+      sleep 0.1
+      if in_flight "$pid"; then
+        kill -9 "$pid" && echo "$pid" >"$TMP/killed"
+        return
+      fi
     fi
     sleep 0.05
   done
