@@ -162,6 +162,45 @@ TEST(reference_then_correct_config_is_timed) {
   finish(&f);
 }
 
+/* Host timings count the time the worker ran, not the time it waited for
+ * the core: a kernel that sleeps 3 ms (as a preempted one waits) times at a
+ * fraction of that; one that runs two threads of its own at once times at
+ * its wall-clock time, not the sum of their CPU times. */
+static const char *const WAITING =
+    "#include <pthread.h>\n"
+    "#include <time.h>\n"
+    "// @autotune(HOW in [0, 1, 2])\n"
+    "// @kernel waits(x: in tensor<f32>[N], y: out tensor<f32>[N], n: i32 = N)\n"
+    "// @dims(N = 1000)\n"
+    "static void *spin(void *arg) {\n"
+    "  struct timespec t0, t;\n"
+    "  clock_gettime(CLOCK_MONOTONIC, &t0);\n"
+    "  do clock_gettime(CLOCK_MONOTONIC, &t); while ((t.tv_sec - t0.tv_sec) * 1e9 + (t.tv_nsec - t0.tv_nsec) < 3e6);\n"
+    "  return arg;\n"
+    "}\n"
+    "void waits(const float *x, float *y, int n) {\n"
+    "  struct timespec d = {0, 3000000};\n"
+    "  if (HOW == 1) nanosleep(&d, 0);\n"
+    "  if (HOW == 2) { pthread_t th; pthread_create(&th, 0, spin, 0); spin(0); pthread_join(th, 0); }\n"
+    "  for (int i = 0; i < n; i++) y[i] = 2 * x[i];\n"
+    "}\n";
+
+TEST(host_timings_count_the_time_the_worker_ran) {
+  fixture f;
+  start(&f, WAITING);
+  ASSERT_STATUS(ask(&f, KT__REQ_REFERENCE, 0, true, 30), KT__ST_OK);
+  kt__reply slept = ask(&f, KT__REQ_EVAL, 1, true, 30);
+  ASSERT_STATUS(slept, KT__ST_OK);
+  if (!(slept.stats.median < 1e-3)) kt_test_fail(__FILE__, __LINE__, "a 3 ms sleep timed %g s", slept.stats.median);
+  kt__reply threads = ask(&f, KT__REQ_EVAL, 2, true, 30);
+  ASSERT_STATUS(threads, KT__ST_OK);
+  /* Two threads spinning 3 ms each, side by side on two cores (6 ms of CPU
+   * time) or one after the other on a busy machine: 3 to 6 ms either way. */
+  if (!(threads.stats.median >= 2.9e-3 && threads.stats.median < 0.1))
+    kt_test_fail(__FILE__, __LINE__, "two threads of 3 ms timed %g s", threads.stats.median);
+  finish(&f);
+}
+
 TEST(wrong_result_is_correctness) {
   fixture f;
   start(&f, VARIANTS);
