@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Winners on a loaded host: two ktune builds side by side, each tuning a
-# kernel whose configurations do 1, 10 and 100 times the work (REP; the
-# kernel of tests/e2e/mpi.sh), six keys a run, while LOAD busy loops compete
+# kernel whose configurations do 1, 10 and 100 times the work
+# (tests/data/rep.c, tests/e2e/mpi.sh's), six keys a run, while LOAD busy loops compete
 # for the cores:
 #
 #   bench/host_timing_load.sh KTUNE_A KTUNE_B [RUNS] [LOAD]   (defaults 8 and 12)
@@ -11,27 +11,18 @@
 # load. Written for the CPU backend's host timings (docs/DESIGN.md, "Host
 # timings"): A the wall clock, B the worker's CPU time.
 set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
 [ $# -ge 2 ] || { sed -n 2,12p "$0"; exit 2; }
 A=$1 B=$2 RUNS=${3:-8} LOAD=${4:-12}
 WORK=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$WORK"' EXIT
-cat >"$WORK/rep.c" <<'EOF'
-// @autotune(REP in {10, 1, 100})
-// @kernel rep(x: in tensor<f32>[N], y: out tensor<f32>[N], n: i32 = N, m: i32 = M)
-void rep(const float *x, float *y, int n, int m) {
-  volatile float sink = 0;
-  for (int r = 0; r < REP; r++)
-    for (int i = 0; i < n; i++) sink = x[i] * (float)(r + m);
-  for (int i = 0; i < n; i++) y[i] = 2.0f * x[i];
-}
-EOF
 for _ in $(seq "$LOAD"); do sh -c 'while :; do :; done' & done
 sleep 1
 for r in $(seq "$RUNS"); do
   for build in A B; do
     bin=$A
     [ $build = B ] && bin=$B
-    "$bin" tune "$WORK/rep.c" --dim N=60000,120000 --dim M=1,2,3 --no-db --json --quiet 2>/dev/null |
+    "$bin" tune "$ROOT/tests/data/rep.c" --dim N=60000,120000 --dim M=1,2,3 --no-db --json --quiet 2>/dev/null |
       python3 -c "
 import json, sys
 d = json.load(sys.stdin)

@@ -16,18 +16,7 @@ command -v mpirun >/dev/null || {
   fail "ktune was built with MPI but mpirun is not installed (Debian: openmpi-bin)"
   finish
 }
-# A winner no load can hide: the default does 10 times the work of the
-# winner, the third 100 times.
-cat >"$TMP/rep.c" <<'EOF2'
-// @autotune(REP in {10, 1, 100})
-// @kernel rep(x: in tensor<f32>[N], y: out tensor<f32>[N], n: i32 = N, m: i32 = M)
-void rep(const float *x, float *y, int n, int m) {
-  volatile float sink = 0;
-  for (int r = 0; r < REP; r++)
-    for (int i = 0; i < n; i++) sink = x[i] * (float)(r + m);
-  for (int i = 0; i < n; i++) y[i] = 2.0f * x[i];
-}
-EOF2
+REP=tests/data/rep.c # a winner no load can hide
 mkdir -p "$TMP/tmp"
 export TMPDIR="$TMP/tmp"
 export KTUNE_MPI_SILENT_S=3
@@ -40,9 +29,9 @@ print(sorted((k['sizes'], k['winner'] and k['winner']['config']) for k in json.l
 leftovers() { for p in /proc/[0-9]*; do { tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null | grep -q -- "$TMP/" && echo "${p#/proc/}"; done; }
 
 # One process: the reference winners.
-run_status 0 "$KTUNE" tune "$TMP/rep.c" $KEYS --db "$TMP/one.db" --quiet
+run_status 0 "$KTUNE" tune "$REP" $KEYS --db "$TMP/one.db" --quiet
 # Three ranks, one database.
-run_status 0 timeout 300 $MPIRUN -np 3 "$KTUNE" tune "$TMP/rep.c" $KEYS --db "$TMP/mpi.db" --mpi --json
+run_status 0 timeout 300 $MPIRUN -np 3 "$KTUNE" tune "$REP" $KEYS --db "$TMP/mpi.db" --mpi --json
 expect_eq "$(json "$TMP/out" "len(d['keys'])")" 6 "rank 0 prints one document of every key, the others nothing"
 expect_eq "$(json "$TMP/out" "sorted(set(str(k['winner']['config']) for k in d['keys']))")" "[\"{'REP': 1}\"]" \
   "every key's winner in the document"
@@ -51,7 +40,7 @@ expect_contains "$TMP/err" "6 of 6 keys tuned on 3 ranks, 6 with a winner" "the 
 for r in 1 2; do grep -q "on rank $r\$" "$TMP/err" || fail "rank $r was dealt no key: $(cat "$TMP/err")"; done
 [ -z "$(ls -A "$TMP/tmp")" ] || fail "temporary files left: $(ls -A "$TMP/tmp")"
 # Again: every key is stored, so no rank measures anything again.
-run_status 0 timeout 300 $MPIRUN -np 3 "$KTUNE" tune "$TMP/rep.c" $KEYS --db "$TMP/mpi.db" --mpi --json --quiet
+run_status 0 timeout 300 $MPIRUN -np 3 "$KTUNE" tune "$REP" $KEYS --db "$TMP/mpi.db" --mpi --json --quiet
 expect_eq "$(json "$TMP/out" "[k['reused'] for k in d['keys']]")" "[2, 2, 2, 2, 2, 2]" \
   "a second run takes every key from rank 0's database"
 
@@ -87,7 +76,7 @@ rm -f "$TMP/killed"
 KEYS2="--dim N=300000,400000 --dim M=1,2,3"
 kill_rank_mid_key 1 &
 killer=$!
-run_status 0 timeout 300 $MPIRUN -np 3 "$KTUNE" tune "$TMP/rep.c" $KEYS2 --db "$TMP/kill.db" --mpi --json
+run_status 0 timeout 300 $MPIRUN -np 3 "$KTUNE" tune "$REP" $KEYS2 --db "$TMP/kill.db" --mpi --json
 wait "$killer"
 [ -s "$TMP/killed" ] || fail "rank 1 was never seen tuning a key"
 expect_eq "$(json "$TMP/out" "len(d['keys'])")" 6 "a killed rank: every key in the document"
@@ -108,7 +97,7 @@ rm -f "$TMP/killed"
 cp "$TMP/mpi.db" "$TMP/zero.db"
 kill_rank_mid_key 0 &
 killer=$!
-timeout 300 $MPIRUN -np 3 "$KTUNE" tune "$TMP/rep.c" --dim N=500000,600000 --dim M=1,2 --db "$TMP/zero.db" --mpi \
+timeout 300 $MPIRUN -np 3 "$KTUNE" tune "$REP" --dim N=500000,600000 --dim M=1,2 --db "$TMP/zero.db" --mpi \
   --quiet >"$TMP/out" 2>"$TMP/err"
 got=$?
 wait "$killer"
@@ -121,7 +110,7 @@ sleep 1
 [ -z "$(leftovers)" ] || fail "processes left after rank 0 was killed: $(leftovers | xargs ps -o pid,args -p)"
 
 # Without a launcher, --mpi says how to start it, and starts nothing.
-run_status 2 "$KTUNE" tune "$TMP/rep.c" --dim N=1000 --db "$TMP/none.db" --mpi
+run_status 2 "$KTUNE" tune "$REP" --dim N=1000 --db "$TMP/none.db" --mpi
 expect_contains "$TMP/err" "mpirun -np R ktune tune ... --mpi" "without a launcher: the fix"
 [ ! -e "$TMP/none.db" ] || fail "without a launcher: a database was created"
 finish
