@@ -707,7 +707,6 @@ static int setup_buffers(child *c, kt__errbuf *eb) {
     if (a->tensors[k].compared) keep_device_reference(c, k);
     if (a->tensors[k].bytes > largest) largest = a->tensors[k].bytes;
   }
-  kt__trace("worker: device buffers allocated");
   /* Page-aligned so that the backend can page-lock it for fast downloads. */
   if (posix_memalign(&c->scratch, 4096, largest) != 0)
     return kt__err(eb, KT_NOMEM, "no memory for a %zu-byte buffer", largest);

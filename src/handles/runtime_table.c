@@ -40,7 +40,7 @@ kt__rt_entry *kt__rt_add(kt__runtime_table *t, const kt__rt_entry *e, int nsizes
   if (!s || 2 * (t->n + 1) > s->cap) s = grow(t, s, nsizes);
   kt__rt_entry *copy = kt__xmalloc(sizeof *copy);
   memcpy(copy, e, sizeof *copy);
-  atomic_init(&copy->adopted, atomic_load_explicit(&e->adopted, memory_order_relaxed));
+  atomic_init(&copy->adopted, NULL); /* a new entry: nothing adopted yet */
   slots_put(s, copy, nsizes);
   t->n++;
   return copy;

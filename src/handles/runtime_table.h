@@ -81,8 +81,8 @@ static inline uint64_t kt__rt_hash_sizes(const int64_t *sizes, int n) {
 
 /* The entry of SIZES, or NULL; any thread, no lock. Inline: every launch
  * looks up its shape. */
-static inline kt__rt_entry *kt__rt_find(const kt__runtime_table *t, const int64_t *sizes, int n) {
-  kt__rt_slots *s = t ? atomic_load_explicit(&((kt__runtime_table *)t)->slots, memory_order_acquire) : NULL;
+static inline kt__rt_entry *kt__rt_find(kt__runtime_table *t, const int64_t *sizes, int n) {
+  kt__rt_slots *s = t ? atomic_load_explicit(&t->slots, memory_order_acquire) : NULL;
   if (!s) return NULL;
   uint64_t mask = (uint64_t)(s->cap - 1);
   for (uint64_t i = kt__rt_hash_sizes(sizes, n) & mask;; i = (i + 1) & mask) {

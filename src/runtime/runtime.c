@@ -343,10 +343,12 @@ static int rt_create(kt_kernel *k) {
 static int rt_table(kt_kernel *k, kt__runtime_table **out) {
   static pthread_mutex_t create_lock = PTHREAD_MUTEX_INITIALIZER;
   int rc = KT_OK;
-  pthread_mutex_lock(&create_lock);
-  if (!k->runtime) rc = rt_create(k);
-  pthread_mutex_unlock(&create_lock);
-  *out = k->runtime;
+  if (!(*out = atomic_load_explicit(&k->runtime, memory_order_acquire))) {
+    pthread_mutex_lock(&create_lock);
+    if (!k->runtime) rc = rt_create(k);
+    pthread_mutex_unlock(&create_lock);
+    *out = k->runtime;
+  }
   return rc;
 }
 
@@ -465,7 +467,6 @@ static int rt_miss(kt_kernel *k, const int64_t *sizes, void *const *args, void *
     e.job = bg;
   }
   memcpy(e.sizes, sizes, (size_t)k->decl->nsizes * sizeof *sizes);
-  atomic_init(&e.adopted, NULL);
   *out = kt__rt_add(t, &e, k->decl->nsizes);
   *held = bg;
   return KT_OK;
