@@ -83,22 +83,19 @@ double kt__interquartile(double *samples, int n) {
   return quantile_sorted(samples, n, 0.75) - quantile_sorted(samples, n, 0.25);
 }
 
-static double median_copy(const double *v, int n) {
+/* The N values at V, sorted, in a new array (V keeps its order). */
+static double *sorted_copy(const double *v, int n) {
   double *c = kt__xmalloc((size_t)n * sizeof *c);
   memcpy(c, v, (size_t)n * sizeof *c);
   qsort(c, (size_t)n, sizeof *c, cmp_double);
+  return c;
+}
+
+static double median_copy(const double *v, int n) {
+  double *c = sorted_copy(v, n);
   double m = median_sorted(c, n);
   free(c);
   return m;
-}
-
-/* The interquartile range of the N values at V (copied: V keeps its order). */
-static double interquartile_copy(const double *v, int n) {
-  double *c = kt__xmalloc((size_t)n * sizeof *c);
-  memcpy(c, v, (size_t)n * sizeof *c);
-  double iqr = kt__interquartile(c, n);
-  free(c);
-  return iqr;
 }
 
 /* Every other candidate must be either apart (its fastest sample slower
@@ -119,12 +116,12 @@ kt__rounds_verdict kt__rounds_verdict_of(const double *samples, int stride, int 
     if (m < lead_median) lead_median = m, lead = i;
   }
   if (lead < 0) return KT__ROUNDS_OPEN;
-  const double *ls = samples + lead * stride;
-  double lead_max = ls[0];
-  for (int r = 1; r < rounds; r++) lead_max = fmax(lead_max, ls[r]);
+  double *ls = sorted_copy(samples + lead * stride, rounds);
+  double lead_max = ls[rounds - 1];
   /* Seconds within which another median is tied with the leader's: the
    * leader's interquartile range, unless that is too wide to bound anything. */
-  double iqr = interquartile_copy(ls, rounds);
+  double iqr = kt__interquartile(ls, rounds);
+  free(ls);
   double bound = iqr <= KT__TIE_MAX_SPREAD * lead_median ? iqr : 0;
   if (spread && lead_median > 0) *spread = iqr / lead_median;
   kt__rounds_verdict v = KT__ROUNDS_APART;
