@@ -22,6 +22,21 @@ void kt_test_private_store(const char *tag, char *dir, size_t len);
  * returned path stays valid for the next 31 calls. */
 const char *kt_test_tmp_path(const char *name);
 
+/* An OpenCL C kernel for the tests that need one: y = x + 1 at N = 1000,
+ * ITEMS elements a work-item (two configurations). */
+#define KT_TEST_ADDONE_CL                                                        \
+  "// @autotune(ITEMS in [1, 4])\n"                                              \
+  "// @kernel addone(x: in tensor<f32>[N], y: out tensor<f32>[N], n: i32 = N)\n" \
+  "// @grid((N + 64 * ITEMS - 1) / (64 * ITEMS))\n"                              \
+  "// @block(64)\n"                                                              \
+  "// @dims(N = 1000)\n"                                                         \
+  "__kernel void addone(__global const float *x, __global float *y, int n) {\n"  \
+  "  for (int k = 0; k < ITEMS; k++) {\n"                                        \
+  "    int i = get_global_id(0) * ITEMS + k;\n"                                  \
+  "    if (i < n) y[i] = x[i] + 1.0f;\n"                                         \
+  "  }\n"                                                                        \
+  "}\n"
+
 #define TEST(name)                                                                                         \
   static void test_##name(void);                                                                           \
   __attribute__((constructor)) static void register_##name(void) { kt_test_register(#name, test_##name); } \

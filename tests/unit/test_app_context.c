@@ -36,17 +36,7 @@ static kt_kernel *load(kt_context *ctx, const char *src, const char *lang) {
 }
 
 #if KTUNE_HAVE_CL_H
-static const char *add_cl = "// @autotune(ITEMS in [1, 4])\n"
-                            "// @kernel addone(x: in tensor<f32>[N], y: out tensor<f32>[N], n: i32 = N)\n"
-                            "// @grid((N + 64 * ITEMS - 1) / (64 * ITEMS))\n"
-                            "// @block(64)\n"
-                            "// @dims(N = 1000)\n"
-                            "__kernel void addone(__global const float *x, __global float *y, int n) {\n"
-                            "  for (int k = 0; k < ITEMS; k++) {\n"
-                            "    int i = get_global_id(0) * ITEMS + k;\n"
-                            "    if (i < n) y[i] = x[i] + 1.0f;\n"
-                            "  }\n"
-                            "}\n";
+static const char *const add_cl = KT_TEST_ADDONE_CL;
 
 /* The application's side: its own context, queue and buffers. */
 typedef struct app {

@@ -496,34 +496,44 @@ TEST(background_helper_killed_mid_tuning) {
   kt_context_destroy(ctx);
 }
 
+/* Runs APP, which exits (0: all went well), in a forked application
+ * process with stderr captured, and expects it to exit 0 and no process of
+ * MARK's to be left within 10 s (its helpers end with it or once their
+ * tuning is stored); returns what the application printed. */
+static const char *run_application(void (*app)(const char *mark), const char *mark) {
+  capture_start();
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0) app(mark);
+  int status = -1;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  ASSERT_EQ(processes_left(mark), 0);
+  const char *out = captured();
+  capture_end();
+  return out;
+}
+
+static void exits_while_tuning_in_the_background(const char *mark) {
+  kt_context *ctx = context(KT_MISS_BACKGROUND, NULL);
+  kt_kernel *k = load(ctx, "affine.c", slow_source(0), "c");
+  float x[256], y[256];
+  for (int i = 0; i < 256; i++) x[i] = (float)i;
+  int n = 256;
+  void *args[] = {x, y, &n};
+  int rc = kt_launch(k, (int64_t[]){256}, args, NULL);
+  /* The call returns before the job's thread spawned the helper: the
+   * application exits once the tuning started (its helper runs). */
+  for (int i = 0; i < 100 && processes_marked(mark) == 0; i++) sleep_s(0.01);
+  fflush(NULL);
+  _exit(rc == KT_OK ? 0 : 1); /* the tuning still running */
+}
+
 /* An application that exits while its background tuning runs: the helper
  * finishes that tuning and stores the winner, then nothing is left. */
 TEST(background_tuning_finishes_after_the_application_exits) {
   setenv("KTUNE_PRINT_AUTOTUNING", "1", 1);
-  const char *mark = mark_processes();
-  capture_start();
-  fflush(NULL);
-  pid_t app = fork();
-  if (app == 0) {
-    kt_context *ctx = context(KT_MISS_BACKGROUND, NULL);
-    kt_kernel *k = load(ctx, "affine.c", slow_source(0), "c");
-    float x[256], y[256];
-    for (int i = 0; i < 256; i++) x[i] = (float)i;
-    int n = 256;
-    void *args[] = {x, y, &n};
-    int rc = kt_launch(k, (int64_t[]){256}, args, NULL);
-    /* The call returns before the job's thread spawned the helper: the
-     * application exits once the tuning started (its helper runs). */
-    for (int i = 0; i < 100 && processes_marked(mark) == 0; i++) sleep_s(0.01);
-    fflush(NULL);
-    _exit(rc == KT_OK ? 0 : 1); /* the tuning still running */
-  }
-  int status = -1;
-  ASSERT_EQ(waitpid(app, &status, 0), app);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  ASSERT_EQ(processes_left(mark), 0); /* the helper ended once its tuning was stored */
-  const char *out = captured();
-  capture_end();
+  const char *out = run_application(exits_while_tuning_in_the_background, mark_processes());
   ASSERT_CONTAINS(out, "while the tuning runs in the background");
   ASSERT_CONTAINS(out, "key [N=256]: tuned 4 configurations");
   /* The next run of the application finds the winner stored. */
@@ -558,33 +568,28 @@ static const char *miss_affine(kt_kernel *k, int n) {
  * the first: no new process, and its worker's device stays open (bound to
  * the new tuning, not opened again). The helper leaves when the
  * application ends, long before its idle time. */
+static void tunes_two_keys(const char *mark) {
+  (void)mark;
+  kt_context *ctx = context(KT_MISS_TUNE, NULL);
+  kt_kernel *k = load(ctx, "affine.c", slow_source(0), "c");
+  static float x[512], y[512];
+  for (int n = 256; n <= 512; n *= 2) { /* stderr is captured already */
+    for (int i = 0; i < n; i++) x[i] = (float)i;
+    void *args[] = {x, y, &n};
+    if (kt_launch(k, (int64_t[]){n}, args, NULL) != KT_OK) _exit(1);
+    check_affine(x, y, n);
+  }
+  fflush(NULL);
+  _exit(0); /* the warm helper still waiting */
+}
+
 TEST(warm_helper_tunes_the_next_key_with_its_device_open) {
   setenv("KTUNE_PRINT_AUTOTUNING", "1", 1);
   setenv("KTUNE_TRACE", "1", 1);
   setenv("KTUNE_HELPER_IDLE_S", "60", 1);
-  const char *mark = mark_processes();
-  capture_start();
-  fflush(NULL);
-  pid_t app = fork();
-  if (app == 0) {
-    kt_context *ctx = context(KT_MISS_TUNE, NULL);
-    kt_kernel *k = load(ctx, "affine.c", slow_source(0), "c");
-    static float x[512], y[512];
-    for (int n = 256; n <= 512; n *= 2) { /* stderr is captured already */
-      for (int i = 0; i < n; i++) x[i] = (float)i;
-      void *args[] = {x, y, &n};
-      if (kt_launch(k, (int64_t[]){n}, args, NULL) != KT_OK) _exit(1);
-      check_affine(x, y, n);
-    }
-    fflush(NULL);
-    _exit(0); /* the warm helper still waiting */
-  }
-  int status = -1;
-  ASSERT_EQ(waitpid(app, &status, 0), app);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  ASSERT_EQ(processes_left(mark), 0); /* within 10 s, not the 60 s idle */
-  const char *out = captured();
-  capture_end();
+  /* No process left within 10 s, not the 60 s idle: the helper leaves with
+   * the application. */
+  const char *out = run_application(tunes_two_keys, mark_processes());
   ASSERT_CONTAINS(out, "key [N=256]: tuned 4 configurations");
   ASSERT_CONTAINS(out, "key [N=512]: tuned 4 configurations");
   ASSERT_EQ(count(out, "miss: helper spawned"), 1);
@@ -607,34 +612,27 @@ static double trace_time(const char *out, const char *what) {
  * handed to it, its worker having opened its device before the miss (no
  * process start, no device open on the miss's path), and no helper is
  * left once the application exits. */
+static void prepares_then_misses(const char *mark) {
+  (void)mark;
+  kt_context *ctx = context(KT_MISS_TUNE, NULL);
+  kt_kernel *k = load(ctx, "affine.c", slow_source(0), "c");
+  if (kt_kernel_prepare(k) != KT_OK) _exit(1);
+  for (int i = 0; i < 200 && !strstr(captured(), "helper: prepared: the worker's device is open"); i++) sleep_s(0.05);
+  static float x[256], y[256];
+  int n = 256;
+  for (int i = 0; i < n; i++) x[i] = (float)i;
+  void *args[] = {x, y, &n};
+  if (kt_launch(k, (int64_t[]){n}, args, NULL) != KT_OK) _exit(1);
+  check_affine(x, y, n);
+  fflush(NULL);
+  _exit(0); /* the warm helper still waiting, 60 s idle */
+}
+
 TEST(prepared_kernel_first_miss_goes_to_a_helper_with_its_device_open) {
   setenv("KTUNE_PRINT_AUTOTUNING", "1", 1);
   setenv("KTUNE_TRACE", "1", 1);
   setenv("KTUNE_HELPER_IDLE_S", "60", 1);
-  const char *mark = mark_processes();
-  capture_start();
-  fflush(NULL);
-  pid_t app = fork();
-  if (app == 0) {
-    kt_context *ctx = context(KT_MISS_TUNE, NULL);
-    kt_kernel *k = load(ctx, "affine.c", slow_source(0), "c");
-    if (kt_kernel_prepare(k) != KT_OK) _exit(1);
-    for (int i = 0; i < 200 && !strstr(captured(), "helper: prepared: the worker's device is open"); i++) sleep_s(0.05);
-    static float x[256], y[256];
-    int n = 256;
-    for (int i = 0; i < n; i++) x[i] = (float)i;
-    void *args[] = {x, y, &n};
-    if (kt_launch(k, (int64_t[]){n}, args, NULL) != KT_OK) _exit(1);
-    check_affine(x, y, n);
-    fflush(NULL);
-    _exit(0); /* the warm helper still waiting, 60 s idle */
-  }
-  int status = -1;
-  ASSERT_EQ(waitpid(app, &status, 0), app);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  ASSERT_EQ(processes_left(mark), 0); /* within 10 s, not the 60 s idle */
-  const char *out = captured();
-  capture_end();
+  const char *out = run_application(prepares_then_misses, mark_processes()); /* none left within 10 s */
   ASSERT_CONTAINS(out, "key [N=256]: tuned 4 configurations");
   ASSERT_EQ(count(out, "prepare: helper spawned"), 1);
   ASSERT_EQ(count(out, "miss: helper spawned"), 0);
