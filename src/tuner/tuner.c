@@ -28,7 +28,9 @@ enum { DEFAULT_FINALISTS = 5, DEFAULT_ROUNDS = 7 };
 /* sample_length's defaults. On the H200 (docs/BENCHMARKS.md, "The sample
  * length") 0.5 ms samples picked winners as good as 2 ms ones (regret at
  * most 0.03% against 0.14%, by a 10 ms yardstick) in a quarter of the
- * measuring time; on the host cores here 0.5 ms picked a 3x slower winner. */
+ * measuring time. The host keeps 2 ms: 0.5 ms there gave the same winners in
+ * the two checks made (docs/BENCHMARKS.md, "Host timings under load"), too
+ * few kernels to change its default on. */
 #define SAMPLE_S_HOST 0.002
 #define SAMPLE_S_DEVICE 0.0005
 enum { MAX_WARM = 16 }; /* stored winners (other sizes, other devices) evaluated first */

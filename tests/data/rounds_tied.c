@@ -2,9 +2,10 @@
 // takes the same time and the finalist rounds can only tell them apart by
 // noise; they stop once the others' medians lie within the leader's own
 // spread (tests/e2e/finalist_rounds.sh). Two configurations only: the leader
-// is the lowest of the finalists' medians, and among six identical ones some
-// other median lies beyond its interquartile range in about one run of two
-// here (CI once saw four runs in a row), while one pair ties in nine of ten.
+// is the lowest of the finalists' medians, and with six identical ones some
+// other median often lay beyond its interquartile range (CI once saw four
+// runs in a row untied); a pair tied in 9 of 10 runs of `ktune tune
+// tests/data/rounds_tied.c --json --no-db` here (the tenth apart).
 // @autotune(U in [1, 2])
 // @kernel idle(x: in tensor<f32>[N], y: out tensor<f32>[N], n: i32 = N)
 // @dims(N = 64)
