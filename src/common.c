@@ -1,5 +1,7 @@
 #include "common.h"
 
+#include "envvars.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -195,10 +197,7 @@ int kt__trace_fd = 2;
 
 void kt__trace(const char *fmt, ...) {
   static int enabled = -1;
-  if (enabled < 0) {
-    const char *v = getenv("KTUNE_TRACE");
-    enabled = v && *v && strcmp(v, "0") != 0;
-  }
+  if (enabled < 0) enabled = kt__envvar_flag(KT__ENV_TRACE);
   if (!enabled) return;
   char line[512];
   va_list ap;
@@ -209,8 +208,7 @@ void kt__trace(const char *fmt, ...) {
 }
 
 void kt__print_autotuning(const char *kernel, const char *key, const char *how, double secs, const char *config) {
-  const char *env = getenv("KTUNE_PRINT_AUTOTUNING");
-  if (!env || !*env || strcmp(env, "0") == 0) return;
+  if (!kt__envvar_flag(KT__ENV_PRINT_AUTOTUNING)) return;
   fprintf(stderr, "ktune: kernel %s, key [%s]: %s in %.3f s: %s\n", kernel, key, how, secs,
           config && *config ? config : "(no tuned names)");
 }

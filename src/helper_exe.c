@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "envvars.h"
+
 #ifndef KTUNE_LIBEXEC_FROM_LIB
 #define KTUNE_LIBEXEC_FROM_LIB "../libexec"
 #endif
@@ -33,7 +35,7 @@ static bool library_dir(char *dir, size_t len) {
 }
 
 bool kt__helper_exe_path(char *path, size_t len, kt__sbuf *why) {
-  const char *env = getenv("KTUNE_HELPER");
+  const char *env = kt__envvar_text(KT__ENV_HELPER);
   if (env && *env) {
     snprintf(path, len, "%s", env);
     return true;

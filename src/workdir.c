@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "envvars.h"
+
 /* The private working directory: created once per process, mode 0700,
  * removed at exit with everything in it. Its name carries the owner's pid
  * namespace and pid, ktune-NS-PID-XXXXXX, so that a later process can tell
@@ -73,7 +75,7 @@ static void remove_stale_workdirs(const char *dir, unsigned long long ns) {
 }
 
 static void make_workdir(void) {
-  const char *tmp = getenv("TMPDIR");
+  const char *tmp = kt__envvar_text(KT__ENV_TMPDIR);
   if (tmp && *tmp && tmp[0] != '/') {
     /* Compilers and the worker run in other directories: a relative path
      * would name a different place for each. */
@@ -103,7 +105,7 @@ static void make_workdir(void) {
 const char *kt__workdir(kt__errbuf *eb) {
   pthread_once(&workdir_once, make_workdir);
   if (workdir[0]) return workdir;
-  const char *tmp = getenv("TMPDIR");
+  const char *tmp = kt__envvar_text(KT__ENV_TMPDIR);
   const char *where = tmp && *tmp ? tmp : "/tmp";
   if (workdir_problem)
     kt__err(eb, KT_INVALID,

@@ -3,6 +3,7 @@
  * together with a small generated wrapper, `void kt__entry(void **args)`,
  * that calls the kernel with typed arguments. The worker dlopens the object
  * and calls kt__entry once per launch; @grid and @block are ignored. */
+#include "../envvars.h"
 #include "backend.h"
 #include "cc.h"
 
@@ -52,7 +53,7 @@ typedef struct cpu_fn {
 
 /* Splits $CC (or "cc") into words; "ccache gcc" is two. Owns *STORAGE. */
 static int compiler_words(const char *argv[], int max, char **storage) {
-  const char *cc = getenv("CC");
+  const char *cc = kt__envvar_text(KT__ENV_CC);
   *storage = kt__xstrdup(cc && *cc ? cc : "cc");
   int n = 0;
   char *save = NULL;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../envvars.h"
 #include "compare_kernel.h"
 #include "cuda_limits.h"
 #include "dl.h"
@@ -153,7 +154,7 @@ static int resolve_driver(void *lib) {
 }
 
 static void load_driver_once(void) {
-  const char *env = getenv("KTUNE_LIBCUDA");
+  const char *env = kt__envvar_text(KT__ENV_LIBCUDA);
   const char *list[] = {env && *env ? env : "libcuda.so.1", NULL};
   void *lib = kt__dl_open_any(list, "the CUDA driver (libcuda.so.1)", &cu.eb);
   if (!lib) {

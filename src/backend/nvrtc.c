@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../envvars.h"
 #include "cuda_limits.h"
 #include "dl.h"
 
@@ -24,7 +25,7 @@ static const char *found_include_dir;
 
 static void find_include_dir(void) {
   static char from_env[4096];
-  const char *home = getenv("CUDA_HOME");
+  const char *home = kt__envvar_text(KT__ENV_CUDA_HOME);
   if (home && *home) {
     snprintf(from_env, sizeof from_env, "%s/include", home);
     if (is_dir(from_env)) {
@@ -64,7 +65,7 @@ static void requested_arch(const kt__build *b, char *out, size_t len) {
 void kt__nvrtc_arch(const kt__build *b, char *out, size_t len) {
   char req[32];
   requested_arch(b, req, sizeof req);
-  kt__cuda_pick_arch(getenv("KTUNE_CUDA_ARCH"), req, b->device ? b->device->arch : NULL, out, len);
+  kt__cuda_pick_arch(kt__envvar_text(KT__ENV_CUDA_ARCH), req, b->device ? b->device->arch : NULL, out, len);
 }
 
 char **kt__nvrtc_options(const kt__build *b, const char *arch, const char *include_dir, int *count) {
@@ -142,7 +143,7 @@ static struct {
 /* Candidate library names, most specific first. */
 static void candidates(char store[][4096], const char *list[], int max) {
   static const char *const names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
-  const char *env = getenv("KTUNE_NVRTC"), *home = getenv("CUDA_HOME");
+  const char *env = kt__envvar_text(KT__ENV_NVRTC), *home = kt__envvar_text(KT__ENV_CUDA_HOME);
   int n = 0;
   if (env && *env) list[n++] = env;
   for (int i = 0; i < 3; i++) list[n++] = names[i];

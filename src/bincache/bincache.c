@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../envvars.h"
 #include "../hash.h"
 
 static const char MAGIC[8] = {'K', 'T', 'U', 'N', 'E', 'B', 'I', 'N'};
@@ -35,7 +36,7 @@ const char *kt__bin_use_name(kt__bin_use u) {
 static bool is_off(const char *s) { return s && strcmp(s, "off") == 0; }
 
 static const char *home_dir(void) {
-  const char *h = getenv("HOME");
+  const char *h = kt__envvar_text(KT__ENV_HOME);
   if (h && *h) return h;
   const struct passwd *pw = getpwuid(getuid());
   return pw && pw->pw_dir && *pw->pw_dir ? pw->pw_dir : NULL;
@@ -44,7 +45,7 @@ static const char *home_dir(void) {
 int kt__bincache_resolve(const char *path, bool off, uint64_t max_bytes, kt__bincache *out, kt__errbuf *eb) {
   memset(out, 0, sizeof *out);
   out->max_bytes = max_bytes ? max_bytes : KT__BINCACHE_DEFAULT_MAX;
-  const char *env = getenv("KTUNE_BINARY_CACHE"), *xdg = getenv("XDG_CACHE_HOME");
+  const char *env = kt__envvar_text(KT__ENV_BINARY_CACHE), *xdg = kt__envvar_text(KT__ENV_XDG_CACHE_HOME);
   if (!path || !*path) path = env && *env ? env : NULL;
   if (off || is_off(path)) {
     out->off_reason = off ? "turned off (--no-binary-cache)" : "turned off (KTUNE_BINARY_CACHE=off)";

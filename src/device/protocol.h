@@ -36,6 +36,8 @@ typedef struct kt__worker_setup {
   int nextra;
   const kt__bincache *bincache; /* for backends that build at load */
   uint64_t constants_seed;      /* what CONSTANTS was made with (a kept worker remakes it) */
+  bool spawn_zygote;            /* the tuner's: its zygote is a fresh image even where no driver is
+                                   loaded (KTUNE_ZYGOTE=spawn, asked of the context) */
 } kt__worker_setup;
 
 /* A worker that is not a fork of its tuning's tuner is bound to it by a

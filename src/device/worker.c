@@ -16,6 +16,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "../envvars.h"
 #include "../fdpass.h"
 #include "../lang/parser.h"
 #include "../launch/launch.h"
@@ -670,9 +671,8 @@ static void keep_pristine_copy(child *c, int k) {
  * device; without the memory for it (or with KTUNE_VERIFY_ON=host, which
  * bench/ and the tests use to compare both ways), the host compares. */
 static void keep_device_reference(child *c, int k) {
-  const char *on = getenv("KTUNE_VERIFY_ON");
   kt__errbuf ignored;
-  if (!c->s->backend->compare || (on && strcmp(on, "host") == 0)) return;
+  if (!c->s->backend->compare || kt__envvar_choice(KT__ENV_VERIFY_ON) == KT__VERIFY_ON_HOST) return;
   if (kt__be_alloc(c->s->backend, c->state, c->s->args->tensors[k].bytes, &c->refdev[k], &ignored) != KT_OK)
     c->refdev[k] = NULL;
 }

@@ -65,88 +65,21 @@ int kt_exit_status(int err) {
   }
 }
 
-/* "4G", "512M", "1048576": bytes with an optional binary suffix. */
-static bool parse_bytes(const char *s, uint64_t *out) {
-  char *end;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno || end == s || *s == '-') return false;
-  int shift = 0;
-  switch (*end) {
-  case 'K':
-  case 'k':
-    shift = 10;
-    end++;
-    break;
-  case 'M':
-  case 'm':
-    shift = 20;
-    end++;
-    break;
-  case 'G':
-  case 'g':
-    shift = 30;
-    end++;
-    break;
-  case 'T':
-  case 't':
-    shift = 40;
-    end++;
-    break;
-  default: break;
-  }
-  if (*end == 'B' || *end == 'b') end++;
-  if (*end || v == 0 || v > (UINT64_MAX >> shift)) return false;
-  *out = (uint64_t)v << shift;
-  return true;
-}
-
-static bool parse_seconds(const char *s, double *out) {
-  char *end;
-  double v = strtod(s, &end);
-  if (end == s || *end || !(v > 0) || v > 1e7) return false;
-  *out = v;
-  return true;
-}
-
-/* Limits left at 0 by the caller come from the environment when set there. */
+/* The environment, read once (envvars.h): a bad value of any variable is
+ * refused here, where it can still be reported; limits the caller left at 0
+ * come from it when set there. */
 static int limits_from_env(kt_context *ctx) {
-  const char *v;
+  char msg[1024];
+  if (!kt__envvars_resolve(&ctx->env, msg, sizeof msg)) return kt__err(&ctx->err, KT_INVALID, "%s", msg);
+  const kt__envvar *v = ctx->env.v;
   kt_options *o = &ctx->opts;
-  if (o->compile_timeout_s <= 0 && (v = getenv("KTUNE_COMPILE_TIMEOUT")) && *v &&
-      !parse_seconds(v, &o->compile_timeout_s))
-    return kt__err(&ctx->err, KT_INVALID, "ktune: error: KTUNE_COMPILE_TIMEOUT=%s: expected seconds, e.g. 120", v);
-  if (o->run_timeout_s <= 0 && (v = getenv("KTUNE_RUN_TIMEOUT")) && *v && !parse_seconds(v, &o->run_timeout_s))
-    return kt__err(&ctx->err, KT_INVALID, "ktune: error: KTUNE_RUN_TIMEOUT=%s: expected seconds, e.g. 30", v);
-  if (o->binary_cache_max_bytes == 0 && (v = getenv("KTUNE_BINARY_CACHE_MAX")) && *v &&
-      !parse_bytes(v, &o->binary_cache_max_bytes))
-    return kt__err(&ctx->err, KT_INVALID, "ktune: error: KTUNE_BINARY_CACHE_MAX=%s: expected bytes, e.g. 1G or 512M",
-                   v);
-  if (o->max_tensor_bytes == 0 && (v = getenv("KTUNE_MAX_TENSOR_MEMORY")) && *v &&
-      !parse_bytes(v, &o->max_tensor_bytes))
-    return kt__err(&ctx->err, KT_INVALID, "ktune: error: KTUNE_MAX_TENSOR_MEMORY=%s: expected bytes, e.g. 8G or 512M",
-                   v);
-  /* Read by kt_launch's misses (runtime/miss_job.c); refused here, where a
-   * bad value can still be reported. */
-  double idle;
-  if ((v = getenv("KTUNE_HELPER_IDLE_S")) && *v && strcmp(v, "0") != 0 && !parse_seconds(v, &idle))
-    return kt__err(&ctx->err, KT_INVALID,
-                   "ktune: error: KTUNE_HELPER_IDLE_S=%s: expected seconds a tuning helper waits for the next miss, "
-                   "e.g. 5 (0: none waits)",
-                   v);
-  /* Read by kt_tune once its worker's device is known (tuner/tuner.c). */
-  double sample;
-  if ((v = getenv("KTUNE_SAMPLE_S")) && *v && (!parse_seconds(v, &sample) || sample > 1))
-    return kt__err(&ctx->err, KT_INVALID,
-                   "ktune: error: KTUNE_SAMPLE_S=%s: expected the seconds a timing sample lasts at least, "
-                   "e.g. 0.002 (at most 1)",
-                   v);
-  /* Read by kt_tune's worker start (tuner/worker_client.c). */
-  if ((v = getenv("KTUNE_ZYGOTE")) && *v && strcmp(v, "spawn") != 0 && strcmp(v, "auto") != 0)
-    return kt__err(&ctx->err, KT_INVALID,
-                   "ktune: error: KTUNE_ZYGOTE=%s: expected spawn (every tuning's workers from a fresh ktune-tuner "
-                   "image) or auto (only where this process holds a GPU driver; also when unset)",
-                   v);
+  if (o->compile_timeout_s <= 0 && v[KT__ENV_COMPILE_TIMEOUT].set)
+    o->compile_timeout_s = v[KT__ENV_COMPILE_TIMEOUT].seconds;
+  if (o->run_timeout_s <= 0 && v[KT__ENV_RUN_TIMEOUT].set) o->run_timeout_s = v[KT__ENV_RUN_TIMEOUT].seconds;
+  if (o->binary_cache_max_bytes == 0 && v[KT__ENV_BINARY_CACHE_MAX].set)
+    o->binary_cache_max_bytes = v[KT__ENV_BINARY_CACHE_MAX].bytes;
+  if (o->max_tensor_bytes == 0 && v[KT__ENV_MAX_TENSOR_MEMORY].set)
+    o->max_tensor_bytes = v[KT__ENV_MAX_TENSOR_MEMORY].bytes;
   return KT_OK;
 }
 
@@ -194,6 +127,7 @@ int kt_binary_cache_clear(kt_context *ctx, FILE *out) {
 void kt_context_destroy(kt_context *ctx) {
   if (!ctx) return;
   kt__store_close(ctx->store);
+  kt__envvars_free(&ctx->env);
   free(ctx);
 }
 

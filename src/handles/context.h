@@ -5,6 +5,7 @@
 #include "../backend/backend.h"
 #include "../config.h"
 #include "../data/datafile.h"
+#include "../envvars.h"
 #include "../lang/parser.h"
 #include "../store/store.h"
 
@@ -14,6 +15,7 @@ struct kt_context {
   kt__store *store; /* opened on first use; NULL with opts.no_db */
   bool store_failed;
   kt__bincache bincache; /* resolved once, at create; off: dir "" */
+  kt__envvars env;       /* the environment, resolved once, at create (envvars.h) */
 };
 
 typedef struct kt__runtime_table kt__runtime_table;

@@ -162,11 +162,9 @@ int kt__miss_job_rc(const kt__miss_job *j) { return j->rc; }
 
 enum { REQUEST_FD = 3, REPLY_FD = 4, READY_FD = 5, CONTROL_FD = 6 };
 
-double kt__miss_helper_idle_s(void) {
-  const char *v = getenv("KTUNE_HELPER_IDLE_S");
-  char *end;
-  double s = v && *v ? strtod(v, &end) : 5;
-  if (v && *v && (*end || !(s >= 0))) s = 5; /* not a number of seconds: the default */
+/* KTUNE_HELPER_IDLE_S as the context read it (envvars.h), at most a day. */
+double kt__miss_helper_idle_s(const kt__envvars *env) {
+  double s = env->v[KT__ENV_HELPER_IDLE_S].seconds;
   return s > 86400 ? 86400 : s;
 }
 
@@ -466,10 +464,9 @@ static bool warm_helper_of(const char *key) {
   return h != NULL;
 }
 
-void kt__miss_helper_prepare(int request_fd, const char *warm_key) {
+void kt__miss_helper_prepare(int request_fd, const char *warm_key, double idle_s) {
   char path[4096];
   kt__sbuf why = {0}, key = {0};
-  double idle_s = kt__miss_helper_idle_s();
   int ctl[2] = {-1, -1}, reply[2] = {-1, -1}, ready[2] = {-1, -1};
   pid_t pid = 0;
   int rc = 0;
@@ -645,11 +642,12 @@ static bool to_spare(kt__miss_job *j) {
   return free_spare;
 }
 
-void kt__miss_job_start(kt__miss_job *j, int request_fd, kt__tune_pending *pending, const char *warm_key) {
+void kt__miss_job_start(kt__miss_job *j, int request_fd, kt__tune_pending *pending, const char *warm_key,
+                        double idle_s) {
   char path[4096];
   kt__sbuf why = {0}, key = {0};
   int fds[2] = {-1, -1}, ready[2] = {-1, -1};
-  double idle_s = warm_key ? kt__miss_helper_idle_s() : 0;
+  if (!warm_key) idle_s = 0;
   /* What can fail at once is found here (an access(2), not a spawn), so
    * that even a background miss says so on its first call. */
   if (!kt__helper_exe_path(path, sizeof path, &why)) {

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 
 #include "../common.h"
+#include "../envvars.h"
 #include "tune_request.h"
 
 typedef struct kt__miss_job kt__miss_job;
@@ -35,19 +36,20 @@ kt__miss_job *kt__miss_job_get(const char *key, bool *created);
  * there and waits for its reply. A helper that is not there (no
  * executable: checked here, so the caller learns it at once) or cannot
  * start fails the job. */
-void kt__miss_job_start(kt__miss_job *j, int request_fd, kt__tune_pending *pending, const char *warm_key);
+void kt__miss_job_start(kt__miss_job *j, int request_fd, kt__tune_pending *pending, const char *warm_key,
+                        double idle_s);
 /* WARM_KEY (NULL: none) names the backend and device of the tuning: a
  * helper that tuned for the same one and is still warm (waiting for the
- * application's next miss, KTUNE_HELPER_IDLE_S seconds, default 5; 0: no
+ * application's next miss, IDLE_S seconds: kt__miss_helper_idle_s; 0: no
  * helper stays) serves it, else a new one starts, which then stays warm. */
-double kt__miss_helper_idle_s(void);
+double kt__miss_helper_idle_s(const kt__envvars *env);
 /* kt_kernel_prepare: starts the warm helper of WARM_KEY (as
  * kt__miss_job_start names it) before any miss, on the bare request in
  * REQUEST_FD (closed here, tune_request.h): it opens its device and waits
  * for the first miss, KTUNE_HELPER_IDLE_S from then. Nothing when one is
  * there already or none stays warm (idle 0); a helper that cannot start is
  * said in the trace only (the miss then starts one and says why). */
-void kt__miss_helper_prepare(int request_fd, const char *warm_key);
+void kt__miss_helper_prepare(int request_fd, const char *warm_key, double idle_s);
 /* kt_kernel_prepare: starts a job thread ahead, which the next
  * kt__miss_job_start hands its job to instead of creating one; each thread
  * that takes a job starts the next (one waits at most). */

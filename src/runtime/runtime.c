@@ -166,7 +166,7 @@ static kt__miss_job *tuning_job(kt_kernel *k, kt__store *store, const kt__store_
     /* In the background the fallback is loaded first (rt_miss unholds). */
     if (k->ctx->opts.miss_policy == KT_MISS_BACKGROUND) kt__miss_job_hold(j);
     kt__sbuf device = {0};
-    kt__miss_job_start(j, fd, pending, warm_key(k, &device));
+    kt__miss_job_start(j, fd, pending, warm_key(k, &device), kt__miss_helper_idle_s(&k->ctx->env));
     kt__sbuf_free(&device);
   }
   pthread_mutex_unlock(&eb_lock);
@@ -401,7 +401,7 @@ static void start_helper_early(kt_kernel *k, kt__store *store) {
   kt__errbuf eb;
   if (warm_key(k, &device) &&
       kt__tune_request_create_bare(k, &k->runtime->device, store ? kt__store_path(store) : NULL, &fd, &eb) == KT_OK)
-    kt__miss_helper_prepare(fd, device.s);
+    kt__miss_helper_prepare(fd, device.s, kt__miss_helper_idle_s(&k->ctx->env));
   kt__sbuf_free(&device);
 }
 

@@ -265,7 +265,8 @@ static int open_device(kt_kernel *k, const kt__tune_request *r) {
                          .rtol = -1,
                          .workdir = workdir,
                          .bincache = &ctx->bincache,
-                         .constants_seed = 42};
+                         .constants_seed = 42,
+                         .spawn_zygote = ctx->env.v[KT__ENV_ZYGOTE].choice == KT__ZYGOTE_SPAWN};
   kt__worker *w = NULL;
   kt__device_info info;
   int rc = kt__worker_start(&ws, &info, &w, &ctx->err);

@@ -15,13 +15,14 @@
 #include <unistd.h>
 
 #include "../config.h"
+#include "../envvars.h"
 #include "db.h"
 #include "schema.h"
 
 /* ---- paths ---- */
 
 static int home_dir(const char **home) {
-  const char *h = getenv("HOME");
+  const char *h = kt__envvar_text(KT__ENV_HOME);
   if (!h || !*h) {
     const struct passwd *pw = getpwuid(getuid());
     h = pw ? pw->pw_dir : NULL;
@@ -31,8 +32,8 @@ static int home_dir(const char **home) {
 }
 
 int kt__store_default_path(char *buf, size_t len, const char *label, kt__errbuf *eb) {
-  const char *env = getenv("KTUNE_DB");
-  const char *xdg = getenv("XDG_CACHE_HOME");
+  const char *env = kt__envvar_text(KT__ENV_DB);
+  const char *xdg = kt__envvar_text(KT__ENV_XDG_CACHE_HOME);
   int n;
   if (env && *env) {
     n = snprintf(buf, len, "%s", env);

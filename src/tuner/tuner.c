@@ -388,15 +388,13 @@ static void submit(tuning *t, const kt__trial *tr) {
 }
 
 /* A timing sample's least length, so that the clock's resolution and a
- * launch's own cost are lost in it: KTUNE_SAMPLE_S (checked by
- * kt_context_create), else SAMPLE_S_HOST on the host's own cores, where a
+ * launch's own cost are lost in it: KTUNE_SAMPLE_S (as the context read
+ * it), else SAMPLE_S_HOST on the host's own cores, where a
  * sample shorter than the scheduler's slice is often cut by preemption, or
  * SAMPLE_S_DEVICE on a device timed by its own events
  * (bench/sample_length_h200.sh compares lengths on the H200). */
-static double sample_length(const kt__device_info *dev) {
-  const char *v = getenv("KTUNE_SAMPLE_S");
-  double s = v && *v ? strtod(v, NULL) : 0;
-  if (s > 0) return s;
+static double sample_length(const kt__envvars *env, const kt__device_info *dev) {
+  if (env->v[KT__ENV_SAMPLE_S].set) return env->v[KT__ENV_SAMPLE_S].seconds;
   return dev->host_cpu ? SAMPLE_S_HOST : SAMPLE_S_DEVICE;
 }
 
@@ -1403,7 +1401,8 @@ static int start(tuning *t) {
                          .workdir = t->workdir,
                          .check = t->has_check ? &t->check : NULL,
                          .bincache = &t->k->ctx->bincache,
-                         .constants_seed = t->o.seed ? t->o.seed : 42};
+                         .constants_seed = t->o.seed ? t->o.seed : 42,
+                         .spawn_zygote = t->k->ctx->env.v[KT__ENV_ZYGOTE].choice == KT__ZYGOTE_SPAWN};
   t->setup = ws;
   /* The worker opens its device (a CUDA context: 0.26 s on the H200) while
    * the tuner writes the tensors it will upload; a kept one has it open. */
@@ -1415,7 +1414,7 @@ static int start(tuning *t) {
   kt__trace("setup: tensors written");
   KT__FORWARD(start_compiles(t));
   KT__FORWARD(kt__worker_ready(&t->worker, &t->r->device, t->eb));
-  t->sample_s = sample_length(&t->r->device);
+  t->sample_s = sample_length(&t->k->ctx->env, &t->r->device);
   kt__trace("setup: worker started");
   if (t->early_default && !same_build_target(&t->build_device, &t->r->device)) {
     kt__trace("setup: the worker's device differs from the application's: the default is compiled again");

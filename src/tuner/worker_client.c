@@ -249,14 +249,13 @@ static bool carried(const kt__worker_setup *s) {
   return s->args && s->args->fd >= 0 && (!s->check || s->check->object);
 }
 
-/* Whether W's zygote is to be a fresh image, and why: KTUNE_ZYGOTE=spawn
- * asks for it always (the tests take that path on the CPU and PoCL); else
- * (auto, which kt_context_create made sure of) only when this process holds
- * a GPU driver. */
-static bool zygote_spawned(const char **why) {
-  const char *mode = getenv("KTUNE_ZYGOTE");
+/* Whether W's zygote is to be a fresh image, and why: the setup's
+ * spawn_zygote (KTUNE_ZYGOTE=spawn) asks for it always (the tests take that
+ * path on the CPU and PoCL); else only when this process holds a GPU
+ * driver. */
+static bool zygote_spawned(const kt__worker_setup *s, const char **why) {
   *why = kt__zygote_driver_loaded();
-  if (mode && strcmp(mode, "spawn") == 0 && !*why) *why = "KTUNE_ZYGOTE=spawn";
+  if (s->spawn_zygote && !*why) *why = "KTUNE_ZYGOTE=spawn";
   return *why != NULL;
 }
 
@@ -265,7 +264,7 @@ static bool zygote_spawned(const char **why) {
  * workers are bound to the setup (kt__zygote_exec). */
 static int start_zygote(kt__worker *w, kt__errbuf *eb) {
   const char *why = NULL;
-  bool spawned = zygote_spawned(&why);
+  bool spawned = zygote_spawned(&w->setup, &why);
   if (spawned && !carried(&w->setup)) {
     KT__RETURN_IF(
         kt__zygote_driver_loaded(), eb, KT_INVALID,

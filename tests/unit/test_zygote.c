@@ -213,12 +213,16 @@ TEST(check_callback_needs_a_forked_worker) {
   o.backend = KT_BACKEND_CPU;
   o.quiet = 1;
   kt_context *ctx;
-  ASSERT_EQ(kt_context_create(&o, &ctx), KT_OK);
   kt_kernel *k;
+  setenv("KTUNE_ZYGOTE", "spawn", 1); /* read when a context is created */
+  ASSERT_EQ(kt_context_create(&o, &ctx), KT_OK);
   ASSERT_EQ(kt_kernel_load_string(ctx, "app", add_c, "c", NULL, &k), KT_OK);
-  setenv("KTUNE_ZYGOTE", "spawn", 1);
   ASSERT_EQ(tune_with_callback(ctx, k), KT_OK);
+  kt_kernel_destroy(k);
+  kt_context_destroy(ctx);
   unsetenv("KTUNE_ZYGOTE");
+  ASSERT_EQ(kt_context_create(&o, &ctx), KT_OK);
+  ASSERT_EQ(kt_kernel_load_string(ctx, "app", add_c, "c", NULL, &k), KT_OK);
   load_libcuda();
   ASSERT_EQ(tune_with_callback(ctx, k), KT_INVALID);
   ASSERT_CONTAINS(kt_errmsg(ctx), "this process has loaded libcuda.so.1");
