@@ -175,6 +175,7 @@ bad B135 'KTUNE_HELPER_IDLE_S=soon: expected seconds' env KTUNE_HELPER_IDLE_S=so
 bad B136 'KTUNE_ZYGOTE=sometimes: expected spawn' env KTUNE_ZYGOTE=sometimes "$KTUNE" tune $BAD/ok.c
 bad B137 'KTUNE_SAMPLE_S=2ms: expected the seconds a timing sample lasts' env KTUNE_SAMPLE_S=2ms "$KTUNE" tune $BAD/ok.c
 bad B137 'KTUNE_SAMPLE_S=5: expected the seconds a timing sample lasts' env KTUNE_SAMPLE_S=5 "$KTUNE" tune $BAD/ok.c
+bad B138 'KTUNE_VERIFY_ON=gpu: expected host' env KTUNE_VERIFY_ON=gpu "$KTUNE" tune $BAD/ok.c
 # --- sheer numbers ---
 bad B70 'too_many_names.c: error: kernel f declares 71 tuned names; ktune handles at most 64' tune $BAD/too_many_names.c
 python3 -c "
