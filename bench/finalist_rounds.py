@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Finalist rounds replayed on recorded samples: do the 7 rounds decide better than stopping once
-the leader is apart (src/tuner/tuner.c, rounds_settled)?
+the leader is apart (src/tuner/rounds.c, rounds_settled)?
 
     python3 bench/finalist_rounds.py tests/data/t4/*.json.gz [more T4 files]
 
@@ -33,7 +33,7 @@ import statistics as st
 import sys
 
 FINALISTS, ROUNDS, MIN_ROUNDS = 5, 7, 3
-TIE_CAP = 0.02  # src/tuner/tuner.c: TIE_MAX_SPREAD
+TIE_CAP = 0.02  # src/measure/measure.h: KT__TIE_MAX_SPREAD
 
 
 def runtimes(path):

@@ -60,6 +60,15 @@ bool kt__config_next(const char **p, kt__config_item *item) {
   return true;
 }
 
+bool kt__config_split(const char *text, kt__config_item *item) {
+  const char *eq = strchr(text, '=');
+  if (!eq || eq == text || !eq[1]) return false;
+  size_t len = strlen(text), name_len = (size_t)(eq - text);
+  *item = (kt__config_item){
+      .text = text, .len = len, .name_len = name_len, .value = eq + 1, .value_len = len - name_len - 1};
+  return true;
+}
+
 bool kt__config_item_int(const kt__config_item *item, int64_t *v) {
   /* strtoll would skip white space: an empty value must not read the next item. */
   if (!item->value || item->value_len == 0) return false;

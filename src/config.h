@@ -41,6 +41,10 @@ typedef struct kt__config_item {
 /* The tokenizer: the next item of the list at *P, which advances past it.
  * Items are separated by white space and commas. False at the list's end. */
 bool kt__config_next(const char **p, kt__config_item *item);
+/* One item that is the whole of TEXT, white space and commas included (a
+ * --dim expression, an --input path): false unless it has a name before its
+ * first '=' and a value after it. */
+bool kt__config_split(const char *text, kt__config_item *item);
 /* The item's value as an integer (a sign, decimal, 0x hex or 0 octal), all
  * of it; false when it is no integer or does not fit 64 bits. */
 bool kt__config_item_int(const kt__config_item *item, int64_t *v);

@@ -336,15 +336,15 @@ int kt_kernel_set_size(kt_kernel *k, const char *name, int64_t value) {
 
 int kt_kernel_set_size_arg(kt_kernel *k, const char *arg) {
   const char *label = k->ctx->opts.labels.size;
-  const char *eq = strchr(arg, '=');
-  if (!eq || eq == arg || !eq[1])
+  kt__config_item it;
+  if (!kt__config_split(arg, &it))
     return kt__err(&k->ctx->err, KT_INVALID, "%s \"%s\": expected NAME=VALUE, e.g. %s N=4096", label, arg, label);
-  char *name = kt__xstrndup(arg, (size_t)(eq - arg));
+  char *name = kt__xstrndup(it.text, it.name_len);
   kt__diag d;
   kt__source src;
-  kt__source_from_string(label, eq + 1, &src);
+  kt__source_from_string(label, it.value, &src);
   kt__diag_init(&d, &src);
-  kt__expr *e = kt__expr_parse_text(eq + 1, (kt__loc){1, 1}, &d);
+  kt__expr *e = kt__expr_parse_text(it.value, (kt__loc){1, 1}, &d);
   int64_t v = 0;
   kt__eval_error ee;
   int rc = KT_OK;

@@ -202,11 +202,11 @@ static int check_type(const kt_kernel *k, const kt__param *p, const kt__data_hea
 static int data_spec(kt_kernel *k, const char *spec, bool want_output, const char *label, int *param,
                      kt__data_source *src) {
   kt__errbuf *eb = &k->ctx->err;
-  const char *eq = spec ? strchr(spec, '=') : NULL;
-  KT__RETURN_IF(!eq || eq == spec || !eq[1], eb, KT_INVALID,
+  kt__config_item it;
+  KT__RETURN_IF(!spec || !kt__config_split(spec, &it), eb, KT_INVALID,
                 "%s \"%s\": expected NAME=PATH (a .npy file) or NAME=PATH:TYPE (raw binary, e.g. x=x.bin:f32)", label,
                 spec ? spec : "");
-  char *name = kt__xstrndup(spec, (size_t)(eq - spec));
+  char *name = kt__xstrndup(it.text, it.name_len);
   const kt__kernel_decl *d = k->decl;
   int i = 0;
   while (i < d->nparams && strcmp(d->params[i].name, name) != 0) i++;
@@ -236,7 +236,7 @@ static int data_spec(kt_kernel *k, const char *spec, bool want_output, const cha
   kt__sbuf_free(&tensors);
   free(name);
   if (rc != KT_OK) return rc;
-  kt__data_source_parse(eq + 1, src);
+  kt__data_source_parse(it.value, src);
   kt__data_header h;
   kt__sbuf where = {0};
   source_label(k, &d->params[i], src, label, &where);

@@ -104,12 +104,6 @@ const kt__kernel_decl *kt__file_kernel(const kt__file *f, const char *name, cons
   return NULL;
 }
 
-int kt__decl_tune_index(const kt__kernel_decl *k, const char *name) {
-  for (int i = 0; i < k->ntune; i++)
-    if (strcmp(k->tune[i].name, name) == 0) return i;
-  return -1;
-}
-
 int kt__decl_size_index(const kt__kernel_decl *k, const char *name) {
   for (int i = 0; i < k->nsizes; i++)
     if (strcmp(k->sizes[i], name) == 0) return i;

@@ -25,8 +25,7 @@ void kt__file_free(kt__file *f);
  * kt_labels.kernel). */
 const kt__kernel_decl *kt__file_kernel(const kt__file *f, const char *name, const char *label, kt__errbuf *eb);
 
-/* Index of a tuned (@autotune) name, or -1. */
-int kt__decl_tune_index(const kt__kernel_decl *k, const char *name);
+/* Index of a size name, or -1. */
 int kt__decl_size_index(const kt__kernel_decl *k, const char *name);
 
 /* For a configuration @where allows (ENV binds its names and the runtime

@@ -348,17 +348,6 @@ int kt__argset_map(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t m
   return KT_OK;
 }
 
-int kt__argset_create(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t seed, uint64_t max_bytes,
-                      kt__argset **out, kt__errbuf *eb) {
-  KT__FORWARD(kt__argset_map(decl, sizes, max_bytes, out, eb));
-  int rc = kt__argset_fill(decl, seed, NULL, NULL, NULL, *out, eb);
-  if (rc != KT_OK) {
-    kt__argset_free(*out);
-    *out = NULL;
-  }
-  return rc;
-}
-
 int kt__argset_attach(const kt__kernel_decl *decl, const kt__env *sizes, int fd, const bool *compared,
                       const bool *reference_set, kt__argset **out, kt__errbuf *eb) {
   *out = NULL;

@@ -43,17 +43,14 @@ typedef struct kt__argset {
   size_t map_bytes;
 } kt__argset;
 
-/* Allocates and fills the tensors of DECL for runtime sizes SIZES (a shape
- * that uses tuned names is allocated for the largest over their choices). Refuses (KT_INVALID) negative or absurd
- * shapes, and totals beyond MAX_BYTES, before allocating anything.
- * MAX_BYTES counts one copy of every tensor (what the device holds); 0 means
- * half the machine's physical memory. Tensor I is filled from seed
- * SEED + I, so adding a tensor does not change the others' contents. */
-int kt__argset_create(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t seed, uint64_t max_bytes,
-                      kt__argset **out, kt__errbuf *eb);
-/* kt__argset_create in two steps: the shared memory mapped (before a worker
- * is forked, so that it sees the same pages), then written, which the tuner
- * does while the worker opens its device. */
+/* Maps the shared memory of the tensors of DECL for runtime sizes SIZES (a
+ * shape that uses tuned names is allocated for the largest over their
+ * choices), before a worker is forked, so that it sees the same pages;
+ * kt__argset_fill writes them, which the tuner does while the worker opens
+ * its device. Refuses (KT_INVALID) negative or absurd shapes, and totals
+ * beyond MAX_BYTES, before allocating anything. MAX_BYTES counts one copy of
+ * every tensor (what the device holds); 0 means half the machine's physical
+ * memory. */
 int kt__argset_map(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t max_bytes, kt__argset **out,
                    kt__errbuf *eb);
 /* The tensors of DECL at SIZES in the shared memory another process mapped
@@ -67,8 +64,10 @@ int kt__argset_attach(const kt__kernel_decl *decl, const kt__env *sizes, int fd,
  * the caller's tensors for a tuning. */
 int kt__argset_plan(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t max_bytes, kt__argset **out,
                     kt__errbuf *eb);
-/* Writes every tensor's initial content: its @kernel initial value, or the
- * file INPUTS names for its parameter (NULL, or path NULL: none); outputs
+/* Writes every tensor's initial content: its @kernel initial value (tensor I
+ * from seed SEED + I, so adding a tensor does not change the others'
+ * contents), or the file INPUTS names for its parameter (NULL, or path NULL:
+ * none); outputs
  * with a file in EXPECTS get it as their reference. KT_IO when a file
  * cannot be read whole (the headers are checked before, kt__kernel_check_file).
  * An in or inout tensor whose parameter has GIVEN[p] (GIVEN NULL: none) is

@@ -41,14 +41,6 @@ double kt__base_tell(kt__search_base *b, uint64_t index, kt__status status, doub
   return c;
 }
 
-double kt__base_known(const kt__search_base *b, uint64_t index) {
-  uint64_t bits;
-  if (!kt__u64map_get(&b->cost, index, &bits)) return NAN;
-  double c;
-  memcpy(&c, &bits, sizeof c);
-  return c;
-}
-
 bool kt__base_fresh(const kt__search_base *b, uint64_t index) {
   return index < kt__space_size(b->space) && !kt__u64map_has(&b->seen, index) && kt__space_valid_index(b->space, index);
 }

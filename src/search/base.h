@@ -32,8 +32,6 @@ void kt__base_free(kt__search_base *b);
 double kt__base_cost_of(kt__status status, double seconds);
 /* Records a result; returns its cost. */
 double kt__base_tell(kt__search_base *b, uint64_t index, kt__status status, double seconds);
-/* Cost of a told index; NAN when not told (yet). */
-double kt__base_known(const kt__search_base *b, uint64_t index);
 
 /* True (and INDEX marked as proposed) when INDEX is valid and new. */
 bool kt__base_take(kt__search_base *b, uint64_t index);

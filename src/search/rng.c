@@ -1,7 +1,6 @@
 #include "rng.h"
 
 #include <assert.h>
-#include <math.h>
 
 uint64_t kt__splitmix64(uint64_t *state) {
   uint64_t z = (*state += 0x9e3779b97f4a7c15u);
@@ -40,9 +39,3 @@ uint64_t kt__rng_below(kt__rng *r, uint64_t n) {
 }
 
 double kt__rng_unit(kt__rng *r) { return (double)(kt__rng_next(r) >> 11) * 0x1.0p-53; }
-
-double kt__rng_normal(kt__rng *r) {
-  double u = 1.0 - kt__rng_unit(r); /* (0, 1]: log is finite */
-  double v = kt__rng_unit(r);
-  return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
-}

@@ -16,8 +16,6 @@ uint64_t kt__rng_next(kt__rng *r);
 uint64_t kt__rng_below(kt__rng *r, uint64_t n);
 /* Uniform in [0, 1). */
 double kt__rng_unit(kt__rng *r);
-/* Standard normal (Box-Muller). */
-double kt__rng_normal(kt__rng *r);
 /* splitmix64 step: also a good 64-bit mixing function for hashing. */
 uint64_t kt__splitmix64(uint64_t *state);
 

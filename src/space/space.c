@@ -323,15 +323,6 @@ void kt__space_pin_values(kt__space *s, const kt__config_pins *pins, kt__sbuf *w
   (void)fits;
 }
 
-int kt__space_pin(kt__space *s, const char *spec, const char *label, kt__sbuf *warn, kt__errbuf *eb) {
-  kt__config_pins pins;
-  kt__config_pins_init(&pins, s->ndims);
-  int rc = kt__config_parse_pins(s->names, s->ndims, spec, label, &pins, eb);
-  if (rc == KT_OK) kt__space_pin_values(s, &pins, warn);
-  kt__config_pins_free(&pins);
-  return rc;
-}
-
 bool kt__space_is_pinned(const kt__space *s, int d) {
   assert(d >= 0 && d < s->ndims);
   return s->pinned[d];

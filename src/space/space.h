@@ -78,11 +78,6 @@ int kt__space_none_valid(const kt__space *s, const char *path, const char *kerne
  * dims); a value outside the declared choices is accepted and a warning is
  * appended to WARN (may be NULL). */
 void kt__space_pin_values(kt__space *s, const kt__config_pins *pins, kt__sbuf *warn);
-/* Pins names from "NAME=VALUE NAME=VALUE ..." (VALUE an integer), parsed by
- * kt__config_parse_pins over the space's names (LABEL as there): an
- * undeclared name is KT_INVALID listing the declared names, and a bad spec
- * changes nothing. */
-int kt__space_pin(kt__space *s, const char *spec, const char *label, kt__sbuf *warn, kt__errbuf *eb);
 bool kt__space_is_pinned(const kt__space *s, int d);
 
 /* Neighbours of INDEX: configurations that differ in one name by one step in

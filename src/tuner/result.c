@@ -57,19 +57,6 @@ void kt__result_config_string(const kt_result *r, const kt__trial *t, kt__sbuf *
   kt__config_format((const char *const *)r->names, t->values, r->nnames, "", out);
 }
 
-void kt__config_values(const char *const *names, int n, const char *config, int64_t *values) {
-  const char *p = config;
-  while (*p) {
-    while (*p == ' ') p++;
-    size_t len = strcspn(p, "= ");
-    if (p[len] != '=') break;
-    int64_t v = strtoll(p + len + 1, NULL, 10);
-    for (int i = 0; i < n; i++)
-      if (strlen(names[i]) == len && strncmp(names[i], p, len) == 0) values[i] = v;
-    p += len + 1 + strcspn(p + len + 1, " ");
-  }
-}
-
 double kt__trial_seconds(const kt__trial *t) { return t->final_s > 0 ? t->final_s : t->stats.median; }
 
 static const kt_result *rank_subject;

@@ -73,10 +73,6 @@ kt_result *kt__result_create(const char *kernel, const char *file, const char *c
 kt__trial *kt__result_add(kt_result *r, const int64_t *values, int stage);
 /* The configuration as "NAME=VALUE NAME=VALUE". */
 void kt__result_config_string(const kt_result *r, const kt__trial *t, kt__sbuf *out);
-/* Reads a stored "NAME=VALUE NAME=VALUE" configuration into VALUES, where
- * VALUES[i] belongs to NAMES[i]; other names are ignored and names the text
- * lacks keep their value. */
-void kt__config_values(const char *const *names, int n, const char *config, int64_t *values);
 /* Trials with status OK, ordered by median (fastest first); returns count. */
 int kt__result_ranked(const kt_result *r, int *order, int max);
 /* One device as a JSON object (`ktune devices --json` and the result's "device"). */

@@ -1,6 +1,6 @@
 /* The command-line value parsers: --dim NAME=VALUE (kt_kernel_set_size_arg)
- * and --autotune "NAME=VALUE ..." (kt_kernel_pin, and kt__space_pin on the
- * kernel's real space with its @where). The input is split at the first
+ * and --autotune "NAME=VALUE ..." (kt_kernel_pin, and the same text parsed
+ * over the kernel's real space with its @where and pinned there). The input is split at the first
  * newline: the --dim text before it, the --autotune text after. */
 #include "fuzz.h"
 
@@ -33,11 +33,15 @@ static void pin_space(const char *spec) {
   kt__errbuf eb;
   if (kt__space_create(k->decl->tune, k->decl->ntune, k->decl->where, k->decl->nwhere, &env, &s, &eb) != KT_OK) abort();
   kt__sbuf warn = {0};
-  if (kt__space_pin(s, spec, "--autotune", &warn, &eb) == KT_OK) {
+  kt__config_pins pins;
+  kt__config_pins_init(&pins, kt__space_ndims(s));
+  if (kt__config_parse_pins(kt__space_names(s), kt__space_ndims(s), spec, "--autotune", &pins, &eb) == KT_OK) {
+    kt__space_pin_values(s, &pins, &warn);
     uint64_t n = kt__space_size(s);
     if (n == 0 || n > 8 * 6 * 3) abort(); /* pinning only shrinks */
     (void)kt__space_count_valid(s, 1000);
   }
+  kt__config_pins_free(&pins);
   kt__sbuf_free(&warn);
   kt__space_free(s);
 }

@@ -34,13 +34,26 @@ static void setup(fx *f, int64_t m, int64_t k) {
   f->env = (kt__env){f->names, f->values, 3, NULL};
 }
 
+/* Maps and fills the tensors as the tuner does (kt__argset_map, then
+ * kt__argset_fill with no files); NULL in *OUT on failure. */
+static int argset_create(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t seed, uint64_t max_bytes,
+                         kt__argset **out, kt__errbuf *eb) {
+  KT__FORWARD(kt__argset_map(decl, sizes, max_bytes, out, eb));
+  int rc = kt__argset_fill(decl, seed, NULL, NULL, NULL, *out, eb);
+  if (rc != KT_OK) {
+    kt__argset_free(*out);
+    *out = NULL;
+  }
+  return rc;
+}
+
 TEST(tensors_shapes_modes_and_contents) {
   fx f;
   setup(&f, 5, 4);
   kt__argset *a, *again;
   kt__errbuf eb = {{0}};
-  ASSERT_EQ(kt__argset_create(f.decl, &f.env, 1, 0, &a, &eb), KT_OK);
-  ASSERT_EQ(kt__argset_create(f.decl, &f.env, 1, 0, &again, &eb), KT_OK);
+  ASSERT_EQ(argset_create(f.decl, &f.env, 1, 0, &a, &eb), KT_OK);
+  ASSERT_EQ(argset_create(f.decl, &f.env, 1, 0, &again, &eb), KT_OK);
   ASSERT_EQ(a->ntensors, 4);
   ASSERT_EQ(a->tensor_of_param[4], -1);
   ASSERT_EQ(a->tensor_of_param[2], 2);
@@ -72,7 +85,7 @@ TEST(negative_dimension_is_refused) {
   setup(&f, -3, 4);
   kt__argset *a = (kt__argset *)1;
   kt__errbuf eb = {{0}};
-  ASSERT_EQ(kt__argset_create(f.decl, &f.env, 1, 0, &a, &eb), KT_INVALID);
+  ASSERT_EQ(argset_create(f.decl, &f.env, 1, 0, &a, &eb), KT_INVALID);
   ASSERT_TRUE(a == NULL);
   ASSERT_CONTAINS(eb.msg, "tensor a: dimension 1 is negative (-3)");
   kt__file_free(f.file);
@@ -83,11 +96,11 @@ TEST(absurd_and_overflowing_shapes_are_refused) {
   setup(&f, (int64_t)1 << 50, 4);
   kt__argset *a;
   kt__errbuf eb = {{0}};
-  ASSERT_EQ(kt__argset_create(f.decl, &f.env, 1, 0, &a, &eb), KT_INVALID);
+  ASSERT_EQ(argset_create(f.decl, &f.env, 1, 0, &a, &eb), KT_INVALID);
   ASSERT_CONTAINS(eb.msg, "absurdly large");
   kt__file_free(f.file);
   setup(&f, (int64_t)1 << 40, (int64_t)1 << 40);
-  ASSERT_EQ(kt__argset_create(f.decl, &f.env, 1, 0, &a, &eb), KT_INVALID);
+  ASSERT_EQ(argset_create(f.decl, &f.env, 1, 0, &a, &eb), KT_INVALID);
   ASSERT_CONTAINS(eb.msg, "tensor a: the element count overflows");
   kt__file_free(f.file);
 }
@@ -97,9 +110,9 @@ TEST(total_beyond_limit_is_refused_before_allocating) {
   setup(&f, 1000, 1000); /* a: 4 MB, the largest */
   kt__argset *a;
   kt__errbuf eb = {{0}};
-  ASSERT_EQ(kt__argset_create(f.decl, &f.env, 1, 1000000, &a, &eb), KT_INVALID);
+  ASSERT_EQ(argset_create(f.decl, &f.env, 1, 1000000, &a, &eb), KT_INVALID);
   ASSERT_CONTAINS(eb.msg, "the largest is a");
-  ASSERT_EQ(kt__argset_create(f.decl, &f.env, 1, 5000000, &a, &eb), KT_OK);
+  ASSERT_EQ(argset_create(f.decl, &f.env, 1, 5000000, &a, &eb), KT_OK);
   kt__argset_free(a);
   kt__file_free(f.file);
 }
@@ -109,7 +122,7 @@ TEST(zero_sized_tensor_is_allowed) {
   setup(&f, 0, 4);
   kt__argset *a;
   kt__errbuf eb = {{0}};
-  ASSERT_EQ(kt__argset_create(f.decl, &f.env, 1, 0, &a, &eb), KT_OK);
+  ASSERT_EQ(argset_create(f.decl, &f.env, 1, 0, &a, &eb), KT_OK);
   ASSERT_EQ(a->tensors[0].count, 0);
   kt__argset_free(a);
   kt__file_free(f.file);

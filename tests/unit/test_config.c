@@ -1,6 +1,7 @@
 /* The configuration's vocabulary: names and defaults of both stages from a
  * declaration, the tokenizer and formatter of "NAME=VALUE" lists (round
- * trips, malformed text), and --autotune pins split by stage. */
+ * trips, malformed text), the single-item split, and --autotune pins split
+ * by stage. */
 #include "harness.h"
 
 #include <stdlib.h>
@@ -90,6 +91,20 @@ TEST(tokenizer_splits_items) {
   items(" \t, ", &empty);
   ASSERT_STREQ(empty.s, "");
   kt__sbuf_free(&empty);
+}
+
+TEST(split_takes_the_whole_text_as_one_item) {
+  kt__config_item it;
+  ASSERT_TRUE(kt__config_split("N=2 * 1024, 3", &it)); /* white space and commas stay in the value */
+  ASSERT_EQ(it.name_len, 1);
+  ASSERT_STREQ(it.value, "2 * 1024, 3");
+  ASSERT_EQ(it.value_len, strlen("2 * 1024, 3"));
+  ASSERT_TRUE(kt__config_split("x=a=b.bin:f32", &it)); /* the first '=' ends the name */
+  ASSERT_EQ(it.name_len, 1);
+  ASSERT_STREQ(it.value, "a=b.bin:f32");
+  static const char *const bad[] = {"", "N", "=4", "N=", "="};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    if (kt__config_split(bad[i], &it)) kt_test_fail(__FILE__, __LINE__, "'%s' split", bad[i]);
 }
 
 static bool int_of(const char *text, int64_t *v) {

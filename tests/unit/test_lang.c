@@ -138,8 +138,6 @@ TEST(choices_in_annotations) {
   ASSERT_EQ(k->tune[3].values[1], -1);
   ASSERT_EQ(k->tune[4].count, 2);
   ASSERT_EQ(k->tune[4].values[0], -8);
-  ASSERT_EQ(kt__decl_tune_index(k, "D"), 3);
-  ASSERT_EQ(kt__decl_tune_index(k, "Q"), -1);
   kt__file_free(f);
 }
 

@@ -65,7 +65,8 @@ static void start(fixture *f, const char *src) {
   memset(f, 0, sizeof *f);
   parse(f, src);
   kt__errbuf eb = {{0}};
-  if (kt__argset_create(f->decl, &f->env, 42, 0, &f->args, &eb) != KT_OK)
+  if (kt__argset_map(f->decl, &f->env, 0, &f->args, &eb) != KT_OK ||
+      kt__argset_fill(f->decl, 42, NULL, NULL, NULL, f->args, &eb) != KT_OK)
     kt_test_fail(__FILE__, __LINE__, "%s", eb.msg);
   snprintf(f->workdir, sizeof f->workdir, "/tmp/kt-test-worker-XXXXXX");
   ASSERT_TRUE(mkdtemp(f->workdir) != NULL);

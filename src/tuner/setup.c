@@ -1,0 +1,163 @@
+/* A tuning's setup and teardown: sizes and names checked, the tensors mapped
+ * and written, how outputs are judged, the device worker started (or a kept
+ * one bound again), the compile threads; then all of it ended. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../workdir.h"
+#include "internal.h"
+
+static double eval_work(const kt__tuning *t, const kt__expr *e) {
+  if (!e) return 0;
+  kt__env env = {t->cfg->names, t->cfg->defaults, t->cfg->n, &t->size_env};
+  int64_t v;
+  kt__eval_error ee;
+  return kt__expr_eval(e, &env, &v, &ee) == 0 ? (double)v : 0;
+}
+
+static void describe_sizes(kt__tuning *t) {
+  kt__sbuf b = {0};
+  kt__config_format((const char *const *)t->d->sizes, t->sizes, t->d->nsizes, "", &b);
+  t->r->sizes = b.s;
+}
+
+/* Messages from the argument setup point at "line:col: ..." or nowhere;
+ * the user needs the file too, in the `file:line:col: error:` form. */
+static int locate_error(kt__tuning *t, int rc) {
+  char msg[sizeof t->eb->msg];
+  int line, col, n = 0;
+  snprintf(msg, sizeof msg, "%s", t->eb->msg);
+  const char *path = t->k->file->src.path;
+  if (sscanf(msg, "%d:%d: %n", &line, &col, &n) != 2 || n == 0) return kt__err(t->eb, rc, "%s: error: %s", path, msg);
+  /* With the source line and a caret, as the parser's errors have them. */
+  kt__diag d;
+  kt__diag_init(&d, &t->k->file->src);
+  kt__diag_error(&d, (kt__loc){line, col}, "%s", msg + n);
+  size_t len = d.errors.len;
+  while (len && d.errors.s[len - 1] == '\n') len--;
+  kt__err(t->eb, rc, "%.*s", (int)len, d.errors.s);
+  kt__diag_free(&d);
+  return rc;
+}
+
+/* kt_launch tunes on the caller's data (CPU backend, host pointers): the
+ * inputs and inout tensors start from the caller's contents, so the
+ * reference and every trial see the real data. Outputs keep their declared
+ * initial value or poison. The caller's memory is only read. */
+/* The caller's data (the tuning helper's), once the application has
+ * written it: the wait overlaps the worker's opening of its device. */
+static int use_caller_data(kt__tuning *t) {
+  if (t->k->tune_args_wait) KT__FORWARD(t->k->tune_args_wait(t->k->tune_args_ud, t->eb));
+  kt__argset_take(t->args, t->k->tune_args);
+  return KT_OK;
+}
+
+/* Whether builds for A serve B: the same compiler input. */
+static bool same_build_target(const kt__device_info *a, const kt__device_info *b) {
+  return strcmp(a->backend, b->backend) == 0 && strcmp(a->name, b->name) == 0 && strcmp(a->arch, b->arch) == 0 &&
+         strcmp(a->toolchain_version, b->toolchain_version) == 0;
+}
+
+/* The compile threads; in the tuning helper, where the application's view
+ * of the device came with the request, the default's compile starts now,
+ * while the worker still opens the device (cuInit and a context: about
+ * 0.3 s on the H200, as long as an NVRTC compile). Only for the plain
+ * reference (the default) and a backend that compiles in the tuner; on the
+ * host's own cores too, as nothing is timed yet. */
+static int start_compiles(kt__tuning *t) {
+  int jobs = t->k->ctx->opts.jobs > 0 ? t->k->ctx->opts.jobs : kt__ncores();
+  t->r->compile_threads = jobs;
+  t->pool = kt__pool_create(t->k->backend, jobs);
+  if (!t->pool) return kt__err(t->eb, KT_NOMEM, "cannot start a compile thread");
+  const kt__device_info *seen = t->k->tune_device;
+  if (!seen || !t->k->backend->compile || t->k->backend->builds_at_load || !t->default_is_reference) return KT_OK;
+  t->build_device = *seen;
+  kt__trial tr = {.id = (uint64_t)t->r->ntrials}; /* the id kt__reference_run gives the default next */
+  memcpy(tr.values, t->cfg->defaults, (size_t)t->cfg->n * sizeof *tr.values);
+  kt__tuner_submit(t, &tr);
+  t->early_default = true;
+  kt__trace("setup: the default's compile started before the worker is ready");
+  return KT_OK;
+}
+
+int kt__setup_start(kt__tuning *t) {
+  const kt__kernel_decl *d = t->d;
+  /* Bad options are refused before anything runs or is written. */
+  if (t->o.strategy && !kt__strategy_find(t->o.strategy)) return kt__choice_unknown_strategy(t);
+  t->sizes = kt__xcalloc((size_t)d->nsizes + 1, sizeof *t->sizes);
+  KT__FORWARD(kt__kernel_resolve_sizes(t->k, t->sizes, t->eb));
+  t->size_env = (kt__env){(const char *const *)d->sizes, t->sizes, d->nsizes, NULL};
+  KT__FORWARD(kt__config_check_size(t->cfg, t->k->file->src.path, d->name, t->eb));
+  uint64_t size, valid;
+  KT__FORWARD(kt__choice_check_space(t, &size, &valid));
+  t->r = kt__result_create(d->name, t->k->file->src.path, t->cfg->names, t->cfg->n, t->cfg->ntune);
+  t->r->bincache = t->k->ctx->bincache;
+  t->r->space_size = size;
+  t->r->valid_size = valid;
+  t->r->budget_s = t->o.budget_s > 0 ? t->o.budget_s : 0;
+  describe_sizes(t);
+  t->r->flops = eval_work(t, d->flops);
+  t->r->bytes = eval_work(t, d->bytes);
+  if (!(t->workdir = kt__workdir(t->eb))) return KT_INVALID;
+  kt__trace("setup: names and sizes");
+  int rc = kt__argset_map(d, &t->size_env, t->k->ctx->opts.max_tensor_bytes, &t->args, t->eb);
+  if (rc == KT_OK) rc = kt__constants_create(d, t->k->file->src.path, kt__tuning_seed(t), &t->constants, t->eb);
+  if (rc != KT_OK) return locate_error(t, rc);
+  KT__FORWARD(kt__judging_check_files(t));
+  KT__FORWARD(kt__judging_plan(t));
+  kt__worker_setup ws = {.backend = t->k->backend,
+                         .device = t->k->ctx->opts.device,
+                         .file = t->k->file,
+                         .decl = d,
+                         .sizes = &t->size_env,
+                         .args = t->args,
+                         .constants = t->constants,
+                         .atol = -1, /* the worker applies @verify and per-type defaults */
+                         .rtol = -1,
+                         .workdir = t->workdir,
+                         .check = t->has_check ? &t->check : NULL,
+                         .bincache = &t->k->ctx->bincache,
+                         .constants_seed = kt__tuning_seed(t),
+                         .spawn_zygote = t->k->ctx->env.v[KT__ENV_ZYGOTE].choice == KT__ZYGOTE_SPAWN};
+  t->setup = ws;
+  /* The worker opens its device (a CUDA context: 0.26 s on the H200) while
+   * the tuner writes the tensors it will upload; a kept one has it open. */
+  if (!t->k->keep_worker || kt__worker_rebind(&ws, &t->worker, t->eb) != KT_OK)
+    KT__FORWARD(kt__worker_launch(&ws, &t->worker, t->eb));
+  rc = kt__argset_fill(d, kt__tuning_seed(t), t->k->inputs, t->k->expects, t->k->tune_args, t->args, t->eb);
+  if (rc != KT_OK) return locate_error(t, rc);
+  if (t->k->tune_args) KT__FORWARD(use_caller_data(t));
+  kt__trace("setup: tensors written");
+  KT__FORWARD(start_compiles(t));
+  KT__FORWARD(kt__worker_ready(&t->worker, &t->r->device, t->eb));
+  t->sample_s = kt__tuner_sample_length(&t->k->ctx->env, &t->r->device);
+  kt__trace("setup: worker started");
+  if (t->early_default && !same_build_target(&t->build_device, &t->r->device)) {
+    kt__trace("setup: the worker's device differs from the application's: the default is compiled again");
+    kt__compile_job_free(kt__pool_wait(t->pool));
+    t->early_default = false;
+  }
+  t->build_device = t->r->device; /* no compile runs now unless for the same target */
+  return kt__records_open(t);
+}
+
+void kt__setup_finish(kt__tuning *t) {
+  if (t->pool) {
+    kt__pool_cancel_queued(t->pool);
+    kt__compile_job *j;
+    while ((j = kt__pool_wait(t->pool)) != NULL) kt__compile_job_free(j);
+    t->r->compile_busy_s = kt__pool_busy_seconds(t->pool);
+  }
+  kt__pool_free(t->pool);
+  kt__trace("teardown: compile threads joined");
+  if (t->worker) t->r->restarts = kt__worker_restarts(t->worker);
+  if (!t->k->keep_worker || !kt__worker_bindable(&t->setup) || !kt__worker_park(t->worker)) kt__worker_stop(t->worker);
+  kt__trace("teardown: worker stopped");
+  kt__argset_free(t->args);
+  kt__constants_free(t->constants);
+  kt__check_free(&t->check);
+  kt__trace("teardown: tensors freed");
+  kt__records_free(t);
+  free(t->sizes);
+}
