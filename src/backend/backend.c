@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "binkey.h"
+#include "dl.h"
 
 /* Each table at its kt_backend_kind; KT_BACKEND_AUTO's slot stays NULL. */
 #define KT__BACKEND_ENTRY(kind, table) [kind] = &table,
@@ -43,6 +44,12 @@ void kt__artifact_free(kt__artifact *a) {
   free(a->log);
   free(a->not_cached);
   a->path = a->log = a->not_cached = NULL;
+}
+
+const char *kt__be_loaded_driver(const kt__backend *be) {
+  for (int i = 0; be->drivers[i]; i++)
+    if (kt__dl_loaded(be->drivers[i])) return be->drivers[i];
+  return NULL;
 }
 
 int kt__be_list_devices(const kt__backend *be, kt__device_info *out, int max, int *count, kt__errbuf *eb) {

@@ -1074,6 +1074,7 @@ const kt__backend kt__backend_opencl = {
     .name = "opencl",
     .lang = KT__LANG_OPENCL,
     .extensions = {".cl"},
+    .drivers = {"libOpenCL.so.1", "libOpenCL.so"},
 #if KTUNE_HAVE_CL_H
     .builds_at_load = true, /* in the worker that owns the context */
     .programs_kept = CACHE_SLOTS,
