@@ -68,6 +68,8 @@ kt__status kt__be_compile(const kt__backend *be, const kt__build *b, kt__artifac
   return kt__compile_cached(be, b, a, eb);
 }
 
+bool kt__be_compiles(const kt__backend *be) { return be->compile != NULL; }
+
 int kt__be_open(const kt__backend *be, int index, void **state, kt__device_info *info, kt__errbuf *eb) {
   memset(info, 0, sizeof *info);
   strncpy(info->backend, be->name, sizeof info->backend - 1);
@@ -78,6 +80,8 @@ int kt__be_open(const kt__backend *be, int index, void **state, kt__device_info 
   }
   return be->open(index, state, info, eb);
 }
+
+bool kt__be_can_adopt(const kt__backend *be) { return be->adopt != NULL; }
 
 int kt__be_adopt(const kt__backend *be, void *native, void *device, void **state, kt__device_info *info,
                  kt__errbuf *eb) {

@@ -277,8 +277,13 @@ const kt__backend *kt__backend_for_lang(kt__lang lang);
 const char *kt__be_loaded_driver(const kt__backend *be);
 int kt__be_list_devices(const kt__backend *be, kt__device_info *out, int max, int *count, kt__errbuf *eb);
 kt__status kt__be_compile(const kt__backend *be, const kt__build *b, kt__artifact *a, kt__errbuf *eb);
+/* Whether BE has a compile step that writes an artifact (not when it builds
+ * at load, nor in a build that cannot use it). */
+bool kt__be_compiles(const kt__backend *be);
 int kt__be_open(const kt__backend *be, int index, void **state, kt__device_info *info, kt__errbuf *eb);
 void kt__be_close(const kt__backend *be, void *state);
+/* Whether BE can open on an application's own device context (adopt). */
+bool kt__be_can_adopt(const kt__backend *be);
 /* KT_INVALID when the backend cannot share the application's context. */
 int kt__be_adopt(const kt__backend *be, void *native, void *device, void **state, kt__device_info *info,
                  kt__errbuf *eb);
