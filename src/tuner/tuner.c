@@ -1057,7 +1057,7 @@ static void compile_missing(tuning *t, const int *order, int n) {
 }
 
 static bool in_rounds(const tuning *t, const kt__trial *tr) {
-  return tr->status == KT__ST_OK && (tr->artifact || !t->k->backend->compile);
+  return tr->status == KT__ST_OK && (tr->artifact || !kt__be_compiles(t->k->backend));
 }
 
 /* One round: a sample of each finalist, rotated so that none always runs
@@ -1356,7 +1356,8 @@ static int start_compiles(tuning *t) {
   t->pool = kt__pool_create(t->k->backend, jobs);
   if (!t->pool) return kt__err(t->eb, KT_NOMEM, "cannot start a compile thread");
   const kt__device_info *seen = t->k->tune_device;
-  if (!seen || !t->k->backend->compile || t->k->backend->builds_at_load || !t->default_is_reference) return KT_OK;
+  if (!seen || !kt__be_compiles(t->k->backend) || t->k->backend->builds_at_load || !t->default_is_reference)
+    return KT_OK;
   t->build_device = *seen;
   kt__trial tr = {.id = (uint64_t)t->r->ntrials}; /* the id run_reference gives the default next */
   memcpy(tr.values, t->cfg->defaults, (size_t)t->cfg->n * sizeof *tr.values);
