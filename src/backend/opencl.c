@@ -21,7 +21,7 @@
 #include "../config.h"
 #include "compare_kernel.h"
 
-#if KTUNE_HAVE_CL_H
+#ifdef KTUNE_HAVE_CL_H
 
 enum {
   MAX_DEVICES = 256,
@@ -1075,7 +1075,7 @@ const kt__backend kt__backend_opencl = {
     .lang = KT__LANG_OPENCL,
     .extensions = {".cl"},
     .drivers = {"libOpenCL.so.1", "libOpenCL.so"},
-#if KTUNE_HAVE_CL_H
+#ifdef KTUNE_HAVE_CL_H
     .builds_at_load = true, /* in the worker that owns the context */
     .programs_kept = CACHE_SLOTS,
     .list_devices = cl_list_devices,
