@@ -129,6 +129,10 @@ typedef struct kt__backend {
    * prebuild fills at most half of them, so that the recently loaded ones
    * stay, and the tuner's batches are no larger than that half. */
   int programs_kept;
+  /* Where a binding's arrays for its kernels are (kt_kernel_memory):
+   * KT_MEMORY_HOST (0) unless kt_launch takes pointers that array libraries
+   * hand out themselves (CUDA device pointers). */
+  kt_memory_kind memory;
   /* The driver libraries (sonames, NULL-terminated) after whose loading a
    * process can no longer fork children that use the device: the CUDA
    * driver, which NVRTC loads too, and the OpenCL ICD loader, whose
