@@ -41,7 +41,7 @@ for i in 1 2 3 4 5; do
 done
 cat "$OUT/fixed_costs.jsonl" | tee -a "$LOG"
 
-KTUNE=$(bench/h200_build.sh /tmp/fixed-build 2>>"$LOG" | tail -1)
+KTUNE=$(scripts/h200_build.sh /tmp/fixed-build 2>>"$LOG" | tail -1)
 if [ -x "$KTUNE" ]; then
   for i in 1 2 3; do
     t0=$(date +%s.%N)

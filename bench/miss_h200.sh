@@ -43,7 +43,7 @@ N2=$((1 << 22))
 say "miss bench, $(git rev-parse --short HEAD 2>/dev/null)," \
   "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1), N1=$N1 N2=$N2"
 
-KTUNE=$(bash bench/h200_build.sh /tmp/kb-miss 2>>"$LOG" | tail -1)
+KTUNE=$(bash scripts/h200_build.sh /tmp/kb-miss 2>>"$LOG" | tail -1)
 [ -x "$KTUNE" ] || { say "build failed"; tail -30 /tmp/kb-miss/build.log | tee -a "$LOG"; exit 1; }
 DIR=$(dirname "$KTUNE")
 export KTUNE_HELPER="$DIR/ktune-tuner" KTUNE_PRINT_AUTOTUNING=1

@@ -5,7 +5,7 @@
 #
 #   bench/python_h200.sh            (results under $OUT, else ./build-python)
 #
-# Builds libktune (bench/h200_build.sh), installs python/ without the
+# Builds libktune (scripts/h200_build.sh), installs python/ without the
 # network (tests/gpu/python_env.sh), then runs bench/python_h200.py:
 # - the first call for a new key: ktune.tune of kernels/cuda/elementwise.cu
 #   for two sizes (16 configurations, before CUDA is initialised), Triton's

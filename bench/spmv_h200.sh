@@ -34,7 +34,7 @@ SUMMARY="$OUT/summary.txt"
 : >"$SUMMARY"
 say() { echo "$*" | tee -a "$SUMMARY"; }
 
-KTUNE=$(bench/h200_build.sh "$WORK/build" 2>"$OUT/build.log" | tail -1)
+KTUNE=$(scripts/h200_build.sh "$WORK/build" 2>"$OUT/build.log" | tail -1)
 [ -x "$KTUNE" ] || { say "build failed: see $OUT/build.log"; exit 1; }
 say "spmv on real and invented data, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), commit $(git rev-parse --short HEAD 2>/dev/null)"
 

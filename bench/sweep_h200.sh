@@ -11,7 +11,7 @@ cd "$ROOT" || exit 2
 OUTDIR=${1:-${OUT:-$ROOT/gpu-out}}
 mkdir -p "$OUTDIR"
 WORK=$(mktemp -d)
-KTUNE=$(bench/h200_build.sh "$WORK/build" 2>"$OUTDIR/build.log" | tail -1)
+KTUNE=$(scripts/h200_build.sh "$WORK/build" 2>"$OUTDIR/build.log" | tail -1)
 [ -x "$KTUNE" ] || { echo "build failed"; exit 1; }
 SUM="$OUTDIR/sweep.txt"
 echo "sgemm: 8 keys in one run against 8 runs, $(date -u +%FT%TZ), $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)" | tee "$SUM"

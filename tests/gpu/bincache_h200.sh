@@ -5,7 +5,7 @@
 #
 #   tests/gpu/bincache_h200.sh [OUTDIR]    (OUTDIR: $OUT, else ./gpu-out)
 #
-# Builds ktune with bench/h200_build.sh (carry .carry: `bench/h200_build.sh
+# Builds ktune with scripts/h200_build.sh (carry .carry: `scripts/h200_build.sh
 # --prepare` makes it), then for kernels/cuda/elementwise.cu (16
 # configurations) and kernels/cuda/sgemm.cu (measured whole) tunes a first
 # key on an empty cache and a second key of the same kernel, and checks,

@@ -5,7 +5,7 @@
 #
 #   tests/gpu/constant_h200.sh [OUTDIR]      (OUTDIR: $OUT, else ./gpu-out)
 #
-# Builds ktune with bench/h200_build.sh (carry .carry), then, each line PASS
+# Builds ktune with scripts/h200_build.sh (carry .carry), then, each line PASS
 # or FAIL in OUTDIR/constant.txt:
 #   1. tests/data/cuda_constant.cu: VARIANT 0 and 1 ok, VARIANT 2 (which
 #      ignores w) correctness: cuModuleGetGlobal found and filled w and bias.
