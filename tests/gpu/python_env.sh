@@ -1,4 +1,4 @@
-# Sourced by tests/gpu/python_h200.sh and bench/python_h200.sh:
+# Sourced by tests/gpu/python_h200.sh and bench/python_call_cost_h200.sh:
 # python_env WORK OUTDIR builds libktune (scripts/h200_build.sh) and makes the
 # package importable by $PY, as a user on a machine without PyPI would:
 # `pip install --no-build-isolation --no-deps --target` of ./python (beside the

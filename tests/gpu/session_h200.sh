@@ -5,7 +5,7 @@
 #
 #   tests/gpu/session_h200.sh [SECONDS:]SCRIPT... (OUTDIR: $OUT, else ./gpu-out)
 #
-# e.g. tests/gpu/session_h200.sh 120:tests/gpu/miss_h200.sh 200:bench/miss_h200.sh
+# e.g. tests/gpu/session_h200.sh 120:tests/gpu/miss_h200.sh 200:bench/miss_cost_h200.sh
 # Builds ktune once first (scripts/h200_build.sh --tests), which the scripts'
 # own calls of scripts/h200_build.sh then reuse (KTUNE_H200_BUILT). Each script gets OUTDIR/NAME/ (its path
 # with / as _) as its
@@ -29,7 +29,7 @@ FAILED=0
 for spec in "$@"; do
   limit=120 script=$spec
   case $spec in [0-9]*:*) limit=${spec%%:*} script=${spec#*:} ;; esac
-  name=$(echo "${script%.sh}" | tr / _) # tests/gpu/miss_h200.sh and bench/miss_h200.sh apart
+  name=$(echo "${script%.sh}" | tr / _) # tests/gpu/miss_h200.sh and bench/miss_cost_h200.sh apart
   mkdir -p "$WORK/$name"
   t0=$(date +%s)
   OUT="$WORK/$name" timeout -k 5 "$limit" bash "$script" "$WORK/$name" >"$WORK/$name/log.txt" 2>&1

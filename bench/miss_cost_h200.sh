@@ -2,7 +2,7 @@
 # Tune on a miss on the H200 (issue 15, item 8), in one device call, beside
 # Triton's @triton.autotune (16 configurations each, z = x * y + x, fp32):
 #
-#   bench/miss_h200.sh        (from the repository root, .carry carried)
+#   bench/miss_cost_h200.sh        (from the repository root, .carry carried)
 #
 # 1. kt_launch in an application that owns its CUDA context (tests/gpu/
 #    miss_cuda.c), three fresh databases each: KT_MISS_TUNE (the first call
