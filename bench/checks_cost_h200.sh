@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What the checks after every verified run cost (issue 13: inputs compared,
+# What the checks after every verified run cost (inputs compared,
 # guard zones, outputs' process state): `ktune tune` of sgemm.cu (174
 # configurations, two 64 MiB inputs) and elementwise.cu (16), whole, with
 # this tree and with BASE (the tree before the checks), alternating, ROUNDS

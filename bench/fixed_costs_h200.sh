@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The floor of a small space on the H200 (issue 8): what any CUDA tuner pays
+# The floor of a small space on the H200: what any CUDA tuner pays
 # before its first verified configuration, measured beside ktune's and Kernel
 # Tuner's whole runs over kernels/cuda/elementwise.cu (16 configurations).
 # From the repository root, with .whl and .carry carried:

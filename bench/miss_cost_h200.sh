@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Tune on a miss on the H200 (issue 15, item 8), in one device call, beside
+# What does a tune on a miss cost kt_launch's caller? On the H200, in one
+# device call, beside
 # Triton's @triton.autotune (16 configurations each, z = x * y + x, fp32):
 #
 #   bench/miss_cost_h200.sh        (from the repository root, .carry carried)

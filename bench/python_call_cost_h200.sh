@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Host time per call from Python, ktune beside Triton's @triton.autotune in
-# the same run (issue 19, item 6; docs/BENCHMARKS.md, "Python"). From the
+# the same run (docs/BENCHMARKS.md, "Python"). From the
 # repository root, with .carry carried:
 #
 #   bench/python_call_cost_h200.sh            (results under $OUT, else ./build-python)

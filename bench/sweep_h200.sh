@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Issue 17, item 5: 8 sgemm keys in one `ktune tune` run (--sizes) against
-# 8 separate runs, on the H200. Each side starts from an empty results
+# What does a shape sweep save? 8 sgemm keys in one `ktune tune` run
+# (--sizes) against 8 separate runs, on the H200. Each side starts from an empty results
 # database and an empty binary cache; the separate runs get a fresh binary
 # cache each (what 8 runs without the shared cache cost). Writes
 # OUTDIR/sweep.txt (walls, compile busy, measured phases) and the JSON.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Tuning throughput, ktune beside its peers, on the H200 machine in one call
-# (issue 8). From the repository root, with .whl and .carry carried:
+# How fast does ktune tune, against Kernel Tuner, Triton and torch.compile on
+# the same kernels? On the H200 machine in one call. From the repository
+# root, with .whl and .carry carried:
 #
 #   bench/throughput_h200.sh
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Time budgets on the H200 (issue 13, item 10): `ktune tune --budget 25s` over
+# Does a time budget hold on the H200? `ktune tune --budget 25s` over
 # a kernel whose configurations take seconds each to compile with NVRTC
 # (tests/data/cuda_slow_compile.cu), timed as whole processes. From the
 # repository root, with .carry carried (scripts/h200_build.sh --prepare):

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The binary cache on the H200 (issue 15, item 5): a second key of a tuned
+# The binary cache on the H200: a second key of a tuned
 # CUDA kernel compiles nothing (every cubin comes from the cache), and what
 # that saves. Run from anywhere; it works in the repository root:
 #

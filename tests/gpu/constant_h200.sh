@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# @constant data in CUDA __constant__ symbols (issue 16, item 4) on a real
+# @constant data in CUDA __constant__ symbols on a real
 # GPU (written for the H200 machine). Run from anywhere; it works in the
 # repository root:
 #

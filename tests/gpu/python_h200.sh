@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Python package on the H200 (issue 19, item 5). From the repository
+# Does the Python package launch right on a GPU (the H200)? From the repository
 # root, with .carry carried (scripts/h200_build.sh --prepare makes it):
 #
 #   tests/gpu/python_h200.sh [OUTDIR]      (OUTDIR: $OUT, else ./gpu-out)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# T1 input on a real GPU (issue 16, item 5; written for the H200 machine).
+# T1 input on a real GPU (written for the H200 machine).
 # Run from anywhere; it works in the repository root:
 #
 #   tests/gpu/t1_h200.sh [OUTDIR]      (OUTDIR: $OUT, else ./gpu-out)

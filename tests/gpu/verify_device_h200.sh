@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Outputs compared on the device (issue 16, item 7) on a real GPU (written
+# Outputs compared on the device on a real GPU (written
 # for the H200 machine). Run from anywhere; it works in the repository root:
 #
 #   tests/gpu/verify_device_h200.sh [OUTDIR]      (OUTDIR: $OUT, else ./gpu-out)
