@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What the checks after every verified run cost (issue 13: inputs compared,
+# What the checks after every verified run cost (inputs compared,
 # guard zones, outputs' process state): `ktune tune` of sgemm.cu (174
 # configurations, two 64 MiB inputs) and elementwise.cu (16), whole, with
 # this tree and with BASE (the tree before the checks), alternating, ROUNDS
@@ -13,8 +13,10 @@ set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 2
 ROUNDS=${ROUNDS:-3}
-NEW=$(bench/h200_build.sh /tmp/checks-new 2>/tmp/checks-new.log | tail -1)
-OLD=$(KTUNE_DEPS_DIR="$ROOT/.carry" "${BASE:?set BASE to the tree before the change}/bench/h200_build.sh" /tmp/checks-old 2>/tmp/checks-old.log | tail -1)
+NEW=$(scripts/h200_build.sh /tmp/checks-new 2>/tmp/checks-new.log | tail -1)
+base_build=${BASE:?set BASE to the tree before the change}/scripts/h200_build.sh
+[ -x "$base_build" ] || base_build=$BASE/bench/h200_build.sh # a tree from before it moved to scripts/
+OLD=$(KTUNE_DEPS_DIR="$ROOT/.carry" "$base_build" /tmp/checks-old 2>/tmp/checks-old.log | tail -1)
 [ -x "$NEW" ] && [ -x "$OLD" ] || { echo "build failed: see /tmp/checks-*.log"; exit 1; }
 echo "checks cost, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
 runs=$(mktemp)

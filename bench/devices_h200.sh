@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 17, item 2 on the H200 (one GPU): `--device all` behaves as
+# Several devices on the H200 (one GPU): `--device all` behaves as
 # `--device 0` (the same device, the same results key, the same winners'
 # keys: a run with --device 0 after it measures nothing again); device
 # lists naming a GPU the host lacks are exit 2 with the place and the fix;

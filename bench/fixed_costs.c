@@ -1,7 +1,7 @@
 /* The fixed costs of any CUDA tuning run, measured in one fresh process:
  * what a tuner must pay before it can verify or time its first
  * configuration, whatever the space. Used by bench/fixed_costs_h200.sh to
- * state the floor of a small space (issue 8: 16 elementwise configurations).
+ * state the floor of a small space (16 elementwise configurations).
  *
  *   fixed_costs KERNEL.cu NAME N DEFINES...
  *

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The floor of a small space on the H200 (issue 8): what any CUDA tuner pays
+# The floor of a small space on the H200: what any CUDA tuner pays
 # before its first verified configuration, measured beside ktune's and Kernel
 # Tuner's whole runs over kernels/cuda/elementwise.cu (16 configurations).
 # From the repository root, with .whl and .carry carried:
@@ -41,7 +41,7 @@ for i in 1 2 3 4 5; do
 done
 cat "$OUT/fixed_costs.jsonl" | tee -a "$LOG"
 
-KTUNE=$(bench/h200_build.sh /tmp/fixed-build 2>>"$LOG" | tail -1)
+KTUNE=$(scripts/h200_build.sh /tmp/fixed-build 2>>"$LOG" | tail -1)
 if [ -x "$KTUNE" ]; then
   for i in 1 2 3; do
     t0=$(date +%s.%N)

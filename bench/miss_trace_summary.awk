@@ -3,7 +3,7 @@
 # the application's "miss: tuning" to its "miss: configuration loaded in the
 # application", as seconds since the miss began and since the line before,
 # with the process it came from (app, helper, worker by pid order). Used by
-# tests/gpu/miss_h200.sh and bench/miss_h200.sh:
+# tests/gpu/miss_h200.sh and bench/miss_cost_h200.sh:
 #
 #   awk -f bench/miss_trace_summary.awk trace.txt
 $1 == "ktune-trace" && !done {

@@ -8,7 +8,7 @@
 #
 # Run on the device machine, from the repository root:
 #   bench/opencl_h200.sh
-# It needs there: a C compiler (the build is bench/h200_build.sh: CMake, else
+# It needs there: a C compiler (the build is scripts/h200_build.sh: CMake, else
 # cc directly); the development files of sqlite3, json-c and zlib; CL/cl.h;
 # and the OpenCL ICD loader libOpenCL.so.1. Whatever the machine lacks can travel
 # as Debian packages: on a machine with network access run
@@ -86,10 +86,10 @@ register_nvidia() {
 
 # --- build ----------------------------------------------------------------------
 
-# bench/h200_build.sh finds what unpack_debs provides through the environment
+# scripts/h200_build.sh finds what unpack_debs provides through the environment
 # (CPATH, LIBRARY_PATH, PKG_CONFIG_PATH, CMAKE_PREFIX_PATH).
 build() {
-  KTUNE=$("$ROOT/bench/h200_build.sh" "$WORK/build" 2>>"$OUT/build.log" | tail -1)
+  KTUNE=$("$ROOT/scripts/h200_build.sh" "$WORK/build" 2>>"$OUT/build.log" | tail -1)
   cat "$WORK/build/build.log" >>"$OUT/build.log" 2>/dev/null
   [ -x "$KTUNE" ]
 }

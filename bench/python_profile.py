@@ -1,5 +1,5 @@
-"""Where the host time of a ktune call from Python goes (issue 19's 5 us
-goal): each accessor the C extension reads per torch tensor, timed alone in
+"""Where the host time of a ktune call from Python goes (against a goal of
+5 us a call): each accessor the C extension reads per torch tensor, timed alone in
 a Python loop (the loop's own cost subtracted), beside the whole call.
 Run by bench/python_profile_h200.sh; prints a table, writes
 OUTDIR/python_profile.json."""

@@ -36,7 +36,7 @@ MISS_LENGTHS=${MISS_LENGTHS:-0.002 0.0005}
 say() { echo "[$(date -u +%H:%M:%S)] $*" | tee -a "$LOG"; }
 say "sample length bench, $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
 
-KTUNE=$(bash bench/h200_build.sh /tmp/kb-sample 2>>"$LOG" | tail -1)
+KTUNE=$(bash scripts/h200_build.sh /tmp/kb-sample 2>>"$LOG" | tail -1)
 [ -x "$KTUNE" ] || { say "build failed"; exit 1; }
 DIR=$(dirname "$KTUNE")
 export KTUNE_BINARY_CACHE=/tmp/kb-sample-bincache

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sparse matrix-vector product on the H200, tuned on a real matrix from a
-# file and on invented data (issue 16): kernels/cuda/spmv.cu (CSR, TPR
+# file and on invented data (does tuning on the real data pick a better
+# configuration?): kernels/cuda/spmv.cu (CSR, TPR
 # threads per row, BLOCK threads per block) is tuned
 #   1. on invented data: row_ptr = iota, one element per row at a random
 #      column (what ktune could give it before --input);
@@ -34,11 +35,11 @@ SUMMARY="$OUT/summary.txt"
 : >"$SUMMARY"
 say() { echo "$*" | tee -a "$SUMMARY"; }
 
-KTUNE=$(bench/h200_build.sh "$WORK/build" 2>"$OUT/build.log" | tail -1)
+KTUNE=$(scripts/h200_build.sh "$WORK/build" 2>"$OUT/build.log" | tail -1)
 [ -x "$KTUNE" ] || { say "build failed: see $OUT/build.log"; exit 1; }
 say "spmv on real and invented data, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), commit $(git rev-parse --short HEAD 2>/dev/null)"
 
-# What the device can launch (ktune space --device: the thread limit, issue 16 item 6).
+# What the device can launch (ktune space --device: the thread limit).
 "$KTUNE" space kernels/cuda/spmv.cu --device 0 | tail -1 | tee -a "$SUMMARY"
 
 # --- the real matrix ------------------------------------------------------------

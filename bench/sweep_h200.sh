@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Issue 17, item 5: 8 sgemm keys in one `ktune tune` run (--sizes) against
-# 8 separate runs, on the H200. Each side starts from an empty results
+# What does a shape sweep save? 8 sgemm keys in one `ktune tune` run
+# (--sizes) against 8 separate runs, on the H200. Each side starts from an empty results
 # database and an empty binary cache; the separate runs get a fresh binary
 # cache each (what 8 runs without the shared cache cost). Writes
 # OUTDIR/sweep.txt (walls, compile busy, measured phases) and the JSON.
@@ -11,7 +11,7 @@ cd "$ROOT" || exit 2
 OUTDIR=${1:-${OUT:-$ROOT/gpu-out}}
 mkdir -p "$OUTDIR"
 WORK=$(mktemp -d)
-KTUNE=$(bench/h200_build.sh "$WORK/build" 2>"$OUTDIR/build.log" | tail -1)
+KTUNE=$(scripts/h200_build.sh "$WORK/build" 2>"$OUTDIR/build.log" | tail -1)
 [ -x "$KTUNE" ] || { echo "build failed"; exit 1; }
 SUM="$OUTDIR/sweep.txt"
 echo "sgemm: 8 keys in one run against 8 runs, $(date -u +%FT%TZ), $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)" | tee "$SUM"

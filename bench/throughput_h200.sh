@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Tuning throughput, ktune beside its peers, on the H200 machine in one call
-# (issue 8). From the repository root, with .whl and .carry carried:
+# How fast does ktune tune, against Kernel Tuner, Triton and torch.compile on
+# the same kernels? On the H200 machine in one call. From the repository
+# root, with .whl and .carry carried:
 #
 #   bench/throughput_h200.sh
 #
 # 1. installs the carried wheels (Kernel Tuner and what the image lacks) into
-#    /tmp/site, and builds ktune (bench/h200_build.sh, carried headers);
+#    /tmp/site, and builds ktune (scripts/h200_build.sh, carried headers);
 # 2. ktune tunes kernels/cuda/sgemm.cu and elementwise.cu over their whole
 #    spaces (--strategy exhaustive --no-cache, a fresh database), then the
 #    repeat kernel REPEATS times more, to see whether the winners agree;
@@ -111,7 +112,7 @@ EOF
 cat "$PARTS/meta.json" >>"$LOG"
 
 if [ -z "${KTUNE:-}" ]; then
-  KTUNE=$(bench/h200_build.sh "$WORK/build" 2>>"$LOG" | tail -1)
+  KTUNE=$(scripts/h200_build.sh "$WORK/build" 2>>"$LOG" | tail -1)
 fi
 if [ -x "$KTUNE" ]; then
   say "ktune: $KTUNE"

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Time budgets on the H200 (issue 13, item 10): `ktune tune --budget 25s` over
+# Does a time budget hold on the H200? `ktune tune --budget 25s` over
 # a kernel whose configurations take seconds each to compile with NVRTC
 # (tests/data/cuda_slow_compile.cu), timed as whole processes. From the
-# repository root, with .carry carried (bench/h200_build.sh --prepare):
+# repository root, with .carry carried (scripts/h200_build.sh --prepare):
 #
 #   BASE=.carry/base bench/time_budget_h200.sh
 #
-# 1. builds ktune (bench/h200_build.sh), and the tree in $BASE too when set
+# 1. builds ktune (scripts/h200_build.sh), and the tree in $BASE too when set
 #    (the code before the change, for comparison);
 # 2. finds the smallest WORK whose configuration compiles in at least 3 s
 #    (`ktune bench`);
@@ -28,11 +28,13 @@ say "time budgets, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(git rev-parse --short HEAD 
   "$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), $(nproc) cores"
 KERNEL=tests/data/cuda_slow_compile.cu
 
-KTUNE=$(bench/h200_build.sh /tmp/budget-build 2>>"$LOG" | tail -1)
+KTUNE=$(scripts/h200_build.sh /tmp/budget-build 2>>"$LOG" | tail -1)
 [ -x "$KTUNE" ] || { say "ktune did not build (log.txt)"; exit 1; }
 BASE_KTUNE=""
 if [ -n "${BASE:-}" ]; then
-  BASE_KTUNE=$(KTUNE_DEPS_DIR="$ROOT/.carry" "$BASE/bench/h200_build.sh" /tmp/budget-base 2>>"$LOG" | tail -1)
+  base_build=$BASE/scripts/h200_build.sh
+  [ -x "$base_build" ] || base_build=$BASE/bench/h200_build.sh # a tree from before it moved to scripts/
+  BASE_KTUNE=$(KTUNE_DEPS_DIR="$ROOT/.carry" "$base_build" /tmp/budget-base 2>>"$LOG" | tail -1)
   [ -x "$BASE_KTUNE" ] || { say "the base tree did not build"; BASE_KTUNE=""; }
 fi
 

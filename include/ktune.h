@@ -404,6 +404,16 @@ int kt_kernel_scalar_value(kt_kernel *k, int i, const int64_t *sizes, void *valu
  * Each tensor's bytes follow from its @kernel shape at SIZES. */
 int kt_launch_host(kt_kernel *k, const int64_t *sizes, void *const *args);
 
+/* Where a binding's arrays for a kernel must be, and so how it launches
+ * them. The backend decides: a binding asks this, not the backend's name. */
+typedef enum kt_memory_kind {
+  KT_MEMORY_HOST = 0, /* host memory, launched with kt_launch_host (the CPU backend; OpenCL, whose
+                         buffers belong to a context a binding does not hold) */
+  KT_MEMORY_CUDA      /* CUDA device memory on the kernel's device (__cuda_array_interface__, DLPack),
+                         launched with kt_launch on a CUDA stream */
+} kt_memory_kind;
+kt_memory_kind kt_kernel_memory(const kt_kernel *k);
+
 /* For callers whose own signal handlers cannot call kt_interrupt while a
  * ktune call blocks (Python runs its handlers between bytecodes only): from
  * kt_signals_catch until the matching kt_signals_release, SIGINT, SIGTERM and

@@ -3,7 +3,7 @@ compiler flags: CMake is run on the repository one folder up and only the
 shared library is built (a minute on two cores; an unchanged tree rebuilds
 nothing). With $KTUNE_LIBRARY set, or outside the repository with a ktune
 that pkg-config knows, nothing is built: the package records that library's
-path and loads it (the GPU machine's bench/h200_build.sh build, an installed
+path and loads it (the GPU machine's scripts/h200_build.sh build, an installed
 ktune). The C extension ktune._launch (the per-call path) is built beside
 it when Python's headers are there, else left out with a warning: the
 package then calls kernels through ctypes (ktune.launch_path says which)."""
@@ -53,7 +53,7 @@ def _build_library(build_temp: str) -> str:
     build = os.path.join(build_temp, "libktune")
     args = [cmake, "-S", REPO, "-B", build, "-DCMAKE_BUILD_TYPE=Release"]
     deps = os.environ.get("KTUNE_DEPS_DIR")
-    if deps:  # headers carried to a machine without development packages (bench/h200_build.sh)
+    if deps:  # headers carried to a machine without development packages (scripts/h200_build.sh)
         args += [f"-DKTUNE_DEPS_DIR={deps}", f"-DCMAKE_C_FLAGS=-idirafter {deps}/include"]
     jobs = str(os.cpu_count() or 2)
     _say(f"building libktune with CMake in {build}")

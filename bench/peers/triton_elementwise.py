@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Triton's @triton.autotune beside kt_launch's tune-on-miss (bench/miss_h200.sh).
+"""Triton's @triton.autotune beside kt_launch's tune-on-miss (bench/miss_cost_h200.sh).
 
     triton_elementwise.py N1 N2
 

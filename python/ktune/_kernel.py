@@ -16,6 +16,7 @@ from ._context import Context, PathLike, budget_options
 from ._lib import ParamInfo, TuneOptions, kernel_p, lib
 
 _MODES = {0: "scalar", 1: "in", 2: "out", 3: "inout"}
+_MEMORY = {0: _arrays.HOST, 1: _arrays.CUDA}  # kt_memory_kind
 # struct formats of scalar types; bf16 is packed by hand (the top half of an f32).
 _PACK = {"f16": "e", "f32": "f", "f64": "d", "i8": "b", "u8": "B", "i32": "i", "u32": "I", "i64": "q", "u64": "Q"}
 _CU_STREAM_LEGACY = 1  # CUDA's handle for the legacy default stream (stream 0 in PyTorch and CuPy)
@@ -169,7 +170,7 @@ class Kernel(_Base):
         self._tensors = [p for p in self.params if p.is_tensor]
         self._scalars = [p for p in self.params if not p.is_tensor]
         self._by_name = {p.name: p for p in self.params}
-        self._memory = _arrays.CUDA if self.backend == "cuda" else _arrays.HOST
+        self._memory = _MEMORY[lib.kt_kernel_memory(self._handle)]
         n = len(self.params)
         self._ntensors = len(self._tensors)
         self._want_device = device if self._memory == _arrays.CUDA else -1

@@ -105,6 +105,7 @@ _PROTOTYPES = {
     "kt_kernel_prepare": (c_int, [kernel_p]),
     "kt_kernel_name": (c_char_p, [kernel_p]),
     "kt_kernel_backend": (c_char_p, [kernel_p]),
+    "kt_kernel_memory": (c_int, [kernel_p]),
     "kt_kernel_num_sizes": (c_int, [kernel_p]),
     "kt_kernel_size_name": (c_char_p, [kernel_p, c_int]),
     "kt_kernel_set_size": (c_int, [kernel_p, c_char_p, c_int64]),

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "binkey.h"
+#include "dl.h"
 
 /* Each table at its kt_backend_kind; KT_BACKEND_AUTO's slot stays NULL. */
 #define KT__BACKEND_ENTRY(kind, table) [kind] = &table,
@@ -45,6 +46,12 @@ void kt__artifact_free(kt__artifact *a) {
   a->path = a->log = a->not_cached = NULL;
 }
 
+const char *kt__be_loaded_driver(const kt__backend *be) {
+  for (int i = 0; be->drivers[i]; i++)
+    if (kt__dl_loaded(be->drivers[i])) return be->drivers[i];
+  return NULL;
+}
+
 int kt__be_list_devices(const kt__backend *be, kt__device_info *out, int max, int *count, kt__errbuf *eb) {
   *count = 0;
   if (be->unavailable) return unavailable(be, eb);
@@ -61,6 +68,8 @@ kt__status kt__be_compile(const kt__backend *be, const kt__build *b, kt__artifac
   return kt__compile_cached(be, b, a, eb);
 }
 
+bool kt__be_compiles(const kt__backend *be) { return be->compile != NULL; }
+
 int kt__be_open(const kt__backend *be, int index, void **state, kt__device_info *info, kt__errbuf *eb) {
   memset(info, 0, sizeof *info);
   strncpy(info->backend, be->name, sizeof info->backend - 1);
@@ -71,6 +80,8 @@ int kt__be_open(const kt__backend *be, int index, void **state, kt__device_info 
   }
   return be->open(index, state, info, eb);
 }
+
+bool kt__be_can_adopt(const kt__backend *be) { return be->adopt != NULL; }
 
 int kt__be_adopt(const kt__backend *be, void *native, void *device, void **state, kt__device_info *info,
                  kt__errbuf *eb) {

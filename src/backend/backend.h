@@ -129,6 +129,18 @@ typedef struct kt__backend {
    * prebuild fills at most half of them, so that the recently loaded ones
    * stay, and the tuner's batches are no larger than that half. */
   int programs_kept;
+  /* Where a binding's arrays for its kernels are (kt_kernel_memory):
+   * KT_MEMORY_HOST (0) unless kt_launch takes pointers that array libraries
+   * hand out themselves (CUDA device pointers). */
+  kt_memory_kind memory;
+  /* The driver libraries (sonames, NULL-terminated) after whose loading a
+   * process can no longer fork children that use the device: the CUDA
+   * driver, which NVRTC loads too, and the OpenCL ICD loader, whose
+   * platforms keep threads and driver state a child does not inherit whole.
+   * A tuner that holds one spawns its zygote from a fresh image
+   * (device/zygote.h). Set whether or not this build can use the backend:
+   * an application may load the driver itself. */
+  const char *drivers[3];
   /* WORKER: lists devices (at most MAX) into OUT. */
   int (*list_devices)(kt__device_info *out, int max, int *count, kt__errbuf *eb);
   /* TUNER (threads): compile one configuration; NULL with builds_at_load.
@@ -265,10 +277,17 @@ const kt__backend *kt__backend_for_path(const char *path);
 const kt__backend *kt__backend_for_lang(kt__lang lang);
 
 /* Wrappers the core uses. */
+/* The first of BE's driver libraries this process has loaded, or NULL. */
+const char *kt__be_loaded_driver(const kt__backend *be);
 int kt__be_list_devices(const kt__backend *be, kt__device_info *out, int max, int *count, kt__errbuf *eb);
 kt__status kt__be_compile(const kt__backend *be, const kt__build *b, kt__artifact *a, kt__errbuf *eb);
+/* Whether BE has a compile step that writes an artifact (not when it builds
+ * at load, nor in a build that cannot use it). */
+bool kt__be_compiles(const kt__backend *be);
 int kt__be_open(const kt__backend *be, int index, void **state, kt__device_info *info, kt__errbuf *eb);
 void kt__be_close(const kt__backend *be, void *state);
+/* Whether BE can open on an application's own device context (adopt). */
+bool kt__be_can_adopt(const kt__backend *be);
 /* KT_INVALID when the backend cannot share the application's context. */
 int kt__be_adopt(const kt__backend *be, void *native, void *device, void **state, kt__device_info *info,
                  kt__errbuf *eb);

@@ -975,6 +975,8 @@ const kt__backend kt__backend_cuda = {
     .name = "cuda",
     .lang = KT__LANG_CUDA,
     .extensions = {".cu", ".cuh"},
+    .drivers = {"libcuda.so.1", "libcuda.so"},
+    .memory = KT_MEMORY_CUDA,
 #ifdef KTUNE_HAVE_CUDA_H
     .list_devices = list_devices,
     .compile = kt__nvrtc_build,

@@ -27,3 +27,9 @@ int kt__dl_resolve(void *lib, const char *what, const char *const *symbols, void
   }
   return KT_OK;
 }
+
+bool kt__dl_loaded(const char *name) {
+  void *lib = dlopen(name, RTLD_LAZY | RTLD_NOLOAD); /* only finds a loaded one */
+  if (lib) dlclose(lib);
+  return lib != NULL;
+}

@@ -11,5 +11,7 @@
 void *kt__dl_open_any(const char *const *candidates, const char *what, kt__errbuf *eb);
 /* Resolves SYMBOLS[i] into ADDRS[i]; KT_NOBACKEND naming the first missing. */
 int kt__dl_resolve(void *lib, const char *what, const char *const *symbols, void **addrs, int n, kt__errbuf *eb);
+/* Whether this process has loaded library NAME (a soname); loads nothing. */
+bool kt__dl_loaded(const char *name);
 
 #endif

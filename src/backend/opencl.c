@@ -21,7 +21,7 @@
 #include "../config.h"
 #include "compare_kernel.h"
 
-#if KTUNE_HAVE_CL_H
+#ifdef KTUNE_HAVE_CL_H
 
 enum {
   MAX_DEVICES = 256,
@@ -1074,7 +1074,8 @@ const kt__backend kt__backend_opencl = {
     .name = "opencl",
     .lang = KT__LANG_OPENCL,
     .extensions = {".cl"},
-#if KTUNE_HAVE_CL_H
+    .drivers = {"libOpenCL.so.1", "libOpenCL.so"},
+#ifdef KTUNE_HAVE_CL_H
     .builds_at_load = true, /* in the worker that owns the context */
     .programs_kept = CACHE_SLOTS,
     .list_devices = cl_list_devices,

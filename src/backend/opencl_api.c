@@ -83,7 +83,7 @@ const char *kt__cl_error_name(int code) {
   }
 }
 
-#if KTUNE_HAVE_CL_H
+#ifdef KTUNE_HAVE_CL_H
 #include <pthread.h>
 
 static kt__cl_api api;

@@ -11,7 +11,7 @@
  * for codes the table does not know. Usable without CL/cl.h. */
 const char *kt__cl_error_name(int code);
 
-#if KTUNE_HAVE_CL_H
+#ifdef KTUNE_HAVE_CL_H
 #include <CL/cl.h>
 
 /* XX(return type, name, parameter list) for every function called. */

@@ -1,6 +1,5 @@
 #include "zygote.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -258,20 +257,13 @@ int kt__zygote_reap(kt__zygote *z, pid_t pid, int *status) {
 
 /* ---- a zygote of a fresh image --------------------------------------- */
 
-/* The GPU drivers a forked child cannot use once its parent loaded them:
- * the CUDA driver (which NVRTC loads too) and the OpenCL ICD loader, whose
- * platforms keep threads and driver state a child does not inherit whole. */
-static const char *const DRIVERS[] = {"libcuda.so.1", "libcuda.so", "libOpenCL.so.1", "libOpenCL.so"};
-
+/* The drivers are the backends' (kt__backend.drivers): a backend's file
+ * says what leaves a process unfit to fork its workers from. */
 const char *kt__zygote_driver_loaded(void) {
-  for (size_t i = 0; i < sizeof DRIVERS / sizeof DRIVERS[0]; i++) {
-    void *lib = dlopen(DRIVERS[i], RTLD_LAZY | RTLD_NOLOAD); /* loads nothing: only finds a loaded one */
-    if (lib) {
-      dlclose(lib);
-      return DRIVERS[i];
-    }
-  }
-  return NULL;
+  const kt__backend *be;
+  const char *lib = NULL;
+  for (int k = KT_BACKEND_AUTO + 1; !lib && (be = kt__backend_of(k)); k++) lib = kt__be_loaded_driver(be);
+  return lib;
 }
 
 enum { EXEC_CTL_FD = 3 };

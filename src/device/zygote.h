@@ -40,9 +40,9 @@ int kt__zygote_exec(const kt__backend *be, int device, kt__zygote **out, kt__err
  * (FD its control socket, PARENT the tuner's pid). Returns only on bad
  * arguments (exit status 2). */
 int kt__zygote_exec_main(int argc, char **argv);
-/* The name of a GPU driver library this process has loaded (the CUDA
- * driver, the OpenCL ICD loader), or NULL: a zygote forked from it could
- * not give its workers a usable device. */
+/* The name of a backend's driver library (kt__backend.drivers: the CUDA
+ * driver, the OpenCL ICD loader) this process has loaded, or NULL: a zygote
+ * forked from it could not give its workers a usable device. */
 const char *kt__zygote_driver_loaded(void);
 /* Ends the zygote, which kills its remaining workers' process groups; it
  * does the same when the tuner dies. NULL: no-op. */

@@ -306,6 +306,7 @@ void kt_kernel_destroy(kt_kernel *k) {
 
 const char *kt_kernel_name(const kt_kernel *k) { return k->decl->name; }
 const char *kt_kernel_backend(const kt_kernel *k) { return k->backend->name; }
+kt_memory_kind kt_kernel_memory(const kt_kernel *k) { return k->backend->memory; }
 int kt_kernel_num_sizes(const kt_kernel *k) { return k->decl->nsizes; }
 const char *kt_kernel_size_name(const kt_kernel *k, int i) {
   return i >= 0 && i < k->decl->nsizes ? k->decl->sizes[i] : NULL;

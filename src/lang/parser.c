@@ -825,7 +825,7 @@ static void check_product(parser *p, const kt__tunedim *dims, int n, const char 
 }
 
 /* Each tuned name becomes -DNAME=VALUE: one the code already uses for
- * something else would be rewritten into a number there (issue 20). */
+ * something else would be rewritten into a number there. */
 static void check_tuned_name(parser *p, const kt__tunedim *t) {
   char why[160];
   const kt__kernel_decl *k = p->k;

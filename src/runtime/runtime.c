@@ -362,7 +362,9 @@ static int check_sizes(kt_kernel *k, const int64_t *sizes) {
 
 /* Whether the kernel runs in the application's own device context
  * (kt_options.opencl_context, for backends that can share one). */
-static bool in_app_context(const kt_kernel *k) { return k->ctx->opts.opencl_context && k->runtime->be->adopt; }
+static bool in_app_context(const kt_kernel *k) {
+  return k->ctx->opts.opencl_context && kt__be_can_adopt(k->runtime->be);
+}
 
 /* The device, opened in this process on the first miss (or adopted: the
  * application's own OpenCL context): its identity is part of the results

@@ -23,7 +23,7 @@ static void compile_missing(kt__tuning *t, const int *order, int n) {
 }
 
 static bool in_rounds(const kt__tuning *t, const kt__trial *tr) {
-  return tr->status == KT__ST_OK && (tr->artifact || !t->k->backend->compile);
+  return tr->status == KT__ST_OK && (tr->artifact || !kt__be_compiles(t->k->backend));
 }
 
 /* One round: a sample of each finalist, rotated so that none always runs

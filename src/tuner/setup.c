@@ -71,7 +71,8 @@ static int start_compiles(kt__tuning *t) {
   t->pool = kt__pool_create(t->k->backend, jobs);
   if (!t->pool) return kt__err(t->eb, KT_NOMEM, "cannot start a compile thread");
   const kt__device_info *seen = t->k->tune_device;
-  if (!seen || !t->k->backend->compile || t->k->backend->builds_at_load || !t->default_is_reference) return KT_OK;
+  if (!seen || !kt__be_compiles(t->k->backend) || t->k->backend->builds_at_load || !t->default_is_reference)
+    return KT_OK;
   t->build_device = *seen;
   kt__trial tr = {.id = (uint64_t)t->r->ntrials}; /* the id kt__reference_run gives the default next */
   memcpy(tr.values, t->cfg->defaults, (size_t)t->cfg->n * sizeof *tr.values);

@@ -145,7 +145,7 @@ printf '# nothing\n\n' >"$TMP/sizes_empty.txt"
 bad B122 'sizes_empty.txt: no keys in it' tune $BAD/ok.c --sizes "$TMP/sizes_empty.txt"
 bad B123 '--report r.html shows one key' tune $BAD/ok.c --dim N=4,8 --report r.html
 
-# --- several devices (issue 17, item 2) ---
+# --- several devices ---
 bad B124 '^ktune: error: --device 7: the cpu backend has 1 device \(0\); .ktune devices. lists them' \
   tune $BAD/ok.c --device 7
 bad B125 '^ktune: error: --device 0,0: device 0 is listed twice' tune $BAD/ok.c --device 0,0
@@ -184,7 +184,7 @@ k = '// @autotune(A in [1, 2])\n// @kernel k%d(x: out tensor<f32>[N])\n// @dims(
 sys.stdout.write(''.join(k % (i, i) for i in range(1100)))" >"$TMP/many_kernels.c"
 bad B71 'many_kernels.c:4097:4: error: more than 1024 annotated kernels in one file' tune "$TMP/many_kernels.c" --kernel k3
 
-# --- arithmetic that cannot be evaluated (issue 20, item 1) ---
+# --- arithmetic that cannot be evaluated ---
 bad B73 'where_div_zero.c:3:13: error: @where: division by zero \(A / 0\), whatever the value of A' tune $BAD/where_div_zero.c
 bad B74 'where_shift.c:3:14: error: @where: shift by 70 is out of range' tune $BAD/where_shift.c
 bad B75 'where_config_div.c:3:13: error: @where: division by zero \(2 / 0\) at the configuration A=2 with the sizes N=4' \
@@ -202,7 +202,7 @@ bad B80 'size_div.c:2:35: error: dimension 1 of tensor x `N / \(N - 4\)`: divisi
 bad B81 'chained_comparison.c:3:17: error: chained comparison: C reads 1 < A < 3 as \(1 < A\) < 3' tune $BAD/chained_comparison.c
 bad B82 "atol_huge.c:3:19: error: number 1e400 is beyond a double's range \(it would read as infinity\)" tune $BAD/atol_huge.c
 bad B83 "rtol_tiny.c:3:19: error: number 1e-400 is below a double's range \(it would read as 0\)" tune $BAD/rtol_tiny.c
-# --- names that cannot work (issue 20, item 3) ---
+# --- names that cannot work ---
 bad B84 'name_keyword.c:1:14: error: int cannot be a tuned name: it is a keyword or built-in name of C' tune $BAD/name_keyword.c
 bad B85 'name_builtin.cu:1:14: error: blockDim cannot be a tuned name: it is a keyword or built-in name of CUDA C\+\+' \
   tune $BAD/name_builtin.cu
@@ -213,7 +213,7 @@ bad B88 "name_generated.c:1:14: error: kt__args cannot be a tuned name: it is a 
 bad B89 'where_undeclared.c:3:15: error: @where names Q, which is undeclared' tune $BAD/where_undeclared.c
 bad B90 'flops_undeclared.c:3:19: error: @flops names K, which is undeclared' tune $BAD/flops_undeclared.c
 bad B91 'where_undeclared.c:3:15: error: @where names Q, which is undeclared' tune $BAD/where_undeclared.c --dim Q=3
-# --- data files and references (issue 16) ---
+# --- data files and references ---
 NPY="python3 $(dirname "$0")/npy.py"
 $NPY array "$TMP/xi.npy" "<i4" 4 1 2 3 4
 $NPY array "$TMP/x5.npy" "<f4" 5 1 2 3 4 5

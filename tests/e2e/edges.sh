@@ -1,4 +1,4 @@
-# Edges a person meets (issue 20, items 2, 6 and 8): a FIFO given as FILE is
+# Edges a person meets: a FIFO given as FILE is
 # refused at once instead of blocking; file names and kernel output that are
 # not UTF-8 keep --json valid; throughput is printed in the unit that gives
 # readable digits; a timeout message names the limit that applied;

@@ -1,4 +1,4 @@
-# The installed package (issue 20, item 7): `cmake --install` into a
+# The installed package: `cmake --install` into a
 # temporary prefix, then a program (tests/install/scale.c) built against it
 # through pkg-config (shared, and static with --static) and through CMake's
 # find_package(ktune) (ktune::ktune and ktune::ktune_static), each run; the

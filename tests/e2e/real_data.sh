@@ -1,4 +1,4 @@
-# Tuning on real data (issue 16): tensors from .npy and raw files (--input,
+# Tuning on real data: tensors from .npy and raw files (--input,
 # = file("...")), sizes from their shapes, bad files refused with exit 2
 # naming the file's and the declaration's type or shape; references other
 # than the default (--expect, @reference, --check, @check) accepting and

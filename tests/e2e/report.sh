@@ -1,4 +1,4 @@
-# The HTML report (issue 21): from a tuning, from the database and from a
+# The HTML report: from a tuning, from the database and from a
 # replay; every page parses and carries the data (tests/report/check_report.py);
 # 100,000 stored results render in under 2 s into under 5 MB; bad input gets
 # exit 2, a clear message and nothing at the output path.

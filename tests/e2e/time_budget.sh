@@ -1,4 +1,4 @@
-# Time budgets are promises (issue 13, item 10): `ktune tune --budget 6s` on a
+# Time budgets are promises: `ktune tune --budget 6s` on a
 # kernel whose configurations take 3 s each to compile ends within the budget
 # (at most 5% over, plus a fixed allowance for the process's own start and
 # exit), exits 0 with a measured winner, leaves no compiler running, and

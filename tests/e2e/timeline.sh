@@ -1,4 +1,4 @@
-# `--json` reports where the run's time went (issue 8): the wall-clock phases
+# `--json` reports where the run's time went: the wall-clock phases
 # (setup, reference, search, finalists, teardown) add up to the wall, and the
 # busy figures are consistent with them.
 . "$(dirname "$0")/common.bash"

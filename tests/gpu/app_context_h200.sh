@@ -10,7 +10,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 2
 OUTDIR=${1:-${OUT:-$ROOT/gpu-out}}
 mkdir -p "$OUTDIR"
-KTUNE=$(bench/h200_build.sh --tests "$ROOT/build-h200" | tail -1) || exit 1
+KTUNE=$(scripts/h200_build.sh --tests "$ROOT/build-h200" | tail -1) || exit 1
 UNIT="$(dirname "$KTUNE")/tests"
 "$KTUNE" devices >"$OUTDIR/devices.txt" 2>&1
 timeout 300 "$UNIT/test_app_context" >"$OUTDIR/app_context.txt" 2>&1

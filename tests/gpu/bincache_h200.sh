@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The binary cache on the H200 (issue 15, item 5): a second key of a tuned
+# The binary cache on the H200: a second key of a tuned
 # CUDA kernel compiles nothing (every cubin comes from the cache), and what
 # that saves. Run from anywhere; it works in the repository root:
 #
 #   tests/gpu/bincache_h200.sh [OUTDIR]    (OUTDIR: $OUT, else ./gpu-out)
 #
-# Builds ktune with bench/h200_build.sh (carry .carry: `bench/h200_build.sh
+# Builds ktune with scripts/h200_build.sh (carry .carry: `scripts/h200_build.sh
 # --prepare` makes it), then for kernels/cuda/elementwise.cu (16
 # configurations) and kernels/cuda/sgemm.cu (measured whole) tunes a first
 # key on an empty cache and a second key of the same kernel, and checks,

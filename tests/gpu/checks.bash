@@ -3,7 +3,7 @@
 # there), OUTDIR and WORK first.
 #   checks_begin NAME TITLE     starts $OUTDIR/NAME with TITLE, the host, the
 #                               date and the commit; builds ktune into
-#                               $WORK/build (bench/h200_build.sh) as $KTUNE,
+#                               $WORK/build (scripts/h200_build.sh) as $KTUNE,
 #                               or says FAIL and exits 1
 #   say TEXT...                 a line on stdout and in the summary
 #   check NAME STATUS [DETAIL]  PASS when STATUS is 0, else FAIL (counted in FAILED)
@@ -18,6 +18,6 @@ checks_begin() {
   SUMMARY="$OUTDIR/$1"
   : >"$SUMMARY"
   say "$2 on $(hostname), $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
-  KTUNE=$(bench/h200_build.sh "$WORK/build" 2>"$OUTDIR/build.log" | tail -1)
+  KTUNE=$(scripts/h200_build.sh "$WORK/build" 2>"$OUTDIR/build.log" | tail -1)
   [ -x "$KTUNE" ] || { say "FAIL  build (see build.log)"; exit 1; }
 }

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# @constant data in CUDA __constant__ symbols (issue 16, item 4) on a real
+# @constant data in CUDA __constant__ symbols on a real
 # GPU (written for the H200 machine). Run from anywhere; it works in the
 # repository root:
 #
 #   tests/gpu/constant_h200.sh [OUTDIR]      (OUTDIR: $OUT, else ./gpu-out)
 #
-# Builds ktune with bench/h200_build.sh (carry .carry), then, each line PASS
+# Builds ktune with scripts/h200_build.sh (carry .carry), then, each line PASS
 # or FAIL in OUTDIR/constant.txt:
 #   1. tests/data/cuda_constant.cu: VARIANT 0 and 1 ok, VARIANT 2 (which
 #      ignores w) correctness: cuModuleGetGlobal found and filled w and bias.

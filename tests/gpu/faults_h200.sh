@@ -4,7 +4,7 @@
 #
 #   tests/gpu/faults_h200.sh [OUTDIR]      (OUTDIR: $OUT, else ./gpu-out)
 #
-# Builds ktune with bench/h200_build.sh (carry .carry: `bench/h200_build.sh
+# Builds ktune with scripts/h200_build.sh (carry .carry: `scripts/h200_build.sh
 # --prepare` makes it), then checks, each line PASS or FAIL in
 # OUTDIR/faults.txt (the JSON documents in OUTDIR/faults.tar.gz):
 #   1. tests/data/cuda_hostile.cu: a configuration that prints (CUDA printf)

@@ -5,7 +5,7 @@
 # host time per launch. Run from the repository root with .carry carried.
 set -u
 BUILD=/tmp/kb
-KTUNE=$(bash bench/h200_build.sh "$BUILD" 2>/dev/null | tail -1)
+KTUNE=$(bash scripts/h200_build.sh "$BUILD" 2>/dev/null | tail -1)
 [ -x "$KTUNE" ] || { echo "build failed"; tail -30 "$BUILD/build.log"; exit 1; }
 LIB="$(dirname "$KTUNE")/libktune.a"
 echo "ktune: $KTUNE, library: $LIB"

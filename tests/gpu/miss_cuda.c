@@ -1,5 +1,5 @@
 /* Tuning on a miss in an application that owns its GPU (run by
- * tests/gpu/miss_h200.sh and bench/miss_h200.sh on the H200): the program
+ * tests/gpu/miss_h200.sh and bench/miss_cost_h200.sh on the H200): the program
  * calls cuInit, makes the primary context current, creates its own
  * non-blocking stream, allocates with cuMemAlloc and fills its buffers, and
  * only then launches kernels/cuda/elementwise.cu through kt_launch on its
@@ -28,7 +28,7 @@
  * (before) and page-locked for the copy with cuMemHostRegister, registration
  * included (what a miss pays now per GiB of the caller's in/inout tensors).
  *
- * Prints "result NAME VALUE" lines for bench/miss_h200.sh, and "correct" or
+ * Prints "result NAME VALUE" lines for bench/miss_cost_h200.sh, and "correct" or
  * the first wrong element. Exit status 0 when every output was right. */
 #include <cuda.h>
 #include <math.h>

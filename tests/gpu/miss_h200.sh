@@ -32,7 +32,7 @@
 # the warm helper", no "miss: helper spawned"), and "PASS" at the end.
 set -u
 BUILD=${BUILD:-/tmp/kb-miss}
-KTUNE=$(bash bench/h200_build.sh "$BUILD" 2>/dev/null | tail -1)
+KTUNE=$(bash scripts/h200_build.sh "$BUILD" 2>/dev/null | tail -1)
 [ -x "$KTUNE" ] || { echo "build failed"; tail -30 "$BUILD/build.log"; exit 1; }
 DIR=$(dirname "$KTUNE")
 export KTUNE_HELPER="$DIR/ktune-tuner" KTUNE_PRINT_AUTOTUNING=1

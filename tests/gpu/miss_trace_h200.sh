@@ -12,7 +12,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 2
 OUTDIR=${1:-${OUT:-$ROOT/gpu-out}}
 mkdir -p "$OUTDIR"
-KTUNE=$(bash bench/h200_build.sh /tmp/kb-miss 2>"$OUTDIR/build.log" | tail -1)
+KTUNE=$(bash scripts/h200_build.sh /tmp/kb-miss 2>"$OUTDIR/build.log" | tail -1)
 [ -x "$KTUNE" ] || { echo "build failed"; exit 1; }
 DIR=$(dirname "$KTUNE")
 export KTUNE_HELPER="$DIR/ktune-tuner" KTUNE_PRINT_AUTOTUNING=1

@@ -1,5 +1,5 @@
-# Sourced by tests/gpu/python_h200.sh and bench/python_h200.sh:
-# python_env WORK OUTDIR builds libktune (bench/h200_build.sh) and makes the
+# Sourced by tests/gpu/python_h200.sh and bench/python_call_cost_h200.sh:
+# python_env WORK OUTDIR builds libktune (scripts/h200_build.sh) and makes the
 # package importable by $PY, as a user on a machine without PyPI would:
 # `pip install --no-build-isolation --no-deps --target` of ./python (beside the
 # image's own torch, triton, cupy, numpy) with
@@ -11,7 +11,7 @@
 # through ctypes, and the scripts' checks and tables show it).
 python_env() {
   local work=$1 out=$2 ktune
-  ktune=$(bench/h200_build.sh "$work/build" 2>"$out/build.log" | tail -1)
+  ktune=$(scripts/h200_build.sh "$work/build" 2>"$out/build.log" | tail -1)
   [ -x "$ktune" ] || return 1
   export KTUNE_LIBRARY
   KTUNE_LIBRARY="$(cd "$(dirname "$ktune")" && pwd)/libktune.so"

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The Python package on the H200 (issue 19, item 5). From the repository
-# root, with .carry carried (bench/h200_build.sh --prepare makes it):
+# Does the Python package launch right on a GPU (the H200)? From the repository
+# root, with .carry carried (scripts/h200_build.sh --prepare makes it):
 #
 #   tests/gpu/python_h200.sh [OUTDIR]      (OUTDIR: $OUT, else ./gpu-out)
 #
-# Builds libktune with bench/h200_build.sh, installs python/ into a virtual
+# Builds libktune with scripts/h200_build.sh, installs python/ into a virtual
 # environment without the network (pip install --no-build-isolation
 # --no-deps, KTUNE_LIBRARY = that build; without venv or pip it imports the
 # package from python/ instead), then runs tests/gpu/python_h200.py: torch

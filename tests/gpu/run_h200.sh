@@ -5,9 +5,9 @@
 #   tests/gpu/run_h200.sh [OUTDIR]        (OUTDIR: $OUT, else ./gpu-out)
 #
 # Steps, each logged and summarised in OUTDIR/summary.txt:
-#   1. build ktune and the unit tests (bench/h200_build.sh --tests: CMake,
+#   1. build ktune and the unit tests (scripts/h200_build.sh --tests: CMake,
 #      else plain cc). What the machine lacks (sqlite3.h, json-c/, zlib.h,
-#      runtime libraries) comes from .carry, which `bench/h200_build.sh
+#      runtime libraries) comes from .carry, which `scripts/h200_build.sh
 #      --prepare` makes on a machine with the development packages.
 #   2. the unit tests: test_cuda must pass; the other groups are reported.
 #   3. `ktune devices`: a CUDA device must be listed.
@@ -46,7 +46,7 @@ elapsed() { echo $(($(date +%s) - T0)); }
 say "ktune CUDA check on $(hostname), $(date -u '+%Y-%m-%d %H:%M UTC')"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | sed 's/^/gpu: /' | tee -a "$SUMMARY"
 log "build"
-KTUNE=$(bench/h200_build.sh --tests "$BUILD" 2>>"$LOG" | tail -1)
+KTUNE=$(scripts/h200_build.sh --tests "$BUILD" 2>>"$LOG" | tail -1)
 cat "$BUILD/build.log" >>"$LOG"
 [ -x "$KTUNE" ]
 check "build ktune" $? "$(elapsed) s"

@@ -5,9 +5,9 @@
 #
 #   tests/gpu/session_h200.sh [SECONDS:]SCRIPT... (OUTDIR: $OUT, else ./gpu-out)
 #
-# e.g. tests/gpu/session_h200.sh 120:tests/gpu/miss_h200.sh 200:bench/miss_h200.sh
-# Builds ktune once first (bench/h200_build.sh --tests), which the scripts'
-# own calls of bench/h200_build.sh then reuse (KTUNE_H200_BUILT). Each script gets OUTDIR/NAME/ (its path
+# e.g. tests/gpu/session_h200.sh 120:tests/gpu/miss_h200.sh 200:bench/miss_cost_h200.sh
+# Builds ktune once first (scripts/h200_build.sh --tests), which the scripts'
+# own calls of scripts/h200_build.sh then reuse (KTUNE_H200_BUILT). Each script gets OUTDIR/NAME/ (its path
 # with / as _) as its
 # output folder and SECONDS (default 120) before it is stopped. OUTDIR gets
 # summary.txt (each script's exit status, time and the last lines it
@@ -22,14 +22,14 @@ mkdir -p "$OUTDIR"
 SUMMARY="$OUTDIR/summary.txt"
 { echo "session_h200: $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"; nvidia-smi -L 2>/dev/null; } >"$SUMMARY"
 t0=$(date +%s)
-KTUNE_H200_BUILT=$(bench/h200_build.sh --tests "$ROOT/build-h200" 2>"$WORK/build.log" | tail -1)
+KTUNE_H200_BUILT=$(scripts/h200_build.sh --tests "$ROOT/build-h200" 2>"$WORK/build.log" | tail -1)
 echo "build: $KTUNE_H200_BUILT in $(($(date +%s) - t0)) s" >>"$SUMMARY"
-export KTUNE_H200_BUILT # the scripts' own builds reuse it (bench/h200_build.sh)
+export KTUNE_H200_BUILT # the scripts' own builds reuse it (scripts/h200_build.sh)
 FAILED=0
 for spec in "$@"; do
   limit=120 script=$spec
   case $spec in [0-9]*:*) limit=${spec%%:*} script=${spec#*:} ;; esac
-  name=$(echo "${script%.sh}" | tr / _) # tests/gpu/miss_h200.sh and bench/miss_h200.sh apart
+  name=$(echo "${script%.sh}" | tr / _) # tests/gpu/miss_h200.sh and bench/miss_cost_h200.sh apart
   mkdir -p "$WORK/$name"
   t0=$(date +%s)
   OUT="$WORK/$name" timeout -k 5 "$limit" bash "$script" "$WORK/$name" >"$WORK/$name/log.txt" 2>&1

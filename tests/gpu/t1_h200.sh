@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# T1 input on a real GPU (issue 16, item 5; written for the H200 machine).
+# T1 input on a real GPU (written for the H200 machine).
 # Run from anywhere; it works in the repository root:
 #
 #   tests/gpu/t1_h200.sh [OUTDIR]      (OUTDIR: $OUT, else ./gpu-out)
 #
-# Builds ktune with bench/h200_build.sh (carry .carry), then tunes the hub's
+# Builds ktune with scripts/h200_build.sh (carry .carry), then tunes the hub's
 # unchanged tests/data/t1/convolution_T1.json (4096 x 4096, 15 x 15 filter,
 # __constant__ d_filter; ktune's own convolution_milo.cu) for 60 s. PASS
 # when it ends 0 with a verified winner, and no configuration failed for

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Outputs compared on the device (issue 16, item 7) on a real GPU (written
+# Outputs compared on the device on a real GPU (written
 # for the H200 machine). Run from anywhere; it works in the repository root:
 #
 #   tests/gpu/verify_device_h200.sh [OUTDIR]      (OUTDIR: $OUT, else ./gpu-out)
 #
-# Builds ktune with bench/h200_build.sh (carry .carry: `bench/h200_build.sh
+# Builds ktune with scripts/h200_build.sh (carry .carry: `scripts/h200_build.sh
 # --prepare` makes it), then, each line PASS or FAIL in OUTDIR/verify_device.txt
 # (the JSON documents and traces in OUTDIR/verify_device.tar.gz):
 #   1. tests/data/cuda_verify.cu tuned twice, outputs compared on the host

@@ -35,7 +35,7 @@ static kt_kernel *load(kt_context *ctx, const char *src, const char *lang) {
   return k;
 }
 
-#if KTUNE_HAVE_CL_H
+#ifdef KTUNE_HAVE_CL_H
 static const char *const add_cl = KT_TEST_ADDONE_CL;
 
 /* The application's side: its own context, queue and buffers. */
@@ -288,7 +288,7 @@ TEST(cpu_launch_loads_from_the_binary_cache) {
   kt_context_destroy(ctx);
 }
 
-#if KTUNE_HAVE_CL_H
+#ifdef KTUNE_HAVE_CL_H
 static void case_opencl_launch_loads_from_the_binary_cache(void) {
   private_dirs();
   app a;

@@ -192,6 +192,32 @@ TEST(launch_host_copies_through_opencl_buffers) {
 static volatile sig_atomic_t callers_handler_ran;
 static void callers_handler(int sig) { callers_handler_ran = sig; }
 
+static const char *TWICE_CU = "// @autotune(B in [32, 64])\n"
+                              "// @kernel twice(x: inout tensor<f32>[N])\n"
+                              "// @grid(cdiv(N, B))\n"
+                              "// @block(B)\n"
+                              "// @dims(N = 64)\n"
+                              "extern \"C\" __global__ void twice(float *x) { x[threadIdx.x] *= 2; }\n";
+
+/* A binding takes host arrays on the CPU and OpenCL backends and CUDA device
+ * arrays on CUDA: the backend's table says which, loading needs no device. */
+TEST(memory_kind_follows_the_backend) {
+  kt_context *ctx = context(KT_BACKEND_AUTO);
+  struct {
+    const char *src, *lang, *backend;
+    kt_memory_kind memory;
+  } cases[] = {{TRANSPOSE_C, "c", "cpu", KT_MEMORY_HOST},
+               {TRANSPOSE_CL, "cl", "opencl", KT_MEMORY_HOST},
+               {TWICE_CU, "cu", "cuda", KT_MEMORY_CUDA}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    kt_kernel *k = load(ctx, cases[i].src, cases[i].lang);
+    ASSERT_STREQ(kt_kernel_backend(k), cases[i].backend);
+    ASSERT_EQ(kt_kernel_memory(k), cases[i].memory);
+    kt_kernel_destroy(k);
+  }
+  kt_context_destroy(ctx);
+}
+
 TEST(signals_interrupt_then_reach_the_callers_handler) {
   signal(SIGINT, callers_handler);
   ASSERT_EQ(kt_signals_catch(), KT_OK);

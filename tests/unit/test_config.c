@@ -238,8 +238,8 @@ TEST(bad_pins_say_what_where_and_how_to_fix) {
   kt__file_free(f);
 }
 
-/* The defect of issue 14: `ktune space` refused a @cluster pin that `ktune
- * tune` accepts. Both stages' pins reach the spaces, and the message of a bad
+/* `ktune space` takes the @cluster pins `ktune tune` takes (it refused them
+ * once). Both stages' pins reach the spaces, and the message of a bad
  * one names the file and the kernel. */
 TEST(space_takes_pins_of_both_stages) {
   kt_options o = {.no_db = 1, .quiet = 1};

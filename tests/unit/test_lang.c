@@ -900,7 +900,7 @@ TEST(fuzz_mutated_annotations) {
   ASSERT_TRUE(parsed > 100 && refused > 100);
 }
 
-/* Issue 20, item 1: what fails for every configuration fails when read. */
+/* What fails for every configuration fails when read. */
 TEST(constant_arithmetic_errors_at_parse_time) {
   char *m = parse_err("// @autotune(A in [1, 2])\n"
                       "// @kernel k(x: tensor<f32>[N])\n"
@@ -948,7 +948,7 @@ TEST(chained_comparison_and_huge_tolerance) {
                "below a double's range");
 }
 
-/* Issue 20, item 2: annotations follow C's syntax. */
+/* Annotations follow C's syntax. */
 static const char ANNOTATED[] = "// @autotune(A in [1, 2])\n"
                                 "// @kernel k(x: tensor<f32>[N])\n"
                                 "__global__ void k(float *x) {\n";
@@ -1013,7 +1013,7 @@ TEST(byte_order_mark_keeps_the_first_line) {
   free(m);
 }
 
-/* Issue 20, item 3: names that cannot work are refused before compiling. */
+/* Names that cannot work are refused before compiling. */
 TEST(tuned_names_that_cannot_work) {
   EXPECT_ERROR("// @autotune(int in [1, 2])\n// @kernel k(x: tensor<f32>[N])\nvoid k(float *x) {}\n",
                "k.cu:1:14: error: int cannot be a tuned name: it is a keyword or built-in name of CUDA C++");

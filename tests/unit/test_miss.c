@@ -775,7 +775,7 @@ TEST(two_processes_sharing_a_database_tune_once) {
 
 /* ---- an application that owns its OpenCL ------------------------------ */
 
-#if KTUNE_HAVE_CL_H
+#ifdef KTUNE_HAVE_CL_H
 static const char *scale_cl = "// @autotune(WG in [16, 32, 64])\n"
                               "// @kernel twice_plus(x: in tensor<f32>[N], y: out tensor<f32>[N], n: i32 = N)\n"
                               "// @grid(cdiv(N, WG))\n"

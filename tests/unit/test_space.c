@@ -421,7 +421,7 @@ TEST(registry_lists_and_finds) {
   ASSERT_TRUE(kt__strategy_find(NULL) == NULL);
 }
 
-/* Issue 20, item 1: a configuration whose @where cannot be evaluated is
+/* A configuration whose @where cannot be evaluated is
  * found, with its index, instead of being counted as excluded. */
 TEST(sweep_finds_the_first_fault) {
   kt__diag d;

@@ -15,7 +15,7 @@
 #include "device/zygote.h"
 #include "harness.h"
 #include "ktune.h"
-#if KTUNE_HAVE_CL_H
+#ifdef KTUNE_HAVE_CL_H
 #include "backend/opencl_api.h"
 #endif
 
@@ -105,7 +105,7 @@ TEST(no_driver_loaded_forks_the_zygote) {
   ASSERT_TRUE(strstr(traced(), "zygote: a fresh image") == NULL);
 }
 
-#if KTUNE_HAVE_CL_H
+#ifdef KTUNE_HAVE_CL_H
 /* The application's side: a context, a buffer and a queue on the first
  * device, released by close_opencl (the leak check counts what is not). */
 typedef struct app_cl {

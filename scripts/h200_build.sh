@@ -4,8 +4,8 @@
 # headers and .so symlinks too). Every script under bench/ and tests/gpu/ that
 # runs there builds through this one.
 #
-#   bench/h200_build.sh [--tests] [BUILD_DIR]   (default: build-h200 in the repository)
-#   bench/h200_build.sh --prepare               (fills KTUNE_DEPS_DIR; see below)
+#   scripts/h200_build.sh [--tests] [BUILD_DIR]   (default: build-h200 in the repository)
+#   scripts/h200_build.sh --prepare               (fills KTUNE_DEPS_DIR; see below)
 #
 # Prints the path of the built ktune as the last line on stdout. Beside it:
 # ktune-tuner (the tuning helper kt_launch starts on a miss; a program linked

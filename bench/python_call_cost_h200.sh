@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Host time per call from Python, ktune beside Triton's @triton.autotune in
-# the same run (issue 19, item 6; docs/BENCHMARKS.md, "Python"). From the
+# the same run (docs/BENCHMARKS.md, "Python"). From the
 # repository root, with .carry carried:
 #
-#   bench/python_h200.sh            (results under $OUT, else ./build-python)
+#   bench/python_call_cost_h200.sh            (results under $OUT, else ./build-python)
 #
-# Builds libktune (bench/h200_build.sh), installs python/ without the
-# network (tests/gpu/python_env.sh), then runs bench/python_h200.py:
+# Builds libktune (scripts/h200_build.sh), installs python/ without the
+# network (tests/gpu/python_env.sh), then runs bench/python_call_cost_h200.py:
 # - the first call for a new key: ktune.tune of kernels/cuda/elementwise.cu
 #   for two sizes (16 configurations, before CUDA is initialised), Triton's
 #   first call of two keys (compile + autotune of 15 configurations);
@@ -29,5 +29,5 @@ mkdir -p "$OUT"
 export KTUNE_DB="$WORK/results.db"
 . "$ROOT/tests/gpu/python_env.sh"
 python_env "$WORK" "$OUT" || { echo "build or install failed (see $OUT/build.log, install.log)"; exit 1; }
-"$PY" bench/python_h200.py "$OUT" 2>"$OUT/bench.err" | tee "$OUT/python_bench.txt"
+"$PY" bench/python_call_cost_h200.py "$OUT" 2>"$OUT/bench.err" | tee "$OUT/python_bench.txt"
 exit "${PIPESTATUS[0]}"

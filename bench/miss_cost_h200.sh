@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Tune on a miss on the H200 (issue 15, item 8), in one device call, beside
+# What does a tune on a miss cost kt_launch's caller? On the H200, in one
+# device call, beside
 # Triton's @triton.autotune (16 configurations each, z = x * y + x, fp32):
 #
-#   bench/miss_h200.sh        (from the repository root, .carry carried)
+#   bench/miss_cost_h200.sh        (from the repository root, .carry carried)
 #
 # 1. kt_launch in an application that owns its CUDA context (tests/gpu/
 #    miss_cuda.c), three fresh databases each: KT_MISS_TUNE (the first call
@@ -43,7 +44,7 @@ N2=$((1 << 22))
 say "miss bench, $(git rev-parse --short HEAD 2>/dev/null)," \
   "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1), N1=$N1 N2=$N2"
 
-KTUNE=$(bash bench/h200_build.sh /tmp/kb-miss 2>>"$LOG" | tail -1)
+KTUNE=$(bash scripts/h200_build.sh /tmp/kb-miss 2>>"$LOG" | tail -1)
 [ -x "$KTUNE" ] || { say "build failed"; tail -30 /tmp/kb-miss/build.log | tee -a "$LOG"; exit 1; }
 DIR=$(dirname "$KTUNE")
 export KTUNE_HELPER="$DIR/ktune-tuner" KTUNE_PRINT_AUTOTUNING=1

@@ -1,6 +1,6 @@
 """Host time of a kernel call from Python: ktune beside Triton's
 @triton.autotune doing the same operation (z = x * y + x, f32), in one
-process (bench/python_h200.sh runs it; docs/BENCHMARKS.md has the figures).
+process (bench/python_call_cost_h200.sh runs it; docs/BENCHMARKS.md has the figures).
 
 1. The first call for a new key: ktune.tune for two sizes before CUDA is
    initialised (what a miss that tunes costs: ktune's exhaustive 16
