@@ -97,11 +97,10 @@ int kt__method_window_of(const kt__recorded *r, double cutoff, double start, kt_
     w->t_end = (double)w->fevals_end * w->median_cost;
     /* "mean_per_feval": a valid evaluation's mean cost plus the chance of
      * an invalid one times its mean cost. */
-    w->cost_per_feval =
-        d.ncost_failed == 0 || d.ncost_ok == 0
-            ? (d.cost_ok_sum + d.cost_failed_sum) / (double)d.ncost
-            : d.cost_ok_sum / (double)d.ncost_ok +
-                  (double)d.ncost_failed / (double)d.records * (d.cost_failed_sum / (double)d.ncost_failed);
+    w->cost_per_feval = d.ncost_failed == 0 || d.ncost_ok == 0
+                            ? (d.cost_ok_sum + d.cost_failed_sum) / (double)d.ncost
+                            : d.cost_ok_sum / (double)d.ncost_ok + (double)d.ncost_failed / (double)d.records *
+                                                                       (d.cost_failed_sum / (double)d.ncost_failed);
     if (!(w->cost_per_feval > 0)) rc = kt__err(eb, KT_INVALID, "the recorded evaluations cost no time");
   }
   dist_free(&d);
@@ -337,7 +336,8 @@ int kt__method_score_traces(const kt__recorded *r, const kt__method_window *w, c
   int rc = kt__method_strategy_curve(r, traces, ntraces, times, N, strat, eb);
   double sum = 0;
   for (int k = 0; rc == KT_OK && k < N; k++) {
-    if (rnd[k] == w->optimum) rc = kt__err(eb, KT_INVALID, "random search is expected at the optimum at %g s", times[k]);
+    if (rnd[k] == w->optimum)
+      rc = kt__err(eb, KT_INVALID, "random search is expected at the optimum at %g s", times[k]);
     else sum += (strat[k] - rnd[k]) / (w->optimum - rnd[k]);
   }
   *score = sum / N;

@@ -25,8 +25,8 @@ typedef struct kt__method_window {
   long fevals_start, fevals_end; /* random search's expected evaluations to the two cut-offs */
   double t_start, t_end;         /* the window, seconds: fevals * median_cost */
   double median_cost;            /* median recorded cost of an evaluation */
-  double cost_per_feval;         /* the baseline's: mean cost of a valid evaluation + invalid fraction * mean of invalid */
-  double optimum, median;        /* of the valid recorded objective values */
+  double cost_per_feval;  /* the baseline's: mean cost of a valid evaluation + invalid fraction * mean of invalid */
+  double optimum, median; /* of the valid recorded objective values */
 } kt__method_window;
 
 /* The window of R for cut-offs CUTOFF and START (fractions of the way from

@@ -34,9 +34,9 @@ struct kt__recorded {
   int nparams;
   kt__tunedim *dims; /* sorted values of each parameter, for the space */
   kt__space *space;
-  unsigned char *state; /* per index: KT__ST_* of the record, CONSTRAINT when absent */
-  float *time;          /* per index, when OK */
-  float *cost;          /* per index: seconds the recorded evaluation took (NAN when it holds no time) */
+  unsigned char *state;    /* per index: KT__ST_* of the record, CONSTRAINT when absent */
+  float *time;             /* per index, when OK */
+  float *cost;             /* per index: seconds the recorded evaluation took (NAN when it holds no time) */
   double seconds_per_unit; /* of the file's "times" (its metadata's "timeunit") */
   uint64_t count, ok;
   double optimum;
@@ -219,9 +219,8 @@ static int time_unit(json_object *doc, const char *path, double *out, kt__errbuf
   static const struct {
     const char *name;
     double seconds;
-  } units[] = {{"seconds", 1},         {"s", 1},         {"milliseconds", 1e-3}, {"miliseconds", 1e-3},
-               {"ms", 1e-3},           {"microseconds", 1e-6}, {"us", 1e-6},   {"nanoseconds", 1e-9},
-               {"ns", 1e-9}};
+  } units[] = {{"seconds", 1},         {"s", 1},     {"milliseconds", 1e-3}, {"miliseconds", 1e-3}, {"ms", 1e-3},
+               {"microseconds", 1e-6}, {"us", 1e-6}, {"nanoseconds", 1e-9},  {"ns", 1e-9}};
   json_object *unit = member(member(doc, "metadata"), "timeunit");
   *out = 1;
   if (!unit) return KT_OK;
