@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <zlib.h>
 
 #include "../config.h"
@@ -33,8 +34,10 @@ struct kt__recorded {
   int nparams;
   kt__tunedim *dims; /* sorted values of each parameter, for the space */
   kt__space *space;
-  unsigned char *state; /* per index: KT__ST_* of the record, CONSTRAINT when absent */
-  float *time;          /* per index, when OK */
+  unsigned char *state;    /* per index: KT__ST_* of the record, CONSTRAINT when absent */
+  float *time;             /* per index, when OK */
+  float *cost;             /* per index: seconds the recorded evaluation took (NAN when it holds no time) */
+  double seconds_per_unit; /* of the file's "times" (its metadata's "timeunit") */
   uint64_t count, ok;
   double optimum;
 };
@@ -182,6 +185,54 @@ static double objective_value(json_object *res) {
   return NAN;
 }
 
+/* A "times" entry in seconds: a number, or the sum of a list of numbers
+ * ("runtimes"); NAN for anything else (a string marks a failure). */
+static double time_entry(json_object *v, double seconds_per_unit) {
+  if (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int))
+    return json_object_get_double(v) * seconds_per_unit;
+  if (!json_object_is_type(v, json_type_array)) return NAN;
+  double sum = NAN;
+  for (size_t i = 0; i < json_object_array_length(v); i++) {
+    json_object *x = json_object_array_get_idx(v, i);
+    if (!json_object_is_type(x, json_type_double) && !json_object_is_type(x, json_type_int)) continue;
+    sum = (isnan(sum) ? 0 : sum) + json_object_get_double(x);
+  }
+  return sum * seconds_per_unit;
+}
+
+/* What the evaluation cost when it was recorded: the sum of its "times"
+ * (compilation, runtimes, framework, search_algorithm, validation: the
+ * time keys of T4), NAN when none is a number. */
+static double recorded_cost(json_object *res, double seconds_per_unit) {
+  static const char *const keys[] = {"compilation", "runtimes", "framework", "search_algorithm", "validation"};
+  json_object *times = member(res, "times");
+  double sum = NAN;
+  for (size_t k = 0; times && k < sizeof keys / sizeof *keys; k++) {
+    double t = time_entry(member(times, keys[k]), seconds_per_unit);
+    if (!isnan(t)) sum = (isnan(sum) ? 0 : sum) + t;
+  }
+  return sum;
+}
+
+/* Seconds per unit of a T4 file's "timeunit" (seconds when absent). */
+static int time_unit(json_object *doc, const char *path, double *out, kt__errbuf *eb) {
+  static const struct {
+    const char *name;
+    double seconds;
+  } units[] = {{"seconds", 1},         {"s", 1},     {"milliseconds", 1e-3}, {"miliseconds", 1e-3}, {"ms", 1e-3},
+               {"microseconds", 1e-6}, {"us", 1e-6}, {"nanoseconds", 1e-9},  {"ns", 1e-9}};
+  json_object *unit = member(member(doc, "metadata"), "timeunit");
+  *out = 1;
+  if (!unit) return KT_OK;
+  const char *name = json_object_get_string(unit);
+  for (size_t i = 0; name && i < sizeof units / sizeof *units; i++)
+    if (strcasecmp(name, units[i].name) == 0) {
+      *out = units[i].seconds;
+      return KT_OK;
+    }
+  return kt__err(eb, KT_INVALID, "%s: unknown metadata.timeunit \"%s\"", path, name ? name : "");
+}
+
 /* Values of one result's configuration, in parameter order. */
 static void result_values(kt__recorded *r, json_object *cfg, int64_t *values) {
   for (int p = 0; p < r->nparams; p++) {
@@ -202,6 +253,7 @@ static void record_one(kt__recorded *r, json_object *res) {
   r->state[index] = (unsigned char)st;
   if (st == KT__ST_CONSTRAINT) return;
   r->count++;
+  r->cost[index] = (float)recorded_cost(res, r->seconds_per_unit);
   if (st != KT__ST_OK) return;
   r->time[index] = (float)t;
   r->ok++;
@@ -223,6 +275,8 @@ static int build_table(kt__recorded *r, json_object *results, const char *path, 
   r->state = kt__xmalloc(size);
   memset(r->state, KT__ST_CONSTRAINT, size);
   r->time = kt__xcalloc(size, sizeof *r->time);
+  r->cost = kt__xmalloc(size * sizeof *r->cost);
+  for (uint64_t i = 0; i < size; i++) r->cost[i] = NAN;
   r->optimum = INFINITY;
   size_t len = json_object_array_length(results);
   for (size_t i = 0; i < len; i++) record_one(r, json_object_array_get_idx(results, i));
@@ -244,6 +298,7 @@ static int parse_doc(kt__recorded *r, const char *text, size_t len, const char *
   int rc = KT_OK;
   if (!results || !json_object_is_type(results, json_type_array) || json_object_array_length(results) == 0)
     rc = kt__err(eb, KT_INVALID, "%s: no \"results\" array: not a T4 results file", path);
+  if (rc == KT_OK) rc = time_unit(doc, path, &r->seconds_per_unit, eb);
   if (rc == KT_OK) rc = collect_params(r, results, path, eb);
   if (rc == KT_OK) rc = build_table(r, results, path, eb);
   json_object_put(doc);
@@ -281,6 +336,7 @@ void kt__recorded_free(kt__recorded *r) {
   free(r->dims);
   free(r->state);
   free(r->time);
+  free(r->cost);
   free(r);
 }
 
@@ -295,6 +351,10 @@ kt__status kt__recorded_lookup(const kt__recorded *r, uint64_t index, double *ti
   kt__status st = (kt__status)r->state[index];
   if (st == KT__ST_OK) *time = r->time[index];
   return st;
+}
+
+double kt__recorded_cost(const kt__recorded *r, uint64_t index) {
+  return index < kt__space_size(r->space) ? r->cost[index] : NAN;
 }
 
 /* The fastest recorded configuration of FROM, as an index of R's space:

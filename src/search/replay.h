@@ -24,6 +24,11 @@ double kt__recorded_optimum(const kt__recorded *r);
 /* What evaluating INDEX gives: its status and time (INFINITY unless OK).
  * KT__ST_CONSTRAINT for a configuration outside the recorded space. */
 kt__status kt__recorded_lookup(const kt__recorded *r, uint64_t index, double *time);
+/* Seconds the recorded evaluation of INDEX took, failed ones included: the
+ * sum of its "times" (compilation, runtimes, framework, search_algorithm,
+ * validation) in the file's metadata.timeunit. NAN when the file holds no
+ * time for it (or no record). */
+double kt__recorded_cost(const kt__recorded *r, uint64_t index);
 
 typedef struct kt__replay_stats {
   int repeats;
