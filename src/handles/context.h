@@ -33,22 +33,6 @@ struct kt_kernel {
   /* kt_launch's in-memory winners: made once (runtime.c, rt_table) and read
    * by launches in any thread. */
   _Atomic(kt__runtime_table *) runtime;
-  void *const *tune_args; /* the tuning helper (ktune-tuner): the copies of the caller's
-                                 host buffers, whose contents the tuner starts from; NULL
-                                 otherwise */
-  /* The tuning helper: waits until the caller's copies are in tune_args
-   * (the application writes them while the tuner's worker opens its
-   * device); NULL: they are there already. */
-  int (*tune_args_wait)(void *ud, kt__errbuf *eb);
-  void *tune_args_ud;
-  /* The tuning helper when it stays for the next miss: kt_tune keeps its
-   * device worker afterwards and binds a kept one instead of starting a new
-   * one (tuner/worker_client.h), so that the next tuning skips the driver's
-   * start. */
-  bool keep_worker;
-  const kt__device_info *tune_device; /* the tuning helper: the device as the application saw it,
-                                         which the tuner compiles for while its worker opens it;
-                                         NULL otherwise */
   /* Real data (kernel_data.c), per decl->params: where a tensor's initial
    * content comes from (file("...") in @kernel, else kt_kernel_set_input)
    * and its expected content (kt_kernel_set_expect); path NULL: none. */

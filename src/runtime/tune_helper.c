@@ -16,6 +16,7 @@
 #include "../handles/context.h"
 #include "../launch/args.h"
 #include "../tuner/result.h"
+#include "../tuner/tuner.h"
 #include "../tuner/worker_client.h"
 #include "../workdir.h"
 #include "key_lock.h"
@@ -85,8 +86,8 @@ static kt_tune_options tune_options(const kt__tune_request *r) {
                            .retry_failed = r->retry_failed};
 }
 
-/* The kernel of the request, its sizes and pins set, its tensors the
- * caller's (ARGS, into the mapped request). */
+/* The kernel of the request, its sizes and pins set; ARGS: the caller's
+ * tensors (into the mapped request). */
 static int load_kernel(kt_context *ctx, const kt__tune_request *r, void **args, kt_kernel **out) {
   const kt__backend *be = kt__backend_of(r->backend);
   KT__RETURN_IF(!be, &ctx->err, KT_INVALID, "ktune-tuner: the request names no backend");
@@ -100,8 +101,6 @@ static int load_kernel(kt_context *ctx, const kt__tune_request *r, void **args, 
   for (int i = 0; i < r->nsizes; i++) KT__FORWARD(kt_kernel_set_size(k, k->decl->sizes[i], r->sizes[i]));
   KT__FORWARD(kt_kernel_pin(k, kt__tune_request_text(r, r->pins)));
   for (int i = 0; i < r->nparams; i++) args[i] = r->tensor[i].len ? (char *)r + r->tensor[i].offset : NULL;
-  k->tune_args = args;
-  k->tune_device = &r->device_info;
   return KT_OK;
 }
 
@@ -123,7 +122,7 @@ static char *stored_winner(kt_kernel *k, const kt__tune_request *r) {
 
 /* Waits until the application wrote its tensors into the request (it
  * copies them while this process starts and the tuner's worker opens its
- * device): kt_kernel.tune_args_wait, UD the socket it says so on. Fails
+ * device): kt__tune_helper_opts.args_wait, UD the socket it says so on. Fails
  * when it could not (an end of file: the application says why) or a signal
  * stopped the wait. */
 static int wait_for_data(void *ud, kt__errbuf *eb) {
@@ -138,13 +137,15 @@ static int wait_for_data(void *ud, kt__errbuf *eb) {
   return KT_OK;
 }
 
-/* Tunes and replies; the winner of an interrupted tuning still counts. */
-static void tune_and_reply(kt_kernel *k, const kt__tune_request *r, int ready, int out) {
-  k->tune_args_wait = wait_for_data;
-  k->tune_args_ud = &ready;
+/* Tunes on the caller's tensors ARGS, announced on READY, for the device
+ * the application saw; WARM: the device worker is kept for the next miss.
+ * Replies on OUT; the winner of an interrupted tuning still counts. */
+static void tune_and_reply(kt_kernel *k, const kt__tune_request *r, void *const *args, int ready, bool warm, int out) {
+  kt__tune_helper_opts helper = {
+      .args = args, .args_wait = wait_for_data, .args_ud = &ready, .device = &r->device_info, .keep_worker = warm};
   kt_tune_options o = tune_options(r);
   kt_result *res = NULL;
-  int rc = kt_tune(k, &o, &res);
+  int rc = kt__tune(k, &o, &helper, &res);
   if (res && res->winner >= 0) {
     kt__sbuf cfg = {0};
     kt__result_config_string(res, &res->trials[res->winner], &cfg);
@@ -166,7 +167,6 @@ static int serve(const kt__tune_request *r, int ready, int out, bool warm) {
   void *args[KT__RT_MAX_ARGS] = {0};
   int rc = kt_context_create(&opts, &ctx);
   if (rc == KT_OK) rc = load_kernel(ctx, r, args, &k);
-  if (rc == KT_OK) k->keep_worker = warm;
   int lock = -1;
   if (rc == KT_OK && !r->no_db)
     rc = kt__key_lock(kt__tune_request_text(r, r->db), kt__tune_request_text(r, r->key), &stop_flag, &lock, &ctx->err);
@@ -178,7 +178,7 @@ static int serve(const kt__tune_request *r, int ready, int out, bool warm) {
     reply(out, stored);
     reply(out, "\n");
   } else {
-    tune_and_reply(k, r, ready, out);
+    tune_and_reply(k, r, args, ready, warm, out);
   }
   free(stored);
   if (lock >= 0) close(lock); /* after the winner is stored */

@@ -22,6 +22,7 @@
 #include "../space/space.h"
 #include "pool.h"
 #include "result.h"
+#include "tuner.h"
 #include "worker_client.h"
 
 enum { KT__DEFAULT_FINALISTS = 5, KT__DEFAULT_ROUNDS = 7 };
@@ -48,6 +49,7 @@ typedef struct kt__tuning {
   const kt__kernel_decl *d;
   kt__errbuf *eb;
   kt_tune_options o;
+  kt__tune_helper_opts h; /* the tuning helper's own (kt__tune); zero otherwise */
   int64_t *sizes;
   kt__env size_env;
   const kt__config *cfg; /* the kernel's names: tuned, then cluster */
@@ -57,7 +59,7 @@ typedef struct kt__tuning {
   kt__pool *pool;
   kt_result *r;
   /* The device builds are for: the worker's, or before the worker opened
-   * it, the one the application saw (kt_kernel.tune_device), for the
+   * it, the one the application saw (h.device), for the
    * default's compile started meanwhile (early_default). */
   kt__device_info build_device;
   bool early_default;

@@ -48,8 +48,8 @@ static int locate_error(kt__tuning *t, int rc) {
 /* The caller's data (the tuning helper's), once the application has
  * written it: the wait overlaps the worker's opening of its device. */
 static int use_caller_data(kt__tuning *t) {
-  if (t->k->tune_args_wait) KT__FORWARD(t->k->tune_args_wait(t->k->tune_args_ud, t->eb));
-  kt__argset_take(t->args, t->k->tune_args);
+  if (t->h.args_wait) KT__FORWARD(t->h.args_wait(t->h.args_ud, t->eb));
+  kt__argset_take(t->args, t->h.args);
   return KT_OK;
 }
 
@@ -70,7 +70,7 @@ static int start_compiles(kt__tuning *t) {
   t->r->compile_threads = jobs;
   t->pool = kt__pool_create(t->k->backend, jobs);
   if (!t->pool) return kt__err(t->eb, KT_NOMEM, "cannot start a compile thread");
-  const kt__device_info *seen = t->k->tune_device;
+  const kt__device_info *seen = t->h.device;
   if (!seen || !kt__be_compiles(t->k->backend) || t->k->backend->builds_at_load || !t->default_is_reference)
     return KT_OK;
   t->build_device = *seen;
@@ -124,11 +124,11 @@ int kt__setup_start(kt__tuning *t) {
   t->setup = ws;
   /* The worker opens its device (a CUDA context: 0.26 s on the H200) while
    * the tuner writes the tensors it will upload; a kept one has it open. */
-  if (!t->k->keep_worker || kt__worker_rebind(&ws, &t->worker, t->eb) != KT_OK)
+  if (!t->h.keep_worker || kt__worker_rebind(&ws, &t->worker, t->eb) != KT_OK)
     KT__FORWARD(kt__worker_launch(&ws, &t->worker, t->eb));
-  rc = kt__argset_fill(d, kt__tuning_seed(t), t->k->inputs, t->k->expects, t->k->tune_args, t->args, t->eb);
+  rc = kt__argset_fill(d, kt__tuning_seed(t), t->k->inputs, t->k->expects, t->h.args, t->args, t->eb);
   if (rc != KT_OK) return locate_error(t, rc);
-  if (t->k->tune_args) KT__FORWARD(use_caller_data(t));
+  if (t->h.args) KT__FORWARD(use_caller_data(t));
   kt__trace("setup: tensors written");
   KT__FORWARD(start_compiles(t));
   KT__FORWARD(kt__worker_ready(&t->worker, &t->r->device, t->eb));
@@ -153,7 +153,7 @@ void kt__setup_finish(kt__tuning *t) {
   kt__pool_free(t->pool);
   kt__trace("teardown: compile threads joined");
   if (t->worker) t->r->restarts = kt__worker_restarts(t->worker);
-  if (!t->k->keep_worker || !kt__worker_bindable(&t->setup) || !kt__worker_park(t->worker)) kt__worker_stop(t->worker);
+  if (!t->h.keep_worker || !kt__worker_bindable(&t->setup) || !kt__worker_park(t->worker)) kt__worker_stop(t->worker);
   kt__trace("teardown: worker stopped");
   kt__argset_free(t->args);
   kt__constants_free(t->constants);

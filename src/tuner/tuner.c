@@ -475,9 +475,12 @@ static double lap(double *mark) {
   return d;
 }
 
-int kt_tune(kt_kernel *k, const kt_tune_options *opts, kt_result **out) {
+int kt_tune(kt_kernel *k, const kt_tune_options *opts, kt_result **out) { return kt__tune(k, opts, NULL, out); }
+
+int kt__tune(kt_kernel *k, const kt_tune_options *opts, const kt__tune_helper_opts *helper, kt_result **out) {
   kt__tuning t = {.k = k, .d = k->decl, .cfg = &k->config, .eb = &k->ctx->err, .started = kt__now(), .tty = isatty(2)};
   if (opts) t.o = *opts;
+  if (helper) t.h = *helper;
   if (t.o.budget_s > 0) t.deadline = t.started + t.o.budget_s;
   *out = NULL;
   kt__interrupted = 0;

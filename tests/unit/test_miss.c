@@ -21,6 +21,7 @@
 #include "handles/runtime_table.h"
 #include "runtime/runtime.h"
 #include "tuner/result.h"
+#include "tuner/tuner.h"
 
 /* The built helper; helpers stay warm for a second only, so that the
  * processes-left checks need not wait long (the warm cases set more). */
@@ -256,11 +257,11 @@ static const char *tune_with_device_seen(const char *arch) {
   ASSERT_EQ(kt__runtime_device(k, &state), KT_OK);
   kt__device_info seen = k->runtime->device;
   if (arch) snprintf(seen.arch, sizeof seen.arch, "%s", arch);
-  k->tune_device = &seen;
+  kt__tune_helper_opts helper = {.device = &seen};
   ASSERT_EQ(kt_kernel_set_size(k, "N", 256), KT_OK);
   kt_result *res = NULL;
   capture_start();
-  int rc = kt_tune(k, NULL, &res);
+  int rc = kt__tune(k, NULL, &helper, &res);
   const char *out = captured();
   capture_end();
   if (rc != KT_OK) kt_test_fail(__FILE__, __LINE__, "kt_tune: %s\n%s", kt_errmsg(ctx), out);
@@ -322,13 +323,11 @@ static int tune_waiting_for_data(int (*wait)(void *, kt__errbuf *), void *ud, fl
   kt_context *ctx = context(KT_MISS_DEFAULT, NULL);
   kt_kernel *k = load(ctx, "affine.c", slow_source(0), "c");
   void *args[] = {x, NULL, NULL};
-  k->tune_args = args;
-  k->tune_args_wait = wait;
-  k->tune_args_ud = ud;
+  kt__tune_helper_opts helper = {.args = args, .args_wait = wait, .args_ud = ud};
   ASSERT_EQ(kt_kernel_set_size(k, "N", 256), KT_OK);
   kt_result *res = NULL;
   capture_start();
-  int rc = kt_tune(k, NULL, &res);
+  int rc = kt__tune(k, NULL, &helper, &res);
   *out = captured();
   capture_end();
   if (rc == KT_OK) ASSERT_TRUE(res && res->winner >= 0);
