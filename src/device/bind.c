@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 
 #include "../lang/parser.h"
-#include "socket_io.h"
+#include "../proc/socket_io.h"
 
 /* A setup rebuilt in the worker from a kt__bind: what it points at. */
 struct kt__bound {

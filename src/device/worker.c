@@ -17,12 +17,12 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "../fdpass.h"
 #include "../launch/launch.h"
 #include "../parallel.h"
+#include "../proc/fdpass.h"
+#include "../proc/socket_io.h"
 #include "bind.h"
 #include "run_checks.h"
-#include "socket_io.h"
 #include "worker_state.h"
 
 enum { MAX_PARAMS = 256 };

@@ -13,8 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../helper_exe.h"
-#include "socket_io.h"
+#include "../proc/helper_exe.h"
+#include "../proc/socket_io.h"
 #include "worker.h"
 
 struct kt__zygote {

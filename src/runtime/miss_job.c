@@ -15,8 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../fdpass.h"
-#include "../helper_exe.h"
+#include "../proc/fdpass.h"
+#include "../proc/helper_exe.h"
 #include "ktune.h"
 
 extern char **environ;

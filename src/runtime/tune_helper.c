@@ -12,9 +12,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../fdpass.h"
 #include "../handles/context.h"
 #include "../launch/args.h"
+#include "../proc/fdpass.h"
 #include "../tuner/result.h"
 #include "../tuner/worker_client.h"
 #include "../workdir.h"

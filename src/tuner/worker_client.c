@@ -19,10 +19,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../device/socket_io.h"
 #include "../device/worker.h"
 #include "../device/zygote.h"
-#include "../fdpass.h"
+#include "../proc/fdpass.h"
+#include "../proc/socket_io.h"
 
 enum { MAX_DEVICES = 64 };
 static const double START_TIMEOUT_S = 120; /* opening a GPU can take a while */
