@@ -14,12 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "../launch/launch.h"
 #include "../parallel.h"
 #include "../proc/fdpass.h"
+#include "../proc/process.h"
 #include "../proc/socket_io.h"
 #include "bind.h"
 #include "run_checks.h"
@@ -327,8 +327,7 @@ static void default_fatal_signals(void) {
  * signals, the device and buffers open and the hello sent. False: nothing
  * to serve with, the worker ends. */
 static bool worker_open(kt__worker_state *c, int fd, pid_t parent) {
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != parent) _exit(1); /* the parent died before prctl */
+  kt__proc_die_with_parent(SIGKILL, parent, 1);
   default_fatal_signals();
   /* stdout is the output pipe (zygote.c): line-buffered, so that what a
    * kernel printed before it crashed still reaches the tuner. */
