@@ -4,8 +4,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/prctl.h>
 #include <unistd.h>
+
+#include "proc/process.h"
 
 #define KEY_PARENT_ENV "KTUNE_KEY_PARENT"
 
@@ -20,7 +21,5 @@ void key_parent_watch(void) {
   if (!v) return;
   long parent = strtol(v, NULL, 10);
   unsetenv(KEY_PARENT_ENV); /* for this process alone, not what it starts */
-  prctl(PR_SET_PDEATHSIG, SIGTERM);
-  /* The parent may have died before the request: then no signal comes. */
-  if ((long)getppid() != parent) _exit(130);
+  kt__proc_die_with_parent(SIGTERM, (pid_t)parent, 130);
 }

@@ -5,13 +5,12 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern char **environ;
+#include "proc/process.h"
 
 static int dropped(const key_command *cmd, const char *arg) {
   if (strcmp(arg, "--dim") == 0 || strcmp(arg, "--sizes") == 0) return 1;
@@ -77,21 +76,11 @@ int key_process_start(key_process *p, const key_command *cmd, const key *k, cons
     errno = e;
     return -1;
   }
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  if (out[1] >= 0) posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-  if (err[1] >= 0) posix_spawn_file_actions_adddup2(&fa, err[1], 2);
   /* No signal blocked: a dealer waits with SIGINT and SIGTERM blocked
    * (cli/sweep.c), and a key process must still stop on them. */
-  posix_spawnattr_t attr;
-  sigset_t none;
-  sigemptyset(&none);
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
-  int e = posix_spawn(&p->pid, argv[0], &fa, &attr, argv, environ);
-  posix_spawnattr_destroy(&attr);
-  posix_spawn_file_actions_destroy(&fa);
+  kt__proc_fd fds[] = {{out[1], STDOUT_FILENO}, {err[1], STDERR_FILENO}};
+  kt__proc_spawn_opts o = {.fds = fds, .nfds = 2, .unblock_signals = true};
+  int e = kt__proc_spawn(argv[0], argv, &o, &p->pid);
   free(argv);
   if (out[1] >= 0) close(out[1]), out[1] = -1;
   if (err[1] >= 0) close(err[1]), err[1] = -1;

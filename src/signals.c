@@ -4,8 +4,9 @@
  * kt_interrupt(); the last release puts the caller's handlers back and
  * raises the recorded signal again, so that the caller reacts to it as it
  * would have (KeyboardInterrupt) once the tuning has stopped cleanly. */
+#include "signals.h"
+
 #include <pthread.h>
-#include <signal.h>
 #include <string.h>
 
 #include "common.h"
@@ -36,6 +37,8 @@ static int install(void) {
     }
   return KT_OK;
 }
+
+const volatile sig_atomic_t *kt__signals_caught(void) { return &first_caught; }
 
 int kt_signals_catch(void) {
   pthread_mutex_lock(&lock);

@@ -12,7 +12,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +21,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "../proc/process.h"
 
 extern char **environ;
 
@@ -98,23 +99,15 @@ static int run_captured(const char *const argv[], char *const envp[], double tim
   *sp = (spawned){0};
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return kt__err(eb, KT_IO, "pipe: %s", strerror(errno));
-  posix_spawn_file_actions_t fa;
-  posix_spawnattr_t at;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
-  posix_spawnattr_init(&at);
   /* Ordinary scheduling on purpose: SCHED_IDLE would keep compilers off a
    * core that times a CPU kernel, but starves them (and trips the compile
    * timeout) on a loaded machine. Leaving a core to the worker is the
    * compile pool's business. */
-  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&at, 0);
+  kt__proc_fd out[] = {{fds[1], STDOUT_FILENO}, {fds[1], STDERR_FILENO}};
+  kt__proc_spawn_opts o = {
+      .fds = out, .nfds = 2, .null_stdin = true, .own_group = true, .search_path = true, .envp = envp};
   pid_t pid;
-  int rc = posix_spawnp(&pid, argv[0], &fa, &at, (char *const *)argv, envp ? envp : environ);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&at);
+  int rc = kt__proc_spawn(argv[0], (char *const *)argv, &o, &pid);
   close(fds[1]);
   if (rc != 0) {
     close(fds[0]);

@@ -1,7 +1,7 @@
 /* What the tuner and a device worker exchange. The worker is forked (by the
  * zygote) with a copy of the setup; it answers with a hello saying how
  * opening the device went, then serves one request at a time with one reply,
- * fixed-size structs over a socket pair (socket_io.h). The worker's loop is
+ * fixed-size structs over a socket pair (proc/socket_io.h). The worker's loop is
  * device/worker.c, the tuner's side tuner/worker_client.c. */
 #ifndef KT_PROTOCOL_H
 #define KT_PROTOCOL_H

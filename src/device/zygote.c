@@ -3,17 +3,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../helper_exe.h"
-#include "socket_io.h"
+#include "../proc/helper_exe.h"
+#include "../proc/process.h"
+#include "../proc/socket_io.h"
 #include "worker.h"
 
 struct kt__zygote {
@@ -118,45 +117,39 @@ static void become_worker(int out_fd) {
 }
 
 static void do_spawn(int ctl, kt__zygote_child_fn fn, void *ud) {
-  int sv[2], out[2];
+  int fd, out[2];
   reply rep = {0};
   if (nchildren == MAX_CHILDREN) {
     rep.rc = EAGAIN;
     send_reply(ctl, &rep, NULL, 0);
     return;
   }
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-    rep.rc = errno;
-    send_reply(ctl, &rep, NULL, 0);
-    return;
-  }
   if (pipe2(out, O_CLOEXEC) != 0) {
     rep.rc = errno;
-    close(sv[0]);
-    close(sv[1]);
     send_reply(ctl, &rep, NULL, 0);
     return;
   }
-  pid_t self = getpid(), pid = fork();
+  pid_t self = getpid(), pid = kt__proc_fork_connected(&fd);
   if (pid == 0) {
     close(ctl);
-    close(sv[0]);
     close(out[0]);
     become_worker(out[1]);
-    fn(ud, sv[1], self);
+    fn(ud, fd, self);
     _exit(1);
   }
-  close(sv[1]);
-  close(out[1]);
-  if (pid > 0) {
-    setpgid(pid, pid); /* also here, so the group exists before any reap */
-    children[nchildren++] = pid;
-  }
-  rep.pid = pid;
   rep.rc = pid < 0 ? errno : 0;
-  int fds[MAX_FDS] = {sv[0], out[0]};
-  send_reply(ctl, &rep, fds, pid < 0 ? 0 : MAX_FDS);
-  close(sv[0]);
+  close(out[1]);
+  if (pid < 0) {
+    close(out[0]);
+    send_reply(ctl, &rep, NULL, 0);
+    return;
+  }
+  setpgid(pid, pid); /* also here, so the group exists before any reap */
+  children[nchildren++] = pid;
+  rep.pid = pid;
+  int fds[MAX_FDS] = {fd, out[0]};
+  send_reply(ctl, &rep, fds, MAX_FDS);
+  close(fd);
   close(out[0]);
 }
 
@@ -206,24 +199,13 @@ _Noreturn static void zygote_main(int ctl, pid_t parent, kt__zygote_child_fn fn,
 /* ---- in the tuner ----------------------------------------------------- */
 
 int kt__zygote_start(kt__zygote_child_fn fn, void *ud, kt__zygote **out, kt__errbuf *eb) {
-  int sv[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
-    return kt__err(eb, KT_IO, "socketpair: %s", strerror(errno));
-  fflush(NULL); /* nothing buffered may be written twice */
-  pid_t parent = getpid(), pid = fork();
-  if (pid < 0) {
-    close(sv[0]);
-    close(sv[1]);
-    return kt__err(eb, KT_IO, "cannot fork the worker spawner: %s", strerror(errno));
-  }
-  if (pid == 0) {
-    close(sv[0]);
-    zygote_main(sv[1], parent, fn, ud);
-  }
-  close(sv[1]);
+  int fd;
+  pid_t parent = getpid(), pid = kt__proc_fork_connected(&fd);
+  if (pid < 0) return kt__err(eb, KT_IO, "cannot fork the worker spawner: %s", strerror(errno));
+  if (pid == 0) zygote_main(fd, parent, fn, ud);
   kt__zygote *z = kt__xcalloc(1, sizeof *z);
   z->pid = pid;
-  z->ctl = sv[0];
+  z->ctl = fd;
   *out = z;
   return KT_OK;
 }
@@ -272,30 +254,21 @@ enum { EXEC_CTL_FD = 3 };
  * 3, stdin and stdout on /dev/null, the tuner's stderr (KTUNE_TRACE), the
  * tuner's environment, default signal handling and no blocked signals. */
 static int spawn_image(const char *path, int ctl, const kt__backend *be, int device, pid_t *pid) {
-  posix_spawn_file_actions_t fa;
-  posix_spawnattr_t attr;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawnattr_init(&attr);
-  int moved = fcntl(ctl, F_DUPFD_CLOEXEC, 10); /* dup2 onto itself would keep close-on-exec */
-  posix_spawn_file_actions_adddup2(&fa, moved, EXEC_CTL_FD);
-  posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-  sigset_t none, defaults;
-  sigemptyset(&none);
-  sigfillset(&defaults);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   char dev[16], parent[24], fd[8];
   snprintf(dev, sizeof dev, "%d", device);
   snprintf(parent, sizeof parent, "%d", (int)getpid());
   snprintf(fd, sizeof fd, "%d", EXEC_CTL_FD);
   char *argv[] = {(char *)path, "--zygote", (char *)be->name, dev, parent, fd, NULL};
-  int rc = moved < 0 ? errno : posix_spawn(pid, path, &fa, &attr, argv, environ);
-  if (moved >= 0) close(moved);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
-  return rc;
+  sigset_t every;
+  sigfillset(&every);
+  kt__proc_fd fds[] = {{ctl, EXEC_CTL_FD}};
+  kt__proc_spawn_opts o = {.fds = fds,
+                           .nfds = 1,
+                           .null_stdin = true,
+                           .null_stdout = true,
+                           .unblock_signals = true,
+                           .default_signals = &every};
+  return kt__proc_spawn(path, argv, &o, pid);
 }
 
 int kt__zygote_exec(const kt__backend *be, int device, kt__zygote **out, kt__errbuf *eb) {

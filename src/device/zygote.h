@@ -31,7 +31,7 @@ int kt__zygote_spawn(kt__zygote *z, pid_t *pid, int *fd, int *out_fd, kt__errbuf
 int kt__zygote_reap(kt__zygote *z, pid_t pid, int *status);
 /* A zygote of a fresh image, for a tuner that holds a GPU driver a forked
  * child could not use (kt__zygote_driver_loaded): ktune-tuner (found as the
- * tuning helper is, helper_exe.h) started with posix_spawn in its zygote
+ * tuning helper is, proc/helper_exe.h) started with posix_spawn in its zygote
  * mode. Its workers are not forks of the tuner: each opens BE's DEVICE and
  * then waits to be bound to its tuning (protocol.h, KT__REQ_BIND), before
  * any other request. */

@@ -14,7 +14,7 @@ static off_t key_offset(const char *key) {
   return (off_t)(h & ((UINT64_C(1) << 40) - 1));
 }
 
-int kt__key_lock(const char *db_path, const char *key, const volatile int *stop, int *fd, kt__errbuf *eb) {
+int kt__key_lock(const char *db_path, const char *key, const volatile sig_atomic_t *stop, int *fd, kt__errbuf *eb) {
   char path[4096];
   snprintf(path, sizeof path, "%s.tuning", db_path);
   *fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);

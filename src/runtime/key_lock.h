@@ -8,11 +8,13 @@
 #ifndef KT_KEY_LOCK_H
 #define KT_KEY_LOCK_H
 
+#include <signal.h>
+
 #include "../common.h"
 
 /* Waits for KEY's lock in DB_PATH's lock file (DB_PATH + ".tuning") and
  * returns the open file in *FD: closing it releases the lock. KT_INTERRUPTED
  * when *STOP became non-zero while waiting (a signal handler sets it). */
-int kt__key_lock(const char *db_path, const char *key, const volatile int *stop, int *fd, kt__errbuf *eb);
+int kt__key_lock(const char *db_path, const char *key, const volatile sig_atomic_t *stop, int *fd, kt__errbuf *eb);
 
 #endif

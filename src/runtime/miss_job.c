@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,11 +14,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../fdpass.h"
-#include "../helper_exe.h"
+#include "../proc/fdpass.h"
+#include "../proc/helper_exe.h"
+#include "../proc/process.h"
 #include "ktune.h"
-
-extern char **environ;
 
 #ifndef KTUNE_LIBEXEC_FROM_LIB
 #define KTUNE_LIBEXEC_FROM_LIB "../libexec"
@@ -175,44 +173,25 @@ double kt__miss_helper_idle_s(const kt__envvars *env) {
  * application's stderr, default signal handling and no blocked signals. */
 static int spawn_helper(const char *path, int request_fd, int reply_fd, int ready_fd, int control_fd, double idle_s,
                         bool prepare, pid_t *pid) {
-  posix_spawn_file_actions_t fa;
-  posix_spawnattr_t attr;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawnattr_init(&attr);
-  /* dup2 onto itself would keep close-on-exec: move both out of the way first. */
-  int req = fcntl(request_fd, F_DUPFD_CLOEXEC, 10), rep = fcntl(reply_fd, F_DUPFD_CLOEXEC, 10),
-      rdy = fcntl(ready_fd, F_DUPFD_CLOEXEC, 10), ctl = control_fd >= 0 ? fcntl(control_fd, F_DUPFD_CLOEXEC, 10) : -2;
-  posix_spawn_file_actions_adddup2(&fa, req, REQUEST_FD);
-  posix_spawn_file_actions_adddup2(&fa, rep, REPLY_FD);
-  posix_spawn_file_actions_adddup2(&fa, rdy, READY_FD);
-  if (ctl >= 0) posix_spawn_file_actions_adddup2(&fa, ctl, CONTROL_FD);
-  posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 34)
-  posix_spawn_file_actions_addclosefrom_np(&fa, CONTROL_FD + 1); /* the application's other files */
-#endif
-  sigset_t none, defaults;
-  sigemptyset(&none);
-  sigemptyset(&defaults);
-  int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGCHLD, SIGUSR1, SIGUSR2, SIGALRM};
-  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) sigaddset(&defaults, sigs[i]);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   char idle[32];
   snprintf(idle, sizeof idle, "%g", idle_s);
   char *argv[] = {(char *)path, "--request", "3", "--reply", "4",  "--ready",
                   "5",          "--control", "6", "--idle",  idle, prepare ? "--prepare" : NULL,
                   NULL};
-  if (ctl < 0) argv[7] = NULL;
-  int rc = req < 0 || rep < 0 || rdy < 0 || ctl == -1 ? errno : posix_spawn(pid, path, &fa, &attr, argv, environ);
-  if (req >= 0) close(req);
-  if (rep >= 0) close(rep);
-  if (rdy >= 0) close(rdy);
-  if (ctl >= 0) close(ctl);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
-  return rc;
+  if (control_fd < 0) argv[7] = NULL;
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGCHLD, SIGUSR1, SIGUSR2, SIGALRM};
+  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) sigaddset(&defaults, sigs[i]);
+  kt__proc_fd fds[] = {{request_fd, REQUEST_FD}, {reply_fd, REPLY_FD}, {ready_fd, READY_FD}, {control_fd, CONTROL_FD}};
+  kt__proc_spawn_opts o = {.fds = fds,
+                           .nfds = 4,
+                           .null_stdin = true,
+                           .null_stdout = true,
+                           .close_from = CONTROL_FD + 1, /* the application's other files */
+                           .unblock_signals = true,
+                           .default_signals = &defaults};
+  return kt__proc_spawn(path, argv, &o, pid);
 }
 
 /* Reads the helper's whole reply (it ends at the helper's exit). */

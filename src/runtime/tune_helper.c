@@ -12,9 +12,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../fdpass.h"
 #include "../handles/context.h"
 #include "../launch/args.h"
+#include "../proc/fdpass.h"
+#include "../signals.h"
 #include "../tuner/result.h"
 #include "../tuner/tuner.h"
 #include "../tuner/worker_client.h"
@@ -22,27 +23,17 @@
 #include "key_lock.h"
 #include "tune_request.h"
 
-static volatile int stop_flag;
-
 /* SIGINT, SIGTERM, SIGHUP (Ctrl-C reaches the helper with its
  * application, which shares its process group): stop soon, keeping what
- * was measured, as `ktune tune` does. */
-static void on_signal(int sig) {
-  (void)sig;
-  stop_flag = 1;
-  kt_interrupt();
-}
-
+ * was measured, as `ktune tune` does. The library's handler (signals.c)
+ * records the signal and calls kt_interrupt; it has no SA_RESTART, so a
+ * wait for the lock returns. Never released: the process ends stopped. */
 static void install_signals(void) {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_signal; /* no SA_RESTART: a wait for the lock returns */
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
-  sigaction(SIGHUP, &sa, NULL);
+  kt_signals_catch();
   signal(SIGPIPE, SIG_IGN); /* an application gone: the reply is lost, the results are stored */
 }
+
+static bool stopping(void) { return *kt__signals_caught() != 0; }
 
 static void reply(int fd, const char *text) {
   size_t len = strlen(text);
@@ -129,7 +120,7 @@ static int wait_for_data(void *ud, kt__errbuf *eb) {
   int ready = *(const int *)ud;
   char c;
   ssize_t n;
-  while ((n = read(ready, &c, 1)) < 0 && errno == EINTR && !stop_flag) continue;
+  while ((n = read(ready, &c, 1)) < 0 && errno == EINTR && !stopping()) continue;
   if (n != 1)
     return kt__err(eb, KT_INTERRUPTED, "ktune-tuner: %s",
                    n == 0 ? "the application did not hand over its tensors" : "interrupted");
@@ -169,7 +160,8 @@ static int serve(const kt__tune_request *r, int ready, int out, bool warm) {
   if (rc == KT_OK) rc = load_kernel(ctx, r, args, &k);
   int lock = -1;
   if (rc == KT_OK && !r->no_db)
-    rc = kt__key_lock(kt__tune_request_text(r, r->db), kt__tune_request_text(r, r->key), &stop_flag, &lock, &ctx->err);
+    rc = kt__key_lock(kt__tune_request_text(r, r->db), kt__tune_request_text(r, r->key), kt__signals_caught(), &lock,
+                      &ctx->err);
   char *stored = rc == KT_OK && !r->no_db ? stored_winner(k, r) : NULL;
   if (rc != KT_OK) {
     reply_failed(out, rc, kt_errmsg(ctx));
@@ -225,10 +217,10 @@ static int serve_request(int in, int out, int ready, bool warm) {
 static bool next_request(int control, double idle_s, int fds[3]) {
   struct pollfd p = {.fd = control, .events = POLLIN};
   int n;
-  while ((n = poll(&p, 1, (int)(idle_s * 1000))) < 0 && errno == EINTR && !stop_flag) continue;
-  if (n <= 0 || stop_flag) {
+  while ((n = poll(&p, 1, (int)(idle_s * 1000))) < 0 && errno == EINTR && !stopping()) continue;
+  if (n <= 0 || stopping()) {
     shutdown(control, SHUT_RD);
-    if (stop_flag) return false;
+    if (stopping()) return false;
     fcntl(control, F_SETFL, O_NONBLOCK);
   }
   char c;
@@ -339,11 +331,11 @@ int kt__tune_helper_main(int argc, char **argv) {
   if (control < 0) return status;
   /* Warm: the next miss of the application, until it ends or IDLE_S pass. */
   int fds[3];
-  while (!stop_flag && next_request(control, idle_s, fds)) {
+  while (!stopping() && next_request(control, idle_s, fds)) {
     kt__trace("helper: a request of the application while warm");
     status = serve_request(fds[0], fds[1], fds[2], true);
   }
-  kt__trace("helper: leaving (%s)", stop_flag ? "stopped" : "no more requests");
+  kt__trace("helper: leaving (%s)", stopping() ? "stopped" : "no more requests");
   close(control);
   return status;
 }

@@ -14,15 +14,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../device/socket_io.h"
 #include "../device/worker.h"
 #include "../device/zygote.h"
-#include "../fdpass.h"
+#include "../proc/fdpass.h"
+#include "../proc/process.h"
+#include "../proc/socket_io.h"
 
 enum { MAX_DEVICES = 64 };
 static const double START_TIMEOUT_S = 120; /* opening a GPU can take a while */
@@ -389,8 +389,7 @@ typedef struct device_list {
 } device_list;
 
 static void list_child(const kt__backend *be, int max, int fd, pid_t parent) {
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != parent) _exit(1);
+  kt__proc_die_with_parent(SIGKILL, parent, 1);
   kt__device_info *infos = kt__xcalloc((size_t)max, sizeof *infos);
   kt__errbuf eb = {{0}};
   device_list hdr = {0};
@@ -405,26 +404,16 @@ int kt__worker_list_devices(const kt__backend *be, kt__device_info *out, int max
   *count = 0;
   if (max > MAX_DEVICES) max = MAX_DEVICES;
   if (max <= 0) return KT_OK;
-  int sv[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
-    return kt__err(eb, KT_IO, "socketpair: %s", strerror(errno));
-  pid_t parent = getpid(), pid = fork();
-  if (pid < 0) {
-    close(sv[0]);
-    close(sv[1]);
-    return kt__err(eb, KT_IO, "fork: %s", strerror(errno));
-  }
-  if (pid == 0) {
-    close(sv[0]);
-    list_child(be, max, sv[1], parent);
-  }
-  close(sv[1]);
+  int fd;
+  pid_t parent = getpid(), pid = kt__proc_fork_connected(&fd);
+  if (pid < 0) return kt__err(eb, KT_IO, "cannot fork a child to list the %s devices: %s", be->name, strerror(errno));
+  if (pid == 0) list_child(be, max, fd, parent);
   double deadline = kt__now() + LIST_TIMEOUT_S;
   device_list hdr;
-  kt__recv_result r = kt__recv_all(sv[0], &hdr, sizeof hdr, deadline, false, NULL);
+  kt__recv_result r = kt__recv_all(fd, &hdr, sizeof hdr, deadline, false, NULL);
   if (r == KT__RECV_OK && hdr.count > 0 && hdr.count <= max)
-    r = kt__recv_all(sv[0], out, (size_t)hdr.count * sizeof *out, deadline, false, NULL);
-  close(sv[0]);
+    r = kt__recv_all(fd, out, (size_t)hdr.count * sizeof *out, deadline, false, NULL);
+  close(fd);
   int status = 0;
   if (r != KT__RECV_OK) kill(pid, SIGKILL);
   reap(pid, &status);

@@ -5,7 +5,7 @@
 #ifndef KT_HELPER_EXE_H
 #define KT_HELPER_EXE_H
 
-#include "common.h"
+#include "../common.h"
 
 /* The executable: $KTUNE_HELPER, else ktune-tuner beside the library (found
  * with dladdr: the library's own folder, the libexec folder relative to it,

@@ -5,7 +5,7 @@
 #ifndef KT_FDPASS_H
 #define KT_FDPASS_H
 
-#include "common.h"
+#include "../common.h"
 
 /* Sends all N bytes of BUF with the NFDS descriptors FDS (at most 8)
  * attached to the first of them; MSG_NOSIGNAL. False when the peer is gone. */

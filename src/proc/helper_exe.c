@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "envvars.h"
+#include "../envvars.h"
 
 #ifndef KTUNE_LIBEXEC_FROM_LIB
 #define KTUNE_LIBEXEC_FROM_LIB "../libexec"

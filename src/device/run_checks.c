@@ -1,0 +1,406 @@
+/* A verified run in the device worker: what it starts from (inputs uploaded,
+ * outputs poisoned) and the checks after it, in the order docs/FAULTS.md
+ * lists them under "Buggy and hostile kernels": the process state, the guard
+ * zones, the inputs, a reference that leaves outputs unwritten, then the
+ * outputs compared with the reference (on the device where the backend can,
+ * else on the host) or judged by the author's check. */
+#include "run_checks.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "../parallel.h"
+#include "../verify/verify.h"
+
+/* --- what a verified run starts from -------------------------------------- */
+
+static bool init_given(const kt__worker_state *c, const kt__host_tensor *t) {
+  return c->s->decl->params[t->param].init_given;
+}
+
+/* The poison value of one element (ALT: the second poison), written over
+ * the whole buffer on the device when the backend can, else uploaded. */
+static int poison(kt__worker_state *c, int k, bool alt, kt__errbuf *eb) {
+  const kt__host_tensor *t = &c->s->args->tensors[k];
+  unsigned char pattern[8];
+  (alt ? kt__poison_alt : kt__poison)(t->type, pattern, 1);
+  if (kt__be_fill(c->s->backend, c->state, c->bufs[k], t->bytes, pattern, alt ? 1 : kt__dtype_size(t->type), eb) ==
+      KT_OK)
+    return KT_OK;
+  (alt ? kt__poison_alt : kt__poison)(t->type, c->scratch, t->count);
+  return kt__be_upload(c->s->backend, c->state, c->bufs[k], c->scratch, t->bytes, eb);
+}
+
+/* Before a verified run: every tensor from its initial content, except
+ * outputs without an initial value, which are poisoned (ALT_POISON: with
+ * the second poison) so that an element the kernel forgets to write fails
+ * the comparison. */
+static kt__status restore_all(kt__worker_state *c, bool alt_poison, kt__errbuf *eb) {
+  const kt__argset *a = c->s->args;
+  for (int k = 0; k < a->ntensors; k++) {
+    const kt__host_tensor *t = &a->tensors[k];
+    if (t->mode == KT__MODE_IN && c->inputs_fresh) continue;
+    if (t->mode == KT__MODE_OUT && !init_given(c, t)) {
+      if (poison(c, k, alt_poison, eb) != KT_OK) return KT__ST_RUNTIME;
+      continue;
+    }
+    if (kt__be_upload(c->s->backend, c->state, c->bufs[k], t->initial, t->bytes, eb) != KT_OK) return KT__ST_RUNTIME;
+    if (t->mode == KT__MODE_IN && c->pristine[k] &&
+        kt__be_copy(c->s->backend, c->state, c->pristine[k], c->bufs[k], t->bytes, eb) != KT_OK)
+      return KT__ST_RUNTIME;
+  }
+  c->inputs_fresh = true;
+  return KT__ST_OK;
+}
+
+/* Before a timed sample: only what the kernel reads after writing it
+ * (inout, outputs with an initial value), so that an accumulating kernel
+ * does not drift towards infinities or denormals over thousands of runs. */
+kt__status kt__run_restore_state(kt__worker_state *c, kt__errbuf *eb) {
+  const kt__argset *a = c->s->args;
+  for (int k = 0; k < a->ntensors; k++) {
+    const kt__host_tensor *t = &a->tensors[k];
+    if (t->mode == KT__MODE_INOUT || (t->mode == KT__MODE_OUT && init_given(c, t)))
+      if (kt__be_upload(c->s->backend, c->state, c->bufs[k], t->initial, t->bytes, eb) != KT_OK) return KT__ST_RUNTIME;
+  }
+  return KT__ST_OK;
+}
+
+static kt__status run_once(kt__worker_state *c, void *fn, const kt__launch *l, kt__errbuf *eb) {
+  kt__status st = restore_all(c, false, eb);
+  return st == KT__ST_OK ? kt__be_run(c->s->backend, c->state, fn, l, eb) : st;
+}
+
+static void tolerance(const kt__worker_state *c, kt__dtype t, double *atol, double *rtol) {
+  kt__default_tolerance(t, atol, rtol);
+  const kt__kernel_decl *d = c->s->decl;
+  /* @verify(rtol = ...) alone keeps the type's default atol, and the reverse. */
+  if (d->has_atol) *atol = d->atol;
+  if (d->has_rtol) *rtol = d->rtol;
+  if (c->s->atol >= 0) *atol = c->s->atol;
+  if (c->s->rtol >= 0) *rtol = c->s->rtol;
+}
+
+/* The shared inputs and reference are read-only in the worker except while
+ * the reference is written: a kernel's wild store then faults here instead
+ * of silently corrupting what every later configuration is checked with. */
+void kt__run_protect_shared(const kt__argset *a, bool writable_reference) {
+  for (int k = 0; k < a->ntensors; k++) {
+    const kt__host_tensor *t = &a->tensors[k];
+    size_t len = t->bytes ? t->bytes : 1;
+    mprotect(t->initial, len, PROT_READ);
+    if (t->reference) mprotect(t->reference, len, writable_reference ? PROT_READ | PROT_WRITE : PROT_READ);
+  }
+}
+
+/* --- what a run may not do ----------------------------------------------- */
+
+/* Nothing written outside a tensor: the guard zones still hold their
+ * pattern (re-armed after damage, for the next configuration). */
+static kt__status check_guards(kt__worker_state *c, kt__errbuf *eb) {
+  const kt__argset *a = c->s->args;
+  for (int k = 0; k < a->ntensors; k++) {
+    kt__guard_damage d;
+    if (kt__guarded_check(c->s->backend, c->state, &c->guards[k], &d, eb) != KT_OK) return KT__ST_RUNTIME;
+    if (!d.count) continue;
+    if (kt__guarded_arm(c->s->backend, c->state, &c->guards[k], eb) != KT_OK) return KT__ST_RUNTIME;
+    const kt__host_tensor *t = &a->tensors[k];
+    size_t esize = kt__dtype_size(t->type);
+    long long index =
+        d.before ? -(long long)((d.distance + esize - 1) / esize) : (long long)(t->count + d.distance / esize);
+    const char *name = c->s->decl->params[t->param].name;
+    return kt__fail(eb, KT__ST_BOUNDS,
+                    "wrote outside %s: it changed %zu bytes of the %d-byte guard zone %s, the nearest at "
+                    "%s[%lld]",
+                    name, d.count, (int)KT__GUARD_BYTES, d.before ? "before its start" : "past its end", name, index);
+  }
+  return KT__ST_OK;
+}
+
+/* The elements of tensor T (as SCRATCH holds it) that differ from its
+ * initial content, and the first of them. */
+static uint64_t changed_elements(const kt__host_tensor *t, const void *scratch, uint64_t *first) {
+  size_t esize = kt__dtype_size(t->type);
+  uint64_t n = 0;
+  for (uint64_t i = 0; i < t->count; i++)
+    if (memcmp((const char *)scratch + i * esize, (const char *)t->initial + i * esize, esize) != 0 && n++ == 0)
+      *first = i;
+  return n;
+}
+
+/* Inputs stay inputs: a configuration that writes a tensor declared `in`
+ * would hand every later configuration in this worker other data (and other
+ * timings). Each input is compared with its initial content after the run;
+ * a changed one is uploaded again before the next run. */
+static kt__status check_inputs(kt__worker_state *c, kt__errbuf *eb) {
+  const kt__argset *a = c->s->args;
+  for (int k = 0; k < a->ntensors; k++) {
+    const kt__host_tensor *t = &a->tensors[k];
+    if (t->mode != KT__MODE_IN) continue;
+    bool same = false;
+    if (c->pristine[k]) {
+      if (kt__be_equal(c->s->backend, c->state, c->bufs[k], c->pristine[k], t->bytes, &same, eb) != KT_OK)
+        return KT__ST_RUNTIME;
+      if (same) continue;
+    }
+    if (kt__be_download(c->s->backend, c->state, c->scratch, c->bufs[k], t->bytes, eb) != KT_OK) return KT__ST_RUNTIME;
+    if (kt__equal_parallel(c->scratch, t->initial, t->bytes, c->cores)) continue;
+    c->inputs_fresh = false;
+    uint64_t first = 0, n = changed_elements(t, c->scratch, &first);
+    char where[512];
+    kt__tensor_index_text(c->s->decl, t, first, where, sizeof where);
+    const char *name = c->s->decl->params[t->param].name;
+    return kt__fail(eb, KT__ST_INPUT,
+                    "wrote its input %s: %" PRIu64 " of %" PRIu64 " elements changed (the first: %s); a "
+                    "kernel that updates %s declares it `inout`",
+                    name, n, t->count, where, name);
+  }
+  return KT__ST_OK;
+}
+
+/* Host-code kernels leave the process as they found it. A difference
+ * retires the worker (the state cannot be trusted to be put back). */
+kt__status kt__run_check_state(kt__worker_state *c, kt__errbuf *eb) {
+  char why[256];
+  if (!c->watch_state || kt__procstate_same(&c->initial, why, sizeof why)) return KT__ST_OK;
+  return kt__fail(eb, KT__ST_STATE, "%s; a kernel must leave the process as it found it", why);
+}
+
+/* After a run, before its outputs are looked at: a thread still writing an
+ * output, or a stray write, explains a wrong output better than the output
+ * does. */
+static kt__status check_run(kt__worker_state *c, kt__errbuf *eb) {
+  kt__status st = kt__run_check_state(c, eb);
+  if (st == KT__ST_OK) st = check_guards(c, eb);
+  return st == KT__ST_OK ? check_inputs(c, eb) : st;
+}
+
+/* Outputs that the reference run may have left unwritten: no initial value
+ * (so poisoned before the run) and poison still in the reference. */
+static bool maybe_unwritten(kt__worker_state *c, const kt__host_tensor *t) {
+  return t->mode == KT__MODE_OUT && !init_given(c, t) &&
+         kt__count_poison(t->type, t->reference, t->count, false, c->cores);
+}
+
+/* A reference that leaves elements unwritten is no reference: every correct
+ * configuration would differ from it there, and poison would match poison
+ * (NaN is NaN, a byte pattern equals itself). Poison left in the reference
+ * may also be a value the kernel computed, so the reference runs again from
+ * the second poison: what holds the first poison then and the second now
+ * was written by neither run. */
+static kt__status check_reference_written(kt__worker_state *c, void *fn, const kt__launch *l, kt__errbuf *eb) {
+  const kt__argset *a = c->s->args;
+  bool suspect = false;
+  for (int k = 0; k < a->ntensors; k++) suspect |= maybe_unwritten(c, &a->tensors[k]);
+  if (!suspect) return KT__ST_OK;
+  kt__status st = restore_all(c, true, eb);
+  if (st == KT__ST_OK) st = kt__be_run(c->s->backend, c->state, fn, l, eb);
+  for (int k = 0; k < a->ntensors && st == KT__ST_OK; k++) {
+    const kt__host_tensor *t = &a->tensors[k];
+    if (t->mode != KT__MODE_OUT || init_given(c, t)) continue; /* count_unwritten finds none where no poison was */
+    if (kt__be_download(c->s->backend, c->state, c->scratch, c->bufs[k], t->bytes, eb) != KT_OK) return KT__ST_RUNTIME;
+    uint64_t first = 0, n = kt__count_unwritten(t->type, t->reference, c->scratch, t->count, &first);
+    if (!n) continue;
+    char where[512];
+    kt__tensor_index_text(c->s->decl, t, first, where, sizeof where);
+    const char *name = c->s->decl->params[t->param].name;
+    return kt__fail(eb, KT__ST_CORRECTNESS,
+                    "it leaves %" PRIu64 " of %" PRIu64 " elements of %s unwritten (the first: %s), so it "
+                    "cannot be the reference. If the kernel leaves them alone on purpose, give %s an "
+                    "initial value (`%s: out tensor<...>[...] = zeros`): every configuration is then "
+                    "compared on them alike",
+                    n, t->count, name, where, name, name);
+  }
+  return st;
+}
+
+/* Runs the reference and downloads its outputs into the shared reference
+ * buffers, after checking that it wrote them. */
+kt__status kt__run_reference(kt__worker_state *c, void *fn, const kt__launch *l, kt__errbuf *eb) {
+  const kt__argset *a = c->s->args;
+  for (int k = 0; k < a->ntensors; k++) c->refdev_ready[k] = false; /* a new reference */
+  kt__status st = run_once(c, fn, l, eb);
+  kt__trace("worker: reference uploaded and run");
+  if (st == KT__ST_OK) st = check_run(c, eb);
+  if (st != KT__ST_OK) return st;
+  kt__run_protect_shared(a, true);
+  for (int k = 0; k < a->ntensors; k++) {
+    const kt__host_tensor *t = &a->tensors[k];
+    if (t->mode == KT__MODE_IN) continue;
+    /* Through the page-locked scratch: a DMA, then a copy on every core
+     * (0.095 s straight into the shared pages for 256 MB on the H200). */
+    if (kt__be_download(c->s->backend, c->state, c->scratch, c->bufs[k], t->bytes, eb) != KT_OK) {
+      st = KT__ST_RUNTIME;
+      break;
+    }
+    kt__copy_parallel(t->reference, c->scratch, t->bytes, c->cores);
+    kt__trace("worker: reference downloaded");
+  }
+  kt__run_protect_shared(a, false);
+  return st == KT__ST_OK ? check_reference_written(c, fn, l, eb) : st;
+}
+
+/* --- the outputs, compared with the reference ----------------------------- */
+
+/* Comparison on the host: the output downloaded into the scratch. */
+static kt__status compare_on_host(kt__worker_state *c, int k, double atol, double rtol, kt__mismatch *m,
+                                  kt__errbuf *eb) {
+  const kt__host_tensor *t = &c->s->args->tensors[k];
+  if (kt__be_download(c->s->backend, c->state, c->scratch, c->bufs[k], t->bytes, eb) != KT_OK) return KT__ST_RUNTIME;
+  kt__compare_parallel(t->type, c->scratch, t->reference, t->count, atol, rtol, c->cores, m);
+  return KT__ST_OK;
+}
+
+/* The device's copy of output K's reference, uploaded on first use (a
+ * replacement worker finds the reference in shared memory). */
+static int reference_on_device(kt__worker_state *c, int k, kt__errbuf *eb) {
+  const kt__host_tensor *t = &c->s->args->tensors[k];
+  if (c->refdev_ready[k]) return KT_OK;
+  KT__FORWARD(kt__be_upload(c->s->backend, c->state, c->refdev[k], t->reference, t->bytes, eb));
+  c->refdev_ready[k] = true;
+  return KT_OK;
+}
+
+/* No comparison on the device in this worker from now on. */
+static void drop_device_references(kt__worker_state *c, const char *why) {
+  kt__trace("worker: outputs compared on the host: %s", why);
+  for (int k = 0; k < c->s->args->ntensors; k++) {
+    if (c->refdev[k]) kt__be_release(c->s->backend, c->state, c->refdev[k]);
+    c->refdev[k] = NULL;
+  }
+}
+
+/* Comparison on the device, the same rule and the same result as on the
+ * host: only the counts and the first mismatching element are copied back.
+ * *DONE false: the backend cannot, compare on the host. */
+static kt__status compare_on_device(kt__worker_state *c, int k, double atol, double rtol, kt__mismatch *m, bool *done,
+                                    kt__errbuf *eb) {
+  const kt__host_tensor *t = &c->s->args->tensors[k];
+  *done = false;
+  if (!c->refdev[k]) return KT__ST_OK;
+  if (reference_on_device(c, k, eb) != KT_OK) return KT__ST_RUNTIME;
+  kt__device_mismatch dm;
+  int rc = kt__be_compare(c->s->backend, c->state, t->type, c->bufs[k], c->refdev[k], t->count, atol, rtol, &dm, eb);
+  if (rc == KT_NOTFOUND) {
+    drop_device_references(c, eb->msg);
+    eb->msg[0] = 0;
+    return KT__ST_OK;
+  }
+  if (rc != KT_OK) return KT__ST_RUNTIME;
+  *m = (kt__mismatch){.count = dm.count, .first = dm.first};
+  if (dm.count) {
+    m->got = kt__element(t->type, dm.got, 0);
+    m->want = kt__element(t->type, t->reference, dm.first);
+  }
+  if (!c->compared_on_device) kt__trace("worker: outputs compared on the device");
+  c->compared_on_device = *done = true;
+  return KT__ST_OK;
+}
+
+static kt__status check_tensor(kt__worker_state *c, int k, kt__errbuf *eb) {
+  const kt__host_tensor *t = &c->s->args->tensors[k];
+  double atol, rtol;
+  tolerance(c, t->type, &atol, &rtol);
+  kt__mismatch m = {0};
+  bool done = false;
+  kt__status st = compare_on_device(c, k, atol, rtol, &m, &done, eb);
+  if (st == KT__ST_OK && !done) st = compare_on_host(c, k, atol, rtol, &m, eb);
+  if (st != KT__ST_OK || m.count == 0) return st;
+  char where[512];
+  kt__tensor_index_text(c->s->decl, t, m.first, where, sizeof where);
+  return kt__fail(eb, KT__ST_CORRECTNESS,
+                  "%s: got %.9g, want %.9g (%" PRIu64 " of %" PRIu64 " elements differ; atol %g, rtol %g)", where,
+                  m.got, m.want, m.count, t->count, atol, rtol);
+}
+
+static kt__status verify_outputs(kt__worker_state *c, kt__errbuf *eb) {
+  const kt__argset *a = c->s->args;
+  for (int k = 0; k < a->ntensors; k++) {
+    if (!a->tensors[k].compared) continue;
+    kt__status st = check_tensor(c, k, eb);
+    if (st != KT__ST_OK) return st;
+  }
+  return KT__ST_OK;
+}
+
+/* --- the author's check, and the verified run ----------------------------- */
+
+/* The shape tensor T has in the configuration VALUES (its largest, T's own,
+ * unless the shape uses tuned names), its first KT__DATA_MAX_DIMS dimensions. */
+static void shape_in(const kt__worker_state *c, const kt__host_tensor *t, const int64_t *values, uint64_t *shape,
+                     uint64_t *count) {
+  const kt__param *p = &c->s->decl->params[t->param];
+  kt__env env = {(const char *const *)c->config.names, values, c->config.n, c->s->sizes};
+  *count = 1;
+  for (int d = 0; d < t->ndims && d < KT__DATA_MAX_DIMS; d++) {
+    int64_t v = (int64_t)t->shape[d];
+    kt__eval_error ee;
+    if (t->shape_tuned && (kt__expr_eval(p->dims[d], &env, &v, &ee) != 0 || v < 0 || (uint64_t)v > t->shape[d]))
+      v = (int64_t)t->shape[d];
+    shape[d] = (uint64_t)v;
+    *count *= shape[d];
+  }
+}
+
+/* What the check is shown: every tensor (inputs as uploaded, outputs as
+ * this configuration left them), and the configuration's values, then the
+ * runtime sizes. */
+static kt__status run_check(kt__worker_state *c, const int64_t *values, kt__errbuf *eb) {
+  const kt__argset *a = c->s->args;
+  const kt__env *sizes = c->s->sizes;
+  kt_check_tensor *ts = kt__xcalloc((size_t)a->ntensors + 1, sizeof *ts);
+  uint64_t *shapes = kt__xcalloc((size_t)a->ntensors * KT__DATA_MAX_DIMS + 1, sizeof *shapes);
+  int nvalues = c->config.n + sizes->n;
+  const char **names = kt__xcalloc((size_t)nvalues + 1, sizeof *names);
+  int64_t *all = kt__xcalloc((size_t)nvalues + 1, sizeof *all);
+  for (int i = 0; i < c->config.n; i++) names[i] = c->config.names[i], all[i] = values[i];
+  for (int i = 0; i < sizes->n; i++) names[c->config.n + i] = sizes->names[i], all[c->config.n + i] = sizes->values[i];
+  kt__status st = KT__ST_OK;
+  for (int k = 0; k < a->ntensors && st == KT__ST_OK; k++) {
+    const kt__host_tensor *t = &a->tensors[k];
+    bool out = t->mode != KT__MODE_IN;
+    if (out && kt__be_download(c->s->backend, c->state, c->outputs[k], c->bufs[k], t->bytes, eb) != KT_OK)
+      st = KT__ST_RUNTIME;
+    uint64_t *shape = &shapes[(size_t)k * KT__DATA_MAX_DIMS];
+    ts[k] = (kt_check_tensor){.name = c->s->decl->params[t->param].name,
+                              .type = kt__dtype_name(t->type),
+                              .is_output = out,
+                              .data = out ? c->outputs[k] : t->initial,
+                              .reference = out && t->reference_set ? t->reference : NULL,
+                              .ndims = t->ndims < KT__DATA_MAX_DIMS ? t->ndims : KT__DATA_MAX_DIMS,
+                              .shape = shape};
+    shape_in(c, t, values, shape, &ts[k].count);
+  }
+  char msg[1024] = "";
+  kt_check_args args = {a->ntensors, ts, nvalues, names, all, c->s->check->user, msg, sizeof msg};
+  if (st == KT__ST_OK && !c->s->check->fn(&args)) {
+    msg[sizeof msg - 1] = 0;
+    st = kt__fail(eb, KT__ST_CORRECTNESS, "the check %s rejected it: %s", c->s->check->source,
+                  msg[0] ? msg : "(it gave no reason)");
+  }
+  free(ts);
+  free(shapes);
+  free(names);
+  free(all);
+  return st;
+}
+
+/* run_once, then the outputs checked. With SECONDS the run is timed as a
+ * sample is (cache flushed first), so that the verified run is also the
+ * measurement's first launch: one launch fewer per configuration (the
+ * throughput runs in docs/BENCHMARKS.md, sgemm's measuring time). VALUES:
+ * the configuration's, for an author's check. */
+kt__status kt__run_verified(kt__worker_state *c, void *fn, const kt__launch *l, const int64_t *values, double *seconds,
+                            kt__errbuf *eb) {
+  kt__status st = seconds ? restore_all(c, false, eb) : run_once(c, fn, l, eb);
+  if (st == KT__ST_OK && seconds) {
+    kt__be_flush_cache(c->s->backend, c->state);
+    st = kt__be_time(c->s->backend, c->state, fn, l, 1, seconds, eb);
+  }
+  if (st == KT__ST_OK) st = check_run(c, eb);
+  if (st == KT__ST_OK) st = verify_outputs(c, eb);
+  return st == KT__ST_OK && c->s->check ? run_check(c, values, eb) : st;
+}
