@@ -548,7 +548,7 @@ static kt__status verified_run(child *c, void *fn, const kt__launch *l, const in
   kt__status st = seconds ? restore_all(c, false, eb) : run_once(c, fn, l, eb);
   if (st == KT__ST_OK && seconds) {
     kt__be_flush_cache(c->s->backend, c->state);
-    st = kt__be_time(c->s->backend, c->state, fn, l, 1, seconds, eb);
+    st = kt__be_time(c->s->backend, c->state, fn, l, 1, KT_TIMING_EVENTS, seconds, NULL, eb);
   }
   if (st == KT__ST_OK) st = check_run(c, eb);
   if (st == KT__ST_OK) st = verify_outputs(c, eb);
@@ -564,12 +564,13 @@ typedef struct timing {
 } timing;
 
 /* One sample: restore state and flush caches (not timed), then REPS launches. */
-static kt__status timed_sample(void *ud, int reps, double *seconds, kt__errbuf *eb) {
+static kt__status timed_sample(void *ud, kt_timing how, int reps, double *seconds, kt__reading *reading,
+                               kt__errbuf *eb) {
   timing *t = ud;
   kt__status st = restore_state(t->c, eb);
   if (st != KT__ST_OK) return st;
   kt__be_flush_cache(t->c->s->backend, t->c->state);
-  return kt__be_time(t->c->s->backend, t->c->state, t->fn, t->l, reps, seconds, eb);
+  return kt__be_time(t->c->s->backend, t->c->state, t->fn, t->l, reps, how, seconds, reading, eb);
 }
 
 enum { PREBUILD_MAX = 256 };
@@ -648,7 +649,7 @@ static kt__status serve(child *c, const kt__request *rq, kt__reply *rp, kt__errb
   case KT__REQ_SAMPLE: {
     int reps = rq->reps > 0 ? rq->reps : 1;
     double s = 0;
-    st = timed_sample(&tm, reps, &s, eb);
+    st = timed_sample(&tm, rq->measure.timing, reps, &s, NULL, eb);
     rp->sample_s = s / reps;
     return st;
   }

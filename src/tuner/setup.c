@@ -82,10 +82,25 @@ static int start_compiles(kt__tuning *t) {
   return KT_OK;
 }
 
+/* The timing method asked for, checked against what the backend can do;
+ * AUTO on a backend without graphs is its one method. */
+static int resolve_timing(kt__tuning *t) {
+  const kt__backend *be = t->k->backend;
+  if ((unsigned)t->o.timing > KT_TIMING_EVENTS)
+    return kt__err(t->eb, KT_INVALID, "timing method %d: expected auto, graph or events", (int)t->o.timing);
+  if (!kt__be_can_time(be, t->o.timing))
+    return kt__err(t->eb, KT_INVALID,
+                   "timing by %s: the %s backend has no graphs (it times by %s); use auto or events",
+                   kt__timing_name(t->o.timing), be->name, be->timings[KT_TIMING_EVENTS]);
+  if (t->o.timing == KT_TIMING_AUTO && !kt__be_can_time(be, KT_TIMING_GRAPH)) t->o.timing = KT_TIMING_EVENTS;
+  return KT_OK;
+}
+
 int kt__setup_start(kt__tuning *t) {
   const kt__kernel_decl *d = t->d;
   /* Bad options are refused before anything runs or is written. */
   if (t->o.strategy && !kt__strategy_find(t->o.strategy)) return kt__choice_unknown_strategy(t);
+  KT__FORWARD(resolve_timing(t));
   t->sizes = kt__xcalloc((size_t)d->nsizes + 1, sizeof *t->sizes);
   KT__FORWARD(kt__kernel_resolve_sizes(t->k, t->sizes, t->eb));
   t->size_env = (kt__env){(const char *const *)d->sizes, t->sizes, d->nsizes, NULL};

@@ -41,7 +41,7 @@ static kt__record record(const char *config, kt__status st, double median) {
   memset(&r, 0, sizeof r);
   r.config = config;
   r.status = st;
-  r.stats = (kt__stats){median, median * 0.9, median * 1.2, median * 1.05, median * 0.01, 7, 16, false};
+  r.stats = (kt__stats){.median = median, .min = median * 0.9, .max = median * 1.2, .mean = median * 1.05, .stddev = median * 0.01, .nsamples = 7, .reps = 16};
   r.compile_s = 0.25;
   return r;
 }
