@@ -30,10 +30,10 @@ typedef struct kt__device_info {
   int max_threads_per_block;   /* 0: no limit (CPU) */
   uint64_t max_shared_bytes;   /* per block, opt-in maximum; 0: n/a */
   int compute_units;
-  uint64_t l2_bytes;  /* last-level cache to flush between timed runs */
-  double peak_gflops; /* fp32 peak; 0 when unknown */
-  double peak_gbps;   /* memory bandwidth peak; 0 when unknown */
-  bool host_cpu;      /* kernels run on the host's own cores (CPU backend, a CPU
+  uint64_t l2_bytes;     /* last-level cache to flush between timed runs */
+  double peak_gflops;    /* fp32 peak; 0 when unknown */
+  double peak_gbps;      /* memory bandwidth peak; 0 when unknown */
+  bool host_cpu;         /* kernels run on the host's own cores (CPU backend, a CPU
                                 OpenCL device): compiling while timing would disturb
                                 the timings, so the tuner alternates the two */
   char no_readings[256]; /* a GPU whose clocks, throttling, power and temperature

@@ -387,7 +387,8 @@ static void cuda_close(void *state) {
 static void open_nvml(cuda_state *s, kt__device_info *info) {
   char bus[32] = "";
   if (!cu.DeviceGetPCIBusId || cu.DeviceGetPCIBusId(bus, sizeof bus, s->dev) != CUDA_SUCCESS) {
-    snprintf(info->no_readings, sizeof info->no_readings, "the CUDA driver gave no PCI bus id to find the device in NVML");
+    snprintf(info->no_readings, sizeof info->no_readings,
+             "the CUDA driver gave no PCI bus id to find the device in NVML");
     return;
   }
   s->nvml = kt__nvml_open(bus, info->no_readings, sizeof info->no_readings);
@@ -684,8 +685,8 @@ static CUresult graph_capture(cuda_state *s, cuda_fn *fn, const kt__cuda_launch_
   return r;
 }
 
-static CUresult graph_n(cuda_state *s, cuda_fn *fn, const kt__cuda_launch_dims *d, const kt__launch *l,
-                        void **values, int n) {
+static CUresult graph_n(cuda_state *s, cuda_fn *fn, const kt__cuda_launch_dims *d, const kt__launch *l, void **values,
+                        int n) {
   if (!cu.GraphLaunch || !cu.GraphInstantiate || !cu.StreamBeginCapture || !cu.StreamCreate)
     return CUDA_ERROR_NOT_SUPPORTED;
   graph_key key;

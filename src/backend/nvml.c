@@ -39,9 +39,12 @@ static void load_once(void) {
   const char *list[] = {env && *env ? env : "libnvidia-ml.so.1", NULL};
   kt__errbuf eb = {0};
   void *lib = kt__dl_open_any(list, "NVML (libnvidia-ml.so.1)", &eb);
-  static const char *const names[] = {"nvmlInit_v2",           "nvmlDeviceGetHandleByPciBusId_v2",
-                                      "nvmlDeviceGetClockInfo", "nvmlDeviceGetCurrentClocksThrottleReasons",
-                                      "nvmlDeviceGetPowerUsage", "nvmlDeviceGetTemperature"};
+  static const char *const names[] = {"nvmlInit_v2",
+                                      "nvmlDeviceGetHandleByPciBusId_v2",
+                                      "nvmlDeviceGetClockInfo",
+                                      "nvmlDeviceGetCurrentClocksThrottleReasons",
+                                      "nvmlDeviceGetPowerUsage",
+                                      "nvmlDeviceGetTemperature"};
   enum { N = sizeof names / sizeof names[0] };
   void *addrs[N];
   if (!lib || kt__dl_resolve(lib, "NVML (libnvidia-ml.so.1)", names, addrs, N, &eb) != KT_OK) {

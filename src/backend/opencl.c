@@ -825,8 +825,8 @@ static kt__status kernels_time(cl_state *s, const cl_event *events, int n, doubl
     if (st == KT__ST_OK) st = event_time(s, events[i], CL_PROFILING_COMMAND_END, &end, eb);
     if (st != KT__ST_OK) return st;
     if (end < start)
-      return fail(eb, KT__ST_RUNTIME, "profiling events out of order (start %llu, end %llu)",
-                  (unsigned long long)start, (unsigned long long)end);
+      return fail(eb, KT__ST_RUNTIME, "profiling events out of order (start %llu, end %llu)", (unsigned long long)start,
+                  (unsigned long long)end);
     total += end - start;
   }
   *seconds = (double)total * 1e-9;

@@ -33,7 +33,7 @@ typedef struct run {
   void *ud;
   kt__errbuf *eb;
   double start;
-  double timed; /* seconds the timer reported, warm-up included */
+  double timed;  /* seconds the timer reported, warm-up included */
   kt_timing how; /* the method samples are taken by now */
   kt__seen seen;
 } run;

@@ -64,8 +64,16 @@ typedef kt__status (*kt__timer_fn)(void *ud, kt_timing how, int reps, double *se
 #define KT__GRAPH_GAIN_MIN 0.03
 kt_timing kt__timing_choose(int reps, double events_s, double graph_s);
 
-/* "graph", "events" or "auto". */
+/* "graph", "events" or "auto"; and back (AUTO for anything else). */
 const char *kt__timing_name(kt_timing t);
+kt_timing kt__timing_from_name(const char *name);
+
+/* S's `measurement` record as a JSON object: METHOD (what the backend calls
+ * S's timing: "graph", "events", "profiling", "clock"; NULL: the timing's
+ * own name), launches per sample, samples, and the SM clock's range, the
+ * throttle reasons seen, the highest power and temperature where the
+ * device reported them (the fields are left out where it did not). */
+void kt__measurement_json(kt__sbuf *b, const char *method, const kt__stats *s);
 
 kt__status kt__measure(const kt__measure_opts *o, kt__timer_fn timer, void *ud, kt__stats *out, kt__errbuf *eb);
 

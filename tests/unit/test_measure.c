@@ -19,8 +19,7 @@ typedef struct fake {
   int nreadings;
 } fake;
 
-static kt__status fake_timer(void *ud, kt_timing how, int reps, double *seconds, kt__reading *reading,
-                             kt__errbuf *eb) {
+static kt__status fake_timer(void *ud, kt_timing how, int reps, double *seconds, kt__reading *reading, kt__errbuf *eb) {
   fake *f = ud;
   if (f->calls < 2) f->first_reps[f->calls] = reps;
   if (++f->calls == f->fail_at) return kt__fail(eb, KT__ST_RUNTIME, "device fault at call %d", f->calls);
@@ -247,7 +246,7 @@ TEST(interquartile_of_samples) {
 TEST(timing_choice_keeps_graph_only_where_launch_overhead_shows) {
   /* elementwise.cu at N = 16384 on the H200: 3.6 us per launch by events, 1 us from a graph */
   ASSERT_EQ(kt__timing_choose(1000, 3.6e-6, 1.0e-6), KT_TIMING_GRAPH);
-  ASSERT_EQ(kt__timing_choose(10, 1.0e-4, 1.0e-4), KT_TIMING_EVENTS); /* a long kernel: no gaps */
+  ASSERT_EQ(kt__timing_choose(10, 1.0e-4, 1.0e-4), KT_TIMING_EVENTS);  /* a long kernel: no gaps */
   ASSERT_EQ(kt__timing_choose(10, 1.02e-4, 1.0e-4), KT_TIMING_EVENTS); /* within KT__GRAPH_GAIN_MIN */
   ASSERT_EQ(kt__timing_choose(10, 1.05e-4, 1.0e-4), KT_TIMING_GRAPH);
   ASSERT_EQ(kt__timing_choose(1, 3.6e-6, 1.0e-6), KT_TIMING_EVENTS); /* one launch: nothing to amortise */
@@ -309,10 +308,22 @@ TEST(events_asked_for_never_builds_a_graph) {
 
 TEST(readings_are_gathered_over_the_samples) {
   kt__reading rs[] = {
-      {.clock_known = true, .sm_clock_mhz = 1980, .throttle_known = true, .throttle_reasons = 0x1, .power_known = true,
-       .power_w = 300, .temp_known = true, .temp_c = 40},
-      {.clock_known = true, .sm_clock_mhz = 1755, .throttle_known = true, .throttle_reasons = 0x4, .power_known = true,
-       .power_w = 650, .temp_known = true, .temp_c = 52},
+      {.clock_known = true,
+       .sm_clock_mhz = 1980,
+       .throttle_known = true,
+       .throttle_reasons = 0x1,
+       .power_known = true,
+       .power_w = 300,
+       .temp_known = true,
+       .temp_c = 40},
+      {.clock_known = true,
+       .sm_clock_mhz = 1755,
+       .throttle_known = true,
+       .throttle_reasons = 0x4,
+       .power_known = true,
+       .power_w = 650,
+       .temp_known = true,
+       .temp_c = 52},
   };
   fake f = {.per_launch = 1e-4, .readings = rs, .nreadings = 2};
   kt__measure_opts o = {.max_total_s = 100, .timing = KT_TIMING_EVENTS, .min_samples = 4};
