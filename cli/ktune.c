@@ -54,6 +54,7 @@ typedef struct cli {
   const char *sizes; /* tune/bench --sizes FILE: one key a line */
   const char *pin;
   const char *strategy;
+  const char *timing; /* tune/bench --timing auto|graph|events */
   const char *budget;
   const char *db;
   const char *seed;
@@ -90,7 +91,8 @@ static void usage(FILE *out) {
   fputs("                  [--device N|N,N...|all] [--dim NAME=VALUE[,VALUE...]]... [--sizes FILE]\n"
         "                  [--autotune \"NAME=VALUE ...\"]\n"
         "                  [--input NAME=PATH[:TYPE]]... [--expect NAME=PATH[:TYPE]]... [--check FILE.c:FN]\n"
-        "                  [--strategy NAME] [--budget N|Ns] [--seed S] [--db PATH] [--no-db]\n"
+        "                  [--strategy NAME] [--timing auto|graph|events] [--budget N|Ns] [--seed S]\n"
+        "                  [--db PATH] [--no-db]\n"
         "                  [--no-cache] [--no-binary-cache] [--jobs N] [--timeout S] [--compile-timeout S]\n"
         "                  [--retry-failed] [--show-output] [--json] [--quiet] [--report FILE]\n"
         "  mpirun -np R ktune tune FILE ... --mpi [--db PATH]   the keys shared by R MPI ranks, results in rank 0's "
@@ -124,23 +126,15 @@ static const char **value_slot(cli *c, const char *opt) {
     const char *name;
     const char **slot;
   } table[] = {
-      {"--kernel", &c->kernel},
-      {"--backend", &c->backend},
-      {"--autotune", &c->pin},
-      {"--strategy", &c->strategy},
-      {"--budget", &c->budget},
-      {"--db", &c->db},
-      {"--seed", &c->seed},
-      {"--timeout", &c->timeout},
-      {"--compile-timeout", &c->compile_timeout},
-      {"--jobs", &c->jobs},
-      {"--repeats", &c->repeats},
-      {"--format", &c->format},
-      {"--key", &c->key},
-      {"--report", &c->report},
-      {"-o", &c->report},
-      {"--t1", &c->t1},
-      {"--check", &c->check},
+      {"--kernel", &c->kernel},   {"--backend", &c->backend},
+      {"--autotune", &c->pin},    {"--strategy", &c->strategy},
+      {"--timing", &c->timing},   {"--budget", &c->budget},
+      {"--db", &c->db},           {"--seed", &c->seed},
+      {"--timeout", &c->timeout}, {"--compile-timeout", &c->compile_timeout},
+      {"--jobs", &c->jobs},       {"--repeats", &c->repeats},
+      {"--format", &c->format},   {"--key", &c->key},
+      {"--report", &c->report},   {"-o", &c->report},
+      {"--t1", &c->t1},           {"--check", &c->check},
       {"--sizes", &c->sizes},
   };
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
@@ -332,6 +326,17 @@ static int tune_options(const cli *c, int bench, kt_tune_options *o) {
   if (parse_budget(c->budget, o) != 0)
     return bad("--budget %s: expected a number of configurations or seconds (30s)", c->budget);
   if (check_strategy(c->strategy)) return EXIT_BAD_INPUT;
+  if (c->timing) {
+    static const char *const words[] = {
+        [KT_TIMING_AUTO] = "auto", [KT_TIMING_GRAPH] = "graph", [KT_TIMING_EVENTS] = "events"};
+    int i = 0;
+    while (i < 3 && strcmp(c->timing, words[i]) != 0) i++;
+    if (i == 3)
+      return bad("--timing %s: expected auto (chosen per configuration), graph (each sample's launches replayed from a "
+                 "CUDA graph) or events (events around launches made one by one)",
+                 c->timing);
+    o->timing = (kt_timing)i;
+  }
   if (c->seed) {
     long s;
     if (parse_int(c->seed, 0, 0x7fffffffL, &s) != 0) return bad("--seed %s: expected a non-negative integer", c->seed);

@@ -280,6 +280,19 @@ int kt_devices_print(kt_context *ctx, FILE *out, int json);
  * KT_NOBACKEND with the reason when the backend cannot list them. */
 int kt_kernel_device_count(kt_kernel *k, int *count);
 
+/* How a GPU configuration is timed (`--timing`). A kernel shorter than the
+ * cost of launching it, timed by events around launches made one by one,
+ * measures the launches: GRAPH captures the launches of a sample in a CUDA
+ * graph, so that the device runs them back to back. AUTO times the first
+ * sample both ways and keeps GRAPH where launch overhead shows (docs/DESIGN.md,
+ * "Timing a configuration"). Backends without graphs (CPU, OpenCL) time their
+ * one way under AUTO and refuse GRAPH. */
+typedef enum kt_timing {
+  KT_TIMING_AUTO,   /* chosen per configuration from its first sample */
+  KT_TIMING_GRAPH,  /* the launches of a sample replayed from a CUDA graph */
+  KT_TIMING_EVENTS, /* device events around launches made one by one */
+} kt_timing;
+
 typedef struct kt_tune_options {
   const char *strategy; /* NULL: exhaustive when it fits the budget, else the best one */
   long budget_configs;  /* 0: no limit on configurations */
@@ -298,6 +311,7 @@ typedef struct kt_tune_options {
                            comparison with the reference; overrides
                            kt_kernel_set_check and @check */
   void *check_data;     /* handed to CHECK as kt_check_args.user */
+  kt_timing timing;     /* how each configuration is timed; 0: KT_TIMING_AUTO */
 } kt_tune_options;
 
 /* Tunes the kernel for its current sizes and pins. KT_NOVALID when no

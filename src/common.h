@@ -56,6 +56,17 @@ const char *kt__status_name(kt__status st);
 kt__status kt__fail(kt__errbuf *eb, kt__status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int kt__status_from_name(const char *name); /* -1 when unknown */
 
+/* What the device said of itself around one timed sample (NVML on CUDA):
+ * read by the backend, gathered over a measurement by src/measure/. A field
+ * the device does not report stays at its *_known false. */
+typedef struct kt__reading {
+  bool clock_known, throttle_known, power_known, temp_known;
+  unsigned sm_clock_mhz;
+  uint64_t throttle_reasons; /* NVML's clocks-event reasons (a bit mask) */
+  double power_w;
+  unsigned temp_c;
+} kt__reading;
+
 /* Element types of @kernel parameters. */
 #define KT__DTYPE_MAP(XX) \
   XX(F16, "f16", 2)       \

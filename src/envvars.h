@@ -33,6 +33,7 @@
   X(CUDA_ARCH, "KTUNE_CUDA_ARCH")                 \
   X(NVRTC, "KTUNE_NVRTC")                         \
   X(LIBCUDA, "KTUNE_LIBCUDA")                     \
+  X(LIBNVML, "KTUNE_LIBNVML")                     \
   X(TRACE, "KTUNE_TRACE")                         \
   X(PRINT_AUTOTUNING, "KTUNE_PRINT_AUTOTUNING")   \
   X(CC, "CC")                                     \

@@ -186,10 +186,17 @@ kt__status kt__be_run(const kt__backend *be, void *state, void *fn, const kt__la
   return be->run(state, fn, l, eb);
 }
 
-kt__status kt__be_time(const kt__backend *be, void *state, void *fn, const kt__launch *l, int n, double *seconds,
-                       kt__errbuf *eb) {
+kt__status kt__be_time(const kt__backend *be, void *state, void *fn, const kt__launch *l, int n, kt_timing how,
+                       double *seconds, kt__reading *reading, kt__errbuf *eb) {
   *seconds = 0;
-  return be->time(state, fn, l, n, seconds, eb);
+  if (reading) *reading = (kt__reading){0};
+  if (!kt__be_can_time(be, how) || how == KT_TIMING_AUTO)
+    return kt__fail(eb, KT__ST_RUNTIME, "the %s backend cannot time by method %d", be->name, (int)how);
+  return be->time(state, fn, l, n, how, seconds, reading, eb);
+}
+
+bool kt__be_can_time(const kt__backend *be, kt_timing how) {
+  return how == KT_TIMING_AUTO || ((unsigned)how < 3 && be->timings[how] != NULL);
 }
 
 void kt__be_flush_cache(const kt__backend *be, void *state) {

@@ -30,12 +30,14 @@ typedef struct kt__device_info {
   int max_threads_per_block;   /* 0: no limit (CPU) */
   uint64_t max_shared_bytes;   /* per block, opt-in maximum; 0: n/a */
   int compute_units;
-  uint64_t l2_bytes;  /* last-level cache to flush between timed runs */
-  double peak_gflops; /* fp32 peak; 0 when unknown */
-  double peak_gbps;   /* memory bandwidth peak; 0 when unknown */
-  bool host_cpu;      /* kernels run on the host's own cores (CPU backend, a CPU
+  uint64_t l2_bytes;     /* last-level cache to flush between timed runs */
+  double peak_gflops;    /* fp32 peak; 0 when unknown */
+  double peak_gbps;      /* memory bandwidth peak; 0 when unknown */
+  bool host_cpu;         /* kernels run on the host's own cores (CPU backend, a CPU
                                 OpenCL device): compiling while timing would disturb
                                 the timings, so the tuner alternates the two */
+  char no_readings[256]; /* a GPU whose clocks, throttling, power and temperature
+                            cannot be read (NVML missing): why; "" otherwise */
 } kt__device_info;
 
 /* One configuration to build. */
@@ -133,6 +135,13 @@ typedef struct kt__backend {
    * KT_MEMORY_HOST (0) unless kt_launch takes pointers that array libraries
    * hand out themselves (CUDA device pointers). */
   kt_memory_kind memory;
+  /* What each timing method is called in a result's `measurement`, indexed
+   * by kt_timing: [KT_TIMING_EVENTS] is how `time` times launches made one
+   * by one ("events": device events around them; "profiling": the kernels'
+   * own profiling events, summed; "clock": the host's clock), and
+   * [KT_TIMING_GRAPH] "graph" where `time` can replay the launches from a
+   * graph, else NULL (the tuner then never asks for one). */
+  const char *timings[3];
   /* The driver libraries (sonames, NULL-terminated) after whose loading a
    * process can no longer fork children that use the device: the CUDA
    * driver, which NVRTC loads too, and the OpenCL ICD loader, whose
@@ -184,8 +193,12 @@ typedef struct kt__backend {
    * (kt_launch's caller's stream). OK, RUNTIME (error name in eb) or
    * CONSTRAINT (launch refused for resources). */
   kt__status (*run)(void *state, void *fn, const kt__launch *l, kt__errbuf *eb);
-  /* WORKER: N back-to-back launches; *seconds is their total device time. */
-  kt__status (*time)(void *state, void *fn, const kt__launch *l, int n, double *seconds, kt__errbuf *eb);
+  /* WORKER: N back-to-back launches timed by method HOW (KT_TIMING_EVENTS,
+   * or KT_TIMING_GRAPH where timings[KT_TIMING_GRAPH] is set); *seconds is
+   * their total device time. READING (may be NULL) gets what the device
+   * reports of its clocks, throttling, power and temperature just after. */
+  kt__status (*time)(void *state, void *fn, const kt__launch *l, int n, kt_timing how, double *seconds,
+                     kt__reading *reading, kt__errbuf *eb);
   /* WORKER: evicts the device's caches (may be NULL). Not timed. */
   void (*flush_cache)(void *state);
   /* WORKER, optional (may be NULL): builds the N configurations B ahead of
@@ -300,8 +313,11 @@ void kt__be_release(const kt__backend *be, void *state, void *buf);
 int kt__be_upload(const kt__backend *be, void *state, void *buf, const void *host, size_t bytes, kt__errbuf *eb);
 int kt__be_download(const kt__backend *be, void *state, void *host, void *buf, size_t bytes, kt__errbuf *eb);
 kt__status kt__be_run(const kt__backend *be, void *state, void *fn, const kt__launch *l, kt__errbuf *eb);
-kt__status kt__be_time(const kt__backend *be, void *state, void *fn, const kt__launch *l, int n, double *seconds,
-                       kt__errbuf *eb);
+kt__status kt__be_time(const kt__backend *be, void *state, void *fn, const kt__launch *l, int n, kt_timing how,
+                       double *seconds, kt__reading *reading, kt__errbuf *eb);
+/* Whether BE can time by method HOW (AUTO: always, as EVENTS where there is
+ * no graph). */
+bool kt__be_can_time(const kt__backend *be, kt_timing how);
 void kt__be_flush_cache(const kt__backend *be, void *state);
 void kt__be_prebuild(const kt__backend *be, void *state, const kt__build *b, int n);
 int kt__be_fill(const kt__backend *be, void *state, void *buf, size_t bytes, const void *pattern, size_t pattern_size,

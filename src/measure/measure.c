@@ -6,7 +6,10 @@
  *              small against what is measured (short samples are discarded);
  *   sampling - samples until the median is known well enough, or the sample
  *              count or the time budget is spent, abandoning early a
- *              configuration clearly slower than the best one so far. */
+ *              configuration clearly slower than the best one so far.
+ * Under KT_TIMING_AUTO the sample that ends the scaling, taken with events,
+ * is taken again from a graph and kt__timing_choose decides which method the
+ * rest of the samples use (scaling again when the graph's sample is short). */
 #include "measure.h"
 
 #include <limits.h>
@@ -30,7 +33,9 @@ typedef struct run {
   void *ud;
   kt__errbuf *eb;
   double start;
-  double timed; /* seconds the timer reported, warm-up included */
+  double timed;  /* seconds the timer reported, warm-up included */
+  kt_timing how; /* the method samples are taken by now */
+  kt__seen seen;
 } run;
 
 static void apply_defaults(kt__measure_opts *o) {
@@ -56,7 +61,7 @@ static int cmp_double(const void *a, const void *b) {
 static double median_sorted(const double *v, int n) { return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]); }
 
 void kt__stats_compute(double *samples, int n, int reps, kt__stats *out) {
-  *out = (kt__stats){.nsamples = n, .reps = reps};
+  *out = (kt__stats){.nsamples = n, .reps = reps, .timing = out->timing, .seen = out->seen};
   if (n <= 0) return;
   qsort(samples, (size_t)n, sizeof *samples, cmp_double);
   double sum = 0;
@@ -148,10 +153,43 @@ static double median_rel_error(const double *sorted, int n) {
   return 1.2533 * sigma / sqrt((double)n) / med;
 }
 
+kt_timing kt__timing_choose(int reps, double events_s, double graph_s) {
+  if (reps <= 1 || !(graph_s > 0) || !(events_s > 0)) return KT_TIMING_EVENTS;
+  return events_s > graph_s * (1 + KT__GRAPH_GAIN_MIN) ? KT_TIMING_GRAPH : KT_TIMING_EVENTS;
+}
+
+const char *kt__timing_name(kt_timing t) {
+  switch (t) {
+  case KT_TIMING_GRAPH: return "graph";
+  case KT_TIMING_EVENTS: return "events";
+  case KT_TIMING_AUTO: break;
+  }
+  return "auto";
+}
+
+void kt__seen_add(kt__seen *seen, const kt__reading *r) {
+  if (r->clock_known) {
+    bool first = !seen->clock_known;
+    if (first || r->sm_clock_mhz < seen->sm_clock_min_mhz) seen->sm_clock_min_mhz = r->sm_clock_mhz;
+    if (first || r->sm_clock_mhz > seen->sm_clock_max_mhz) seen->sm_clock_max_mhz = r->sm_clock_mhz;
+    seen->clock_known = true;
+  }
+  if (r->throttle_known) seen->throttle_reasons |= r->throttle_reasons, seen->throttle_known = true;
+  if (r->power_known) {
+    if (!seen->power_known || r->power_w > seen->power_max_w) seen->power_max_w = r->power_w;
+    seen->power_known = true;
+  }
+  if (r->temp_known) {
+    if (!seen->temp_known || r->temp_c > seen->temp_max_c) seen->temp_max_c = r->temp_c;
+    seen->temp_known = true;
+  }
+}
+
 static kt__status time_reps(run *r, int reps, double *seconds) {
-  kt__status st = r->timer(r->ud, reps, seconds, r->eb);
+  kt__reading reading = {0};
+  kt__status st = r->timer(r->ud, r->how, reps, seconds, &reading, r->eb);
   if (st == KT__ST_OK && !(*seconds >= 0)) *seconds = 0; /* NaN or negative: a broken clock */
-  if (st == KT__ST_OK) r->timed += *seconds;
+  if (st == KT__ST_OK) r->timed += *seconds, kt__seen_add(&r->seen, &reading);
   return st;
 }
 
@@ -177,11 +215,12 @@ static int next_reps(int reps, double s, double target) {
   return want >= INT_MAX / 2 ? INT_MAX / 2 : (int)want;
 }
 
-/* Finds the launch count per sample, starting from the warm-up's estimate
- * (WARM_S for one launch); the sample that reached the target is kept as
- * the first one (*FIRST_S), since it is as good as any later one. */
-static kt__status scale_reps(run *r, double warm_s, int *reps_out, double *first_s) {
-  int reps = warm_s < r->o.min_sample_s ? next_reps(1, warm_s, r->o.min_sample_s) : 1;
+/* Finds the launch count per sample, starting from a sample of REPS
+ * launches that lasted S seconds (the warm-up's one launch); the sample that
+ * reached the target is kept as the first one (*FIRST_S, per launch), since
+ * it is as good as any later one. */
+static kt__status scale_reps(run *r, int reps, double s_of_reps, int *reps_out, double *first_s) {
+  if (s_of_reps < r->o.min_sample_s) reps = next_reps(reps, s_of_reps, r->o.min_sample_s);
   for (;;) {
     double s;
     kt__status st = time_reps(r, reps, &s);
@@ -194,6 +233,26 @@ static kt__status scale_reps(run *r, double warm_s, int *reps_out, double *first
     }
     reps = next_reps(reps, s, r->o.min_sample_s);
   }
+}
+
+/* AUTO: the first sample (*FIRST_S per launch, REPS launches, by events)
+ * taken again from a graph; with the graph chosen, its sample replaces the
+ * first, or starts the scaling again when it is too short. */
+static kt__status choose_timing(run *r, int *reps, double *first_s) {
+  if (*reps <= 1 || out_of_time(r)) return KT__ST_OK; /* nothing to amortise */
+  double s;
+  r->how = KT_TIMING_GRAPH;
+  kt__status st = time_reps(r, *reps, &s);
+  if (st != KT__ST_OK) return st;
+  if (kt__timing_choose(*reps, *first_s, s / *reps) == KT_TIMING_EVENTS) {
+    r->how = KT_TIMING_EVENTS;
+    return KT__ST_OK;
+  }
+  if (s >= r->o.min_sample_s || out_of_time(r)) {
+    *first_s = s / *reps;
+    return KT__ST_OK;
+  }
+  return scale_reps(r, *reps, s, reps, first_s);
 }
 
 static bool clearly_slower(const run *r, const double *samples, int n) {
@@ -233,6 +292,7 @@ static kt__status take_samples(run *r, int reps, double *samples, int *n, bool *
 kt__status kt__measure(const kt__measure_opts *o, kt__timer_fn timer, void *ud, kt__stats *out, kt__errbuf *eb) {
   run r = {.o = *o, .timer = timer, .ud = ud, .eb = eb, .start = kt__now()};
   apply_defaults(&r.o);
+  r.how = r.o.timing == KT_TIMING_AUTO ? KT_TIMING_EVENTS : r.o.timing;
   *out = (kt__stats){0};
   double warm_s = 0;
   kt__status st = KT__ST_OK;
@@ -245,10 +305,15 @@ kt__status kt__measure(const kt__measure_opts *o, kt__timer_fn timer, void *ud, 
   } else {
     st = warm_up(&r, &warm_s);
   }
-  if (st == KT__ST_OK && n == 0) st = scale_reps(&r, warm_s, &reps, &samples[n++]);
+  if (st == KT__ST_OK && n == 0) {
+    st = scale_reps(&r, 1, warm_s, &reps, &samples[n++]);
+    if (st == KT__ST_OK && r.o.timing == KT_TIMING_AUTO) st = choose_timing(&r, &reps, &samples[0]);
+  }
   bool stopped = false;
   if (st == KT__ST_OK) st = take_samples(&r, reps, samples, &n, &stopped);
   if (st == KT__ST_OK) {
+    out->timing = r.how;
+    out->seen = r.seen;
     kt__stats_compute(samples, n, reps, out);
     out->stopped_early = stopped;
   }

@@ -18,7 +18,23 @@ typedef struct kt__measure_opts {
                           warm-up: kept as the first sample when it lasts
                           min_sample_s, else it sets the first sample's
                           launch count */
+  kt_timing timing;    /* AUTO: chosen from the first sample (kt__timing_choose);
+                          the tuner sends EVENTS to backends without graphs */
 } kt__measure_opts;
+
+/* What the device reported over a measurement's samples (kt__reading,
+ * gathered): the lowest and highest SM clock, every throttle reason seen,
+ * the highest power and temperature. */
+typedef struct kt__seen {
+  bool clock_known, throttle_known, power_known, temp_known;
+  unsigned sm_clock_min_mhz, sm_clock_max_mhz;
+  uint64_t throttle_reasons;
+  double power_max_w;
+  unsigned temp_max_c;
+} kt__seen;
+
+/* Adds one sample's reading to SEEN. */
+void kt__seen_add(kt__seen *seen, const kt__reading *r);
 
 /* Per-launch seconds. */
 typedef struct kt__stats {
@@ -26,14 +42,43 @@ typedef struct kt__stats {
   int nsamples;
   int reps;           /* launches per sample */
   bool stopped_early; /* abandoned as clearly slower than best_s */
+  /* How the samples were taken: the method (GRAPH or EVENTS, never AUTO)
+   * and what the device reported meanwhile. kt__stats_compute keeps both. */
+  kt_timing timing;
+  kt__seen seen;
 } kt__stats;
 
-/* Times REPS back-to-back launches; total seconds in *SECONDS. */
-typedef kt__status (*kt__timer_fn)(void *ud, int reps, double *seconds, kt__errbuf *eb);
+/* Times REPS back-to-back launches by method HOW (GRAPH or EVENTS); total
+ * seconds in *SECONDS, and what the device said meanwhile in *READING
+ * (left all unknown where it says nothing). */
+typedef kt__status (*kt__timer_fn)(void *ud, kt_timing how, int reps, double *seconds, kt__reading *reading,
+                                   kt__errbuf *eb);
+
+/* Events around launches made one by one measure the launches, not the
+ * kernels, once a kernel is shorter than its launch: a sample of REPS
+ * launches timed both ways, EVENTS_S and GRAPH_S per launch, keeps GRAPH
+ * when the events' time exceeds the graph's by more than
+ * KT__GRAPH_GAIN_MIN (the device sat idle between launches); else EVENTS,
+ * what an application's own launches see. A sample of one launch has no
+ * gaps to close: EVENTS. */
+#define KT__GRAPH_GAIN_MIN 0.03
+kt_timing kt__timing_choose(int reps, double events_s, double graph_s);
+
+/* "graph", "events" or "auto"; and back (AUTO for anything else). */
+const char *kt__timing_name(kt_timing t);
+kt_timing kt__timing_from_name(const char *name);
+
+/* S's `measurement` record as a JSON object: METHOD (what the backend calls
+ * S's timing: "graph", "events", "profiling", "clock"; NULL: the timing's
+ * own name), launches per sample, samples, and the SM clock's range, the
+ * throttle reasons seen, the highest power and temperature where the
+ * device reported them (the fields are left out where it did not). */
+void kt__measurement_json(kt__sbuf *b, const char *method, const kt__stats *s);
 
 kt__status kt__measure(const kt__measure_opts *o, kt__timer_fn timer, void *ud, kt__stats *out, kt__errbuf *eb);
 
-/* Statistics of N per-launch samples (the array is sorted in place). */
+/* Statistics of N per-launch samples (the array is sorted in place); OUT's
+ * timing and seen are kept. */
 void kt__stats_compute(double *samples, int n, int reps, kt__stats *out);
 
 /* The interquartile range of N samples (interpolated quartiles, as the

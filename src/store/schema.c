@@ -58,8 +58,18 @@ static int migrate_to_2(kt__store *s, kt__errbuf *eb) {
   return rc == SQLITE_OK ? KT_OK : kt__store_fail(s, rc, "adding the failure cause to the schema", eb);
 }
 
+/* Version 3: how each result was measured (issue 27): the timing method
+ * ("graph", "events"; read back for the finalist rounds) and the whole
+ * `measurement` record as JSON (kt__measurement_json). */
+static int migrate_to_3(kt__store *s, kt__errbuf *eb) {
+  int rc = sqlite3_exec(s->db,
+                        "ALTER TABLE results ADD COLUMN timing TEXT; ALTER TABLE results ADD COLUMN measurement TEXT;",
+                        NULL, NULL, NULL);
+  return rc == SQLITE_OK ? KT_OK : kt__store_fail(s, rc, "adding the measurement columns", eb);
+}
+
 /* migrations[v - 1] takes the database from version v - 1 to v. */
-static int (*const migrations[])(kt__store *, kt__errbuf *) = {migrate_to_1, migrate_to_2};
+static int (*const migrations[])(kt__store *, kt__errbuf *) = {migrate_to_1, migrate_to_2, migrate_to_3};
 _Static_assert(sizeof migrations / sizeof migrations[0] == KT__SCHEMA_VERSION, "one migration per schema version");
 
 static int pragma_int(kt__store *s, const char *sql, int *value, kt__errbuf *eb) {

@@ -207,13 +207,14 @@ typedef struct put_args {
 static int put_body(kt__store *s, void *ud, kt__errbuf *eb) {
   static const char *const sql =
       "INSERT INTO results(key_id, config, status, median, min, max, mean, stddev, nsamples, "
-      "reps, stopped_early, compile_s, message, timestamp, cause) "
-      "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) "
+      "reps, stopped_early, compile_s, message, timestamp, cause, timing, measurement) "
+      "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17) "
       "ON CONFLICT(key_id, config) DO UPDATE SET status=excluded.status, "
       "median=excluded.median, min=excluded.min, max=excluded.max, mean=excluded.mean, "
       "stddev=excluded.stddev, nsamples=excluded.nsamples, reps=excluded.reps, "
       "stopped_early=excluded.stopped_early, compile_s=excluded.compile_s, "
-      "message=excluded.message, timestamp=excluded.timestamp, cause=excluded.cause";
+      "message=excluded.message, timestamp=excluded.timestamp, cause=excluded.cause, timing=excluded.timing, "
+      "measurement=excluded.measurement";
   const put_args *a = ud;
   const kt__record *r = a->r;
   int64_t id;
@@ -237,8 +238,15 @@ static int put_body(kt__store *s, void *ud, kt__errbuf *eb) {
   if (r->message) sqlite3_bind_text(st, 13, r->message, -1, SQLITE_TRANSIENT);
   sqlite3_bind_text(st, 14, ts, -1, SQLITE_TRANSIENT);
   if (r->outside) sqlite3_bind_text(st, 15, "outside", -1, SQLITE_STATIC);
+  kt__sbuf m = {0};
+  if (r->status == KT__ST_OK && r->stats.timing != KT_TIMING_AUTO) {
+    sqlite3_bind_text(st, 16, kt__timing_name(r->stats.timing), -1, SQLITE_STATIC);
+    kt__measurement_json(&m, r->method, &r->stats);
+    sqlite3_bind_text(st, 17, m.s, -1, SQLITE_TRANSIENT);
+  }
   int rc = sqlite3_step(st);
   sqlite3_finalize(st);
+  kt__sbuf_free(&m);
   return rc == SQLITE_DONE ? KT_OK : kt__store_fail(s, rc, "recording a result", eb);
 }
 
@@ -255,7 +263,7 @@ int kt__store_put(kt__store *s, const kt__store_key *k, const kt__record *r, kt_
 /* Result columns in the order read_result expects, prefixed by table alias r. */
 #define RESULT_COLUMNS                                                                 \
   "r.config, r.status, r.median, r.min, r.max, r.mean, r.stddev, r.nsamples, r.reps, " \
-  "r.stopped_early, r.compile_s, r.message, r.timestamp, r.cause"
+  "r.stopped_early, r.compile_s, r.message, r.timestamp, r.cause, r.timing"
 
 /* One row into OUT with its strings copied; false for a status this build
  * does not know (written by a newer ktune: skipped rather than misread). */
@@ -278,6 +286,7 @@ static bool read_result(sqlite3_stmt *st, kt__result_row *out) {
   r->message = sqlite3_column_type(st, 11) == SQLITE_NULL ? NULL : kt__xstrdup(kt__col_text(st, 11));
   out->timestamp = kt__xstrdup(kt__col_text(st, 12));
   r->outside = sqlite3_column_type(st, 13) != SQLITE_NULL && strcmp(kt__col_text(st, 13), "outside") == 0;
+  r->stats.timing = kt__timing_from_name(sqlite3_column_type(st, 14) == SQLITE_NULL ? NULL : kt__col_text(st, 14));
   return true;
 }
 

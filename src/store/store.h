@@ -30,6 +30,7 @@ typedef struct kt__record {
   const char *message; /* reason for a failure, or NULL */
   bool outside;        /* a failure not of the kernel's own doing (its worker was
                                killed from outside): a later run measures it again */
+  const char *method;  /* what the backend calls stats.timing (kt__backend.timings), or NULL */
 } kt__record;
 
 /* PATH NULL: $KTUNE_DB, else $XDG_CACHE_HOME/ktune/results.db, else

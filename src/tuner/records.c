@@ -56,7 +56,8 @@ static void record_trial(kt__tuning *t, const kt__trial *tr, bool updated) {
   if (kt__interrupted && tr->status != KT__ST_OK) return;
   kt__sbuf cfg = {0};
   kt__result_config_string(t->r, tr, &cfg);
-  kt__record rec = {cfg.s, tr->status, tr->stats, tr->compile_s, tr->message, tr->outside};
+  kt__record rec = {
+      cfg.s, tr->status, tr->stats, tr->compile_s, tr->message, tr->outside, t->k->backend->timings[tr->stats.timing]};
   store_failed(t, kt__store_put(t->store, &t->key, &rec, t->store_failures ? &(kt__errbuf){{0}} : &t->store_eb));
   kt__sbuf_free(&cfg);
 }

@@ -268,6 +268,10 @@ static void json_trial(const kt_result *r, const kt__trial *t, kt__sbuf *b) {
       json_num(b, "final_median_s", t->final_s);
     }
     if (t->stats.stopped_early) kt__sbuf_printf(b, ", \"stopped_early\": true");
+    if (t->stats.timing != KT_TIMING_AUTO) { /* AUTO: a record from before methods were kept */
+      kt__sbuf_printf(b, ", \"measurement\": ");
+      kt__measurement_json(b, r->timings ? r->timings[t->stats.timing] : NULL, &t->stats);
+    }
   }
   kt__sbuf_printf(b, ", ");
   json_num(b, "compile_s", t->compile_s);
@@ -350,6 +354,11 @@ int kt_result_print_json(const kt_result *r, FILE *out) {
   kt__sbuf_json_string(&b, r->strategy ? r->strategy : "");
   kt__sbuf_printf(&b, ",\n  \"strategy_reason\": ");
   kt__sbuf_json_string(&b, r->strategy_reason ? r->strategy_reason : "");
+  kt__sbuf_printf(&b, ",\n  \"timing\": \"%s\"", kt__timing_name(r->timing));
+  if (r->device.no_readings[0]) {
+    kt__sbuf_printf(&b, ",\n  \"no_device_readings\": ");
+    kt__sbuf_json_string(&b, r->device.no_readings);
+  }
   kt__sbuf_printf(&b, ",\n  \"budget\": %ld,\n  \"budget_s\": %.6g", r->budget, r->budget_s);
   if (r->budget_s > 0) json_time_budget(r, &b);
   kt__sbuf_printf(&b, ",\n  \"configurations\": [");

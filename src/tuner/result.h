@@ -34,7 +34,9 @@ struct kt_result {
   char *file;
   char *sizes; /* "M=1024 N=1024" */
   kt__device_info device;
-  char **names; /* tuned names, then cluster names (owned) */
+  const char *const *timings; /* the backend's names of its timing methods (kt__backend.timings) */
+  kt_timing timing;           /* the method asked for (AUTO: chosen per configuration) */
+  char **names;               /* tuned names, then cluster names (owned) */
   int nnames, ntune;
   uint64_t space_size, valid_size; /* valid_size UINT64_MAX: not counted */
   char *strategy, *strategy_reason;

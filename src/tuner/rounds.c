@@ -37,6 +37,8 @@ static bool one_round(kt__tuning *t, const int *order, int n, int round, double 
     kt__reply rep;
     kt__tuner_request_for(t, tr, KT__REQ_SAMPLE, &req);
     req.reps = tr->stats.reps > 0 ? tr->stats.reps : 1;
+    /* By the method its measurement chose (one from before methods were recorded: events). */
+    req.measure.timing = tr->stats.timing != KT_TIMING_AUTO ? tr->stats.timing : KT_TIMING_EVENTS;
     kt__tuner_ask_twice_on_failure(t, &req, &rep, true, kt__budget_rounds_deadline(t));
     if (rep.status == KT__ST_PENDING) return false;
     if (rep.status != KT__ST_OK) {

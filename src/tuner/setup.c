@@ -82,10 +82,34 @@ static int start_compiles(kt__tuning *t) {
   return KT_OK;
 }
 
+/* A GPU whose clocks and power cannot be read is timed all the same: said
+ * once per process (a sweep's keys all share the reason). */
+static void say_no_readings(const kt__tuning *t) {
+  static bool said;
+  if (said || !t->r->device.no_readings[0] || kt__tuning_quiet(t)) return;
+  said = true;
+  fprintf(stderr, "ktune: note: timing without clock, throttle, power or temperature readings: %s\n",
+          t->r->device.no_readings);
+}
+
+/* The timing method asked for, checked against what the backend can do;
+ * AUTO on a backend without graphs is its one method. */
+static int resolve_timing(kt__tuning *t) {
+  const kt__backend *be = t->k->backend;
+  if ((unsigned)t->o.timing > KT_TIMING_EVENTS)
+    return kt__err(t->eb, KT_INVALID, "timing method %d: expected auto, graph or events", (int)t->o.timing);
+  if (!kt__be_can_time(be, t->o.timing))
+    return kt__err(t->eb, KT_INVALID, "timing by %s: the %s backend has no graphs (it times by %s); use auto or events",
+                   kt__timing_name(t->o.timing), be->name, be->timings[KT_TIMING_EVENTS]);
+  if (t->o.timing == KT_TIMING_AUTO && !kt__be_can_time(be, KT_TIMING_GRAPH)) t->o.timing = KT_TIMING_EVENTS;
+  return KT_OK;
+}
+
 int kt__setup_start(kt__tuning *t) {
   const kt__kernel_decl *d = t->d;
   /* Bad options are refused before anything runs or is written. */
   if (t->o.strategy && !kt__strategy_find(t->o.strategy)) return kt__choice_unknown_strategy(t);
+  KT__FORWARD(resolve_timing(t));
   t->sizes = kt__xcalloc((size_t)d->nsizes + 1, sizeof *t->sizes);
   KT__FORWARD(kt__kernel_resolve_sizes(t->k, t->sizes, t->eb));
   t->size_env = (kt__env){(const char *const *)d->sizes, t->sizes, d->nsizes, NULL};
@@ -94,6 +118,8 @@ int kt__setup_start(kt__tuning *t) {
   KT__FORWARD(kt__choice_check_space(t, &size, &valid));
   t->r = kt__result_create(d->name, t->k->file->src.path, t->cfg->names, t->cfg->n, t->cfg->ntune);
   t->r->bincache = t->k->ctx->bincache;
+  t->r->timings = t->k->backend->timings;
+  t->r->timing = t->o.timing;
   t->r->space_size = size;
   t->r->valid_size = valid;
   t->r->budget_s = t->o.budget_s > 0 ? t->o.budget_s : 0;
@@ -133,6 +159,7 @@ int kt__setup_start(kt__tuning *t) {
   KT__FORWARD(start_compiles(t));
   KT__FORWARD(kt__worker_ready(&t->worker, &t->r->device, t->eb));
   t->sample_s = kt__tuner_sample_length(&t->k->ctx->env, &t->r->device);
+  say_no_readings(t);
   kt__trace("setup: worker started");
   if (t->early_default && !same_build_target(&t->build_device, &t->r->device)) {
     kt__trace("setup: the worker's device differs from the application's: the default is compiled again");

@@ -92,8 +92,12 @@ void kt__tuner_request_for(const kt__tuning *t, const kt__trial *tr, kt__req_kin
   if (tr->artifact) snprintf(req->artifact, sizeof req->artifact, "%s", tr->artifact);
   /* The worker times the verified run and hands it to kt__measure as the
    * first launch (first_s), in place of a warm-up. */
-  req->measure = (kt__measure_opts){
-      .min_sample_s = t->sample_s, .min_samples = 3, .max_samples = 20, .max_total_s = 0.25, .best_s = t->best_s};
+  req->measure = (kt__measure_opts){.min_sample_s = t->sample_s,
+                                    .min_samples = 3,
+                                    .max_samples = 20,
+                                    .max_total_s = 0.25,
+                                    .best_s = t->best_s,
+                                    .timing = t->o.timing};
 }
 
 /* Asks the worker, waiting at most the run timeout and, with a time budget,

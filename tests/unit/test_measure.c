@@ -5,22 +5,32 @@
 #include "measure/measure.h"
 
 /* A fake device: each launch takes PER_LAUNCH seconds scaled by the next
- * factor of NOISE (cycled), and the timer can be told to fail. */
+ * factor of NOISE (cycled), or GRAPH_PER_LAUNCH when replayed from a graph
+ * (0: the same), and the timer can be told to fail. Each sample reports
+ * the next of READINGS (cycled) when there are any. */
 typedef struct fake {
-  double per_launch;
+  double per_launch, graph_per_launch;
   const double *noise;
   int nnoise;
   int calls, launches, fail_at;
   int first_reps[2];
+  int graph_calls, events_calls;
+  const kt__reading *readings;
+  int nreadings;
 } fake;
 
-static kt__status fake_timer(void *ud, int reps, double *seconds, kt__errbuf *eb) {
+static kt__status fake_timer(void *ud, kt_timing how, int reps, double *seconds, kt__reading *reading, kt__errbuf *eb) {
   fake *f = ud;
   if (f->calls < 2) f->first_reps[f->calls] = reps;
   if (++f->calls == f->fail_at) return kt__fail(eb, KT__ST_RUNTIME, "device fault at call %d", f->calls);
   double factor = f->nnoise ? f->noise[(f->calls - 1) % f->nnoise] : 1.0;
+  bool graph = how == KT_TIMING_GRAPH;
+  if (how == KT_TIMING_AUTO) return kt__fail(eb, KT__ST_RUNTIME, "asked to time by AUTO");
+  f->graph_calls += graph, f->events_calls += !graph;
   f->launches += reps;
-  *seconds = reps * f->per_launch * factor;
+  double per = graph && f->graph_per_launch > 0 ? f->graph_per_launch : f->per_launch;
+  *seconds = reps * per * factor;
+  if (f->nreadings) *reading = f->readings[(f->calls - 1) % f->nreadings];
   return KT__ST_OK;
 }
 
@@ -154,7 +164,7 @@ TEST(very_slow_kernel_warms_up_once) {
 
 TEST(reps_start_from_the_warm_up_estimate) {
   fake f = {.per_launch = 1e-6};
-  kt__measure_opts o = {.min_samples = 3};
+  kt__measure_opts o = {.min_samples = 3, .timing = KT_TIMING_EVENTS};
   kt__stats s;
   ASSERT_EQ(kt__measure(&o, fake_timer, &f, &s, NULL), KT__ST_OK);
   /* Two warm-ups, one scaling sample straight at the estimate, two more. */
@@ -229,4 +239,113 @@ TEST(interquartile_of_samples) {
   ASSERT_NEAR(kt__interquartile(v, 5), 2.0, 1e-12); /* quartiles 2 and 4 */
   double three[3] = {1.02, 1.00, 1.01};
   ASSERT_NEAR(kt__interquartile(three, 3), 0.01, 1e-12); /* half the range */
+}
+
+/* --- the timing method (issue 27) --- */
+
+TEST(timing_choice_keeps_graph_only_where_launch_overhead_shows) {
+  /* elementwise.cu at N = 16384 on the H200: 3.6 us per launch by events, 1 us from a graph */
+  ASSERT_EQ(kt__timing_choose(1000, 3.6e-6, 1.0e-6), KT_TIMING_GRAPH);
+  ASSERT_EQ(kt__timing_choose(10, 1.0e-4, 1.0e-4), KT_TIMING_EVENTS);  /* a long kernel: no gaps */
+  ASSERT_EQ(kt__timing_choose(10, 1.02e-4, 1.0e-4), KT_TIMING_EVENTS); /* within KT__GRAPH_GAIN_MIN */
+  ASSERT_EQ(kt__timing_choose(10, 1.05e-4, 1.0e-4), KT_TIMING_GRAPH);
+  ASSERT_EQ(kt__timing_choose(1, 3.6e-6, 1.0e-6), KT_TIMING_EVENTS); /* one launch: nothing to amortise */
+  ASSERT_EQ(kt__timing_choose(10, 3.6e-6, 0), KT_TIMING_EVENTS);     /* a graph sample that said nothing */
+  ASSERT_EQ(kt__timing_choose(10, NAN, 1e-6), KT_TIMING_EVENTS);
+}
+
+TEST(auto_times_a_launch_bound_kernel_from_a_graph) {
+  fake f = {.per_launch = 4e-6, .graph_per_launch = 1e-6};
+  kt__measure_opts o = {.max_total_s = 100};
+  kt__stats s;
+  ASSERT_EQ(kt__measure(&o, fake_timer, &f, &s, NULL), KT__ST_OK);
+  ASSERT_EQ(s.timing, KT_TIMING_GRAPH);
+  ASSERT_NEAR(s.median, 1e-6, 1e-12); /* the kernel, not the launch */
+  /* Scaled again from the graph's shorter sample: each still lasts 1 ms. */
+  ASSERT_TRUE(s.reps * 1e-6 >= 1e-3);
+  ASSERT_TRUE(f.graph_calls >= s.nsamples);
+}
+
+TEST(auto_keeps_events_for_a_kernel_longer_than_its_launch) {
+  fake f = {.per_launch = 1e-4, .graph_per_launch = 1e-4};
+  kt__measure_opts o = {.max_total_s = 100};
+  kt__stats s;
+  ASSERT_EQ(kt__measure(&o, fake_timer, &f, &s, NULL), KT__ST_OK);
+  ASSERT_EQ(s.timing, KT_TIMING_EVENTS);
+  ASSERT_EQ(f.graph_calls, 1); /* the one comparison sample */
+  ASSERT_NEAR(s.median, 1e-4, 1e-12);
+}
+
+TEST(auto_takes_no_graph_sample_when_one_launch_fills_a_sample) {
+  fake f = {.per_launch = 5e-3, .graph_per_launch = 1e-3};
+  kt__measure_opts o = {.max_total_s = 100, .first_s = 5e-3};
+  kt__stats s;
+  ASSERT_EQ(kt__measure(&o, fake_timer, &f, &s, NULL), KT__ST_OK);
+  ASSERT_EQ(s.timing, KT_TIMING_EVENTS);
+  ASSERT_EQ(f.graph_calls, 0);
+  ASSERT_EQ(s.reps, 1);
+}
+
+TEST(graph_asked_for_times_every_sample_from_a_graph) {
+  fake f = {.per_launch = 4e-6, .graph_per_launch = 1e-6};
+  kt__measure_opts o = {.max_total_s = 100, .timing = KT_TIMING_GRAPH};
+  kt__stats s;
+  ASSERT_EQ(kt__measure(&o, fake_timer, &f, &s, NULL), KT__ST_OK);
+  ASSERT_EQ(s.timing, KT_TIMING_GRAPH);
+  ASSERT_EQ(f.events_calls, 0);
+  ASSERT_NEAR(s.median, 1e-6, 1e-12);
+}
+
+TEST(events_asked_for_never_builds_a_graph) {
+  fake f = {.per_launch = 4e-6, .graph_per_launch = 1e-6};
+  kt__measure_opts o = {.max_total_s = 100, .timing = KT_TIMING_EVENTS};
+  kt__stats s;
+  ASSERT_EQ(kt__measure(&o, fake_timer, &f, &s, NULL), KT__ST_OK);
+  ASSERT_EQ(s.timing, KT_TIMING_EVENTS);
+  ASSERT_EQ(f.graph_calls, 0);
+  ASSERT_NEAR(s.median, 4e-6, 1e-12);
+}
+
+TEST(readings_are_gathered_over_the_samples) {
+  kt__reading rs[] = {
+      {.clock_known = true,
+       .sm_clock_mhz = 1980,
+       .throttle_known = true,
+       .throttle_reasons = 0x1,
+       .power_known = true,
+       .power_w = 300,
+       .temp_known = true,
+       .temp_c = 40},
+      {.clock_known = true,
+       .sm_clock_mhz = 1755,
+       .throttle_known = true,
+       .throttle_reasons = 0x4,
+       .power_known = true,
+       .power_w = 650,
+       .temp_known = true,
+       .temp_c = 52},
+  };
+  fake f = {.per_launch = 1e-4, .readings = rs, .nreadings = 2};
+  kt__measure_opts o = {.max_total_s = 100, .timing = KT_TIMING_EVENTS, .min_samples = 4};
+  kt__stats s;
+  ASSERT_EQ(kt__measure(&o, fake_timer, &f, &s, NULL), KT__ST_OK);
+  ASSERT_TRUE(s.seen.clock_known && s.seen.power_known && s.seen.temp_known && s.seen.throttle_known);
+  ASSERT_EQ(s.seen.sm_clock_min_mhz, 1755);
+  ASSERT_EQ(s.seen.sm_clock_max_mhz, 1980);
+  ASSERT_EQ(s.seen.throttle_reasons, 0x5);
+  ASSERT_NEAR(s.seen.power_max_w, 650, 1e-9);
+  ASSERT_EQ(s.seen.temp_max_c, 52);
+  /* kt__stats_compute (the finalist rounds) keeps them */
+  double again[] = {1e-4, 2e-4};
+  kt__stats_compute(again, 2, 3, &s);
+  ASSERT_EQ(s.seen.sm_clock_min_mhz, 1755);
+  ASSERT_EQ(s.timing, KT_TIMING_EVENTS);
+}
+
+TEST(no_readings_leave_every_field_unknown) {
+  fake f = {.per_launch = 1e-4};
+  kt__measure_opts o = {.max_total_s = 100, .timing = KT_TIMING_EVENTS};
+  kt__stats s;
+  ASSERT_EQ(kt__measure(&o, fake_timer, &f, &s, NULL), KT__ST_OK);
+  ASSERT_FALSE(s.seen.clock_known || s.seen.power_known || s.seen.temp_known || s.seen.throttle_known);
 }

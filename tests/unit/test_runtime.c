@@ -140,8 +140,8 @@ static void store_winner(kt_kernel *k, const kt__device_info *dev, const char *s
   ASSERT_EQ(kt__store_open(tmp_path("results.db"), "kt_options.db_path", &s, &eb), KT_OK);
   kt__store_key key = {k->source_hash, k->decl->name, dev, sizes, NULL};
   kt__record rec = {
-      config, KT__ST_OK, {.median = 1e-3, .min = 1e-3, .max = 1e-3, .mean = 1e-3, .nsamples = 1, .reps = 1},
-      0,      NULL,      false};
+      config, KT__ST_OK, {.median = 1e-3, .min = 1e-3, .max = 1e-3, .mean = 1e-3, .nsamples = 1, .reps = 1}, 0, NULL,
+      false,  NULL};
   ASSERT_EQ(kt__store_put(s, &key, &rec, &eb), KT_OK);
   ASSERT_EQ(kt__store_set_winner(s, &key, config, 1e-3, &eb), KT_OK);
   kt__store_close(s);

@@ -41,7 +41,13 @@ static kt__record record(const char *config, kt__status st, double median) {
   memset(&r, 0, sizeof r);
   r.config = config;
   r.status = st;
-  r.stats = (kt__stats){median, median * 0.9, median * 1.2, median * 1.05, median * 0.01, 7, 16, false};
+  r.stats = (kt__stats){.median = median,
+                        .min = median * 0.9,
+                        .max = median * 1.2,
+                        .mean = median * 1.05,
+                        .stddev = median * 0.01,
+                        .nsamples = 7,
+                        .reps = 16};
   r.compile_s = 0.25;
   return r;
 }
@@ -261,6 +267,35 @@ TEST(put_each_roundtrip) {
   ASSERT_TRUE(rc->stats.stopped_early);
   collected_free(&got);
   kt__store_close(s);
+}
+
+/* How a result was measured (issue 27): the method comes back for the
+ * finalist rounds, the whole record is kept as JSON. */
+TEST(measurement_roundtrip) {
+  const char *path = tmp_path("m.db");
+  kt__store *s = open_ok(path);
+  kt__device_info d = device("NVIDIA H200");
+  kt__store_key k = key_for(&d, "N=16384");
+  kt__errbuf eb;
+  kt__record a = record("BLOCK=128 VEC=4", KT__ST_OK, 1.1e-6);
+  a.stats.timing = KT_TIMING_GRAPH;
+  a.stats.seen = (kt__seen){.clock_known = true, .sm_clock_min_mhz = 1755, .sm_clock_max_mhz = 1980};
+  a.method = "graph";
+  kt__record b = record("BLOCK=256 VEC=4", KT__ST_OK, 2e-6);
+  b.stats.timing = KT_TIMING_EVENTS;
+  b.method = "events";
+  ASSERT_EQ(kt__store_put(s, &k, &a, &eb), KT_OK);
+  ASSERT_EQ(kt__store_put(s, &k, &b, &eb), KT_OK);
+  collected got = {0};
+  ASSERT_EQ(kt__store_each(s, &k, collect, &got, &eb), KT_OK);
+  ASSERT_EQ(find(&got, a.config)->stats.timing, KT_TIMING_GRAPH);
+  ASSERT_EQ(find(&got, b.config)->stats.timing, KT_TIMING_EVENTS);
+  collected_free(&got);
+  kt__store_close(s);
+  ASSERT_EQ(sql_int(path, "SELECT count(*) FROM results WHERE measurement LIKE '%\"method\": \"graph\"%' AND "
+                          "measurement LIKE '%\"sm_clock_mhz\": {\"min\": 1755, \"max\": 1980}%' AND "
+                          "measurement LIKE '%\"launches_per_sample\": 16%'"),
+            1);
 }
 
 TEST(upsert_replaces_same_config) {
