@@ -651,7 +651,10 @@ TEST(prepared_kernel_first_miss_goes_to_a_helper_with_its_device_open) {
 TEST(warm_helper_killed_between_misses_is_replaced) {
   setenv("KTUNE_PRINT_AUTOTUNING", "1", 1);
   setenv("KTUNE_TRACE", "1", 1);
-  setenv("KTUNE_HELPER_IDLE_S", "60", 1);
+  /* Read when the context is created: long enough for the kill below to find
+   * the helper warm, short enough that the replacement leaves within
+   * processes_left's 10 s. */
+  setenv("KTUNE_HELPER_IDLE_S", "4", 1);
   const char *mark = mark_processes();
   kt_context *ctx = context(KT_MISS_TUNE, NULL);
   kt_kernel *k = load(ctx, "affine.c", slow_source(0), "c");
@@ -660,7 +663,6 @@ TEST(warm_helper_killed_between_misses_is_replaced) {
   int pid = spawned_pid(out, 0);
   ASSERT_TRUE(pid > 1);
   ASSERT_EQ(kill(pid, SIGKILL), 0);
-  setenv("KTUNE_HELPER_IDLE_S", "1", 1); /* the replacement leaves soon */
   out = miss_affine(k, 512);
   ASSERT_CONTAINS(out, "key [N=512]: tuned 4 configurations");
   int again = spawned_pid(out, 0);
