@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""Checks every #include in src/ against the layer rules of docs/DESIGN.md.
+"""Checks every #include in src/ and cli/ against the layer rules of docs/DESIGN.md.
 
     scripts/check-layers.py [REPO_ROOT]
 
 The rules are the block that follows the line `<!-- layers -->` in
 docs/DESIGN.md, one line each: `MODULE: what it may include`, where a module is
-a folder of src/ (`tuner`) or a file at src/'s root without its extension
-(`common`), and what it may include is modules, or `ktune.h` (the public
-header). A line `FILE: HEADER...` (paths under src/) lets one file include
-one header outside its rule. Within a module any include is allowed.
+a folder of src/ (`tuner`), a file at src/'s root without its extension
+(`common`), or the command line's folder `cli` (all of cli/ is one module),
+and what it may include is modules, or `ktune.h` (the public header). A line
+`FILE: HEADER...` lets one file (a path under src/, or cli/NAME for a file of
+cli/) include headers (paths under src/) outside its rule. Within a module
+any include is allowed.
 
 Fails (exit status 1) naming the file, the include and the rule broken; also
 when a module has no rule, or the rules allow a cycle between modules.
@@ -21,6 +23,8 @@ import sys
 RULES_MARK = "<!-- layers -->"
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]')
 PUBLIC = "ktune.h"
+CLI = "cli"
+ROOTS = ("src", CLI)  # the folders whose files the rules hold
 
 
 def read_rules(design):
@@ -51,11 +55,25 @@ def read_rules(design):
 
 
 def module_of(path):
-    """src/tuner/tuner.c -> tuner; src/common.h -> common; include/ktune.h -> ktune.h."""
+    """src/tuner/tuner.c -> tuner; src/common.h -> common; cli/keys.c -> cli;
+    include/ktune.h -> ktune.h."""
     if path.startswith("include/"):
         return PUBLIC
+    if path.startswith(CLI + "/"):
+        return CLI
     parts = path[len("src/"):].split("/")
     return parts[0] if len(parts) > 1 else os.path.splitext(parts[0])[0]
+
+
+def rule_name(path):
+    """The name a file's own rule line gives it: src/lang/parser.c -> lang/parser.c;
+    cli/ktune_tuner.c stays cli/ktune_tuner.c."""
+    return path[len("src/"):] if path.startswith("src/") else path
+
+
+def rule_file(name):
+    """The tree path of the file a rule line names (rule_name's inverse)."""
+    return name if name.startswith(CLI + "/") else "src/" + name
 
 
 def resolve(root, src_file, quote, inc):
@@ -103,19 +121,20 @@ def main():
     design = os.path.join(root, "docs", "DESIGN.md")
     rules = read_rules(design)
     sources = sorted(os.path.relpath(os.path.join(d, f), root)
-                     for d, _, files in os.walk(os.path.join(root, "src")) for f in files
+                     for top in ROOTS for d, _, files in os.walk(os.path.join(root, top)) for f in files
                      if f.endswith((".c", ".h")))
     modules = {module_of(s) for s in sources}
     errors = []
     for m in sorted(modules - set(rules)):
-        errors.append("src/%s: module %s has no rule in docs/DESIGN.md (add `%s: ...` to the layer rules)"
-                      % (m + "/" if any(s.startswith("src/%s/" % m) for s in sources) else m + ".[ch]", m, m))
+        folder = m == CLI or any(s.startswith("src/%s/" % m) for s in sources)
+        errors.append("%s: module %s has no rule in docs/DESIGN.md (add `%s: ...` to the layer rules)"
+                      % (CLI + "/" if m == CLI else "src/" + m + ("/" if folder else ".[ch]"), m, m))
     for name, allowed in sorted(rules.items()):
         is_file = "/" in name
-        if is_file and "src/" + name not in sources:
-            errors.append("docs/DESIGN.md: the layer rule `%s: ...` names no file src/%s" % (name, name))
+        if is_file and rule_file(name) not in sources:
+            errors.append("docs/DESIGN.md: the layer rule `%s: ...` names no file %s" % (name, rule_file(name)))
         elif not is_file and name not in modules:
-            errors.append("docs/DESIGN.md: the layer rule `%s: ...` names no module of src/" % name)
+            errors.append("docs/DESIGN.md: the layer rule `%s: ...` names no module of src/ or cli/" % name)
         for a in sorted(allowed):
             if ("src/" + a not in sources) if is_file else (a not in modules):
                 errors.append("docs/DESIGN.md: the layer rule of %s allows %s, which src/ does not have" % (name, a))
@@ -132,11 +151,11 @@ def main():
             target = resolve(root, s, quote, inc)
             if target is None:
                 if quote == '"':
-                    errors.append('%s:%d: #include "%s" names no file of src/ or include/' % (s, lineno, inc))
+                    errors.append('%s:%d: #include "%s" names no file beside it, in src/ or in include/' % (s, lineno, inc))
                 continue
             tmod = module_of(target)
-            if tmod in (mod, PUBLIC) or tmod in rules.get(mod, ()) or os.path.relpath(target, "src") in rules.get(
-                    os.path.relpath(s, "src"), ()):
+            if tmod in (mod, PUBLIC) or tmod in rules.get(mod, ()) or rule_name(target) in rules.get(
+                    rule_name(s), ()):
                 continue
             allowed = " ".join(sorted(rules.get(mod, ()))) or "nothing outside itself"
             errors.append("%s:%d: #include %s%s%s reaches %s (%s), which %s may not include: the rule is "

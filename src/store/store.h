@@ -53,7 +53,8 @@ int kt__store_set_winner(kt__store *s, const kt__store_key *k, const char *confi
 /* The winner under K: KT_OK with *config malloc'ed, or KT_NOTFOUND. */
 int kt__store_winner(kt__store *s, const kt__store_key *k, char **config, double *seconds, kt__errbuf *eb);
 
-/* ---- Additions (store engineer) ---- */
+/* ---- Beside the records: the default path, opening read-only, winners,
+ * counts, the integrity check, the rows the cache commands print ---- */
 
 /* The default database path ($KTUNE_DB, $XDG_CACHE_HOME/ktune/results.db,
  * ~/.cache/ktune/results.db) into BUF. KT_INVALID when it does not fit or
@@ -90,7 +91,7 @@ typedef struct kt__result_row {
   const char *timestamp;
 } kt__result_row;
 
-/* All results of the key with id KEY_ID (from kt__store_select), in
+/* All results of the key with id KEY_ID (from kt__store_select, select.h), in
  * insertion order, into a malloc'ed array (free with kt__result_rows_free).
  * The caller holds the handle's lock. */
 int kt__store_results_of(kt__store *s, int64_t key_id, kt__result_row **rows, int *n, kt__errbuf *eb);
