@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "device_list.h"
@@ -660,6 +661,25 @@ static int fail_command(kt_context *ctx, int rc) {
   return kt_exit_status(rc);
 }
 
+/* A command that reads the database (cache, report): what it was asked for
+ * is not there (no database at --db, nothing matching the filter) is exit
+ * status 1, as a tuning that found nothing valid; bad input stays 2. */
+static int fail_reading(kt_context *ctx, int rc) {
+  int status = fail_command(ctx, rc);
+  return rc == KT_NOTFOUND ? 1 : status;
+}
+
+/* --db names a file that does not exist: a read command says so (exit 1)
+ * instead of reading it as an empty database, and creates nothing. */
+static int missing_db(const cli *c) {
+  struct stat sb;
+  if (!c->db || stat(c->db, &sb) == 0) return 0;
+  fprintf(stderr,
+          "ktune: error: no results database at %s (--db): check the path; `ktune tune FILE --db %s` creates one\n",
+          c->db, c->db);
+  return 1;
+}
+
 /* One of the verbs on the context's database. */
 static int cache_verb(const cli *c, kt_context *ctx, const char *verb) {
   kt_cache_filter f = {c->kernel, c->device_filter, NULL};
@@ -677,11 +697,12 @@ static int cmd_cache(const cli *c) {
     return bad("%s: --binaries goes with `cache clear` alone (the binary cache is cleared whole)", verb);
   if (strcmp(verb, "import") == 0 && c->npositional < 2)
     return bad("%s needs a FILE to import (- for stdin)", "cache import");
+  if (strcmp(verb, "import") != 0 && missing_db(c)) return 1;
   kt_context *ctx;
   int rc = make_context(c, &ctx);
   if (rc) return rc;
   rc = cache_verb(c, ctx, verb);
-  int status = rc == KT_OK ? 0 : fail_command(ctx, rc);
+  int status = rc == KT_OK ? 0 : fail_reading(ctx, rc);
   kt_context_destroy(ctx);
   return status;
 }
@@ -714,6 +735,7 @@ static int cmd_replay(const cli *c) {
 static int cmd_report(const cli *c) {
   if (c->npositional) return bad("unexpected argument %s (report takes options only)", c->positional[0]);
   signal(SIGXFSZ, SIG_IGN); /* a file-size limit fails the write, reported, instead of killing us mid-file */
+  if (missing_db(c)) return 1;
   kt_context *ctx;
   int rc = make_context(c, &ctx);
   if (rc) return rc;
@@ -721,7 +743,7 @@ static int cmd_report(const cli *c) {
   const char *path = c->report ? c->report : "report.html";
   rc = kt_report(ctx, &f, path);
   if (rc == KT_OK && !c->quiet) fprintf(stderr, "ktune: report written to %s\n", path);
-  int status = rc == KT_OK ? 0 : fail_command(ctx, rc);
+  int status = rc == KT_OK ? 0 : fail_reading(ctx, rc);
   kt_context_destroy(ctx);
   return status;
 }

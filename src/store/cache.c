@@ -257,7 +257,7 @@ static int show_table(kt__store *s, const kt__key_row *keys, int n, FILE *out, k
 /* Keys with a winner among the matches; when they all describe the same
  * tuning (kernel, device, sizes) and differ only in source or toolchain
  * versions, the most recent winner is the one meant. */
-static int pick_winner(const kt__key_row *keys, int n, const char *path, const kt__key_row **pick, kt__errbuf *eb) {
+static int pick_winner(const kt__key_row *keys, int n, const kt__key_row **pick, kt__errbuf *eb) {
   const kt__key_row *best = NULL;
   int nwin = 0;
   bool same = true;
@@ -270,7 +270,6 @@ static int pick_winner(const kt__key_row *keys, int n, const char *path, const k
       same = false;
     if (!best || strcmp(k->winner_ts, best->winner_ts) > 0) best = k;
   }
-  KT__RETURN_IF(n == 0, eb, KT_NOTFOUND, "no stored tuning matches in %s", path);
   KT__RETURN_IF(nwin == 0, eb, KT_NOTFOUND, "%d stored tuning%s match, but none has a winner yet (tuning unfinished?)",
                 n, n == 1 ? "" : "s");
   if (!same) {
@@ -343,10 +342,24 @@ static void show_dflags(const kt__key_row *k, FILE *out) {
   fputc('\n', out);
 }
 
-static int show_selected(kt__store *s, const char *format, const kt__key_row *keys, int n, FILE *out, kt__errbuf *eb) {
+/* A filter that selects nothing is a mistake to say, not an empty table. */
+static int no_match(const kt__store *s, const kt_cache_filter *f, kt__errbuf *eb) {
+  kt__sbuf want = {0};
+  if (f && f->kernel) kt__sbuf_printf(&want, " kernel %s", f->kernel);
+  if (f && f->device) kt__sbuf_printf(&want, " device %s", f->device);
+  if (f && f->sizes) kt__sbuf_printf(&want, " sizes \"%s\"", f->sizes);
+  int rc = kt__err(eb, KT_NOTFOUND, "%s: no stored tuning matches%s; `ktune cache list --db %s` shows what it holds",
+                   s->path, want.s ? want.s : "", s->path);
+  kt__sbuf_free(&want);
+  return rc;
+}
+
+static int show_selected(kt__store *s, const char *format, const kt_cache_filter *f, const kt__key_row *keys, int n,
+                         FILE *out, kt__errbuf *eb) {
+  if (n == 0) return no_match(s, f, eb);
   if (strcmp(format, "table") == 0) return show_table(s, keys, n, out, eb);
   const kt__key_row *k = NULL;
-  KT__FORWARD(pick_winner(keys, n, s->path, &k, eb));
+  KT__FORWARD(pick_winner(keys, n, &k, eb));
   if (strcmp(format, "defines") == 0) show_defines(s->path, k, out);
   else show_dflags(k, out);
   return KT_OK;
@@ -372,7 +385,7 @@ int kt__cache_show(const kt_options *o, const kt_cache_filter *f, const char *fo
     pthread_mutex_lock(&s->mu);
     rc = kt__store_select(s, f, &keys, &n, eb);
     if (rc == KT_OK) {
-      rc = show_selected(s, format, keys, n, out, eb);
+      rc = show_selected(s, format, f, keys, n, out, eb);
       kt__key_rows_free(keys, n);
     }
     pthread_mutex_unlock(&s->mu);

@@ -891,6 +891,24 @@ TEST(cache_show_formats) {
   kt_context_destroy(ctx);
 }
 
+/* A filter that matches nothing says so, in the table as in the winner's
+ * formats, naming what it asked for. */
+TEST(cache_show_no_match) {
+  const char *db = tmp_path("nomatch.db");
+  kt_context *ctx = on_db(db);
+  populate(db);
+  kt_cache_filter nosuch = {.kernel = "nosuch"};
+  static const char *const formats[] = {"table", "defines", "dflags"};
+  for (int i = 0; i < 3; i++) {
+    capture c;
+    ASSERT_EQ(kt_cache_show(ctx, &nosuch, formats[i], capture_start(&c)), KT_NOTFOUND);
+    ASSERT_STREQ(capture_end(&c), "");
+    free(c.text);
+    ASSERT_CONTAINS(kt_errmsg(ctx), "no stored tuning matches kernel nosuch");
+  }
+  kt_context_destroy(ctx);
+}
+
 TEST(cache_clear_filters) {
   const char *db = tmp_path("c.db");
   kt_context *ctx = on_db(db);
