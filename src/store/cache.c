@@ -358,6 +358,7 @@ static int show_selected(kt__store *s, const char *format, const kt_cache_filter
                          FILE *out, kt__errbuf *eb) {
   if (n == 0) return no_match(s, f, eb);
   if (strcmp(format, "table") == 0) return show_table(s, keys, n, out, eb);
+  if (strcmp(format, "csv") == 0) return kt__export_csv_held(s, f, out, eb); /* the caller holds s->mu */
   const kt__key_row *k = NULL;
   KT__FORWARD(pick_winner(keys, n, &k, eb));
   if (strcmp(format, "defines") == 0) show_defines(s->path, k, out);
@@ -366,11 +367,11 @@ static int show_selected(kt__store *s, const char *format, const kt_cache_filter
 }
 
 int kt__cache_show(const kt_options *o, const kt_cache_filter *f, const char *format, FILE *out, kt__errbuf *eb) {
-  static const char *const formats[] = {"table", "defines", "dflags", "json", NULL};
+  static const char *const formats[] = {"table", "defines", "dflags", "json", "csv", NULL};
   kt__store *s = NULL;
   if (!format) format = "table";
   KT__RETURN_IF(!valid_format(format, formats), eb, KT_INVALID,
-                "unknown show format '%s' (table, defines, dflags or json)", format);
+                "unknown show format '%s' (table, defines, dflags, json or csv)", format);
   if (strcmp(format, "json") == 0) return kt__cache_export(o, f, "json", out, eb);
   int rc = open_db(o, false, &s, eb);
   if (rc == KT_OK && !s) {
@@ -403,19 +404,20 @@ static int export_missing(const kt_options *o, const kt_cache_filter *f, const c
                 o->db_path ? o->db_path : "the default path");
   kt__store *mem;
   KT__FORWARD(kt__store_open(":memory:", o->labels.db, &mem, eb));
-  int rc = kt__export_json(mem, f, out, eb);
+  int rc = strcmp(format, "csv") == 0 ? kt__export_csv(mem, f, out, eb) : kt__export_json(mem, f, out, eb);
   kt__store_close(mem);
   return rc;
 }
 
 int kt__cache_export(const kt_options *o, const kt_cache_filter *f, const char *format, FILE *out, kt__errbuf *eb) {
-  static const char *const formats[] = {"json", "t4", NULL};
+  static const char *const formats[] = {"json", "t4", "csv", NULL};
   kt__store *s = NULL;
   if (!format) format = "json";
-  KT__RETURN_IF(!valid_format(format, formats), eb, KT_INVALID, "unknown export format '%s' (json or t4)", format);
+  KT__RETURN_IF(!valid_format(format, formats), eb, KT_INVALID, "unknown export format '%s' (json, t4 or csv)", format);
   int rc = open_db(o, false, &s, eb);
   if (rc == KT_OK && !s) rc = export_missing(o, f, format, out, eb);
   else if (rc == KT_OK && strcmp(format, "t4") == 0) rc = kt__export_t4(s, f, out, eb);
+  else if (rc == KT_OK && strcmp(format, "csv") == 0) rc = kt__export_csv(s, f, out, eb);
   else if (rc == KT_OK) rc = kt__export_json(s, f, out, eb);
   kt__store_close(s);
   return rc;
