@@ -1,36 +1,33 @@
 /* ktune: the command line. Uses only the public API in ktune.h.
  *
- *   ktune tune FILE|--t1 KERNEL_T1.json [--kernel NAME] [--backend cpu|opencl|cuda] [--device N|N,N...|all]
- *                   [--dim NAME=VALUE[,VALUE...]]... [--sizes FILE] [--autotune "NAME=VALUE ..."]
- *                   [--input NAME=PATH[:TYPE]]... [--expect NAME=PATH[:TYPE]]... [--check FILE.c:FN]
- *                   [--strategy NAME] [--budget N|Ns] [--db PATH] [--json] [--quiet]
- *   ktune bench FILE --autotune "NAME=VALUE ..."
- *   ktune space FILE [--kernel NAME] [--device N] [--json]
- *   ktune devices [--json]
- *   ktune cache list|show|export|import|clear ...
- *   ktune replay RESULTS.json [--strategy NAME] --budget N [--repeats R] [--report FILE]
- *   ktune report [--db PATH] [--kernel NAME] [--device NAME] [--key "M=..."] [-o FILE]
+ *   ktune COMMAND [OPERANDS] [options]   (the commands and options: the table in cli/options.c;
+ *                                         `ktune help COMMAND` prints them)
  *
- * Exit status: 0 done, 1 no valid configuration, 2 bad input or a results
- * database error, 130 interrupted (SIGINT, SIGTERM, SIGHUP). */
+ * Exit status: 0 done, 1 no valid configuration or nothing found (a read
+ * command's --db that does not exist, a filter that matches nothing), 2 bad
+ * input or a results database error, 130 interrupted (SIGINT, SIGTERM,
+ * SIGHUP). */
 #include <ctype.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "device_list.h"
+#include "help.h"
 #include "key_parent.h"
 #include "key_process.h"
 #include "keys.h"
 #include "ktune.h"
 #include "mpi_sweep.h"
+#include "options.h"
 #include "stop_signals.h"
 #include "sweep.h"
 
-enum { EXIT_BAD_INPUT = 2, MAX_DIMS = 64 };
+enum { EXIT_BAD_INPUT = 2, MAX_DIMS = 64, MAX_GIVEN = 512 };
 
 /* The command line as given: a sweep's key that tunes in a process of its
  * own runs it again with that key's sizes. */
@@ -69,6 +66,9 @@ typedef struct cli {
   const char *positional[4];
   int npositional;
   int json, quiet, no_cache, no_db, show_output, retry_failed, no_binary_cache, binaries;
+  int help;                     /* --help, -h: the command's help instead of the command */
+  const char *given[MAX_GIVEN]; /* the options as written, checked against the command */
+  int ngiven;
   int device_given;    /* --device N was written: `ktune space` counts what fits it */
   device_list devices; /* tune/bench --device N, 0,2,3 or all */
   int mpi;             /* tune --mpi: the keys shared by MPI ranks (cli/mpi_sweep.c) */
@@ -84,65 +84,11 @@ static void backend_names(char *out, size_t len, const char *sep, const char *la
   }
 }
 
-static void usage(FILE *out) {
-  char names[256];
-  backend_names(names, sizeof names, "|", "|");
-  fprintf(out, "usage:\n  ktune tune FILE|--t1 KERNEL_T1.json [--kernel NAME] [--backend %s]\n", names);
-  fputs("                  [--device N|N,N...|all] [--dim NAME=VALUE[,VALUE...]]... [--sizes FILE]\n"
-        "                  [--autotune \"NAME=VALUE ...\"]\n"
-        "                  [--input NAME=PATH[:TYPE]]... [--expect NAME=PATH[:TYPE]]... [--check FILE.c:FN]\n"
-        "                  [--strategy NAME] [--timing auto|graph|events] [--budget N|Ns] [--seed S]\n"
-        "                  [--db PATH] [--no-db]\n"
-        "                  [--no-cache] [--no-binary-cache] [--jobs N] [--timeout S] [--compile-timeout S]\n"
-        "                  [--retry-failed] [--show-output] [--json] [--quiet] [--report FILE]\n"
-        "  mpirun -np R ktune tune FILE ... --mpi [--db PATH]   the keys shared by R MPI ranks, results in rank 0's "
-        "database\n"
-        "  ktune bench FILE --autotune \"NAME=VALUE ...\" [same options as tune]\n"
-        "  ktune space FILE|--t1 KERNEL_T1.json [--kernel NAME] [--dim NAME=VALUE]... [--autotune ...] [--device N]\n"
-        "                  [--json]\n"
-        "  ktune devices [--json]\n"
-        "  ktune cache list|show|export|import|clear [--kernel NAME] [--device NAME] [--db PATH]\n"
-        "                  [--format table|defines|dflags|json|t4] [FILE]\n"
-        "  ktune cache clear --binaries                     the compiled binaries, not the results\n"
-        "  ktune replay RESULTS.json[.gz] [--strategy NAME] --budget N [--repeats R] [--seed S] [--warm OTHER.json]... "
-        "[--json]\n"
-        "                  [--report FILE]\n"
-        "  ktune report [--db PATH] [--kernel NAME] [--device NAME] [--key \"M=... N=...\"] [-o FILE]\n"
-        "  ktune --version\n",
-        out);
-}
-
 static int bad(const char *fmt, const char *arg) {
   fprintf(stderr, "ktune: error: ");
   fprintf(stderr, fmt, arg);
-  fprintf(stderr, "\n(run `ktune --help` for usage)\n");
+  fprintf(stderr, "\n(run `ktune help` for usage)\n");
   return EXIT_BAD_INPUT;
-}
-
-/* Options that take a value: their name and where the value goes. */
-static const char **value_slot(cli *c, const char *opt) {
-  static const char *dummy;
-  struct {
-    const char *name;
-    const char **slot;
-  } table[] = {
-      {"--kernel", &c->kernel},   {"--backend", &c->backend},
-      {"--autotune", &c->pin},    {"--strategy", &c->strategy},
-      {"--timing", &c->timing},   {"--budget", &c->budget},
-      {"--db", &c->db},           {"--seed", &c->seed},
-      {"--timeout", &c->timeout}, {"--compile-timeout", &c->compile_timeout},
-      {"--jobs", &c->jobs},       {"--repeats", &c->repeats},
-      {"--format", &c->format},   {"--key", &c->key},
-      {"--report", &c->report},   {"-o", &c->report},
-      {"--t1", &c->t1},           {"--check", &c->check},
-      {"--sizes", &c->sizes},
-  };
-  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-    if (strcmp(opt, table[i].name) == 0) return table[i].slot;
-  static const char *const listed[] = {"--dim", "--device", "--warm", "--input", "--expect"};
-  for (size_t i = 0; i < sizeof listed / sizeof listed[0]; i++)
-    if (strcmp(opt, listed[i]) == 0) return &dummy;
-  return NULL;
 }
 
 static int parse_int(const char *s, long min, long max, long *out) {
@@ -154,46 +100,120 @@ static int parse_int(const char *s, long min, long max, long *out) {
   return 0;
 }
 
-static int parse_args(int argc, char **argv, cli *c) {
+/* A flag's effect on C. */
+static void take_flag(cli *c, option_id id) {
+  switch (id) {
+  case OPT_HELP: c->help = 1; break;
+  case OPT_JSON: c->json = 1; break;
+  case OPT_QUIET: c->quiet = 1; break;
+  case OPT_NO_CACHE: c->no_cache = 1; break;
+  case OPT_NO_DB: c->no_db = 1; break;
+  case OPT_NO_BINARY_CACHE: c->no_binary_cache = 1; break;
+  case OPT_BINARIES: c->binaries = 1; break;
+  case OPT_SHOW_OUTPUT: c->show_output = 1; break;
+  case OPT_RETRY_FAILED: c->retry_failed = 1; break;
+  case OPT_MPI: c->mpi = 1; break;
+  default: break;
+  }
+}
+
+/* Appends V to a repeated option's list (at most MAX_DIMS). */
+static int append(const char **list, int *n, const char *opt, const char *v) {
+  if (*n == MAX_DIMS) {
+    fprintf(stderr, "ktune: error: too many %s options (at most %d): %s\n", opt, MAX_DIMS, v);
+    return EXIT_BAD_INPUT;
+  }
+  list[(*n)++] = v;
+  return 0;
+}
+
+/* Where the value V of option ID goes. */
+static int take_value(cli *c, option_id id, const char *v) {
+  switch (id) {
+  case OPT_DIM: return append(c->dims, &c->ndims, "--dim", v);
+  case OPT_INPUT: return append(c->inputs, &c->ninputs, "--input", v);
+  case OPT_EXPECT: return append(c->expects, &c->nexpects, "--expect", v);
+  case OPT_WARM: return append(c->warm, &c->nwarm, "--warm", v);
+  case OPT_DEVICE_NAME: c->device_filter = v; return 0;
+  case OPT_DEVICE: {
+    char err[512];
+    if (device_list_parse(v, &c->devices, err, sizeof err) != 0) return bad("%s", err);
+    c->device = c->devices.all ? 0 : c->devices.index[0];
+    c->device_given = 1;
+    return 0;
+  }
+  case OPT_KERNEL: c->kernel = v; return 0;
+  case OPT_T1: c->t1 = v; return 0;
+  case OPT_BACKEND: c->backend = v; return 0;
+  case OPT_SIZES: c->sizes = v; return 0;
+  case OPT_AUTOTUNE: c->pin = v; return 0;
+  case OPT_CHECK: c->check = v; return 0;
+  case OPT_STRATEGY: c->strategy = v; return 0;
+  case OPT_TIMING: c->timing = v; return 0;
+  case OPT_BUDGET: c->budget = v; return 0;
+  case OPT_SEED: c->seed = v; return 0;
+  case OPT_DB: c->db = v; return 0;
+  case OPT_JOBS: c->jobs = v; return 0;
+  case OPT_TIMEOUT: c->timeout = v; return 0;
+  case OPT_COMPILE_TIMEOUT: c->compile_timeout = v; return 0;
+  case OPT_FORMAT: c->format = v; return 0;
+  case OPT_KEY: c->key = v; return 0;
+  case OPT_REPORT:
+  case OPT_OUTPUT: c->report = v; return 0;
+  case OPT_REPEATS: c->repeats = v; return 0;
+  default: return 0;
+  }
+}
+
+/* An option no command has: named, with the likely one it misspells. */
+static int unknown_option(const cli *c, const char *a) {
+  const char *near = option_suggest(a);
+  if (near) fprintf(stderr, "ktune: error: unknown option %s; did you mean %s?\n", a, near);
+  else fprintf(stderr, "ktune: error: unknown option %s (`ktune %s --help` lists the options)\n", a, c->command);
+  return EXIT_BAD_INPUT;
+}
+
+/* Reads the options and operands after the command word. Which options
+ * apply is checked afterwards (check_options), once a cache verb is known;
+ * MASK is the commands the word may be (every cache verb for cache), so
+ * that an option written alike for several (--device) takes its value the
+ * way this command means it. */
+static int parse_args(int argc, char **argv, unsigned mask, cli *c) {
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i];
-    if (strcmp(a, "--json") == 0) c->json = 1;
-    else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) c->quiet = 1;
-    else if (strcmp(a, "--no-cache") == 0) c->no_cache = 1;
-    else if (strcmp(a, "--no-db") == 0) c->no_db = 1;
-    else if (strcmp(a, "--no-binary-cache") == 0) c->no_binary_cache = 1;
-    else if (strcmp(a, "--binaries") == 0) c->binaries = 1;
-    else if (strcmp(a, "--show-output") == 0) c->show_output = 1;
-    else if (strcmp(a, "--retry-failed") == 0) c->retry_failed = 1;
-    else if (strcmp(a, "--mpi") == 0) c->mpi = 1;
-    else if ((a[0] == '-' && a[1] == '-') || strcmp(a, "-o") == 0) {
-      const char **slot = value_slot(c, a);
-      if (!slot) return bad("unknown option %s", a);
-      if (i + 1 >= argc) return bad("option %s needs a value", a);
-      const char *v = argv[++i];
-      if (strcmp(a, "--dim") == 0) {
-        if (c->ndims == MAX_DIMS) return bad("too many --dim options (at most 64): %s", v);
-        c->dims[c->ndims++] = v;
-      } else if (strcmp(a, "--input") == 0 || strcmp(a, "--expect") == 0) {
-        int input = strcmp(a, "--input") == 0;
-        int *n = input ? &c->ninputs : &c->nexpects;
-        if (*n == MAX_DIMS) return bad("too many data files (at most 64): %s", v);
-        (input ? c->inputs : c->expects)[(*n)++] = v;
-      } else if (strcmp(a, "--warm") == 0) {
-        if (c->nwarm == MAX_DIMS) return bad("too many --warm options (at most 64): %s", v);
-        c->warm[c->nwarm++] = v;
-      } else if (strcmp(a, "--device") == 0) {
-        char err[512];
-        if (strcmp(c->command, "cache") == 0 || strcmp(c->command, "report") == 0) c->device_filter = v;
-        else if (device_list_parse(v, &c->devices, err, sizeof err) != 0) return bad("%s", err);
-        else c->device = c->devices.all ? 0 : c->devices.index[0], c->device_given = 1;
-      } else {
-        *slot = v;
-      }
-    } else {
+    if (a[0] != '-' || a[1] == 0) { /* an operand; "-" is stdin */
       if (c->npositional == 4) return bad("unexpected argument %s", a);
       c->positional[c->npositional++] = a;
+      continue;
     }
+    const option_spec *o = option_find(a, mask);
+    if (!o) return unknown_option(c, a);
+    if (c->ngiven < MAX_GIVEN) c->given[c->ngiven++] = a;
+    if (!o->value) {
+      take_flag(c, o->id);
+      continue;
+    }
+    if (i + 1 >= argc) return bad("option %s needs a value", a);
+    int rc = take_value(c, o->id, argv[++i]);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+/* Every option given applies to the command (its CMD_ bit BIT). */
+static int check_options(const cli *c, unsigned bit, const char *name) {
+  for (int i = 0; i < c->ngiven; i++) {
+    const option_spec *o = option_find(c->given[i], bit);
+    if (o->commands & bit) continue;
+    unsigned where = 0;
+    for (size_t j = 0; j < noptions; j++)
+      if (strcmp(options[j].name, o->name) == 0) where |= options[j].commands;
+    char list[512];
+    command_list(where, list, sizeof list);
+    fprintf(stderr,
+            "ktune: error: %s does not apply to `ktune %s` (it is an option of %s; `ktune %s --help` lists %s's)\n",
+            c->given[i], name, list, name, name);
+    return EXIT_BAD_INPUT;
   }
   return 0;
 }
@@ -520,8 +540,7 @@ static int mpi_key_of(void *ud, int i, mpi_key_id *id) {
 /* tune --mpi: refused where it cannot do what it is asked (exit 2, before
  * MPI starts); then rank 0 checks the keys and deals them, and the other
  * ranks tune what they are dealt (cli/mpi_sweep.c). */
-static int cmd_tune_mpi(const cli *c, int bench) {
-  if (bench) return bad("%s: bench times one pinned configuration and stores nothing; run it without --mpi", "--mpi");
+static int cmd_tune_mpi(const cli *c) {
   if (c->no_db)
     return bad("%s gathers every rank's results into rank 0's database; --no-db leaves it none: drop --no-db "
                "(--db PATH names that database, on rank 0's local disk)",
@@ -562,7 +581,7 @@ static int cmd_tune_mpi(const cli *c, int bench) {
  * interruption or a database error does. */
 static int cmd_tune(const cli *c, int bench) {
   if (bench && !c->pin) return bad("%s needs --autotune \"NAME=VALUE ...\" (the configuration to time)", "bench");
-  if (c->mpi) return cmd_tune_mpi(c, bench);
+  if (c->mpi) return cmd_tune_mpi(c); /* bench refuses --mpi: cli/options.c */
   kt_tune_options o;
   keys ks;
   int rc = tune_options(c, bench, &o);
@@ -655,6 +674,25 @@ static int fail_command(kt_context *ctx, int rc) {
   return kt_exit_status(rc);
 }
 
+/* A command that reads the database (cache, report): what it was asked for
+ * is not there (no database at --db, nothing matching the filter) is exit
+ * status 1, as a tuning that found nothing valid; bad input stays 2. */
+static int fail_reading(kt_context *ctx, int rc) {
+  int status = fail_command(ctx, rc);
+  return rc == KT_NOTFOUND ? 1 : status;
+}
+
+/* --db names a file that does not exist: a read command says so (exit 1)
+ * instead of reading it as an empty database, and creates nothing. */
+static int missing_db(const cli *c) {
+  struct stat sb;
+  if (!c->db || stat(c->db, &sb) == 0) return 0;
+  fprintf(stderr,
+          "ktune: error: no results database at %s (--db): check the path; `ktune tune FILE --db %s` creates one\n",
+          c->db, c->db);
+  return 1;
+}
+
 /* One of the verbs on the context's database. */
 static int cache_verb(const cli *c, kt_context *ctx, const char *verb) {
   kt_cache_filter f = {c->kernel, c->device_filter, NULL};
@@ -666,26 +704,18 @@ static int cache_verb(const cli *c, kt_context *ctx, const char *verb) {
   return kt_cache_clear(ctx, &f, stdout);
 }
 
-static int known_verb(const char *verb) {
-  static const char *const verbs[] = {"list", "show", "export", "import", "clear"};
-  for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
-    if (strcmp(verb, verbs[i]) == 0) return 1;
-  return 0;
-}
-
 static int cmd_cache(const cli *c) {
-  const char *verb = c->npositional > 0 ? c->positional[0] : NULL;
-  if (!verb) return bad("%s needs a verb: list, show, export, import or clear", "cache");
-  if (!known_verb(verb)) return bad("cache %s: unknown verb; use list, show, export, import or clear", verb);
-  if (c->binaries && (strcmp(verb, "clear") != 0 || c->kernel || c->device_filter))
+  const char *verb = c->positional[0]; /* known: check_verb */
+  if (c->binaries && (c->kernel || c->device_filter))
     return bad("%s: --binaries goes with `cache clear` alone (the binary cache is cleared whole)", verb);
   if (strcmp(verb, "import") == 0 && c->npositional < 2)
     return bad("%s needs a FILE to import (- for stdin)", "cache import");
+  if (strcmp(verb, "import") != 0 && missing_db(c)) return 1;
   kt_context *ctx;
   int rc = make_context(c, &ctx);
   if (rc) return rc;
   rc = cache_verb(c, ctx, verb);
-  int status = rc == KT_OK ? 0 : fail_command(ctx, rc);
+  int status = rc == KT_OK ? 0 : fail_reading(ctx, rc);
   kt_context_destroy(ctx);
   return status;
 }
@@ -718,6 +748,7 @@ static int cmd_replay(const cli *c) {
 static int cmd_report(const cli *c) {
   if (c->npositional) return bad("unexpected argument %s (report takes options only)", c->positional[0]);
   signal(SIGXFSZ, SIG_IGN); /* a file-size limit fails the write, reported, instead of killing us mid-file */
+  if (missing_db(c)) return 1;
   kt_context *ctx;
   int rc = make_context(c, &ctx);
   if (rc) return rc;
@@ -725,16 +756,71 @@ static int cmd_report(const cli *c) {
   const char *path = c->report ? c->report : "report.html";
   rc = kt_report(ctx, &f, path);
   if (rc == KT_OK && !c->quiet) fprintf(stderr, "ktune: report written to %s\n", path);
-  int status = rc == KT_OK ? 0 : fail_command(ctx, rc);
+  int status = rc == KT_OK ? 0 : fail_reading(ctx, rc);
   kt_context_destroy(ctx);
   return status;
 }
 
-int main(int argc, char **argv) {
-  if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
-    usage(argc < 2 ? stderr : stdout);
-    return argc < 2 ? EXIT_BAD_INPUT : 0;
+/* `ktune help [COMMAND [VERB]]`, and `ktune help --man`: the man page's
+ * COMMANDS and OPTIONS (docs/ktune.1, scripts/update-manpage.sh). */
+static int cmd_help(int argc, char **argv) {
+  if (argc < 3) return help_usage(stdout), 0;
+  if (strcmp(argv[2], "--man") == 0) return help_man_sections(stdout), 0;
+  if (help_command(stdout, argv[2], argc > 3 ? argv[3] : NULL) == 0) return 0;
+  const char *near = option_suggest(argv[2]);
+  fprintf(stderr, "ktune: error: help: no command %s%s%s", argv[2], argc > 3 ? " " : "", argc > 3 ? argv[3] : "");
+  if (near) fprintf(stderr, "; did you mean `ktune help %s`?\n", near);
+  else fputs(" (`ktune help` lists the commands)\n", stderr);
+  return EXIT_BAD_INPUT;
+}
+
+static int unknown_command(const char *word) {
+  const char *near = option_suggest(word);
+  if (near && strcmp(near, word) != 0)
+    fprintf(stderr, "ktune: error: unknown command %s; did you mean %s?\n", word, near);
+  else fprintf(stderr, "ktune: error: unknown command %s (`ktune help` lists the commands)\n", word);
+  return EXIT_BAD_INPUT;
+}
+
+/* The cache verb: given and known (with a "did you mean" when not). */
+static int check_verb(const cli *c) {
+  static const char *const verbs = "list, show, export, import or clear";
+  if (c->npositional == 0) return bad("cache needs a verb: %s", verbs);
+  if (command_find("cache", c->positional[0])) return 0;
+  const char *near = option_suggest(c->positional[0]);
+  if (near && command_find("cache", near))
+    fprintf(stderr, "ktune: error: cache %s: unknown verb; did you mean %s?\n", c->positional[0], near);
+  else fprintf(stderr, "ktune: error: cache %s: unknown verb; use %s\n", c->positional[0], verbs);
+  return EXIT_BAD_INPUT;
+}
+
+/* The command C names, after its options are read: help when asked for,
+ * else its options checked against it and the command run. */
+static int run_command(cli *c) {
+  int cache = strcmp(c->command, "cache") == 0;
+  const char *verb = cache && c->npositional ? c->positional[0] : NULL;
+  if (c->help) {
+    if (help_command(stdout, c->command, verb) == 0) return 0;
+    return check_verb(c);
   }
+  int rc = cache ? check_verb(c) : 0;
+  const command_spec *spec = command_find(c->command, verb);
+  if (rc || (rc = check_options(c, spec->bit, spec->name)) != 0) return rc;
+  c->file = c->npositional > 0 ? c->positional[0] : NULL;
+  if (spec->bit & (CMD_TUNE | CMD_BENCH | CMD_SPACE) && (rc = check_kernel_source(c)) != 0) return rc;
+  if (spec->bit == CMD_TUNE) return cmd_tune(c, 0);
+  if (spec->bit == CMD_BENCH) return cmd_tune(c, 1);
+  if (spec->bit == CMD_SPACE) return cmd_space(c);
+  if (spec->bit == CMD_DEVICES) return cmd_devices(c);
+  if (spec->bit == CMD_REPLAY) return cmd_replay(c);
+  if (spec->bit == CMD_REPORT) return cmd_report(c);
+  return cmd_cache(c);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) return help_usage(stderr), EXIT_BAD_INPUT;
+  if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) return help_usage(stdout), 0;
+  if (strcmp(argv[1], "help") == 0) return cmd_help(argc, argv);
   key_parent_watch();
   if (strcmp(argv[1], "--version") == 0) {
     printf("ktune %s%s\n", kt_version(), mpi_build_note());
@@ -743,17 +829,9 @@ int main(int argc, char **argv) {
   g_argc = argc;
   g_argv = argv;
   cli c = {.command = argv[1]};
-  int rc = parse_args(argc, argv, &c);
-  if (rc) return rc;
-  c.file = c.npositional > 0 ? c.positional[0] : NULL;
-  int kernel_command = !strcmp(c.command, "tune") || !strcmp(c.command, "bench") || !strcmp(c.command, "space");
-  if (kernel_command && (rc = check_kernel_source(&c)) != 0) return rc;
-  if (strcmp(c.command, "tune") == 0) return cmd_tune(&c, 0);
-  if (strcmp(c.command, "bench") == 0) return cmd_tune(&c, 1);
-  if (strcmp(c.command, "space") == 0) return cmd_space(&c);
-  if (strcmp(c.command, "devices") == 0) return cmd_devices(&c);
-  if (strcmp(c.command, "cache") == 0) return cmd_cache(&c);
-  if (strcmp(c.command, "replay") == 0) return cmd_replay(&c);
-  if (strcmp(c.command, "report") == 0) return cmd_report(&c);
-  return bad("unknown command %s", c.command);
+  const command_spec *spec = command_find(c.command, NULL);
+  int cache = strcmp(c.command, "cache") == 0;
+  if (!spec && !cache) return unknown_command(c.command);
+  int rc = parse_args(argc, argv, cache ? CMD_CACHE : spec->bit, &c);
+  return rc ? rc : run_command(&c);
 }

@@ -466,11 +466,16 @@ int kt_cache_list(kt_context *ctx, const kt_cache_filter *f, int json, FILE *out
  * "defines": the winner as a C header of #define lines; "dflags": the winner
  * as -DNAME=VALUE flags on one line; both need exactly one matching key with
  * a winner (else KT_NOTFOUND or KT_INVALID listing the candidates).
- * "json": as kt_cache_export's json. */
+ * "json" and "csv": as kt_cache_export's. A filter that matches no stored key
+ * is KT_NOTFOUND in every format but json, with a message naming it. */
 int kt_cache_show(kt_context *ctx, const kt_cache_filter *f, const char *format, FILE *out);
 /* FORMAT "json" (NULL): ktune's own document, read back by kt_cache_import.
  * "t4": the FAIR benchmark hub's T4 results format (schema 1.0.0) for one
- * key (KT_INVALID when the filter matches several). */
+ * key (KT_INVALID when the filter matches several). "csv": a header, then a
+ * row per stored result: kernel, backend, device, sizes, a column per
+ * configuration name (empty where a configuration has none), status, winner
+ * (1/0), median_s, min_s, max_s, stddev_s, samples, compile_s, message,
+ * timestamp; quoted as RFC 4180 where a field needs it. */
 int kt_cache_export(kt_context *ctx, const kt_cache_filter *f, const char *format, FILE *out);
 /* Merges a kt_cache_export json file (PATH "-": stdin) into the database; of
  * two records of the same configuration the newer is kept. A summary line

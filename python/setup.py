@@ -45,6 +45,18 @@ def _installed_library():
              "(pkg-config ktune); set KTUNE_LIBRARY=/path/to/libktune.so")
 
 
+def _installed_command(library):
+    """The ktune command beside an installed LIBRARY (a build folder's, or
+    PREFIX/bin/ktune of PREFIX/lib/libktune.so), or None."""
+    if not library:
+        return None
+    folder = os.path.dirname(library)
+    for cand in (os.path.join(folder, "ktune"), os.path.join(os.path.dirname(folder), "bin", "ktune")):
+        if os.path.isfile(cand) and os.access(cand, os.X_OK):
+            return cand
+    return None
+
+
 def _build_library(build_temp: str) -> str:
     cmake = shutil.which("cmake")
     if not cmake:
@@ -58,7 +70,8 @@ def _build_library(build_temp: str) -> str:
     jobs = str(os.cpu_count() or 2)
     _say(f"building libktune with CMake in {build}")
     # ktune-tuner: the helper a miss tunes in, found beside the library (it is copied there).
-    for cmd in (args, [cmake, "--build", build, "--target", "ktune_shared", "ktune-tuner", "-j", jobs]):
+    # ktune: the command line, which the package's `ktune` console script and `python -m ktune` run.
+    for cmd in (args, [cmake, "--build", build, "--target", "ktune_shared", "ktune-tuner", "ktune", "-j", jobs]):
         r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if r.returncode != 0:
             sys.exit(f"ktune: {' '.join(cmd)} failed:\n{r.stdout[-6000:]}")
@@ -76,7 +89,7 @@ class BuildPyWithLibrary(build_py):
         bundled = os.path.join(target, "libktune.so")
         if installed:
             _say(f"using {installed} (not building)")
-            for left in (bundled, os.path.join(target, "ktune-tuner")):  # an earlier build's, not this one's
+            for left in (bundled, os.path.join(target, "ktune-tuner"), os.path.join(target, "ktune")):  # an earlier build's
                 if os.path.exists(left):
                     os.remove(left)
         else:
@@ -85,9 +98,13 @@ class BuildPyWithLibrary(build_py):
             helper = os.path.join(target, "ktune-tuner")  # beside the library, where kt_launch looks
             shutil.copyfile(os.path.join(os.path.dirname(lib), "ktune-tuner"), helper)
             os.chmod(helper, 0o755)
+            cli = os.path.join(target, "ktune")  # beside ktune-tuner, which it finds beside itself
+            shutil.copyfile(os.path.join(os.path.dirname(lib), "ktune"), cli)
+            os.chmod(cli, 0o755)
         with open(os.path.join(target, "_built.py"), "w", encoding="utf-8") as f:
-            f.write('"""Written by setup.py: the libktune this installation was built for."""\n')
+            f.write('"""Written by setup.py: the libktune this installation was built for, and its ktune."""\n')
             f.write(f"LIBRARY = {installed!r}\n")
+            f.write(f"COMMAND = {_installed_command(installed)!r}\n")
 
 
 def _ktune_include_dir():

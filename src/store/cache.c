@@ -257,7 +257,7 @@ static int show_table(kt__store *s, const kt__key_row *keys, int n, FILE *out, k
 /* Keys with a winner among the matches; when they all describe the same
  * tuning (kernel, device, sizes) and differ only in source or toolchain
  * versions, the most recent winner is the one meant. */
-static int pick_winner(const kt__key_row *keys, int n, const char *path, const kt__key_row **pick, kt__errbuf *eb) {
+static int pick_winner(const kt__key_row *keys, int n, const kt__key_row **pick, kt__errbuf *eb) {
   const kt__key_row *best = NULL;
   int nwin = 0;
   bool same = true;
@@ -270,7 +270,6 @@ static int pick_winner(const kt__key_row *keys, int n, const char *path, const k
       same = false;
     if (!best || strcmp(k->winner_ts, best->winner_ts) > 0) best = k;
   }
-  KT__RETURN_IF(n == 0, eb, KT_NOTFOUND, "no stored tuning matches in %s", path);
   KT__RETURN_IF(nwin == 0, eb, KT_NOTFOUND, "%d stored tuning%s match, but none has a winner yet (tuning unfinished?)",
                 n, n == 1 ? "" : "s");
   if (!same) {
@@ -343,21 +342,36 @@ static void show_dflags(const kt__key_row *k, FILE *out) {
   fputc('\n', out);
 }
 
-static int show_selected(kt__store *s, const char *format, const kt__key_row *keys, int n, FILE *out, kt__errbuf *eb) {
+/* A filter that selects nothing is a mistake to say, not an empty table. */
+static int no_match(const kt__store *s, const kt_cache_filter *f, kt__errbuf *eb) {
+  kt__sbuf want = {0};
+  if (f && f->kernel) kt__sbuf_printf(&want, " kernel %s", f->kernel);
+  if (f && f->device) kt__sbuf_printf(&want, " device %s", f->device);
+  if (f && f->sizes) kt__sbuf_printf(&want, " sizes \"%s\"", f->sizes);
+  int rc = kt__err(eb, KT_NOTFOUND, "%s: no stored tuning matches%s; `ktune cache list --db %s` shows what it holds",
+                   s->path, want.s ? want.s : "", s->path);
+  kt__sbuf_free(&want);
+  return rc;
+}
+
+static int show_selected(kt__store *s, const char *format, const kt_cache_filter *f, const kt__key_row *keys, int n,
+                         FILE *out, kt__errbuf *eb) {
+  if (n == 0) return no_match(s, f, eb);
   if (strcmp(format, "table") == 0) return show_table(s, keys, n, out, eb);
+  if (strcmp(format, "csv") == 0) return kt__export_csv_held(s, f, out, eb); /* the caller holds s->mu */
   const kt__key_row *k = NULL;
-  KT__FORWARD(pick_winner(keys, n, s->path, &k, eb));
+  KT__FORWARD(pick_winner(keys, n, &k, eb));
   if (strcmp(format, "defines") == 0) show_defines(s->path, k, out);
   else show_dflags(k, out);
   return KT_OK;
 }
 
 int kt__cache_show(const kt_options *o, const kt_cache_filter *f, const char *format, FILE *out, kt__errbuf *eb) {
-  static const char *const formats[] = {"table", "defines", "dflags", "json", NULL};
+  static const char *const formats[] = {"table", "defines", "dflags", "json", "csv", NULL};
   kt__store *s = NULL;
   if (!format) format = "table";
   KT__RETURN_IF(!valid_format(format, formats), eb, KT_INVALID,
-                "unknown show format '%s' (table, defines, dflags or json)", format);
+                "unknown show format '%s' (table, defines, dflags, json or csv)", format);
   if (strcmp(format, "json") == 0) return kt__cache_export(o, f, "json", out, eb);
   int rc = open_db(o, false, &s, eb);
   if (rc == KT_OK && !s) {
@@ -372,7 +386,7 @@ int kt__cache_show(const kt_options *o, const kt_cache_filter *f, const char *fo
     pthread_mutex_lock(&s->mu);
     rc = kt__store_select(s, f, &keys, &n, eb);
     if (rc == KT_OK) {
-      rc = show_selected(s, format, keys, n, out, eb);
+      rc = show_selected(s, format, f, keys, n, out, eb);
       kt__key_rows_free(keys, n);
     }
     pthread_mutex_unlock(&s->mu);
@@ -390,19 +404,20 @@ static int export_missing(const kt_options *o, const kt_cache_filter *f, const c
                 o->db_path ? o->db_path : "the default path");
   kt__store *mem;
   KT__FORWARD(kt__store_open(":memory:", o->labels.db, &mem, eb));
-  int rc = kt__export_json(mem, f, out, eb);
+  int rc = strcmp(format, "csv") == 0 ? kt__export_csv(mem, f, out, eb) : kt__export_json(mem, f, out, eb);
   kt__store_close(mem);
   return rc;
 }
 
 int kt__cache_export(const kt_options *o, const kt_cache_filter *f, const char *format, FILE *out, kt__errbuf *eb) {
-  static const char *const formats[] = {"json", "t4", NULL};
+  static const char *const formats[] = {"json", "t4", "csv", NULL};
   kt__store *s = NULL;
   if (!format) format = "json";
-  KT__RETURN_IF(!valid_format(format, formats), eb, KT_INVALID, "unknown export format '%s' (json or t4)", format);
+  KT__RETURN_IF(!valid_format(format, formats), eb, KT_INVALID, "unknown export format '%s' (json, t4 or csv)", format);
   int rc = open_db(o, false, &s, eb);
   if (rc == KT_OK && !s) rc = export_missing(o, f, format, out, eb);
   else if (rc == KT_OK && strcmp(format, "t4") == 0) rc = kt__export_t4(s, f, out, eb);
+  else if (rc == KT_OK && strcmp(format, "csv") == 0) rc = kt__export_csv(s, f, out, eb);
   else if (rc == KT_OK) rc = kt__export_json(s, f, out, eb);
   kt__store_close(s);
   return rc;

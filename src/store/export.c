@@ -1,6 +1,7 @@
 /* Export of stored tunings: ktune's own JSON document (read back by
- * import.c, so it carries every column), and the FAIR benchmark hub's T4
- * results format (schema 1.0.0, as in tests/data/t4) for other tools. */
+ * import.c, so it carries every column), the FAIR benchmark hub's T4
+ * results format (schema 1.0.0, as in tests/data/t4) for other tools, and
+ * CSV for spreadsheets and data frames. */
 #include "export.h"
 
 #include <json-c/json.h>
@@ -286,5 +287,141 @@ int kt__export_t4(kt__store *s, const kt_cache_filter *f, FILE *out, kt__errbuf 
   pthread_mutex_unlock(&s->mu);
   if (err == KT_OK) err = write_doc(doc, out, eb);
   json_object_put(doc);
+  return err;
+}
+
+/* ---- CSV: a row per result, a column per configuration name ---- */
+
+/* The configuration names across the selected keys, in first-seen order. */
+typedef struct csv_names {
+  char **name;
+  int n;
+} csv_names;
+
+static int csv_name_index(const csv_names *c, const char *name, size_t len) {
+  for (int i = 0; i < c->n; i++)
+    if (strlen(c->name[i]) == len && strncmp(c->name[i], name, len) == 0) return i;
+  return -1;
+}
+
+static void csv_names_add(csv_names *c, const char *config) {
+  kt__config_item it;
+  for (const char *p = config; kt__config_next(&p, &it);) {
+    if (!it.value || csv_name_index(c, it.text, it.name_len) >= 0) continue;
+    c->name = kt__xreallocarray(c->name, (size_t)c->n + 1, sizeof *c->name);
+    char *name = kt__xmalloc(it.name_len + 1);
+    memcpy(name, it.text, it.name_len);
+    name[it.name_len] = 0;
+    c->name[c->n++] = name;
+  }
+}
+
+static void csv_names_free(csv_names *c) {
+  for (int i = 0; i < c->n; i++) free(c->name[i]);
+  free(c->name);
+}
+
+/* One field, quoted (RFC 4180) when it holds a comma, a quote or a line end. */
+static void csv_field(FILE *out, const char *s, size_t len, bool first) {
+  if (!first) fputc(',', out);
+  bool quote = false;
+  for (size_t i = 0; i < len; i++) quote |= s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r';
+  if (!quote) {
+    fwrite(s, 1, len, out);
+    return;
+  }
+  fputc('"', out);
+  for (size_t i = 0; i < len; i++) {
+    if (s[i] == '"') fputc('"', out);
+    fputc(s[i], out);
+  }
+  fputc('"', out);
+}
+
+static void csv_text(FILE *out, const char *s) { csv_field(out, s ? s : "", s ? strlen(s) : 0, false); }
+
+/* Seconds as a number; empty where never measured (NaN) or not a time. */
+static void csv_seconds(FILE *out, double v) {
+  if (isfinite(v)) fprintf(out, ",%.9g", v);
+  else fputc(',', out);
+}
+
+static const char *const csv_key_columns[] = {"kernel", "backend", "device", "sizes"};
+static const char *const csv_result_columns[] = {"status",   "winner",  "median_s",  "min_s",   "max_s",
+                                                 "stddev_s", "samples", "compile_s", "message", "timestamp"};
+
+static void csv_header(FILE *out, const csv_names *c) {
+  for (size_t i = 0; i < sizeof csv_key_columns / sizeof *csv_key_columns; i++)
+    csv_field(out, csv_key_columns[i], strlen(csv_key_columns[i]), i == 0);
+  for (int i = 0; i < c->n; i++) csv_text(out, c->name[i]);
+  for (size_t i = 0; i < sizeof csv_result_columns / sizeof *csv_result_columns; i++)
+    csv_text(out, csv_result_columns[i]);
+  fputc('\n', out);
+}
+
+static void csv_row(FILE *out, const csv_names *c, const kt__key_row *k, const kt__result_row *row) {
+  const kt__record *r = &row->rec;
+  csv_field(out, k->kernel, strlen(k->kernel), true);
+  csv_text(out, k->backend);
+  csv_text(out, k->device);
+  csv_text(out, k->sizes);
+  for (int i = 0; i < c->n; i++) { /* this configuration's value of name I, empty if it has none */
+    kt__config_item it;
+    const char *value = "";
+    size_t len = 0;
+    for (const char *p = r->config; kt__config_next(&p, &it);)
+      if (it.value && strlen(c->name[i]) == it.name_len && strncmp(c->name[i], it.text, it.name_len) == 0)
+        value = it.value, len = it.value_len;
+    csv_field(out, value, len, false);
+  }
+  bool timed = r->status == KT__ST_OK || r->stats.nsamples > 0; /* as cache show's table */
+  csv_text(out, kt__status_name(r->status));
+  csv_text(out, k->winner_config && strcmp(k->winner_config, r->config) == 0 ? "1" : "0");
+  csv_seconds(out, timed ? r->stats.median : NAN);
+  csv_seconds(out, timed ? r->stats.min : NAN);
+  csv_seconds(out, timed ? r->stats.max : NAN);
+  csv_seconds(out, timed ? r->stats.stddev : NAN);
+  fprintf(out, ",%d", r->stats.nsamples);
+  csv_seconds(out, r->compile_s);
+  csv_text(out, r->message);
+  csv_text(out, row->timestamp);
+  fputc('\n', out);
+}
+
+/* Pass 0 collects the names, pass 1 writes a row per result. */
+static int csv_pass(kt__store *s, const kt__key_row *keys, int n, csv_names *c, int pass, FILE *out, kt__errbuf *eb) {
+  for (int i = 0; i < n; i++) {
+    kt__result_row *rows;
+    int nrows;
+    KT__FORWARD(kt__store_results_of(s, keys[i].id, &rows, &nrows, eb));
+    for (int j = 0; j < nrows; j++)
+      if (pass == 0) csv_names_add(c, rows[j].rec.config);
+      else csv_row(out, c, &keys[i], &rows[j]);
+    kt__result_rows_free(rows, nrows);
+  }
+  return KT_OK;
+}
+
+int kt__export_csv_held(kt__store *s, const kt_cache_filter *f, FILE *out, kt__errbuf *eb) {
+  kt__key_row *keys;
+  int n;
+  KT__FORWARD(kt__store_select(s, f, &keys, &n, eb));
+  csv_names names = {0};
+  int err = csv_pass(s, keys, n, &names, 0, out, eb);
+  if (err == KT_OK) csv_header(out, &names);
+  if (err == KT_OK) err = csv_pass(s, keys, n, &names, 1, out, eb);
+  csv_names_free(&names);
+  kt__key_rows_free(keys, n);
+  return err;
+}
+
+int kt__export_csv(kt__store *s, const kt_cache_filter *f, FILE *out, kt__errbuf *eb) {
+  pthread_mutex_lock(&s->mu);
+  int err = read_begin(s, eb);
+  if (err == KT_OK) err = kt__export_csv_held(s, f, out, eb);
+  read_end(s);
+  pthread_mutex_unlock(&s->mu);
+  if (err == KT_OK && (ferror(out) || fflush(out) != 0))
+    err = kt__err(eb, KT_IO, "cannot write the export: output error");
   return err;
 }

@@ -135,7 +135,11 @@ HELPER=$(dirname "$KTUNE")/ktune-tuner
 bad B115 'usage: ktune-tuner --request FD --reply FD --ready FD' "$HELPER"
 bad B116 'ktune-tuner: file descriptor 0 holds no tuning request' sh -c '"$1" --request 0 --reply 1 --ready 0 </dev/null' _ "$HELPER"
 bad B117 'KTUNE_BINARY_CACHE_MAX=lots: expected bytes' env KTUNE_BINARY_CACHE_MAX=lots "$KTUNE" tune $BAD/ok.c
-bad B118 'list: --binaries goes with .cache clear. alone' "$KTUNE" cache list --binaries
+bad B118 'ktune: error: --binaries does not apply to .ktune cache list. \(it is an option of cache clear' "$KTUNE" cache list --binaries
+bad B140 'ktune: error: --budget does not apply to .ktune space. \(it is an option of tune, bench and replay; .ktune space --help. lists' \
+  "$KTUNE" space $BAD/ok.c --budget 10
+bad B141 'ktune: error: unknown option --budgte; did you mean --budget\?' tune $BAD/ok.c --budgte 10
+bad B142 'ktune: error: unknown command tnue; did you mean tune\?' "$KTUNE" tnue $BAD/ok.c
 printf 'N=4\nN=8 M\n' >"$TMP/sizes_malformed.txt"
 bad B119 "sizes_malformed.txt:2: 'M' is not NAME=VALUE" tune $BAD/ok.c --sizes "$TMP/sizes_malformed.txt"
 printf '# two keys\nN=4\n\nN=abc\n' >"$TMP/sizes_value.txt"
@@ -169,7 +173,7 @@ case "$("$KTUNE" --version)" in
 esac
 bad B132 "--mpi gathers every rank's results into rank 0's database; --no-db leaves it none" tune $BAD/ok.c --mpi --no-db
 bad B133 '--mpi: --report r.html would be written by whichever rank tunes the key' tune $BAD/ok.c --mpi --report r.html
-bad B134 '--mpi: bench times one pinned configuration and stores nothing' \
+bad B134 'ktune: error: --mpi does not apply to .ktune bench. \(it is an option of tune' \
   "$KTUNE" bench $BAD/ok.c --autotune "A=1" --mpi
 bad B135 'KTUNE_HELPER_IDLE_S=soon: expected seconds' env KTUNE_HELPER_IDLE_S=soon "$KTUNE" tune $BAD/ok.c
 bad B136 'KTUNE_ZYGOTE=sometimes: expected spawn' env KTUNE_ZYGOTE=sometimes "$KTUNE" tune $BAD/ok.c

@@ -60,6 +60,19 @@ expect_contains "$TMP/err" "stored winners match" "ambiguous show names the choi
 run_status 0 "$KTUNE" cache show --kernel twice
 expect_contains "$TMP/out" "N=30000" "table shows each key"
 
+# CSV, the table people paste: a row per result, a column per tuned name.
+run_status 0 "$KTUNE" cache show --kernel scale --format csv
+python3 - "$TMP/out" <<'PY' || fail "cache show --format csv: $(head -3 "$TMP/out")"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+assert rows and {"U", "B", "status", "median_s", "winner"} <= set(rows[0]), rows[:1]
+assert sum(r["winner"] == "1" for r in rows) == 1, "one winner"
+assert all(r["kernel"] == "scale" for r in rows)
+PY
+run_status 0 "$KTUNE" cache export --format csv
+[ "$(python3 -c "import csv,sys; print(len(list(csv.reader(open(sys.argv[1])))) - 1)" "$TMP/out")" -gt 42 ] ||
+  fail "cache export --format csv: a row per result of every key"
+
 # Export, import into a fresh database, export again: the same keys.
 run_status 0 "$KTUNE" cache export
 cp "$TMP/out" "$TMP/all.json"

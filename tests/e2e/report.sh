@@ -60,18 +60,18 @@ for s in random exhaustive annealing genetic ils forest forest_align; do
   expect_contains "$TMP/replay.html" ">$s" "the curve of $s"
 done
 
-# Bad input: exit 2, a clear message, nothing at the output path.
+# Nothing to show (exit 1) or bad input (exit 2): a clear message, nothing at the output path.
 mkdir "$TMP/out.d"
-run_status 2 "$KTUNE" report --db "$TMP/gen.db" --kernel nosuch -o "$TMP/out.d/r.html"
+run_status 1 "$KTUNE" report --db "$TMP/gen.db" --kernel nosuch -o "$TMP/out.d/r.html"
 expect_contains "$TMP/err" "no stored tuning matches kernel nosuch" "no matching key"
-run_status 2 "$KTUNE" report --db "$TMP/gen.db" --key "N=999" -o "$TMP/out.d/r.html"
+run_status 1 "$KTUNE" report --db "$TMP/gen.db" --key "N=999" -o "$TMP/out.d/r.html"
 expect_contains "$TMP/err" 'sizes "N=999"' "no matching sizes"
-run_status 2 "$KTUNE" report --db "$TMP/none.db" -o "$TMP/out.d/r.html"
+run_status 1 "$KTUNE" report --db "$TMP/none.db" -o "$TMP/out.d/r.html"
 expect_contains "$TMP/err" "no results database at $TMP/none.db" "a missing database"
 [ -e "$TMP/none.db" ] && fail "report created a database"
 echo '{"format": "ktune-results", "format_version": 1, "keys": []}' >"$TMP/empty.json"
 run_status 0 "$KTUNE" cache import "$TMP/empty.json" --db "$TMP/empty.db"
-run_status 2 "$KTUNE" report --db "$TMP/empty.db" -o "$TMP/out.d/r.html"
+run_status 1 "$KTUNE" report --db "$TMP/empty.db" -o "$TMP/out.d/r.html"
 expect_contains "$TMP/err" "holds no results yet" "an empty database"
 python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('create table t(x)'); c.commit()" "$TMP/foreign.db"
 run_status 2 "$KTUNE" report --db "$TMP/foreign.db" -o "$TMP/out.d/r.html"
@@ -84,7 +84,7 @@ run_status 2 "$KTUNE" report --db "$TMP/gen.db" -o "$TMP/out.d"
 expect_contains "$TMP/err" "is a directory" "a directory as the output"
 # An existing report stays as it was when a new one fails.
 echo old >"$TMP/out.d/keep.html"
-run_status 2 "$KTUNE" report --db "$TMP/gen.db" --kernel nosuch -o "$TMP/out.d/keep.html"
+run_status 1 "$KTUNE" report --db "$TMP/gen.db" --kernel nosuch -o "$TMP/out.d/keep.html"
 expect_eq "$(cat "$TMP/out.d/keep.html")" old "a failed report leaves the old file"
 no_leftovers "$TMP/out.d"
 # A write that fails (a file-size limit) leaves the old report and no temporary file.

@@ -926,6 +926,56 @@ TEST(cache_show_formats) {
   kt_context_destroy(ctx);
 }
 
+/* A filter that matches nothing says so, in the table as in the winner's
+ * formats, naming what it asked for. */
+TEST(cache_show_no_match) {
+  const char *db = tmp_path("nomatch.db");
+  kt_context *ctx = on_db(db);
+  populate(db);
+  kt_cache_filter nosuch = {.kernel = "nosuch"};
+  static const char *const formats[] = {"table", "defines", "dflags"};
+  for (int i = 0; i < 3; i++) {
+    capture c;
+    ASSERT_EQ(kt_cache_show(ctx, &nosuch, formats[i], capture_start(&c)), KT_NOTFOUND);
+    ASSERT_STREQ(capture_end(&c), "");
+    free(c.text);
+    ASSERT_CONTAINS(kt_errmsg(ctx), "no stored tuning matches kernel nosuch");
+  }
+  kt_context_destroy(ctx);
+}
+
+/* CSV: a header with a column per configuration name across the keys, a
+ * row per result, quoting where a field needs it, empty cells for names a
+ * kernel lacks and for times never measured. */
+TEST(cache_csv) {
+  const char *db = tmp_path("csv.db");
+  kt_context *ctx = on_db(db);
+  populate(db);
+  capture c;
+  ASSERT_EQ(kt_cache_export(ctx, NULL, "csv", capture_start(&c)), KT_OK);
+  const char *t = capture_end(&c);
+  ASSERT_TRUE(strncmp(t,
+                      "kernel,backend,device,sizes,BLOCK,VEC,TILE_M,TILE_N,status,winner,median_s,min_s,max_s,"
+                      "stddev_s,samples,compile_s,message,timestamp\n",
+                      strlen("kernel,backend,device,sizes,BLOCK,VEC,TILE_M,TILE_N,status,winner,")) == 0);
+  int lines = 0;
+  for (const char *p = t; *p; p++) lines += *p == '\n';
+  ASSERT_EQ(lines, 1 + 5 + 1); /* the header, five results, one message's quoted line end */
+  ASSERT_CONTAINS(t, ",64,1,,,ok,1,1.23456789e-05,");
+  ASSERT_CONTAINS(t, ",256,8,,,compile,0,,,,,");
+  ASSERT_CONTAINS(t, ",\"error: \"\"quoted\"\"\nsecond line\",");
+  ASSERT_CONTAINS(t, "gemm,");
+  ASSERT_CONTAINS(t, ",,,64,64,ok,0,");
+  free(c.text);
+  kt_cache_filter sq = {.kernel = "square"};
+  ASSERT_EQ(kt_cache_show(ctx, &sq, "csv", capture_start(&c)), KT_OK);
+  ASSERT_TRUE(strstr(capture_end(&c), "TILE_M") == NULL);
+  free(c.text);
+  kt_cache_filter none = {.kernel = "nosuch"};
+  ASSERT_EQ(kt_cache_show(ctx, &none, "csv", stdout), KT_NOTFOUND);
+  kt_context_destroy(ctx);
+}
+
 TEST(cache_clear_filters) {
   const char *db = tmp_path("c.db");
   kt_context *ctx = on_db(db);
