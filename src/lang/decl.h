@@ -10,6 +10,9 @@
 
 typedef enum kt__lang { KT__LANG_C, KT__LANG_OPENCL, KT__LANG_CUDA } kt__lang;
 
+/* Tensor map parameters one kernel may take (a GEMM needs two or three). */
+enum { KT__MAX_TENSORMAPS = 4 };
+
 typedef enum kt__mode {
   KT__MODE_UNSET, /* resolved from the C signature: const pointer -> IN, else INOUT */
   KT__MODE_IN,

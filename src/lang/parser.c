@@ -718,9 +718,15 @@ static bool attr_constant(parser *p) {
  * same @kernel, of the box's rank (1 to 5, TMA's limit). */
 static bool tensormaps_resolve(parser *p) {
   bool ok = true;
+  int count = 0;
   for (int i = 0; i < p->k->nparams; i++) {
     kt__param *q = &p->k->params[i];
     if (!q->is_tensormap) continue;
+    if (++count > KT__MAX_TENSORMAPS) {
+      kt__diag_error(p->d, q->loc, "tensor map '%s' is one too many: a kernel takes at most %d", q->name,
+                     KT__MAX_TENSORMAPS);
+      ok = false;
+    }
     for (int j = 0; j < p->k->nparams; j++)
       if (p->k->params[j].is_tensor && strcmp(p->k->params[j].name, q->map_of) == 0) q->map_tensor = j;
     if (q->map_tensor < 0) {
