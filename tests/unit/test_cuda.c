@@ -211,6 +211,10 @@ TEST(compiles_gemm_bf16_1) { compile_shard("kernels/cuda/gemm_bf16.cu", 90, 0, 4
 TEST(compiles_gemm_bf16_2) { compile_shard("kernels/cuda/gemm_bf16.cu", 90, 1, 4); }
 TEST(compiles_gemm_bf16_3) { compile_shard("kernels/cuda/gemm_bf16.cu", 90, 2, 4); }
 TEST(compiles_gemm_bf16_4) { compile_shard("kernels/cuda/gemm_bf16.cu", 90, 3, 4); }
+TEST(compiles_gemm_wgmma_1) { compile_shard("kernels/cuda/gemm_wgmma.cu", 25, 0, 4); }
+TEST(compiles_gemm_wgmma_2) { compile_shard("kernels/cuda/gemm_wgmma.cu", 25, 1, 4); }
+TEST(compiles_gemm_wgmma_3) { compile_shard("kernels/cuda/gemm_wgmma.cu", 25, 2, 4); }
+TEST(compiles_gemm_wgmma_4) { compile_shard("kernels/cuda/gemm_wgmma.cu", 25, 3, 4); }
 TEST(compiles_cluster) { compile_file("kernels/cuda/cluster.cu", 64); }
 TEST(compiles_spmv) { compile_file("kernels/cuda/spmv.cu", 24); }
 TEST(compiles_faulty) { compile_file("tests/data/cuda_faulty.cu", 4); }
