@@ -5,8 +5,8 @@
       rounded to bf16: what ktune verifies every configuration against.
   gemm_wgmma_ref.py cublas SIZES      torch.mm(a, b.t()) (cuBLAS) in bf16 for
       each "M=.. N=.. K=.." line of SIZES: median of CUDA-event timings after
-      warm-up, rotating among input sets larger than the L2; prints
-      "M N K seconds TFLOP/s" lines.
+      warm-up, timed as ktune times (see cublas below) and cold; prints
+      "M N K seconds TFLOP/s cold_seconds" lines.
 """
 import sys
 
@@ -22,38 +22,48 @@ def data(out, m, n, k):
         t.contiguous().cpu().view(torch.int16).numpy().tofile(f"{out}/{name}.bin")
 
 
-def median_seconds(fn, reps=50):
+def median_seconds(fn, reps):
+    """Median over 30 samples of REPS back-to-back calls between two CUDA
+    events, per call: how ktune's timing loop measures a configuration."""
     for _ in range(5):
         fn()
     torch.cuda.synchronize()
     times = []
-    for _ in range(reps):
+    for _ in range(30):
         s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         s.record()
-        fn()
+        for _ in range(reps):
+            fn()
         e.record()
         e.synchronize()
-        times.append(s.elapsed_time(e) * 1e-3)
+        times.append(s.elapsed_time(e) * 1e-3 / reps)
     times.sort()
     return times[len(times) // 2]
 
 
 def cublas(sizes):
+    """Two figures a shape: the same inputs back to back (as ktune times its
+    configurations: launch gaps hidden, small operands warm in L2), and
+    one call at a time rotating among input sets larger than the L2 (cold
+    operands, each launch's overhead counted)."""
     for line in open(sizes):
         kv = dict(x.split("=") for x in line.split())
         m, n, k = int(kv["M"]), int(kv["N"]), int(kv["K"])
-        sets = max(1, int(200e6 // (2 * (m * k + n * k + m * n))) + 1)
+        sets = min(8, int(200e6 // (2 * (m * k + n * k + m * n))) + 1)
         ins = [(torch.randn(m, k, device="cuda").to(torch.bfloat16), torch.randn(n, k, device="cuda").to(torch.bfloat16))
-               for _ in range(min(sets, 8))]
+               for _ in range(sets)]
         i = [0]
 
-        def run():
+        def rotating():
             a, b = ins[i[0] % len(ins)]
             i[0] += 1
             torch.mm(a, b.t())
 
-        t = median_seconds(run)
-        print(f"{m} {n} {k} {t:.6e} {2 * m * n * k / t / 1e12:.1f}", flush=True)
+        a0, b0 = ins[0]
+        reps = max(1, int(2e-3 / (2 * m * n * k / 700e12)))
+        same = median_seconds(lambda: torch.mm(a0, b0.t()), reps)
+        cold = median_seconds(rotating, 1)
+        print(f"{m} {n} {k} {same:.6e} {2 * m * n * k / same / 1e12:.1f} {cold:.6e}", flush=True)
 
 
 if __name__ == "__main__":

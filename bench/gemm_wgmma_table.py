@@ -21,8 +21,8 @@ def cublas(path):
     out = {}
     if os.path.exists(path):
         for line in open(path):
-            m, n, k, s, _ = line.split()
-            out[(int(m), int(n), int(k))] = float(s)
+            m, n, k, s, _, cold = line.split()
+            out[(int(m), int(n), int(k))] = (float(s), float(cold))
     return out
 
 
@@ -33,8 +33,8 @@ def shape(sizes):
 
 def main(out):
     ref = {**cublas(f"{out}/cublas4096.txt"), **cublas(f"{out}/cublas_llm.txt")}
-    print("| M | N | K | ktune winner | ktune TFLOP/s | cuBLAS TFLOP/s | fraction | tuning wall s | configs ok/measured |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| M | N | K | ktune winner | ktune TFLOP/s | cuBLAS TFLOP/s | fraction | cuBLAS cold TFLOP/s | tuning wall s | configs ok/measured |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     fractions = []
     for name in ("tune4096.json", "sweep.json"):
         for r in results(f"{out}/{name}"):
@@ -46,12 +46,13 @@ def main(out):
             ok = sum(1 for c in r.get("configurations", []) if c.get("status") == "ok")
             tot = len(r.get("configurations", []))
             wall = r.get("timeline", {}).get("wall_s", 0)
-            cb = ref.get((m, n, k))
+            cb, cold = ref.get((m, n, k), (None, None))
             frac = cb / s if s and cb else None
             if frac and name == "sweep.json":
                 fractions.append(frac)
             print(f"| {m} | {n} | {k} | {cfg or 'none'} | {flop / s / 1e12 if s else 0:.1f} | "
-                  f"{flop / cb / 1e12 if cb else 0:.1f} | {frac or 0:.3f} | {wall:.0f} | {ok}/{tot} |")
+                  f"{flop / cb / 1e12 if cb else 0:.1f} | {frac or 0:.3f} | {flop / cold / 1e12 if cold else 0:.1f} | "
+                  f"{wall:.1f} | {ok}/{tot} |")
     if fractions:
         g = math.exp(sum(map(math.log, fractions)) / len(fractions))
         print(f"\ngeometric mean of the fraction over {len(fractions)} LLM shapes: {g:.3f}")
