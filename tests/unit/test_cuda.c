@@ -223,8 +223,8 @@ TEST(compiles_constant) { compile_file("tests/data/cuda_constant.cu", 3); }
 
 /* Every shipped CUDA kernel is among the files compiled above. */
 TEST(every_shipped_kernel_is_compiled) {
-  static const char *const tested[] = {"elementwise.cu", "reduce.cu",    "transpose.cu", "softmax.cu",
-                                       "sgemm.cu",       "gemm_bf16.cu", "cluster.cu",   "spmv.cu"};
+  static const char *const tested[] = {"elementwise.cu", "reduce.cu",  "transpose.cu", "softmax.cu",   "sgemm.cu",
+                                       "gemm_bf16.cu",   "cluster.cu", "spmv.cu",      "gemm_wgmma.cu"};
   DIR *dir = opendir("kernels/cuda");
   ASSERT_TRUE(dir != NULL);
   int seen = 0;
