@@ -247,9 +247,7 @@ __device__ void tile_of(int pid, int tiles_m, int tiles_n, int *tm, int *tn) {
 // @where(M % (CONSUMERS * WG_M) == 0 && N % BN == 0 && K % 64 == 0)
 // @where(WG_M / 64 * BN <= 256)
 // @where(STAGES * (CONSUMERS * WG_M + BN) * 128 + 1024 <= 227 * 1024)
-// @kernel gemm_wgmma(c: out tensor<bf16>[M, N], a: in tensor<bf16>[M, K], b: in tensor<bf16>[N, K],
-//                    amap: tensormap(a, box = [CONSUMERS * WG_M, 64], swizzle = 128),
-//                    bmap: tensormap(b, box = [BN, 64], swizzle = 128), m: i32 = M, n: i32 = N, k: i32 = K)
+// @kernel gemm_wgmma(c: out tensor<bf16>[M, N], a: in tensor<bf16>[M, K], b: in tensor<bf16>[N, K], amap: tensormap(a, box = [CONSUMERS * WG_M, 64], swizzle = 128), bmap: tensormap(b, box = [BN, 64], swizzle = 128), m: i32 = M, n: i32 = N, k: i32 = K)
 // @grid(M / (CONSUMERS * WG_M) * (N / BN))
 // @block((CONSUMERS + 1) * 128)
 // @shared(STAGES * (CONSUMERS * WG_M + BN) * 128 + 1024)
