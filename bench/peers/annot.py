@@ -149,6 +149,9 @@ class Kernel:
     def _at_kernel(self, arg):
         for part in split_top(arg):
             name, rest = [s.strip() for s in part.split(":", 1)]
+            if rest.startswith("tensormap("):  # a TMA tensor map: ktune builds it; the peers have none
+                self.args.append((name, "tensormap", None, rest, None, None))
+                continue
             init = None
             if "=" in rest:
                 rest, init = [s.strip() for s in rest.split("=", 1)]

@@ -81,9 +81,27 @@ typedef struct kt__arg {
   bool is_tensor;
 } kt__arg;
 
+/* A TMA tensor map argument (CUDA), evaluated by launch/tensormap.c: what
+ * cuTensorMapEncodeTiled is given, but for the address, which is tensor
+ * argument TENSOR's buffer at launch time. Dimensions innermost first. */
+typedef struct kt__tensormap_spec {
+  int param;  /* the tensor map's argument */
+  int tensor; /* the argument whose buffer it maps */
+  kt__dtype type;
+  int rank;            /* 1 to 5 */
+  uint64_t dims[5];    /* elements */
+  uint64_t strides[4]; /* bytes from one index of dims[i + 1] to the next */
+  uint32_t box[5];     /* the tile one copy brings, elements */
+  uint32_t swizzle;    /* the shared-memory swizzle span in bytes: 0, 32, 64 or 128 */
+} kt__tensormap_spec;
+
 typedef struct kt__launch {
   const kt__arg *args;
   int nargs;
+  /* The tensor map arguments, built by the backend from the buffers in
+   * ARGS (which hold nothing for them). */
+  kt__tensormap_spec tensormaps[KT__MAX_TENSORMAPS];
+  int ntensormaps;
   uint64_t grid[3], block[3]; /* 1 where not given */
   uint64_t cluster[3];        /* 0 0 0: no cluster launch */
   uint64_t shared_bytes;      /* dynamic shared memory per block */

@@ -14,6 +14,7 @@
 #include "../envvars.h"
 #include "compare_kernel.h"
 #include "cuda_limits.h"
+#include "cuda_tensormap.h"
 #include "dl.h"
 #include "nvml.h"
 #include "nvrtc.h"
@@ -91,6 +92,7 @@ static struct {
   CUresult (*GraphExecDestroy)(CUgraphExec);
   CUresult (*GraphDestroy)(CUgraph);
   CUresult (*DeviceGetPCIBusId)(char *, int, CUdevice);
+  kt__cu_encode_tiled_fn TensorMapEncodeTiled; /* TMA tensor maps (CUDA 12) */
 } cu = {.once = PTHREAD_ONCE_INIT};
 
 /* POSIX guarantees that dlsym's object pointers convert to functions. */
@@ -168,6 +170,7 @@ static int resolve_driver(void *lib) {
   set_fn(&cu.GraphExecDestroy, optional(lib, "cuGraphExecDestroy"));
   set_fn(&cu.GraphDestroy, optional(lib, "cuGraphDestroy"));
   set_fn(&cu.DeviceGetPCIBusId, optional(lib, "cuDeviceGetPCIBusId"));
+  set_fn(&cu.TensorMapEncodeTiled, optional(lib, "cuTensorMapEncodeTiled"));
   void *elapsed = optional(lib, "cuEventElapsedTime_v2");
   set_fn(&cu.EventElapsedTime, elapsed ? elapsed : optional(lib, "cuEventElapsedTime"));
   if (!cu.EventElapsedTime)
@@ -308,7 +311,8 @@ typedef struct cuda_state {
   bool compare_failed;     /* it did not build: the worker compares on the host */
   char compare_why[512];
   cuda_graph graph;
-  kt__nvml_device *nvml; /* NULL: no readings (info.no_readings says why) */
+  kt__nvml_device *nvml;               /* NULL: no readings (info.no_readings says why) */
+  kt__cuda_tensormap_cache tensormaps; /* encoded tensor map arguments */
 } cuda_state;
 
 typedef struct cuda_fn {
@@ -380,6 +384,7 @@ static void cuda_close(void *state) {
   if (s->start) cu.EventDestroy(s->start);
   if (s->stop) cu.EventDestroy(s->stop);
   if (s->ctx) cu.DevicePrimaryCtxRelease(s->dev);
+  kt__cuda_tensormap_cache_destroy(&s->tensormaps);
   free(s);
 }
 
@@ -399,6 +404,7 @@ static int cuda_open(int index, void **state, kt__device_info *info, kt__errbuf 
   /* Without NVRTC nothing could be built for the device. */
   KT__FORWARD(kt__nvrtc_load(eb));
   cuda_state *s = kt__xcalloc(1, sizeof *s);
+  kt__cuda_tensormap_cache_init(&s->tensormaps);
   int rc = open_context(s, index, eb);
   if (rc != KT_OK) {
     cuda_close(s);
@@ -563,15 +569,32 @@ static kt__status opt_in(cuda_state *s, cuda_fn *fn, const kt__cuda_launch_dims 
 }
 
 /* kernelParams: a pointer to each argument's value. For a tensor the value
- * is its CUdeviceptr (stored in PTRS), for a scalar its bytes. Fixed arrays
- * on the caller's stack: kt_launch's hot path must not allocate. */
+ * is its CUdeviceptr (stored in PTRS), for a scalar its bytes, for a tensor
+ * map the 128-byte map (in MAPS). Fixed arrays on the caller's stack:
+ * kt_launch's hot path must not allocate. */
 enum { MAX_PARAMS = 128 };
 typedef struct params {
   CUdeviceptr ptrs[MAX_PARAMS];
   void *values[MAX_PARAMS];
+  CUtensorMap maps[KT__MAX_TENSORMAPS];
 } params;
 
-static kt__status params_build(const kt__launch *l, params *p, kt__errbuf *eb) {
+/* Each tensor map argument over its tensor's buffer (cuda_tensormap.h). */
+static kt__status tensormaps_build(cuda_state *s, const kt__launch *l, params *p, kt__errbuf *eb) {
+  if (l->ntensormaps && !cu.TensorMapEncodeTiled)
+    return kt__fail(eb, KT__ST_CONSTRAINT, "tensor maps need cuTensorMapEncodeTiled, which this driver lacks");
+  for (int j = 0; j < l->ntensormaps; j++) {
+    const kt__tensormap_spec *t = &l->tensormaps[j];
+    char why[256];
+    CUresult r = kt__cuda_tensormap_get(&s->tensormaps, cu.TensorMapEncodeTiled, t,
+                                        (CUdeviceptr)(uintptr_t)l->args[t->tensor].buf, &p->maps[j], why, sizeof why);
+    if (r != CUDA_SUCCESS) return kt__fail(eb, KT__ST_CONSTRAINT, "tensor map argument %d: %s", t->param + 1, why);
+    p->values[t->param] = &p->maps[j];
+  }
+  return KT__ST_OK;
+}
+
+static kt__status params_build(cuda_state *s, const kt__launch *l, params *p, kt__errbuf *eb) {
   if (l->nargs > MAX_PARAMS)
     return kt__fail(eb, KT__ST_RUNTIME, "too many kernel arguments (%d, at most %d)", l->nargs, MAX_PARAMS);
   for (int i = 0; i < l->nargs; i++) {
@@ -582,7 +605,7 @@ static kt__status params_build(const kt__launch *l, params *p, kt__errbuf *eb) {
       p->values[i] = (void *)l->args[i].scalar;
     }
   }
-  return KT__ST_OK;
+  return tensormaps_build(s, l, p, eb);
 }
 
 /* STREAM NULL: the context's default stream. */
@@ -602,7 +625,7 @@ static kt__status prepare(cuda_state *s, cuda_fn *fn, const kt__launch *l, kt__c
   if (poisoned(s, eb)) return KT__ST_RUNTIME;
   kt__status st = cuda_check_dims(s, fn, l, d, eb);
   if (st == KT__ST_OK) st = opt_in(s, fn, d, eb);
-  if (st == KT__ST_OK) st = params_build(l, p, eb);
+  if (st == KT__ST_OK) st = params_build(s, l, p, eb);
   return st;
 }
 

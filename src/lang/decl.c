@@ -14,6 +14,10 @@ void kt__param_free(kt__param *q) {
   kt__expr_free(q->random_lo);
   kt__expr_free(q->random_hi);
   free(q->file);
+  free(q->map_of);
+  for (int i = 0; i < q->nbox; i++) kt__expr_free(q->box[i]);
+  free(q->box);
+  kt__expr_free(q->swizzle);
 }
 
 static void tunedims_free(kt__tunedim *t, int n) {

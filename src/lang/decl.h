@@ -10,6 +10,9 @@
 
 typedef enum kt__lang { KT__LANG_C, KT__LANG_OPENCL, KT__LANG_CUDA } kt__lang;
 
+/* Tensor map parameters one kernel may take (a GEMM needs two or three). */
+enum { KT__MAX_TENSORMAPS = 4 };
+
 typedef enum kt__mode {
   KT__MODE_UNSET, /* resolved from the C signature: const pointer -> IN, else INOUT */
   KT__MODE_IN,
@@ -50,6 +53,19 @@ typedef struct kt__param {
   /* The shape uses tuned names: the tensor is allocated for the largest
    * configuration, and only an author's check can judge its content. */
   bool shape_tuned;
+  /* name: tensormap(TENSOR, box = [...], swizzle = S) (CUDA only): a TMA
+   * tensor map of tensor parameter MAP_TENSOR (its index in params), built
+   * on the host and passed by value. is_tensor is false; TYPE is the
+   * tensor's. BOX is the tile one copy brings, outermost first like a
+   * shape; SWIZZLE (NULL: none) the shared-memory swizzle span in bytes.
+   * Both may use tuned names and runtime sizes. */
+  bool is_tensormap;
+  char *map_of; /* the tensor's name as written */
+  kt__loc map_of_loc;
+  int map_tensor;
+  kt__expr **box;
+  int nbox;
+  kt__expr *swizzle;
 } kt__param;
 
 /* One name of @autotune or @cluster with its expanded choices. */

@@ -512,7 +512,77 @@ static bool scalar_value(parser *p, kt__param *q) {
   return true;
 }
 
-/* param_type -> [ "in" | "out" | "inout" ] ( "tensor" "<" scalar_type ">" shape | scalar_type ) */
+/* box -> "[" expr { "," expr } "]"   (a tensor map's tile, outermost first) */
+static bool tensormap_box(parser *p, kt__param *q) {
+  kt__token open = TOK;
+  if (!expect(p, KT__T_LBRACKET, "'[' and the box, outermost first: box = [TILE_M, TILE_K]")) return false;
+  if (TOK.kind == KT__T_RBRACKET) {
+    kt__diag_error(p->d, open.loc, "tensor map '%s' has an empty box; give one extent per dimension", q->name);
+    return false;
+  }
+  for (;;) {
+    kt__expr *e = kt__expr_parse(&p->lx);
+    if (!e) return false;
+    add_use(p, e);
+    *PUSH(q->box, q->nbox) = e;
+    if (accept(p, KT__T_RBRACKET)) return true;
+    if (!expect(p, KT__T_COMMA, "',' or ']'")) return false;
+  }
+}
+
+/* One "box = [...]" or "swizzle = expr" of a tensor map. */
+static bool tensormap_option(parser *p, kt__param *q) {
+  kt__token key = TOK;
+  bool is_box = kt__tok_is(&key, "box"), is_swizzle = kt__tok_is(&key, "swizzle");
+  if (!is_box && !is_swizzle) return expected(p, "box = [...] or swizzle = 0, 32, 64 or 128");
+  if ((is_box && q->nbox) || (is_swizzle && q->swizzle)) {
+    kt__diag_error(p->d, key.loc, "'%.*s' is given twice for tensor map '%s'", (int)key.len, key.text, q->name);
+    return false;
+  }
+  next(p);
+  if (!expect(p, KT__T_ASSIGN, "'='")) return false;
+  if (is_box) return tensormap_box(p, q);
+  q->swizzle = kt__expr_parse(&p->lx);
+  if (!q->swizzle) return false;
+  add_use(p, q->swizzle);
+  return true;
+}
+
+/* tensormap -> "tensormap" "(" IDENT { "," ( "box" "=" box | "swizzle" "=" expr ) } ")"
+ * The tensor it names is looked up once every parameter is read. */
+static bool tensormap_type(parser *p, kt__param *q, const kt__token *mode_tok) {
+  if (q->mode != KT__MODE_UNSET) {
+    kt__diag_error(p->d, mode_tok->loc, "'%.*s' applies to tensors; tensor map '%s' is passed by value",
+                   (int)mode_tok->len, mode_tok->text, q->name);
+    return false;
+  }
+  if (p->lang != KT__LANG_CUDA) {
+    kt__diag_error(p->d, TOK.loc,
+                   "tensor map '%s': tensor maps are CUDA's (the Tensor Memory Accelerator of sm_90 and later); "
+                   "this kernel's backend has none, so pass the tensor itself",
+                   q->name);
+    return false;
+  }
+  q->is_tensormap = true;
+  q->map_tensor = -1;
+  next(p);
+  if (!expect(p, KT__T_LPAREN, "'(' and the tensor it maps: tensormap(a, box = [TILE_M, TILE_K])")) return false;
+  if (TOK.kind != KT__T_IDENT) return expected(p, "the name of the tensor parameter it maps");
+  q->map_of = tok_str(&TOK);
+  q->map_of_loc = TOK.loc;
+  next(p);
+  while (accept(p, KT__T_COMMA))
+    if (!tensormap_option(p, q)) return false;
+  if (!expect(p, KT__T_RPAREN, "',' or ')'")) return false;
+  if (!q->nbox) {
+    kt__diag_error(p->d, q->loc, "tensor map '%s' needs its box: tensormap(%s, box = [TILE_M, TILE_K])", q->name,
+                   q->map_of);
+    return false;
+  }
+  return true;
+}
+
+/* param_type -> [ "in" | "out" | "inout" ] ( "tensor" "<" scalar_type ">" shape | tensormap | scalar_type ) */
 static bool param_type(parser *p, kt__param *q) {
   static const char *const modes[] = {"in", "out", "inout"};
   kt__token mode_tok = TOK;
@@ -521,6 +591,7 @@ static bool param_type(parser *p, kt__param *q) {
       q->mode = (kt__mode)(KT__MODE_IN + i);
       next(p);
     }
+  if (kt__tok_is(&TOK, "tensormap")) return tensormap_type(p, q, &mode_tok);
   if (!kt__tok_is(&TOK, "tensor")) {
     if (!scalar_type(p, &q->type)) return false;
     if (q->mode != KT__MODE_UNSET) {
@@ -550,6 +621,10 @@ static bool item_param(parser *p, void *ud) {
   q.loc = name.loc;
   int uses = p->nuses;
   bool ok = expect(p, KT__T_COLON, "':' and a type (x: tensor<f32>[N], n: i32)") && param_type(p, &q);
+  if (ok && q.is_tensormap && TOK.kind == KT__T_ASSIGN) {
+    kt__diag_error(p->d, TOK.loc, "tensor map '%s' is built from its tensor; it takes no value", q.name);
+    ok = false;
+  }
   if (ok && accept(p, KT__T_ASSIGN)) ok = q.is_tensor ? tensor_init(p, &q) : scalar_value(p, &q);
   for (int i = 0; ok && i < p->k->nparams; i++)
     if (strcmp(p->k->params[i].name, q.name) == 0) {
@@ -639,6 +714,40 @@ static bool attr_constant(parser *p) {
   return parse_args(p, item_constant, NULL, &n);
 }
 
+/* Ties each tensor map to the tensor it names: a tensor parameter of the
+ * same @kernel, of the box's rank (1 to 5, TMA's limit). */
+static bool tensormaps_resolve(parser *p) {
+  bool ok = true;
+  int count = 0;
+  for (int i = 0; i < p->k->nparams; i++) {
+    kt__param *q = &p->k->params[i];
+    if (!q->is_tensormap) continue;
+    if (++count > KT__MAX_TENSORMAPS) {
+      kt__diag_error(p->d, q->loc, "tensor map '%s' is one too many: a kernel takes at most %d", q->name,
+                     KT__MAX_TENSORMAPS);
+      ok = false;
+    }
+    for (int j = 0; j < p->k->nparams; j++)
+      if (p->k->params[j].is_tensor && strcmp(p->k->params[j].name, q->map_of) == 0) q->map_tensor = j;
+    if (q->map_tensor < 0) {
+      kt__diag_error(p->d, q->map_of_loc, "tensor map '%s' maps '%s', which is no tensor parameter of @kernel %s",
+                     q->name, q->map_of, p->k->name);
+      ok = false;
+      continue;
+    }
+    const kt__param *t = &p->k->params[q->map_tensor];
+    q->type = t->type;
+    if (q->nbox != t->ndims || q->nbox > 5) {
+      kt__diag_error(p->d, q->loc,
+                     "tensor map '%s' has a box of %d dimension%s but tensor '%s' has %d; give one extent per "
+                     "dimension (at most 5)",
+                     q->name, q->nbox, q->nbox == 1 ? "" : "s", t->name, t->ndims);
+      ok = false;
+    }
+  }
+  return ok;
+}
+
 /* kernel -> "@kernel" IDENT "(" [ param { "," param } ] ")" */
 static bool attr_kernel(parser *p) {
   p->has_kernel = true;
@@ -647,7 +756,7 @@ static bool attr_kernel(parser *p) {
   p->k->name = tok_str(&TOK);
   next(p);
   int n;
-  return parse_args(p, item_param, NULL, &n);
+  return parse_args(p, item_param, NULL, &n) && tensormaps_resolve(p);
 }
 
 /* --- @reference, @check ------------------------------------------------- */
@@ -874,7 +983,7 @@ static bool declared_size(const kt__kernel_decl *k, const char *name) {
     const kt__param *q = &k->params[i];
     for (int j = 0; j < q->ndims; j++) kt__expr_visit_names(q->dims[j], match_name, &n);
     kt__expr_visit_names(q->value, match_name, &n);
-    n.found |= !q->is_tensor && !q->value && strcmp(q->name, name) == 0;
+    n.found |= !q->is_tensor && !q->is_tensormap && !q->value && strcmp(q->name, name) == 0;
   }
   return n.found;
 }

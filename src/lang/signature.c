@@ -300,6 +300,13 @@ static void check_param(kt__param *p, int i, const kt__csig *sig, kt__diag *d) {
                    p->name, sig->name, p->name, kt__dtype_name(p->type));
     return;
   }
+  if (p->is_tensormap && sig->is_pointer[i]) {
+    kt__diag_error(d, p->loc,
+                   "'%s' is a tensor map in @kernel but a pointer in %s(); a tensor map is passed by value: "
+                   "`const __grid_constant__ CUtensorMap %s` (a 64-byte aligned struct of 128 bytes)",
+                   p->name, sig->name, p->name);
+    return;
+  }
   if (!p->is_tensor && sig->is_pointer[i]) {
     kt__diag_error(d, p->loc,
                    "'%s' is a scalar in @kernel but a pointer in %s(); declare it as "

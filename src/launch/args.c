@@ -463,6 +463,10 @@ static int store_scalar(kt__dtype t, int64_t v, unsigned char out[8], const char
   return KT_OK;
 }
 
+int kt__eval_for(const kt__expr *e, const kt__env *env, const char *what, int64_t *out, kt__errbuf *eb) {
+  return eval_or_fail(e, env, what, out, eb);
+}
+
 int kt__scalar_value(const kt__kernel_decl *decl, int p, const kt__env *env, unsigned char out[8], size_t *size,
                      kt__errbuf *eb) {
   const kt__param *par = &decl->params[p];

@@ -90,6 +90,10 @@ int kt__launch_geometry(const kt__kernel_decl *decl, const kt__env *env, uint64_
 int kt__scalar_value(const kt__kernel_decl *decl, int p, const kt__env *env, unsigned char out[8], size_t *size,
                      kt__errbuf *eb);
 
+/* Evaluates E over ENV; KT_INVALID naming WHAT, the operator and the values
+ * when it cannot be evaluated. */
+int kt__eval_for(const kt__expr *e, const kt__env *env, const char *what, int64_t *out, kt__errbuf *eb);
+
 /* Writes "name[i, j, k]" for flat element index I of tensor T (messages). */
 void kt__tensor_index_text(const kt__kernel_decl *decl, const kt__host_tensor *t, uint64_t i, char *buf, size_t size);
 /* Looks NAME up in ENV and its parents; false when unbound. */

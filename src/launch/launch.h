@@ -1,6 +1,6 @@
 /* The launch description of one configuration, built in one place for the
  * device worker and for kt_launch: the geometry (@grid, @block, @shared),
- * the cluster shape and the scalar arguments, all evaluated from the
+ * the cluster shape, the scalar arguments and the tensor maps' inputs, all evaluated from the
  * configuration's values over the runtime sizes. */
 #ifndef KT_LAUNCH_H
 #define KT_LAUNCH_H

@@ -333,7 +333,9 @@ static int rt_create(kt_kernel *k) {
   t->be = k->backend;
   t->nparams = d->nparams;
   for (int i = 0; i < d->nparams; i++)
-    t->scalar_size[i] = d->params[i].is_tensor ? 0 : (unsigned char)kt__dtype_size(d->params[i].type);
+    t->scalar_size[i] = d->params[i].is_tensor || d->params[i].is_tensormap /* built from its tensor: args[i] unused */
+                            ? 0
+                            : (unsigned char)kt__dtype_size(d->params[i].type);
   atomic_store_explicit(&k->runtime, t, memory_order_release);
   return KT_OK;
 }

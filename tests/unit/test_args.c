@@ -240,3 +240,66 @@ TEST(launch_description) {
   kt__config_free(&cfg);
   kt__file_free(f.file);
 }
+
+/* A tensor map's encoding inputs: the mapped tensor's shape innermost first,
+ * its row strides in bytes, the box and swizzle of the configuration, and
+ * what TMA cannot copy refused with its reason. */
+static const char *const TMAP_SRC =
+    "// @autotune(BM in [128, 512], BK in [64, 32, 128, 4], SW in [128, 48, 32])\n"
+    "// @kernel g(c: out tensor<f32>[M, N], a: tensor<bf16>[M, K], amap: tensormap(a, box = [BM, BK],\n"
+    "//           swizzle = SW), n: i32 = N)\n"
+    "__global__ void g(float *c, const __nv_bfloat16 *a, const __grid_constant__ CUtensorMap amap, int n) {}\n";
+
+static int tmap_describe(const kt__kernel_decl *decl, int64_t m, int64_t k, int64_t bm, int64_t bk, int64_t sw,
+                         kt__launch *l, kt__errbuf *eb) {
+  const char *names[] = {"M", "N", "K"};
+  int64_t sizes[] = {m, 256, k};
+  kt__env env = {names, sizes, 3, NULL};
+  kt__config cfg;
+  kt__config_init(&cfg, decl);
+  int64_t values[] = {bm, bk, sw};
+  kt__arg args[4];
+  int rc = kt__launch_describe(decl, &cfg, values, &env, args, l, eb);
+  if (rc == KT_OK && (args[2].size != 0 || args[3].size != 4)) rc = -99; /* no scalar made of the map */
+  kt__config_free(&cfg);
+  return rc;
+}
+
+TEST(tensormap_description) {
+  kt__diag d;
+  kt__diag_init(&d, NULL);
+  kt__file *file = kt__parse_string("g.cu", TMAP_SRC, KT__LANG_CUDA, &d);
+  if (!file) kt_test_fail(__FILE__, __LINE__, "parse failed:\n%s", d.errors.s ? d.errors.s : "");
+  kt__diag_free(&d);
+  const kt__kernel_decl *decl = kt__file_kernel(file, NULL, "the name", NULL);
+  kt__launch l;
+  kt__errbuf eb = {{0}};
+  ASSERT_EQ(tmap_describe(decl, 1000, 4096, 128, 64, 128, &l, &eb), KT_OK);
+  ASSERT_EQ(l.ntensormaps, 1);
+  const kt__tensormap_spec *s = &l.tensormaps[0];
+  ASSERT_EQ(s->param, 2);
+  ASSERT_EQ(s->tensor, 1);
+  ASSERT_EQ(s->type, KT__DT_BF16);
+  ASSERT_EQ(s->rank, 2);
+  ASSERT_EQ(s->dims[0], 4096); /* K, innermost */
+  ASSERT_EQ(s->dims[1], 1000);
+  ASSERT_EQ(s->strides[0], 4096 * 2);
+  ASSERT_EQ(s->box[0], 64);
+  ASSERT_EQ(s->box[1], 128);
+  ASSERT_EQ(s->swizzle, 128);
+  struct {
+    int64_t k, bm, bk, sw;
+    const char *why;
+  } bad[] = {
+      {4096, 512, 64, 128, "box extent 0 is 512, outside 1 to 256"},
+      {4096, 128, 64, 48, "TMA swizzles 0, 32, 64 or 128 bytes"},
+      {4096, 128, 128, 128, "256 bytes, wider than its swizzle span of 128"},
+      {4096, 128, 4, 32, "innermost extent is 8 bytes, not a multiple of 16"},
+      {4092, 128, 64, 128, "a row of a is 8184 bytes, not a multiple of 16"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    ASSERT_EQ(tmap_describe(decl, 1000, bad[i].k, bad[i].bm, bad[i].bk, bad[i].sw, &l, &eb), KT_INVALID);
+    ASSERT_CONTAINS(eb.msg, bad[i].why);
+  }
+  kt__file_free(file);
+}

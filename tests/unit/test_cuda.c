@@ -13,6 +13,7 @@
 #include "backend/backend.h"
 #include "backend/compare_kernel.h"
 #include "backend/cuda_limits.h"
+#include "backend/cuda_tensormap.h"
 #include "backend/nvrtc.h"
 #include "lang/parser.h"
 #include "space/space.h"
@@ -210,6 +211,10 @@ TEST(compiles_gemm_bf16_1) { compile_shard("kernels/cuda/gemm_bf16.cu", 90, 0, 4
 TEST(compiles_gemm_bf16_2) { compile_shard("kernels/cuda/gemm_bf16.cu", 90, 1, 4); }
 TEST(compiles_gemm_bf16_3) { compile_shard("kernels/cuda/gemm_bf16.cu", 90, 2, 4); }
 TEST(compiles_gemm_bf16_4) { compile_shard("kernels/cuda/gemm_bf16.cu", 90, 3, 4); }
+TEST(compiles_gemm_wgmma_1) { compile_shard("kernels/cuda/gemm_wgmma.cu", 25, 0, 4); }
+TEST(compiles_gemm_wgmma_2) { compile_shard("kernels/cuda/gemm_wgmma.cu", 25, 1, 4); }
+TEST(compiles_gemm_wgmma_3) { compile_shard("kernels/cuda/gemm_wgmma.cu", 25, 2, 4); }
+TEST(compiles_gemm_wgmma_4) { compile_shard("kernels/cuda/gemm_wgmma.cu", 25, 3, 4); }
 TEST(compiles_cluster) { compile_file("kernels/cuda/cluster.cu", 64); }
 TEST(compiles_spmv) { compile_file("kernels/cuda/spmv.cu", 24); }
 TEST(compiles_faulty) { compile_file("tests/data/cuda_faulty.cu", 4); }
@@ -218,8 +223,8 @@ TEST(compiles_constant) { compile_file("tests/data/cuda_constant.cu", 3); }
 
 /* Every shipped CUDA kernel is among the files compiled above. */
 TEST(every_shipped_kernel_is_compiled) {
-  static const char *const tested[] = {"elementwise.cu", "reduce.cu",    "transpose.cu", "softmax.cu",
-                                       "sgemm.cu",       "gemm_bf16.cu", "cluster.cu",   "spmv.cu"};
+  static const char *const tested[] = {"elementwise.cu", "reduce.cu",  "transpose.cu", "softmax.cu",   "sgemm.cu",
+                                       "gemm_bf16.cu",   "cluster.cu", "spmv.cu",      "gemm_wgmma.cu"};
   DIR *dir = opendir("kernels/cuda");
   ASSERT_TRUE(dir != NULL);
   int seen = 0;
@@ -764,3 +769,60 @@ TEST(cubin_cache_second_build_compiles_nothing) {
   kt__file_free(f);
   kt__diag_free(&d);
 }
+
+#ifdef KTUNE_HAVE_CUDA_H
+/* What a tensor map spec becomes in the driver's enums (no GPU needed). */
+TEST(tensormap_enums) {
+  kt__tensormap_spec s = {.type = KT__DT_BF16, .rank = 2, .swizzle = 128};
+  CUtensorMapDataType type;
+  CUtensorMapSwizzle swizzle;
+  char why[128];
+  ASSERT_TRUE(kt__cuda_tensormap_enums(&s, &type, &swizzle, why, sizeof why));
+  ASSERT_EQ(type, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16);
+  ASSERT_EQ(swizzle, CU_TENSOR_MAP_SWIZZLE_128B);
+  s.type = KT__DT_F32, s.swizzle = 0;
+  ASSERT_TRUE(kt__cuda_tensormap_enums(&s, &type, &swizzle, why, sizeof why));
+  ASSERT_EQ(type, CU_TENSOR_MAP_DATA_TYPE_FLOAT32);
+  ASSERT_EQ(swizzle, CU_TENSOR_MAP_SWIZZLE_NONE);
+  s.swizzle = 48;
+  ASSERT_TRUE(!kt__cuda_tensormap_enums(&s, &type, &swizzle, why, sizeof why));
+  ASSERT_CONTAINS(why, "not 48");
+}
+
+static int encodes;
+static CUresult fake_encode(CUtensorMap *map, CUtensorMapDataType type, cuuint32_t rank, void *base,
+                            const cuuint64_t *dims, const cuuint64_t *strides, const cuuint32_t *box,
+                            const cuuint32_t *unit, CUtensorMapInterleave il, CUtensorMapSwizzle sw,
+                            CUtensorMapL2promotion l2, CUtensorMapFloatOOBfill oob) {
+  (void)type, (void)strides, (void)unit, (void)il, (void)sw, (void)l2, (void)oob;
+  encodes++;
+  memset(map, 0, sizeof *map);
+  map->opaque[0] = (cuuint64_t)(uintptr_t)base;
+  map->opaque[1] = dims[0] * 1000 + box[0] + rank;
+  return CUDA_SUCCESS;
+}
+
+/* The cache encodes a spec over an address once; another address or box
+ * encodes again; a misaligned address is refused before the driver. */
+TEST(tensormap_cache) {
+  kt__cuda_tensormap_cache c;
+  kt__cuda_tensormap_cache_init(&c);
+  kt__tensormap_spec s = {.type = KT__DT_BF16, .rank = 2, .dims = {4096, 1024}, .strides = {8192}, .box = {64, 128}};
+  CUtensorMap m;
+  char why[128];
+  encodes = 0;
+  ASSERT_EQ(kt__cuda_tensormap_get(&c, fake_encode, &s, 0x10000, &m, why, sizeof why), CUDA_SUCCESS);
+  ASSERT_EQ(m.opaque[0], 0x10000);
+  ASSERT_EQ(kt__cuda_tensormap_get(&c, fake_encode, &s, 0x10000, &m, why, sizeof why), CUDA_SUCCESS);
+  ASSERT_EQ(encodes, 1);
+  ASSERT_EQ(kt__cuda_tensormap_get(&c, fake_encode, &s, 0x20000, &m, why, sizeof why), CUDA_SUCCESS);
+  s.box[0] = 32;
+  ASSERT_EQ(kt__cuda_tensormap_get(&c, fake_encode, &s, 0x20000, &m, why, sizeof why), CUDA_SUCCESS);
+  ASSERT_EQ(encodes, 3);
+  ASSERT_EQ(m.opaque[1], 4096 * 1000 + 32 + 2);
+  ASSERT_TRUE(kt__cuda_tensormap_get(&c, fake_encode, &s, 0x20008, &m, why, sizeof why) != CUDA_SUCCESS);
+  ASSERT_CONTAINS(why, "16-byte aligned");
+  ASSERT_EQ(encodes, 3);
+  kt__cuda_tensormap_cache_destroy(&c);
+}
+#endif

@@ -1104,3 +1104,59 @@ TEST(constant_errors) {
   ASSERT_CONTAINS(d.errors.s, "pass 'w' as a `__constant` pointer parameter");
   kt__diag_free(&d);
 }
+
+/* tensormap(...): a TMA tensor map tied to a tensor parameter, its box and
+ * swizzle expressions of tuned names. */
+static const char TMAP_SIG[] = "__global__ void g(float *c, const __nv_bfloat16 *a, const __grid_constant__ "
+                               "CUtensorMap amap) {}\n";
+
+TEST(tensormap_param) {
+  char text[1024];
+  snprintf(text, sizeof text,
+           "// @autotune(BM in [128, 64], BK in [64])\n"
+           "// @kernel g(c: out tensor<f32>[M, N], a: tensor<bf16>[M, K], amap: tensormap(a, box = [BM, BK],\n"
+           "//           swizzle = 2 * BK))\n%s",
+           TMAP_SIG);
+  kt__file *f = parse_ok(text);
+  const kt__kernel_decl *k = &f->kernels[0];
+  ASSERT_EQ(k->nparams, 3);
+  const kt__param *m = &k->params[2];
+  ASSERT_TRUE(m->is_tensormap);
+  ASSERT_TRUE(!m->is_tensor);
+  ASSERT_EQ(m->map_tensor, 1);
+  ASSERT_EQ(m->type, KT__DT_BF16);
+  ASSERT_EQ(m->nbox, 2);
+  ASSERT_TRUE(m->swizzle != NULL);
+  ASSERT_EQ(k->params[1].mode, KT__MODE_IN);
+  ASSERT_EQ(k->nsizes, 3); /* M, N, K: BM and BK are tuned names */
+  kt__file_free(f);
+}
+
+TEST(tensormap_errors) {
+  char text[1024];
+  const char *bad[][2] = {
+      {"amap: tensormap(b, box = [64, 64])", "maps 'b', which is no tensor parameter"},
+      {"amap: tensormap(a, box = [64])", "a box of 1 dimension but tensor 'a' has 2"},
+      {"amap: tensormap(a)", "needs its box"},
+      {"amap: tensormap(a, box = [64, 64], box = [64, 64])", "'box' is given twice"},
+      {"amap: tensormap(a, size = [64, 64])", "box = [...] or swizzle"},
+      {"amap: in tensormap(a, box = [64, 64])", "tensor map 'amap' is passed by value"},
+      {"amap: tensormap(a, box = [64, 64]) = 3", "it takes no value"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    snprintf(text, sizeof text, "// @kernel g(c: out tensor<f32>[M, N], a: tensor<bf16>[M, K], %s)\n%s", bad[i][0],
+             TMAP_SIG);
+    EXPECT_ERROR(text, bad[i][1]);
+  }
+  EXPECT_ERROR("// @kernel g(c: out tensor<f32>[M, N], a: tensor<bf16>[M, K], amap: tensormap(a, box = [8, 8]))\n"
+               "__global__ void g(float *c, const __nv_bfloat16 *a, CUtensorMap *amap) {}\n",
+               "a tensor map is passed by value");
+  kt__diag d;
+  kt__diag_init(&d, NULL);
+  kt__file *f = kt__parse_string(
+      "k.cl", "// @kernel g(a: tensor<f32>[N], m: tensormap(a, box = [64]))\n__kernel void g(float *a, int m) {}\n",
+      KT__LANG_OPENCL, &d);
+  ASSERT_TRUE(f == NULL);
+  ASSERT_CONTAINS(d.errors.s, "tensor maps are CUDA's");
+  kt__diag_free(&d);
+}
