@@ -40,6 +40,7 @@ enum {
   FA_TOP = 5,           /* best configurations whose neighbours are candidates */
   FA_MAX_CAND = 4096,
   FA_FAILURE_TREES = 24,
+  FA_REFIT_SHARE = 32, /* refit once the results grew by 1/32 since the last fit */
 };
 
 /* One feature: a level per choice of free dim A, or per pair of choices of
@@ -74,6 +75,8 @@ typedef struct model {
   kt__rforest failure; /* probability of failing */
   rows ok;             /* configurations that ran: y = cost */
   rows all;            /* every result: y = 1 for a failure, 0 otherwise */
+  int fitted_n;        /* results the forests were last fitted on (0: never) */
+  bool failure_fitted; /* the failure forest has been fitted (a failure was seen by then) */
   uint64_t cand[FA_MAX_CAND];
 } model;
 
@@ -222,9 +225,21 @@ static int candidates(model *f, int *near_best) {
 
 static bool any_failed(const model *f) { return f->all.n > f->ok.n; }
 
-static void fit(model *f) {
+/* Refits once the results grew by a 1/FA_REFIT_SHARE share since the last
+ * fit (at every result up to 32, every 5th at 128, every 65th at
+ * 2048): a fit costs in proportion to the results, so refitting at every
+ * proposal made the model's total cost grow with the square of the
+ * evaluations (a 3000-evaluation replay took minutes per repeat), while a
+ * model a few per cent staler proposes nearly the same configurations (the
+ * candidates, the best and the best's neighbours follow every result). */
+static void fit_if_stale(model *f) {
+  int grown = f->all.n - f->fitted_n;
+  bool first_failure = any_failed(f) && !f->failure_fitted;
+  if (f->fitted_n > 0 && grown < 1 + f->all.n / FA_REFIT_SHARE && !first_failure) return;
   kt__rf_fit(&f->time, f->ok.x, f->ok.y, f->ok.n, &f->b.rng);
   if (any_failed(f)) kt__rf_fit(&f->failure, f->all.x, f->all.y, f->all.n, &f->b.rng);
+  f->failure_fitted = any_failed(f);
+  f->fitted_n = f->all.n;
 }
 
 /* How a candidate ranks. First, whether it may run: the failure model
@@ -246,7 +261,7 @@ typedef struct score {
 static score acquisition(const model *f, const unsigned char *x, bool near_best) {
   double mean, sd, p_fail = 0, spread;
   kt__rf_predict(&f->time, x, &mean, &sd);
-  if (any_failed(f)) kt__rf_predict(&f->failure, x, &p_fail, &spread);
+  if (f->failure_fitted) kt__rf_predict(&f->failure, x, &p_fail, &spread);
   double p_run = 1 - p_fail;
   return (score){p_run >= 0.5 || near_best, kt__expected_improvement(f->b.best_cost, mean, sd) * p_run};
 }
@@ -256,7 +271,7 @@ static bool better(score a, score b) { return a.may_run != b.may_run ? a.may_run
 static bool model_one(void *state, uint64_t *out) {
   model *f = state;
   if (f->b.proposed < FA_INIT || f->all.n < 2 || f->b.best == UINT64_MAX) return kt__base_random(&f->b, out);
-  fit(f);
+  fit_if_stale(f);
   int near_best, nc = candidates(f, &near_best);
   if (nc == 0) return kt__base_random(&f->b, out);
   score best = {false, -INFINITY};
