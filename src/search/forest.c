@@ -41,6 +41,7 @@ enum {
   FA_MAX_CAND = 4096,
   FA_FAILURE_TREES = 24,
   FA_REFIT_SHARE = 32, /* refit once the results grew by 1/32 since the last fit */
+  FA_COST_TREES = 16,
 };
 
 /* One feature: a level per choice of free dim A, or per pair of choices of
@@ -75,6 +76,10 @@ typedef struct model {
   kt__rforest failure; /* probability of failing */
   rows ok;             /* configurations that ran: y = cost */
   rows all;            /* every result: y = 1 for a failure, 0 otherwise */
+  kt__rforest cost;    /* log-seconds an evaluation takes of the tuning's time */
+  rows spent;          /* evaluations whose cost was told: y = log(seconds) */
+  double left;         /* seconds left of a time budget (INFINITY: none or not told) */
+  bool cost_fitted;
   int fitted_n;        /* results the forests were last fitted on (0: never) */
   bool failure_fitted; /* the failure forest has been fitted (a failure was seen by then) */
   uint64_t cand[FA_MAX_CAND];
@@ -180,6 +185,8 @@ static void *model_create(const variant *v, const kt__space *space, uint64_t see
   build_features(f, v);
   kt__rf_init(&f->time, f->nfeat, f->levels, v->trees, FA_MIN_LEAF, FA_MAX_DEPTH);
   kt__rf_init(&f->failure, f->nfeat, f->levels, FA_FAILURE_TREES, FA_MIN_LEAF, FA_MAX_DEPTH);
+  kt__rf_init(&f->cost, f->nfeat, f->levels, FA_COST_TREES, FA_MIN_LEAF, FA_MAX_DEPTH);
+  f->left = INFINITY;
   return f;
 }
 
@@ -239,6 +246,8 @@ static void fit_if_stale(model *f) {
   kt__rf_fit(&f->time, f->ok.x, f->ok.y, f->ok.n, &f->b.rng);
   if (any_failed(f)) kt__rf_fit(&f->failure, f->all.x, f->all.y, f->all.n, &f->b.rng);
   f->failure_fitted = any_failed(f);
+  if (f->spent.n >= FA_INIT) kt__rf_fit(&f->cost, f->spent.x, f->spent.y, f->spent.n, &f->b.rng);
+  f->cost_fitted = f->spent.n >= FA_INIT;
   f->fitted_n = f->all.n;
 }
 
@@ -258,12 +267,28 @@ typedef struct score {
   double ei;
 } score;
 
+/* Under a time budget, with costs told: what a configuration costs matters
+ * as much as what it may gain (a slow compile spends the time of several
+ * fast ones), so expected improvement is taken per predicted second, and a
+ * configuration predicted to take longer than the time left cannot finish,
+ * so it is taken only when nothing that fits is left. Under a count budget
+ * every evaluation costs one, and nothing changes. */
+static bool timed(const model *f) { return f->cost_fitted && isfinite(f->left); }
+
+static score per_second(const model *f, const unsigned char *x, score sc) {
+  double log_s, spread;
+  kt__rf_predict(&f->cost, x, &log_s, &spread);
+  double secs = exp(log_s);
+  return (score){sc.may_run && secs <= f->left, sc.ei / secs};
+}
+
 static score acquisition(const model *f, const unsigned char *x, bool near_best) {
   double mean, sd, p_fail = 0, spread;
   kt__rf_predict(&f->time, x, &mean, &sd);
   if (f->failure_fitted) kt__rf_predict(&f->failure, x, &p_fail, &spread);
   double p_run = 1 - p_fail;
-  return (score){p_run >= 0.5 || near_best, kt__expected_improvement(f->b.best_cost, mean, sd) * p_run};
+  score sc = {p_run >= 0.5 || near_best, kt__expected_improvement(f->b.best_cost, mean, sd) * p_run};
+  return timed(f) ? per_second(f, x, sc) : sc;
 }
 
 static bool better(score a, score b) { return a.may_run != b.may_run ? a.may_run : a.ei > b.ei; }
@@ -321,11 +346,21 @@ static void model_tell(void *state, uint64_t index, kt__status status, double se
   add_row(&f->all, f->nfeat, x, ran ? 0.0 : 1.0, index);
 }
 
+static void model_spent(void *state, uint64_t index, double seconds, double left) {
+  model *f = state;
+  unsigned char x[FA_MAX_FEAT];
+  features(f, index, x);
+  add_row(&f->spent, f->nfeat, x, log(seconds > 1e-6 ? seconds : 1e-6), index);
+  f->left = left;
+}
+
 static void model_destroy(void *state) {
   model *f = state;
   kt__base_free(&f->b);
   kt__rf_free(&f->time);
   kt__rf_free(&f->failure);
+  kt__rf_free(&f->cost);
+  free_rows(&f->spent);
   for (int i = 0; i < f->nfeat; i++) free(f->feat[i].table);
   free_rows(&f->ok);
   free_rows(&f->all);
@@ -340,6 +375,7 @@ const kt__strategy_ops kt__strategy_forest = {
     .create = forest_create,
     .ask = model_ask,
     .tell = model_tell,
+    .spent = model_spent,
     .destroy = model_destroy,
 };
 
@@ -351,5 +387,6 @@ const kt__strategy_ops kt__strategy_forest_align = {
     .create = forest_align_create,
     .ask = model_ask,
     .tell = model_tell,
+    .spent = model_spent,
     .destroy = model_destroy,
 };
