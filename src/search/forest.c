@@ -40,7 +40,8 @@ enum {
   FA_TOP = 5,           /* best configurations whose neighbours are candidates */
   FA_MAX_CAND = 4096,
   FA_FAILURE_TREES = 24,
-  FA_REFIT_SHARE = 32, /* refit once the results grew by 1/32 since the last fit */
+  FA_REFIT_ALWAYS = 200, /* results up to which the forests are refitted at every proposal */
+  FA_REFIT_SHARE = 32,   /* beyond, once the results grew by 1/32 since the last fit */
   FA_COST_TREES = 16,
 };
 
@@ -232,17 +233,19 @@ static int candidates(model *f, int *near_best) {
 
 static bool any_failed(const model *f) { return f->all.n > f->ok.n; }
 
-/* Refits once the results grew by a 1/FA_REFIT_SHARE share since the last
- * fit (at every result up to 32, every 5th at 128, every 65th at
- * 2048): a fit costs in proportion to the results, so refitting at every
- * proposal made the model's total cost grow with the square of the
- * evaluations (a 3000-evaluation replay took minutes per repeat), while a
- * model a few per cent staler proposes nearly the same configurations (the
- * candidates, the best and the best's neighbours follow every result). */
+/* Refits at every proposal up to FA_REFIT_ALWAYS results, then once the
+ * results grew by a 1/FA_REFIT_SHARE share since the last fit (every 7th at
+ * 200, every 65th at 2048): a fit costs in proportion to the results, so
+ * refitting at every proposal made the model's total cost grow with the
+ * square of the evaluations (a 3000-evaluation replay took minutes per
+ * repeat). Below 200 a staler model costs more than it saves: refitting
+ * every 4th result at 100 evaluations lost about 0.02 of the optimum on
+ * convolution_A100 and convolution_A4000 (50 and 30 repeats). */
 static void fit_if_stale(model *f) {
   int grown = f->all.n - f->fitted_n;
   bool first_failure = any_failed(f) && !f->failure_fitted;
-  if (f->fitted_n > 0 && grown < 1 + f->all.n / FA_REFIT_SHARE && !first_failure) return;
+  bool fresh_enough = f->all.n > FA_REFIT_ALWAYS && grown < 1 + f->all.n / FA_REFIT_SHARE;
+  if (f->fitted_n > 0 && fresh_enough && !first_failure) return;
   kt__rf_fit(&f->time, f->ok.x, f->ok.y, f->ok.n, &f->b.rng);
   if (any_failed(f)) kt__rf_fit(&f->failure, f->all.x, f->all.y, f->all.n, &f->b.rng);
   f->failure_fitted = any_failed(f);
@@ -265,6 +268,7 @@ static void fit_if_stale(model *f) {
 typedef struct score {
   bool may_run;
   double ei;
+  double secs; /* predicted cost under a time budget (1 otherwise): breaks ties, as when every ei is 0 */
 } score;
 
 /* Under a time budget, with costs told: what a configuration costs matters
@@ -279,7 +283,7 @@ static score per_second(const model *f, const unsigned char *x, score sc) {
   double log_s, spread;
   kt__rf_predict(&f->cost, x, &log_s, &spread);
   double secs = exp(log_s);
-  return (score){sc.may_run && secs <= f->left, sc.ei / secs};
+  return (score){sc.may_run && secs <= f->left, sc.ei / secs, secs};
 }
 
 static score acquisition(const model *f, const unsigned char *x, bool near_best) {
@@ -287,11 +291,14 @@ static score acquisition(const model *f, const unsigned char *x, bool near_best)
   kt__rf_predict(&f->time, x, &mean, &sd);
   if (f->failure_fitted) kt__rf_predict(&f->failure, x, &p_fail, &spread);
   double p_run = 1 - p_fail;
-  score sc = {p_run >= 0.5 || near_best, kt__expected_improvement(f->b.best_cost, mean, sd) * p_run};
+  score sc = {p_run >= 0.5 || near_best, kt__expected_improvement(f->b.best_cost, mean, sd) * p_run, 1};
   return timed(f) ? per_second(f, x, sc) : sc;
 }
 
-static bool better(score a, score b) { return a.may_run != b.may_run ? a.may_run : a.ei > b.ei; }
+static bool better(score a, score b) {
+  if (a.may_run != b.may_run) return a.may_run;
+  return a.ei != b.ei ? a.ei > b.ei : a.secs < b.secs;
+}
 
 static bool model_one(void *state, uint64_t *out) {
   model *f = state;
@@ -299,7 +306,7 @@ static bool model_one(void *state, uint64_t *out) {
   fit_if_stale(f);
   int near_best, nc = candidates(f, &near_best);
   if (nc == 0) return kt__base_random(&f->b, out);
-  score best = {false, -INFINITY};
+  score best = {false, -INFINITY, INFINITY};
   unsigned char x[FA_MAX_FEAT];
   for (int c = 0; c < nc; c++) {
     features(f, f->cand[c], x);
