@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "search/policy.h"
 #include "search/replay.h"
 #include "search/rng.h"
 #include "search/strategies.h"
@@ -346,12 +347,22 @@ TEST(default_strategy_is_exhaustive_when_it_fits) {
   ASSERT_STREQ(kt_default_strategy(100, 0), "exhaustive");
   ASSERT_STREQ(kt_default_strategy(1000, 100), "forest_align"); /* per docs/SEARCH.md */
   ASSERT_STREQ(kt_default_strategy(1000, 400), "forest_align");
-  ASSERT_STREQ(kt_default_strategy(100000, 50000), "ils"); /* the model's cost grows with the budget */
+  ASSERT_STREQ(kt_default_strategy(100000, 50000), "ils"); /* no replay showed the model ahead there */
   const char *big = kt_default_strategy(UINT64_MAX, 100);
   ASSERT_TRUE(strcmp(big, "exhaustive") != 0);
   ASSERT_TRUE(kt__strategy_find(big) != NULL);
   ASSERT_TRUE(kt_strategy_summary(big) != NULL);
   ASSERT_TRUE(kt_strategy_summary("nonesuch") == NULL);
+}
+
+/* With only a time budget, the strategy that weighs predicted costs against
+ * the time left (forest_align's spent op), however large the space. */
+TEST(time_only_budget_uses_the_cost_aware_model) {
+  kt__strategy_choice c = kt__strategy_choose(NULL, 100000, 0, 60, 0);
+  ASSERT_STREQ(c.ops->name, "forest_align");
+  ASSERT_TRUE(c.ops->spent != NULL);
+  c = kt__strategy_choose(NULL, UINT64_MAX, 0, 60, 0);
+  ASSERT_TRUE(c.ops->spent != NULL);
 }
 
 TEST(rng_is_reproducible) {
