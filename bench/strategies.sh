@@ -18,7 +18,7 @@ trap 'rm -rf "$out"' EXIT
 
 cc=${CC:-cc}
 $cc -std=c11 -O2 -D_GNU_SOURCE -I"$root/include" -I"$root/src" -o "$out/strategies" \
-  "$root/bench/strategies.c" "$root/src/common.c" "$root/src/config.c" "$root/src/lang/diag.c" "$root/src/lang/expr.c" \
+  "$root/bench/strategies.c" "$root/src/common.c" "$root/src/envvars.c" "$root/src/config.c" "$root/src/lang/diag.c" "$root/src/lang/expr.c" \
   "$root/src/lang/lexer.c" "$root/src/lang/decl.c" "$root/src/space/"*.c "$root/src/search/"*.c -lz -ljson-c -lm
 
 files=$(ls "$dir"/*.json.gz "$dir"/*_results*.json 2>/dev/null | grep -v _T1 | tr "\n" " " || true)

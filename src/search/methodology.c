@@ -365,7 +365,9 @@ static void trace_push(trace_buf *b, double t, double best) {
 }
 
 /* One repeat, one configuration at a time until the cumulative cost passes
- * LIMIT or the strategy has nothing left. */
+ * LIMIT or the strategy has nothing left; the strategy is told what each
+ * evaluation cost and the time left before LIMIT, as kt_tune tells it under
+ * a time budget. */
 static int replay_timed(const kt__recorded *r, const kt__strategy_ops *ops, long planned, uint64_t seed, double limit,
                         trace_buf *b, kt__errbuf *eb) {
   const kt__space *space = kt__recorded_space(r);
@@ -386,6 +388,7 @@ static int replay_timed(const kt__recorded *r, const kt__strategy_ops *ops, long
     if (t < best) best = t;
     trace_push(b, spent, isfinite(best) ? best : NAN);
     kt__strategy_tell(st, index, status, t);
+    if (!isnan(cost)) kt__strategy_spent(st, index, cost, limit - spent);
   }
   kt__u64map_free(&seen);
   kt__strategy_free(st);

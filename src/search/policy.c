@@ -1,20 +1,21 @@
 /* The choice of a tuning's strategy (policy.h) and kt_default_strategy. */
 #include "policy.h"
 
-#include <limits.h>
 #include <stdio.h>
 
 /* The best strategy in the replay evaluation (docs/SEARCH.md) from 50 to
  * 400 evaluations is the random forest that sees power-of-two alignment (at
  * 25, plain `forest` is ahead by 0.003 of the optimum, inside the noise of
- * the seed; one model at every budget is simpler to reason about). It
- * refits its model at every proposal (about 40 ms with 1000 results on one
- * core), so the total model time grows with the square of the budget: past
- * a few thousand evaluations (and for a time-only budget, which
- * kt__strategy_choose passes as the whole space) iterated local search,
- * which costs nothing per proposal, takes over. */
+ * the seed; one model at every budget is simpler to reason about). Past a
+ * few thousand evaluations, where no replay showed the model ahead, iterated
+ * local search, which costs nothing per proposal, takes over. With only a
+ * time budget the model is used whatever the space: it is the strategy that
+ * weighs each configuration's predicted cost against the time left (the
+ * spent op), and it refits by 1/32 shares past 200 results, so its own cost
+ * grows about linearly with the evaluations. */
 #define KT__MODEL_STRATEGY "forest_align"
 #define KT__LARGE_BUDGET_STRATEGY "ils"
+#define KT__TIMED_STRATEGY KT__MODEL_STRATEGY
 enum { KT__MODEL_MAX_BUDGET = 2000 };
 
 const char *kt_default_strategy(uint64_t valid_space_size, long budget) {
@@ -36,8 +37,7 @@ kt__strategy_choice kt__strategy_choose(const char *asked, uint64_t valid, long 
   } else if (c.budget <= 0 && budget_s > 0 && stage == 0 && valid > TIME_ONLY_EXHAUSTIVE) {
     /* Only a time limit: search the most promising configurations first
      * rather than walk the space in index order until the time is spent. */
-    long assumed = valid > (uint64_t)LONG_MAX ? LONG_MAX : (long)valid - 1;
-    c.ops = kt__strategy_find(kt_default_strategy(valid, assumed));
+    c.ops = kt__strategy_find(KT__TIMED_STRATEGY);
     snprintf(c.reason, sizeof c.reason, "a time budget of %g s over %llu valid configurations", budget_s,
              (unsigned long long)valid);
   } else if ((c.budget <= 0 && valid <= UNLIMITED_EXHAUSTIVE) || (c.budget > 0 && valid <= (uint64_t)c.budget) ||

@@ -1,6 +1,7 @@
 /* The strategy registry and the wrappers the core calls. */
 #include "strategy.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +45,10 @@ int kt__strategy_ask(kt__strategy *s, uint64_t *out, int max) { return max > 0 ?
 
 void kt__strategy_tell(kt__strategy *s, uint64_t index, kt__status status, double seconds) {
   s->ops->tell(s->state, index, status, seconds);
+}
+
+void kt__strategy_spent(kt__strategy *s, uint64_t index, double seconds, double left) {
+  if (s->ops->spent && isfinite(seconds) && seconds >= 0) s->ops->spent(s->state, index, seconds, left);
 }
 
 const char *kt__strategy_name(const kt__strategy *s) { return s->ops->name; }

@@ -20,6 +20,12 @@ typedef struct kt__strategy_ops {
   /* Up to MAX indices into OUT; 0 when done. */
   int (*ask)(void *state, uint64_t *out, int max);
   void (*tell)(void *state, uint64_t index, kt__status status, double seconds);
+  /* Optional (NULL: not told). After tell: the seconds evaluating INDEX took
+   * of the tuning's time (compilation, benchmarking, overheads; a failure
+   * costs too), and the seconds left of a time budget (INFINITY: none), for
+   * a strategy that weighs what a configuration costs against what it may
+   * gain when compiles are slow. */
+  void (*spent)(void *state, uint64_t index, double seconds, double left);
   void (*destroy)(void *state);
 } kt__strategy_ops;
 
@@ -32,6 +38,7 @@ const char *const *kt__strategy_names(void);
 kt__strategy *kt__strategy_create(const kt__strategy_ops *ops, const kt__space *space, uint64_t seed, long budget);
 int kt__strategy_ask(kt__strategy *s, uint64_t *out, int max);
 void kt__strategy_tell(kt__strategy *s, uint64_t index, kt__status status, double seconds);
+void kt__strategy_spent(kt__strategy *s, uint64_t index, double seconds, double left);
 const char *kt__strategy_name(const kt__strategy *s);
 void kt__strategy_free(kt__strategy *s);
 

@@ -223,9 +223,19 @@ static bool out_of_budget(kt__tuning *t, const kt__stage *s) {
   return !kt__budget_time_for_one_more(t, kt__pool_pending(t->pool));
 }
 
+/* What TR cost of the tuning's time (its compilation and the worker's time
+ * on it), and the search's time left under a time budget, for a strategy
+ * that weighs costs (docs/SEARCH.md, "Budgets in seconds"). */
+static void tell_spent(kt__tuning *t, kt__stage *s, const kt__trial *tr) {
+  double cost = tr->compile_s + tr->load_s + tr->verify_s + tr->measure_s;
+  double left = kt__budget_timed(t) ? kt__budget_search_deadline(t) - kt__now() : INFINITY;
+  kt__strategy_spent(s->strategy, tr->space_index, cost, left > 0 ? left : 0);
+}
+
 static void finish_trial(kt__tuning *t, kt__stage *s, kt__trial *tr) {
   double secs = tr->status == KT__ST_OK ? tr->stats.median : INFINITY;
   if (tr->space_index != UINT64_MAX) kt__strategy_tell(s->strategy, tr->space_index, tr->status, secs);
+  if (tr->space_index != UINT64_MAX) tell_spent(t, s, tr);
   if (tr->status == KT__ST_OK && (t->best_s <= 0 || tr->stats.median < t->best_s)) t->best_s = tr->stats.median;
   kt__progress_settled(t, tr);
   kt__records_put(t, tr);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "search/policy.h"
 #include "search/replay.h"
 #include "search/rng.h"
 #include "search/strategies.h"
@@ -182,6 +183,53 @@ TEST(model_based_strategies_learn_where_failures_are) {
   free_synth(&sy);
 }
 
+/* What an evaluation of the bowl costs of the tuning's time: Z >= 2 compiles
+ * twenty times longer (a large kernel beside small ones). */
+static double bowl_cost(const kt__space *s, uint64_t index) {
+  int64_t v[3];
+  kt__space_values(s, index, v);
+  return v[2] >= 2 ? 20.0 : 1.0;
+}
+
+/* Seconds of the tuning's time until the optimum (1 s, at Z=1: cheap) is
+ * found; TIMED tells the strategy each cost and a time budget of 2000 s. */
+static double seconds_to_optimum(const kt__strategy_ops *ops, const kt__space *s, uint64_t seed, bool timed) {
+  kt__strategy *st = kt__strategy_create(ops, s, seed, 360);
+  uint64_t index;
+  double spent = 0;
+  while (kt__strategy_ask(st, &index, 1) == 1) {
+    double t, cost = bowl_cost(s, index);
+    kt__status status = measure(s, index, &t);
+    spent += cost;
+    if (t == 1.0) break;
+    kt__strategy_tell(st, index, status, t);
+    if (timed) kt__strategy_spent(st, index, cost, spent < 2000 ? 2000 - spent : 0);
+  }
+  kt__strategy_free(st);
+  return spent;
+}
+
+/* Under a time budget the model-based strategies weigh expected improvement
+ * by predicted cost: told what evaluations cost, they reach the bowl's
+ * optimum in at most 3/4 of the seconds they need when every evaluation
+ * counts one (the same seeds give the same proposals when costs are
+ * ignored, so a strategy that drops them fails). */
+TEST(model_based_strategies_spend_seconds_where_cheap) {
+  synth sy;
+  init_synth(&sy);
+  static const char *const model[] = {"forest", "forest_align"};
+  for (size_t i = 0; i < 2; i++) {
+    double counted = 0, timed = 0;
+    for (uint64_t seed = 1; seed <= 8; seed++) {
+      counted += seconds_to_optimum(kt__strategy_find(model[i]), sy.space, seed, false);
+      timed += seconds_to_optimum(kt__strategy_find(model[i]), sy.space, seed, true);
+    }
+    if (timed * 4 > counted * 3)
+      kt_test_fail(__FILE__, __LINE__, "%s reached the optimum in %g s timed, %g s counted", model[i], timed, counted);
+  }
+  free_synth(&sy);
+}
+
 /* ---- a space where power-of-two alignment decides: W in 16..256 step 16,
  * H in {1, 2, 4, 8, 16}, U in 1..4; a W that is not a power of two, or a
  * W * U that is not, is 20 times slower each; the optimum is W=128 H=4 U=2. */
@@ -299,12 +347,22 @@ TEST(default_strategy_is_exhaustive_when_it_fits) {
   ASSERT_STREQ(kt_default_strategy(100, 0), "exhaustive");
   ASSERT_STREQ(kt_default_strategy(1000, 100), "forest_align"); /* per docs/SEARCH.md */
   ASSERT_STREQ(kt_default_strategy(1000, 400), "forest_align");
-  ASSERT_STREQ(kt_default_strategy(100000, 50000), "ils"); /* the model's cost grows with the budget */
+  ASSERT_STREQ(kt_default_strategy(100000, 50000), "ils"); /* no replay showed the model ahead there */
   const char *big = kt_default_strategy(UINT64_MAX, 100);
   ASSERT_TRUE(strcmp(big, "exhaustive") != 0);
   ASSERT_TRUE(kt__strategy_find(big) != NULL);
   ASSERT_TRUE(kt_strategy_summary(big) != NULL);
   ASSERT_TRUE(kt_strategy_summary("nonesuch") == NULL);
+}
+
+/* With only a time budget, the strategy that weighs predicted costs against
+ * the time left (forest_align's spent op), however large the space. */
+TEST(time_only_budget_uses_the_cost_aware_model) {
+  kt__strategy_choice c = kt__strategy_choose(NULL, 100000, 0, 60, 0);
+  ASSERT_STREQ(c.ops->name, "forest_align");
+  ASSERT_TRUE(c.ops->spent != NULL);
+  c = kt__strategy_choose(NULL, UINT64_MAX, 0, 60, 0);
+  ASSERT_TRUE(c.ops->spent != NULL);
 }
 
 TEST(rng_is_reproducible) {
