@@ -125,9 +125,9 @@ static kt__status check_guards(kt__worker_state *c, kt__errbuf *eb) {
         d.before ? -(long long)((d.distance + esize - 1) / esize) : (long long)(t->count + d.distance / esize);
     const char *name = c->s->decl->params[t->param].name;
     return kt__fail(eb, KT__ST_BOUNDS,
-                    "wrote outside %s: it changed %zu bytes of the %d-byte guard zone %s, the nearest at "
+                    "wrote outside %s: it changed %zu bytes of the %zu-byte guard zone %s, the nearest at "
                     "%s[%lld]",
-                    name, d.count, (int)KT__GUARD_BYTES, d.before ? "before its start" : "past its end", name, index);
+                    name, d.count, c->guards[k].zone, d.before ? "before its start" : "past its end", name, index);
   }
   return KT__ST_OK;
 }

@@ -27,6 +27,9 @@
 #      damage done in the timed runs (an input, past the end) is charged to
 #      the configuration that did it (`input`, `bounds`); the winner is the
 #      fast correct one.
+#   9. tests/data/cuda_far_writes.cu: writes 8 KiB, 64 KiB and 1 MiB before a
+#      1 MiB output and 64 KiB past its end are `bounds` (guard zones in
+#      device memory sized for stride bugs); the winner is the correct one.
 # Exit status 0 when every check passed.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -111,6 +114,16 @@ tst() { py "print([c['status'] for c in d['configurations'] if c['config']['VARI
 [ "$(tst 3)" = bounds ]; check "timed runs: writes past the end in the timed runs -> bounds" $? "$(tst 3)"
 w=$(py "print(d['winner']['config']['VARIANT'])" "$WORK/timed.json" 2>/dev/null)
 [ "$w" = 4 ]; check "timed runs: the winner is the fast correct configuration" $? "VARIANT=$w"
+
+# 9. far writes into the guard zones
+"$KTUNE" tune tests/data/cuda_far_writes.cu --json --quiet --no-db >"$WORK/far.json" 2>"$WORK/far.err"
+rc=$?
+fst() { py "print([c['status'] for c in d['configurations'] if c['config']['VARIANT']==$1][0])" "$WORK/far.json" 2>/dev/null; }
+for v in 1 2 3 4; do
+  [ "$(fst $v)" = bounds ]; check "far writes: VARIANT=$v -> bounds" $? "exit $rc; $(fst $v)"
+done
+w=$(py "print(d['winner']['config']['VARIANT'])" "$WORK/far.json" 2>/dev/null)
+[ "$w" = 5 ] || [ "$w" = 0 ]; check "far writes: the winner is a correct configuration" $? "VARIANT=$w"
 
 tar -czf "$OUTDIR/faults.tar.gz" -C "$WORK" --exclude build . 2>/dev/null
 say "$FAILED checks failed"
