@@ -567,30 +567,38 @@ static void cpu_unload(void *state, void *fn) {
   free(f);
 }
 
-/* Buffers end at a page that faults: a write past the worker's guard zone
- * (backend.h, slice) stops the kernel at once instead of corrupting the
- * heap. A header page in front keeps the allocation's length. */
+/* Buffers sit between two fences of pages that fault (FENCE_BYTES each,
+ * address space only): a write past the worker's guard zones (guard.h), on
+ * either side, stops the kernel at once instead of corrupting the heap or
+ * another tensor. A read-only header page in front of the first fence
+ * keeps the allocation's length. */
+enum { FENCE_BYTES = 64 << 20 };
+
 static size_t page_size(void) { return (size_t)sysconf(_SC_PAGESIZE); }
 
 static size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
 static int cpu_alloc(void *state, size_t bytes, void **buf, kt__errbuf *eb) {
   (void)state;
-  size_t page = page_size(), body = round_up(bytes ? bytes : 1, page), total = page + body + page;
-  unsigned char *base = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (base == MAP_FAILED) {
+  size_t page = page_size(), body = round_up(bytes ? bytes : 1, page), total = page + FENCE_BYTES + body + FENCE_BYTES;
+  unsigned char *base = mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  unsigned char *data = base + page + FENCE_BYTES;
+  if (base == MAP_FAILED || mprotect(base, page, PROT_READ | PROT_WRITE) != 0 ||
+      mprotect(data, body, PROT_READ | PROT_WRITE) != 0) {
+    int err = errno;
+    if (base != MAP_FAILED) munmap(base, total);
     *buf = NULL;
-    return kt__err(eb, KT_NOMEM, "cannot allocate %zu bytes: %s", bytes, strerror(errno));
+    return kt__err(eb, KT_NOMEM, "cannot allocate %zu bytes: %s", bytes, strerror(err));
   }
   memcpy(base, &total, sizeof total);
-  mprotect(base + page + body, page, PROT_NONE);
-  *buf = base + page;
+  mprotect(base, page, PROT_READ);
+  *buf = data;
   return KT_OK;
 }
 
 static void cpu_release(void *state, void *buf) {
   (void)state;
-  unsigned char *base = (unsigned char *)buf - page_size();
+  unsigned char *base = (unsigned char *)buf - FENCE_BYTES - page_size();
   size_t total;
   memcpy(&total, base, sizeof total);
   munmap(base, total);

@@ -1,22 +1,31 @@
 /* Guard zones: every tensor's device buffer sits between two zones of a
- * known pattern, checked after each verified run, so that a configuration
- * that writes outside a tensor is caught (and never wins) even on devices
- * where a stray store does not fault; kt_launch would otherwise let it
- * corrupt an application's memory. Used by the device worker. */
+ * known pattern, checked after each verified run and after the timed runs,
+ * so that a configuration that writes outside a tensor is caught (and never
+ * wins) even on devices where a stray store does not fault; kt_launch would
+ * otherwise let it corrupt an application's memory. Each zone is as long as
+ * the tensor (at most KT__GUARD_MAX_BYTES) plus KT__GUARD_MIN_BYTES, so that
+ * the common stride bugs land in it: a negative index times a row length
+ * (row -1 is at most the tensor's length before it), a row past the last.
+ * Used by the device worker. */
 #ifndef KT_GUARD_H
 #define KT_GUARD_H
 
 #include "../backend/backend.h"
 
-enum { KT__GUARD_BYTES = KT__SLICE_ALIGN };
+enum {
+  KT__GUARD_MIN_BYTES = 16 * KT__SLICE_ALIGN,  /* 64 KiB: a few rows of a small tensor */
+  KT__GUARD_MAX_BYTES = 1024 * KT__SLICE_ALIGN /* 4 MiB: row -1 of a tensor of up to 4 MiB */
+};
 
 typedef struct kt__guarded {
-  void *whole;        /* the allocation */
-  void *inner;        /* the tensor: what kernels, uploads and downloads see */
-  void *front, *back; /* slices over the zones; NULL: the backend cannot slice */
-  size_t bytes;       /* the tensor's */
-  size_t back_len;    /* the back slice starts at a slice boundary, so its first */
-  size_t tail;        /* TAIL bytes are the tensor's end and the zone follows */
+  void *whole;         /* the allocation */
+  void *inner;         /* the tensor: what kernels, uploads and downloads see */
+  void *front, *back;  /* slices over the zones; NULL: the backend cannot slice */
+  size_t bytes;        /* the tensor's */
+  size_t zone;         /* each zone's length (a multiple of KT__SLICE_ALIGN) */
+  size_t back_len;     /* the back slice starts at a slice boundary, so its first */
+  size_t tail;         /* TAIL bytes are the tensor's end and the zone follows */
+  unsigned char *host; /* a host buffer as long as the longer slice, for arming and checking */
 } kt__guarded;
 
 /* Where a configuration wrote outside: COUNT bytes changed, the nearest
@@ -26,6 +35,9 @@ typedef struct kt__guard_damage {
   bool before;
   size_t distance;
 } kt__guard_damage;
+
+/* The length of each zone around a tensor of BYTES. */
+size_t kt__guard_zone_bytes(size_t bytes);
 
 /* Allocates BYTES with zones around them where the backend can slice (else
  * plain, and the checks find nothing). */

@@ -34,6 +34,21 @@ static int poison(kt__worker_state *c, int k, bool alt, kt__errbuf *eb) {
   return kt__be_upload(c->s->backend, c->state, c->bufs[k], c->scratch, t->bytes, eb);
 }
 
+/* The `in` tensors from their initial content (and their device copies to
+ * compare with), unless they still hold it. */
+static kt__status restore_inputs(kt__worker_state *c, kt__errbuf *eb) {
+  const kt__argset *a = c->s->args;
+  for (int k = 0; k < a->ntensors && !c->inputs_fresh; k++) {
+    const kt__host_tensor *t = &a->tensors[k];
+    if (t->mode != KT__MODE_IN) continue;
+    if (kt__be_upload(c->s->backend, c->state, c->bufs[k], t->initial, t->bytes, eb) != KT_OK) return KT__ST_RUNTIME;
+    if (c->pristine[k] && kt__be_copy(c->s->backend, c->state, c->pristine[k], c->bufs[k], t->bytes, eb) != KT_OK)
+      return KT__ST_RUNTIME;
+  }
+  c->inputs_fresh = true;
+  return KT__ST_OK;
+}
+
 /* Before a verified run: every tensor from its initial content, except
  * outputs without an initial value, which are poisoned (ALT_POISON: with
  * the second poison) so that an element the kernel forgets to write fails
@@ -42,23 +57,20 @@ static kt__status restore_all(kt__worker_state *c, bool alt_poison, kt__errbuf *
   const kt__argset *a = c->s->args;
   for (int k = 0; k < a->ntensors; k++) {
     const kt__host_tensor *t = &a->tensors[k];
-    if (t->mode == KT__MODE_IN && c->inputs_fresh) continue;
-    if (t->mode == KT__MODE_OUT && !init_given(c, t)) {
-      if (poison(c, k, alt_poison, eb) != KT_OK) return KT__ST_RUNTIME;
-      continue;
-    }
-    if (kt__be_upload(c->s->backend, c->state, c->bufs[k], t->initial, t->bytes, eb) != KT_OK) return KT__ST_RUNTIME;
-    if (t->mode == KT__MODE_IN && c->pristine[k] &&
-        kt__be_copy(c->s->backend, c->state, c->pristine[k], c->bufs[k], t->bytes, eb) != KT_OK)
-      return KT__ST_RUNTIME;
+    if (t->mode == KT__MODE_IN) continue;
+    int rc = t->mode == KT__MODE_OUT && !init_given(c, t)
+                 ? poison(c, k, alt_poison, eb)
+                 : kt__be_upload(c->s->backend, c->state, c->bufs[k], t->initial, t->bytes, eb);
+    if (rc != KT_OK) return KT__ST_RUNTIME;
   }
-  c->inputs_fresh = true;
-  return KT__ST_OK;
+  return restore_inputs(c, eb);
 }
 
-/* Before a timed sample: only what the kernel reads after writing it
- * (inout, outputs with an initial value), so that an accumulating kernel
- * does not drift towards infinities or denormals over thousands of runs. */
+/* Before a timed sample: the inputs where a fresh worker has not uploaded
+ * them yet (its first request may be a finalist's sample), and what the
+ * kernel reads after writing it (inout, outputs with an initial value), so
+ * that an accumulating kernel does not drift towards infinities or
+ * denormals over thousands of runs. */
 kt__status kt__run_restore_state(kt__worker_state *c, kt__errbuf *eb) {
   const kt__argset *a = c->s->args;
   for (int k = 0; k < a->ntensors; k++) {
@@ -66,7 +78,7 @@ kt__status kt__run_restore_state(kt__worker_state *c, kt__errbuf *eb) {
     if (t->mode == KT__MODE_INOUT || (t->mode == KT__MODE_OUT && init_given(c, t)))
       if (kt__be_upload(c->s->backend, c->state, c->bufs[k], t->initial, t->bytes, eb) != KT_OK) return KT__ST_RUNTIME;
   }
-  return KT__ST_OK;
+  return restore_inputs(c, eb);
 }
 
 static kt__status run_once(kt__worker_state *c, void *fn, const kt__launch *l, kt__errbuf *eb) {
@@ -113,9 +125,9 @@ static kt__status check_guards(kt__worker_state *c, kt__errbuf *eb) {
         d.before ? -(long long)((d.distance + esize - 1) / esize) : (long long)(t->count + d.distance / esize);
     const char *name = c->s->decl->params[t->param].name;
     return kt__fail(eb, KT__ST_BOUNDS,
-                    "wrote outside %s: it changed %zu bytes of the %d-byte guard zone %s, the nearest at "
+                    "wrote outside %s: it changed %zu bytes of the %zu-byte guard zone %s, the nearest at "
                     "%s[%lld]",
-                    name, d.count, (int)KT__GUARD_BYTES, d.before ? "before its start" : "past its end", name, index);
+                    name, d.count, c->guards[k].zone, d.before ? "before its start" : "past its end", name, index);
   }
   return KT__ST_OK;
 }
@@ -386,6 +398,59 @@ static kt__status run_check(kt__worker_state *c, const int64_t *values, kt__errb
   free(names);
   free(all);
   return st;
+}
+
+/* --- after the timed runs -------------------------------------------------- */
+
+/* Output K's decoys (kt__decoy: far from its reference, not poison), so
+ * that a kernel that skips its work where its output already looks
+ * computed leaves it wrong. Without a reference, the poison. */
+static int decoy(kt__worker_state *c, int k, kt__errbuf *eb) {
+  const kt__host_tensor *t = &c->s->args->tensors[k];
+  if (!t->reference_set) return poison(c, k, false, eb);
+  kt__decoy(t->type, c->scratch, t->reference, t->count);
+  return kt__be_upload(c->s->backend, c->state, c->bufs[k], c->scratch, t->bytes, eb);
+}
+
+/* Before the run after the timed runs: what a verified run starts from
+ * (inputs, inout and initialised outputs from their initial content: like
+ * with like for kernels that accumulate), except that outputs without an
+ * initial value hold decoys, as a timed run's outputs hold results. */
+static kt__status restore_with_decoys(kt__worker_state *c, kt__errbuf *eb) {
+  const kt__argset *a = c->s->args;
+  for (int k = 0; k < a->ntensors; k++) {
+    const kt__host_tensor *t = &a->tensors[k];
+    if (t->mode == KT__MODE_IN) continue;
+    int rc = t->mode == KT__MODE_OUT && !init_given(c, t)
+                 ? decoy(c, k, eb)
+                 : kt__be_upload(c->s->backend, c->state, c->bufs[k], t->initial, t->bytes, eb);
+    if (rc != KT_OK) return KT__ST_RUNTIME;
+  }
+  return restore_inputs(c, eb);
+}
+
+/* Says where the failure in EB was found: PREFIX before its message. */
+static kt__status found_when(kt__status st, const char *prefix, kt__errbuf *eb) {
+  if (st == KT__ST_OK) return st;
+  size_t n = strlen(prefix), keep = strnlen(eb->msg, sizeof eb->msg - n - 1);
+  memmove(eb->msg + n, eb->msg, keep);
+  memcpy(eb->msg, prefix, n);
+  eb->msg[n + keep] = 0;
+  return st;
+}
+
+kt__status kt__run_after_timed(kt__worker_state *c, void *fn, const kt__launch *l, const int64_t *values,
+                               kt__errbuf *eb) {
+  /* What the timed runs did, charged to this configuration before anything
+   * is restored for the next. */
+  kt__status st = check_run(c, eb);
+  if (st != KT__ST_OK) return found_when(st, "in its timed runs, it ", eb);
+  st = restore_with_decoys(c, eb);
+  if (st == KT__ST_OK) st = kt__be_run(c->s->backend, c->state, fn, l, eb);
+  if (st == KT__ST_OK) st = check_run(c, eb);
+  if (st == KT__ST_OK) st = verify_outputs(c, eb);
+  if (st == KT__ST_OK && c->s->check) st = run_check(c, values, eb);
+  return found_when(st, "in a run from restored contents after its timed runs: ", eb);
 }
 
 /* run_once, then the outputs checked. With SECONDS the run is timed as a

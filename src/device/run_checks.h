@@ -30,4 +30,12 @@ kt__status kt__run_reference(kt__worker_state *c, void *fn, const kt__launch *l,
 kt__status kt__run_verified(kt__worker_state *c, void *fn, const kt__launch *l, const int64_t *values, double *seconds,
                             kt__errbuf *eb);
 
+/* After FN's timed runs: what they may have damaged (the process state, the
+ * guard zones, the inputs), charged to FN, then one run from restored
+ * contents with decoys in its outputs, checked as the verified run is, so
+ * that a configuration right only on the runs that are checked (its first,
+ * or those from poisoned outputs) does not win on a fake time. */
+kt__status kt__run_after_timed(kt__worker_state *c, void *fn, const kt__launch *l, const int64_t *values,
+                               kt__errbuf *eb);
+
 #endif

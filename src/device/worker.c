@@ -156,7 +156,8 @@ static kt_timing timing_for(const kt__backend *be, kt_timing asked) {
 }
 
 /* VERIFY and EVAL: the verified run (once more from freshly uploaded inputs
- * when its outputs are wrong), then for EVAL the measurement. */
+ * when its outputs are wrong), then for EVAL the measurement and the checks
+ * of what its timed runs did. */
 static kt__status evaluate(kt__worker_state *c, const kt__request *rq, timing *tm, kt__reply *rp, kt__errbuf *eb) {
   double t0 = kt__now();
   kt__measure_opts mo = rq->measure;
@@ -173,18 +174,20 @@ static kt__status evaluate(kt__worker_state *c, const kt__request *rq, timing *t
   kt__trace("worker: verified (%.4f s)", rp->verify_s);
   t0 = kt__now();
   if (st == KT__ST_OK && rq->kind == KT__REQ_EVAL) st = kt__measure(&mo, timed_sample, tm, &rp->stats, eb);
+  if (st == KT__ST_OK && rq->kind == KT__REQ_EVAL) st = kt__run_after_timed(c, tm->fn, tm->l, rq->values, eb);
   rp->measure_s = kt__now() - t0;
   if (rq->kind == KT__REQ_EVAL) kt__trace("worker: measured (%.4f s)", rp->measure_s);
   return st;
 }
 
-/* SAMPLE: one timed sample of the request's repetitions, per launch. */
+/* SAMPLE: one timed sample of the request's repetitions, per launch, and
+ * the checks of what those runs did (a finalist wins on its samples). */
 static kt__status sample(timing *tm, const kt__request *rq, kt__reply *rp, kt__errbuf *eb) {
   int reps = rq->reps > 0 ? rq->reps : 1;
   double s = 0;
   kt__status st = timed_sample(tm, timing_for(tm->c->s->backend, rq->measure.timing), reps, &s, NULL, eb);
   rp->sample_s = s / reps;
-  return st;
+  return st == KT__ST_OK ? kt__run_after_timed(tm->c, tm->fn, tm->l, rq->values, eb) : st;
 }
 
 /* A request that runs the configuration it names: loaded (or found loaded),

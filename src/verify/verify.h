@@ -18,6 +18,12 @@ void kt__poison(kt__dtype t, void *buf, uint64_t count);
  * elements from computed values that happen to equal the first. */
 void kt__poison_alt(kt__dtype t, void *buf, uint64_t count);
 void kt__default_tolerance(kt__dtype t, double *atol, double *rtol);
+/* A value for each of COUNT elements of REF that is neither REF's within any
+ * tolerance nor a poison (floats: never NaN; integers: every byte differs):
+ * what an output holds before the run that follows a configuration's timed
+ * runs, as a timed run's output holds results, so that a kernel that skips
+ * its work where its output is not poison is found out. */
+void kt__decoy(kt__dtype t, void *buf, const void *ref, uint64_t count);
 
 typedef struct kt__mismatch {
   uint64_t count;   /* elements outside tolerance */

@@ -22,6 +22,14 @@
 #      seconds each to compile): the wall time within 5 % of the budget.
 #   7. sgemm.cu measured whole (174 configurations): the wall time, to
 #      compare with docs/BENCHMARKS.md (the checks after each run cost).
+#   8. tests/data/cuda_timed_runs.cu: configurations right only on runs from
+#      poisoned outputs are `correctness` (the run after the timed runs),
+#      damage done in the timed runs (an input, past the end) is charged to
+#      the configuration that did it (`input`, `bounds`); the winner is the
+#      fast correct one.
+#   9. tests/data/cuda_far_writes.cu: writes 8 KiB, 64 KiB and 1 MiB before a
+#      1 MiB output and 64 KiB past its end are `bounds` (guard zones in
+#      device memory sized for stride bugs); the winner is the correct one.
 # Exit status 0 when every check passed.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -96,6 +104,26 @@ rc=$?
 wall=$(python3 -c "import sys; print('%.2f' % (float(sys.argv[1]) - float(sys.argv[2])))" "$(date +%s.%N)" "$start")
 r=$(py "print(len(d['configurations']), d['winner']['config'], '%.4g ms' % (d['winner']['final_median_s']*1e3), d['timeline'].get('phases_s'))" "$WORK/sgemm.json" 2>/dev/null)
 check "sgemm measured whole" $rc "wall $wall s; $r"
+
+# 8. the timed runs checked too
+"$KTUNE" tune tests/data/cuda_timed_runs.cu --json --quiet --no-db >"$WORK/timed.json" 2>"$WORK/timed.err"
+rc=$?
+tst() { py "print([c['status'] for c in d['configurations'] if c['config']['VARIANT']==$1][0])" "$WORK/timed.json" 2>/dev/null; }
+[ "$(tst 1)" = correctness ]; check "timed runs: works only where its output is poison -> correctness" $? "exit $rc; $(tst 1)"
+[ "$(tst 2)" = input ]; check "timed runs: writes its input in the timed runs -> input" $? "$(tst 2)"
+[ "$(tst 3)" = bounds ]; check "timed runs: writes past the end in the timed runs -> bounds" $? "$(tst 3)"
+w=$(py "print(d['winner']['config']['VARIANT'])" "$WORK/timed.json" 2>/dev/null)
+[ "$w" = 4 ]; check "timed runs: the winner is the fast correct configuration" $? "VARIANT=$w"
+
+# 9. far writes into the guard zones
+"$KTUNE" tune tests/data/cuda_far_writes.cu --json --quiet --no-db >"$WORK/far.json" 2>"$WORK/far.err"
+rc=$?
+fst() { py "print([c['status'] for c in d['configurations'] if c['config']['VARIANT']==$1][0])" "$WORK/far.json" 2>/dev/null; }
+for v in 1 2 3 4; do
+  [ "$(fst $v)" = bounds ]; check "far writes: VARIANT=$v -> bounds" $? "exit $rc; $(fst $v)"
+done
+w=$(py "print(d['winner']['config']['VARIANT'])" "$WORK/far.json" 2>/dev/null)
+[ "$w" = 5 ] || [ "$w" = 0 ]; check "far writes: the winner is a correct configuration" $? "VARIANT=$w"
 
 tar -czf "$OUTDIR/faults.tar.gz" -C "$WORK" --exclude build . 2>/dev/null
 say "$FAILED checks failed"

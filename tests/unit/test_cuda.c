@@ -220,6 +220,8 @@ TEST(compiles_spmv) { compile_file("kernels/cuda/spmv.cu", 24); }
 TEST(compiles_faulty) { compile_file("tests/data/cuda_faulty.cu", 4); }
 TEST(compiles_verify) { compile_file("tests/data/cuda_verify.cu", 8); }
 TEST(compiles_constant) { compile_file("tests/data/cuda_constant.cu", 3); }
+TEST(compiles_timed_runs) { compile_file("tests/data/cuda_timed_runs.cu", 5); }
+TEST(compiles_far_writes) { compile_file("tests/data/cuda_far_writes.cu", 6); }
 
 /* Every shipped CUDA kernel is among the files compiled above. */
 TEST(every_shipped_kernel_is_compiled) {

@@ -81,6 +81,25 @@ TEST(poison_makes_unwritten_element_fail) {
   ASSERT_EQ((uint32_t)gi[2], 0xA5A5A5A5u);
 }
 
+/* Decoys are neither the reference (within a loose tolerance) nor poison,
+ * in every float type and for the values that break a byte trick (1.0, whose
+ * bits XOR 0x40 are NaN; NaN and infinities; the largest f16). */
+TEST(decoys_differ_from_the_reference_and_from_poison) {
+  float want[8] = {1.0f, -1.0f, 0.0f, 0.5f, 3e38f, NAN, INFINITY, -7.25f}, got[8];
+  kt__decoy(KT__DT_F32, got, want, 8);
+  ASSERT_EQ(kt__compare(KT__DT_F32, got, want, 8, 0.5, 0.5, NULL), 8);
+  ASSERT_EQ(kt__count_poison(KT__DT_F32, got, 8, false, 1), 0);
+  for (int i = 0; i < 8; i++) ASSERT_TRUE(!isnan(got[i]));
+  uint16_t h[3] = {kt__f32_to_f16(1.0f), kt__f32_to_f16(65504.0f), kt__f32_to_f16(-2.0f)}, hd[3];
+  kt__decoy(KT__DT_F16, hd, h, 3);
+  ASSERT_EQ(kt__compare(KT__DT_F16, hd, h, 3, 0.5, 0.5, NULL), 3);
+  ASSERT_EQ(kt__count_poison(KT__DT_F16, hd, 3, false, 1), 0);
+  int32_t wi[3] = {0, -1, (int32_t)0xE5E5E5E5u}, gi[3];
+  kt__decoy(KT__DT_I32, gi, wi, 3);
+  ASSERT_EQ(kt__compare(KT__DT_I32, gi, wi, 3, 0, 0, NULL), 3);
+  ASSERT_EQ(kt__count_poison(KT__DT_I32, gi, 3, false, 1), 0); /* 0xE5... XOR 0x40 would be the poison */
+}
+
 TEST(compare_tolerances) {
   float want[3] = {1.0f, 100.0f, 0.0f}, got[3] = {1.0005f, 100.05f, 0.00005f};
   kt__mismatch m;
