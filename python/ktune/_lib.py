@@ -45,6 +45,7 @@ class TuneOptions(ctypes.Structure):
         ("retry_failed", c_int),
         ("check", c_void_p),  # kt_check_fn: an author's check (unused from Python yet)
         ("check_data", c_void_p),
+        ("timing", c_int),  # kt_timing; 0: KT_TIMING_AUTO
     ]
 
 
@@ -101,6 +102,11 @@ _PROTOTYPES = {
     "kt_context_destroy": (None, [ctx_p]),
     "kt_errmsg": (c_char_p, [ctx_p]),
     "kt_kernel_load_file": (c_int, [ctx_p, c_char_p, c_char_p, POINTER(kernel_p)]),
+    "kt_kernel_load_string": (c_int, [ctx_p, c_char_p, c_char_p, c_char_p, c_char_p, POINTER(kernel_p)]),
+    "kt_kernel_set_input": (c_int, [kernel_p, c_char_p]),
+    "kt_kernel_set_expect": (c_int, [kernel_p, c_char_p]),
+    "kt_report": (c_int, [ctx_p, POINTER(CacheFilter), c_char_p]),
+    "kt_result_report": (c_int, [ctx_p, result_p, c_char_p]),
     "kt_kernel_destroy": (None, [kernel_p]),
     "kt_kernel_prepare": (c_int, [kernel_p]),
     "kt_kernel_name": (c_char_p, [kernel_p]),
