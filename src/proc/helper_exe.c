@@ -1,13 +1,13 @@
 /* Finding ktune-tuner (helper_exe.h). */
 #include "helper_exe.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "../envvars.h"
+#include "code_dir.h"
 
 #ifndef KTUNE_LIBEXEC_FROM_LIB
 #define KTUNE_LIBEXEC_FROM_LIB "../libexec"
@@ -17,25 +17,6 @@
 #endif
 
 static bool executable(const char *path) { return access(path, X_OK) == 0; }
-
-/* The folder of the file that holds this code: the shared library, or the
- * executable it is linked into. */
-static bool library_dir(char *dir, size_t len) {
-  Dl_info info;
-  char exe[4096];
-  const char *file = NULL;
-  if (dladdr((void *)kt__helper_exe_path, &info) && info.dli_fname && strchr(info.dli_fname, '/'))
-    file = info.dli_fname;
-  if (!file) {
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) return false;
-    exe[n] = 0;
-    file = exe;
-  }
-  const char *slash = strrchr(file, '/');
-  snprintf(dir, len, "%.*s", (int)(slash - file), file);
-  return true;
-}
 
 /* Whether DIR/ktune-tuner, then DIR/TAIL/ktune-tuner for each of the NTAILS
  * TAILS, is executable: its path in PATH. Each place tried goes into TRIED. */
@@ -81,7 +62,7 @@ bool kt__helper_exe_path(char *path, size_t len, kt__sbuf *why) {
   size_t ntails = strcmp(beside_library[0], beside_library[1]) ? 2 : 1; /* the usual layout: one place */
   char dir[4096];
   kt__sbuf tried = {0};
-  bool found = (library_dir(dir, sizeof dir) && look_in(dir, beside_library, ntails, path, len, &tried)) ||
+  bool found = (kt__code_dir(dir, sizeof dir) && look_in(dir, beside_library, ntails, path, len, &tried)) ||
                look_on_path(path, len, &tried);
   if (!found)
     kt__sbuf_printf(why,
