@@ -9,8 +9,8 @@
 bool kt__code_dir(char *dir, size_t len) {
   Dl_info info;
   char exe[4096];
-  const char *file = NULL;
-  if (dladdr((void *)kt__code_dir, &info) && info.dli_fname && strchr(info.dli_fname, '/')) file = info.dli_fname;
+  const char *file = NULL; /* absolute: a program started as ./prog has dladdr say "./prog" */
+  if (dladdr((void *)kt__code_dir, &info) && info.dli_fname && info.dli_fname[0] == '/') file = info.dli_fname;
   if (!file) {
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n <= 0) return false;
