@@ -29,6 +29,9 @@ def _installed_library():
     """The library to use instead of building one, or None."""
     env = os.environ.get("KTUNE_LIBRARY")
     if env:
+        if not os.path.isabs(env):  # pip runs this in python/, not where the command was typed
+            sys.exit(f"ktune: KTUNE_LIBRARY={env} is a relative path, which pip reads from {HERE}; "
+                     f"give an absolute one (KTUNE_LIBRARY=$PWD/{env})")
         if not os.path.isfile(env):
             sys.exit(f"ktune: KTUNE_LIBRARY={env}: no such file (build it: cmake --build build, or unset it)")
         return os.path.abspath(env)

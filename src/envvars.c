@@ -48,6 +48,7 @@ static const row rows[KT__ENV_COUNT] = {
     [KT__ENV_CUDA_HOME] = {PATH},
     [KT__ENV_TMPDIR] = {PATH},
     [KT__ENV_HOME] = {PATH},
+    [KT__ENV_PATH] = {TEXT},
     [KT__ENV_XDG_CACHE_HOME] = {PATH},
 };
 

@@ -40,6 +40,7 @@
   X(CUDA_HOME, "CUDA_HOME")                       \
   X(TMPDIR, "TMPDIR")                             \
   X(HOME, "HOME")                                 \
+  X(PATH, "PATH")                                 \
   X(XDG_CACHE_HOME, "XDG_CACHE_HOME")
 
 /* The words of the ENUM rows, in their rows' order (the first the default). */

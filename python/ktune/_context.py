@@ -8,7 +8,7 @@ import os
 from typing import Optional, Union
 
 from . import errors
-from ._lib import Labels, Options, TuneOptions, ctx_p, lib
+from ._lib import Labels, Options, TuneOptions, ctx_p, kernel_p, lib
 
 _MISS = {"tune": 0, "nearest": 1, "default": 2}
 PathLike = Union[str, "os.PathLike[str]"]
@@ -81,7 +81,7 @@ class Context:
         self._miss_tune = miss_tune  # must live as long as the context
         if miss_tune is not None:
             o.miss_tune = ctypes.pointer(miss_tune)
-        self._labels = (b"kernel=", b"dims", b"pin", b"db=")
+        self._labels = (b"kernel=", b"dims", b"pin", b"db=", b"inputs", b"expect")
         o.labels = Labels(*self._labels)
         self._opts = o
         rc = lib.kt_context_create(ctypes.byref(o), ctypes.byref(self.handle))
@@ -89,6 +89,25 @@ class Context:
             err = errors.error_for(rc, self.errmsg())
             self.close()
             raise err
+
+    def load(self, path: Optional[PathLike], kernel: Optional[str], source: Optional[str],
+             lang: Optional[str]) -> "kernel_p":
+        """The kernel KERNEL of the file PATH, or of the annotated SOURCE text
+        in LANG ("c", "cl", "cu"; None: C), as kt_kernel_load_file and
+        kt_kernel_load_string read them: a handle for kt_kernel_destroy."""
+        if (path is None) == (source is None):
+            raise errors.InvalidInput("give the kernel as a file path or as source=\"...\" (one of them)")
+        if source is None and lang is not None:
+            raise errors.InvalidInput(f"lang={lang!r} goes with source=: a file's language is its extension")
+        handle = kernel_p()
+        name = kernel.encode() if kernel else None
+        if source is None:
+            rc = lib.kt_kernel_load_file(self.handle, os.fsencode(path), name, ctypes.byref(handle))
+        else:
+            rc = lib.kt_kernel_load_string(self.handle, b"<source>", str(source).encode(),
+                                           lang.encode() if lang else None, name, ctypes.byref(handle))
+        self.check(rc)
+        return handle
 
     def errmsg(self) -> str:
         m = lib.kt_errmsg(self.handle) if self.handle else None

@@ -142,7 +142,8 @@ class Kernel(_Base):
             cls = _CtypesKernel
         return _Base.__new__(cls)
 
-    def __init__(self, path: PathLike, kernel: Optional[str] = None, *, backend: Optional[str] = None,
+    def __init__(self, path: Optional[PathLike] = None, kernel: Optional[str] = None, *,
+                 source: Optional[str] = None, lang: Optional[str] = None, backend: Optional[str] = None,
                  device: int = 0, db: Optional[PathLike] = None, no_db: bool = False, miss: str = "tune",
                  budget: Union[int, str, None] = None, strategy: Optional[str] = None, quiet: bool = True,
                  jobs: int = 0, launch_path: Optional[str] = None):
@@ -153,10 +154,10 @@ class Kernel(_Base):
         self._strategy = strategy.encode() if strategy else None
         self._miss_tune.strategy = self._strategy
         self._ctx = Context(backend, device, db, no_db, quiet, jobs, miss, self._miss_tune)
-        self._handle = kernel_p()
-        self._ctx.check(lib.kt_kernel_load_file(self._ctx.handle, _fs(path), kernel.encode() if kernel else None,
-                                                ctypes.byref(self._handle)))
-        self.path = str(path)
+        self._handle = kernel_p()  # null until loaded: close() on a failed load frees nothing
+        self._handle = self._ctx.load(path, kernel, source, lang)
+        self._source, self._lang = source, lang
+        self.path = "<source>" if path is None else str(path)
         self.name: str = lib.kt_kernel_name(self._handle).decode()
         self.backend: str = lib.kt_kernel_backend(self._handle).decode()
         self.device = device
@@ -400,7 +401,9 @@ class Kernel(_Base):
         keywords) under this kernel's database, backend and device."""
         from ._tune import tune
 
-        return tune(self.path, kernel=self.name, dims=dims, backend=self.backend, device=self.device,
+        path = None if self._source is not None else self.path
+        return tune(path, kernel=self.name, source=self._source, lang=self._lang, dims=dims, backend=self.backend,
+                    device=self.device,
                     db=self._ctx._db.decode() if self._ctx._db else None, **options)
 
     def prepare(self) -> None:
@@ -451,11 +454,6 @@ def _torch_dtype(dtype: str):
     return getattr(torch, {v: k for k, v in _arrays._TORCH_NAMES.items()}[dtype], None)
 
 
-def _fs(path: PathLike) -> bytes:
-    import os
-
-    return os.fsencode(path)
-
 
 _raw_stream = (None, None)  # (the torch module, its raw current-stream function)
 
@@ -480,11 +478,14 @@ def _torch_stream(device: int) -> int:
     return _raw_stream[1](device)
 
 
-def load(path: PathLike, kernel: Optional[str] = None, *, backend: Optional[str] = None, device: int = 0,
+def load(path: Optional[PathLike] = None, kernel: Optional[str] = None, *, source: Optional[str] = None,
+         lang: Optional[str] = None, backend: Optional[str] = None, device: int = 0,
          db: Optional[PathLike] = None, no_db: bool = False, miss: str = "tune",
          budget: Union[int, str, None] = None, strategy: Optional[str] = None, quiet: bool = True,
          jobs: int = 0, launch_path: Optional[str] = None) -> Kernel:
-    """Loads the annotated kernel KERNEL (None: the file's only one) from PATH.
+    """Loads the annotated kernel KERNEL (None: the file's only one) from PATH,
+    or from SOURCE, the annotated kernel as a string in LANG ("c", "cl" or
+    "cu"; None: C), e.g. ``ktune.load(source=code, lang="cu")``.
 
     Returns a Kernel; call it on arrays: ``k(x, y, z)`` launches the stored
     winner for the arrays' sizes, and a size seen for the first time that has
@@ -512,5 +513,6 @@ def load(path: PathLike, kernel: Optional[str] = None, *, backend: Optional[str]
         z = torch.empty_like(x)
         k(x, y, z)             # z = x * y + x, with the winner for N = 2^20
     """
-    return Kernel(path, kernel, backend=backend, device=device, db=db, no_db=no_db, miss=miss, budget=budget,
+    return Kernel(path, kernel, source=source, lang=lang, backend=backend, device=device, db=db, no_db=no_db,
+                  miss=miss, budget=budget,
                   strategy=strategy, quiet=quiet, jobs=jobs, launch_path=launch_path)

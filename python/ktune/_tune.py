@@ -10,6 +10,7 @@ from typing import Any, Dict, List, Mapping, Optional, Union
 
 from . import errors
 from ._context import Context, PathLike, budget_options
+from ._data import TuningData
 from ._lib import TuneOptions, capture, kernel_p, lib, result_p
 
 
@@ -106,9 +107,10 @@ def _options(strategy, budget, seed, no_cache, retry_failed, show_output) -> Tun
     return o
 
 
-def run_tune(ctx: Context, handle, opts: TuneOptions) -> TuneResult:
+def run_tune(ctx: Context, handle, opts: TuneOptions, report: Optional[PathLike] = None) -> TuneResult:
     """kt_tune on a loaded kernel, interruptible by Ctrl-C (SIGINT reaches
-    kt_interrupt while the call blocks; KeyboardInterrupt follows it)."""
+    kt_interrupt while the call blocks; KeyboardInterrupt follows it); with
+    REPORT, the tuning's HTML report (kt_result_report) is written there."""
     r = result_p()
     if lib.kt_signals_catch() != 0:
         raise errors.KtuneIOError("ktune: cannot install the interrupt handlers (sigaction failed)")
@@ -122,6 +124,8 @@ def run_tune(ctx: Context, handle, opts: TuneOptions) -> TuneResult:
         if r:
             _, text = capture(lib.kt_result_print_json, r)
             result = TuneResult.from_json(json.loads(text))
+            if report is not None and rc == 0:
+                ctx.check(lib.kt_result_report(ctx.handle, r, os.fsencode(report)))
     finally:
         lib.kt_result_destroy(r)
     # A signal caught meanwhile was raised again by kt_signals_release: the
@@ -133,12 +137,24 @@ def run_tune(ctx: Context, handle, opts: TuneOptions) -> TuneResult:
     return result
 
 
-def tune(path: PathLike, kernel: Optional[str] = None, *, dims: Optional[Mapping[str, int]] = None,
+def tune(path: Optional[PathLike] = None, kernel: Optional[str] = None, *, source: Optional[str] = None,
+         lang: Optional[str] = None, dims: Optional[Mapping[str, int]] = None,
          pin: Union[str, Mapping[str, int], None] = None, strategy: Optional[str] = None,
          budget: Union[int, str, None] = None, seed: Optional[int] = None, backend: Optional[str] = None,
          device: int = 0, db: Optional[PathLike] = None, no_db: bool = False, no_cache: bool = False,
-         retry_failed: bool = False, show_output: bool = False, quiet: bool = True, jobs: int = 0) -> TuneResult:
+         retry_failed: bool = False, show_output: bool = False, quiet: bool = True, jobs: int = 0,
+         inputs: Optional[Mapping[str, Any]] = None, expect: Optional[Mapping[str, Any]] = None,
+         report: Optional[PathLike] = None) -> TuneResult:
     """Tunes kernel KERNEL of PATH (None: the file's only one) and returns a TuneResult.
+
+    Instead of PATH, SOURCE is the annotated kernel as a string, in LANG
+    ("c", "cl" or "cu"; None: C). INPUTS ({"x": a}) fills in and inout
+    tensors from arrays instead of their @kernel initial values, and EXPECT
+    ({"y": b}) gives outputs' expected content, the reference every
+    configuration is compared with (as `ktune tune --input/--expect`: each
+    array's dtype and shape must be the tensor's, and sizes no DIMS give are
+    read from the shapes; NumPy arrays, or anything NumPy converts). REPORT
+    is a path where the tuning's self-contained HTML report is written.
 
     DIMS sets runtime sizes ({"N": 4096}; else @dims); PIN fixes tuned names
     ({"TILE_M": 32} or "TILE_M=32") and searches the rest; STRATEGY names a
@@ -153,7 +169,8 @@ def tune(path: PathLike, kernel: Optional[str] = None, *, dims: Optional[Mapping
     measured is kept) and raises KeyboardInterrupt. The GIL is released
     while it runs.
     """
-    args = dict(path=os.fspath(path), kernel=kernel, dims=dict(dims or {}), pin=pin if isinstance(pin, (str, type(None)))
+    args = dict(path=None if path is None else os.fspath(path), kernel=kernel, source=source, lang=lang,
+                inputs=inputs, expect=expect, report=report, dims=dict(dims or {}), pin=pin if isinstance(pin, (str, type(None)))
                 else dict(pin), strategy=strategy, budget=budget, seed=seed, backend=backend, device=device,
                 db=os.fspath(db) if db is not None else None, no_db=no_db, no_cache=no_cache,
                 retry_failed=retry_failed, show_output=show_output, quiet=quiet, jobs=jobs)
@@ -163,14 +180,14 @@ def tune(path: PathLike, kernel: Optional[str] = None, *, dims: Optional[Mapping
     return _tune_here(**args)
 
 
-def _tune_here(path, kernel, dims, pin, strategy, budget, seed, backend, device, db, no_db, no_cache, retry_failed,
-               show_output, quiet, jobs) -> TuneResult:
+def _tune_here(path, kernel, source, lang, inputs, expect, report, dims, pin, strategy, budget, seed, backend, device,
+               db, no_db, no_cache, retry_failed, show_output, quiet, jobs) -> TuneResult:
     opts = _options(strategy, budget, seed, no_cache, retry_failed, show_output)
     ctx = Context(backend, device, db, no_db, quiet, jobs)
     handle = kernel_p()
+    data = None
     try:
-        ctx.check(lib.kt_kernel_load_file(ctx.handle, _fs(path), kernel.encode() if kernel else None,
-                                          ctypes.byref(handle)))
+        handle = ctx.load(path, kernel, source, lang)
         for name, value in (dims or {}).items():
             if isinstance(value, bool) or not isinstance(value, int):
                 raise errors.InvalidInput(f"dims {name}={value!r}: expected an integer")
@@ -178,13 +195,10 @@ def _tune_here(path, kernel, dims, pin, strategy, budget, seed, backend, device,
         text = _pin_text(pin)
         if text:
             ctx.check(lib.kt_kernel_pin(handle, text))
-        return run_tune(ctx, handle, opts)
+        data = TuningData(ctx, handle, inputs, expect)
+        return run_tune(ctx, handle, opts, report)
     finally:
+        if data is not None:
+            data.close()
         lib.kt_kernel_destroy(handle)
         ctx.close()
-
-
-def _fs(path: PathLike) -> bytes:
-    import os
-
-    return os.fsencode(path)

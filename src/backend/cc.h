@@ -13,8 +13,9 @@ int kt__cc_shared_object(const char *src, const char *so, const char *const *fla
                          const char *tmpdir, kt__errbuf *eb);
 
 /* Where <ktune.h> is, for host code that includes it (a check, a cpu
- * kernel's file that holds one): the installed header, else the source
- * tree's, for a build run from its tree. */
+ * kernel's file that holds one): the installed header (found relative to
+ * the library or the ktune command, so a moved prefix keeps working), else
+ * the source tree's, for a build run from its tree. */
 const char *kt__cc_ktune_include_dir(void);
 
 #endif

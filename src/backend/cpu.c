@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../proc/code_dir.h"
 #include "../proc/process.h"
 
 extern char **environ;
@@ -334,18 +336,46 @@ static kt__status run_compiler(const kt__build *b, const char *so, const char *s
   return st;
 }
 
-const char *kt__cc_ktune_include_dir(void) {
+#ifndef KTUNE_INCLUDE_FROM_LIB
+#define KTUNE_INCLUDE_FROM_LIB "../include"
+#endif
+#ifndef KTUNE_INCLUDE_FROM_BIN
+#define KTUNE_INCLUDE_FROM_BIN "../include"
+#endif
+
+static bool has_ktune_h(const char *dir) {
+  char path[4200 + 16];
+  snprintf(path, sizeof path, "%s/ktune.h", dir);
+  return access(path, R_OK) == 0;
+}
+
+static char include_dir[4200];
+static pthread_once_t include_dir_once = PTHREAD_ONCE_INIT;
+
+/* The installed tree's include folder relative to the library (or to the
+ * ktune command that libktune.a is linked into), wherever the prefix was
+ * moved; else the configured install folder; else the source tree's. */
+static void find_include_dir(void) {
+  char code[4096];
+  static const char *const tails[] = {KTUNE_INCLUDE_FROM_LIB, KTUNE_INCLUDE_FROM_BIN};
+  for (size_t i = 0; kt__code_dir(code, sizeof code) && i < sizeof tails / sizeof tails[0]; i++) {
+    snprintf(include_dir, sizeof include_dir, "%s/%s", code, tails[i]);
+    if (has_ktune_h(include_dir)) return;
+  }
 #ifdef KTUNE_INSTALL_INCLUDEDIR
-  static const char installed[] = KTUNE_INSTALL_INCLUDEDIR;
-  char path[4200];
-  snprintf(path, sizeof path, "%s/ktune.h", installed);
-  if (access(path, R_OK) == 0) return installed;
+  snprintf(include_dir, sizeof include_dir, "%s", KTUNE_INSTALL_INCLUDEDIR);
+  if (has_ktune_h(include_dir)) return;
 #endif
 #ifdef KTUNE_SOURCE_DIR
-  return KTUNE_SOURCE_DIR "/include";
+  snprintf(include_dir, sizeof include_dir, "%s/include", KTUNE_SOURCE_DIR);
 #else
-  return ".";
+  snprintf(include_dir, sizeof include_dir, ".");
 #endif
+}
+
+const char *kt__cc_ktune_include_dir(void) {
+  pthread_once(&include_dir_once, find_include_dir);
+  return include_dir;
 }
 
 int kt__cc_shared_object(const char *src, const char *so, const char *const *flags, int nflags, double timeout_s,

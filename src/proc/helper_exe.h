@@ -9,7 +9,9 @@
 
 /* The executable: $KTUNE_HELPER, else ktune-tuner beside the library (found
  * with dladdr: the library's own folder, the libexec folder relative to it,
- * ../libexec). False with the places looked at in WHY when none is there. */
+ * ../libexec; for libktune.a, the program's folder), else beside the ktune
+ * command on $PATH or in the libexec folder relative to it (the installed
+ * layout). False with the places looked at in WHY when none is there. */
 bool kt__helper_exe_path(char *path, size_t len, kt__sbuf *why);
 
 #endif

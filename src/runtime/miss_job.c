@@ -19,10 +19,6 @@
 #include "../proc/process.h"
 #include "ktune.h"
 
-#ifndef KTUNE_LIBEXEC_FROM_LIB
-#define KTUNE_LIBEXEC_FROM_LIB "../libexec"
-#endif
-
 struct kt__miss_job {
   char *key;
   int refs;         /* under registry_lock */
@@ -621,6 +617,19 @@ static bool to_spare(kt__miss_job *j) {
   return free_spare;
 }
 
+/* A program that cannot find its helper would run the fallback on every
+ * miss without a word (a static program, a moved library): it is said once
+ * per process on stderr, whatever kt_options.quiet says, since nothing else
+ * would tell the user that nothing is tuned. */
+static void say_no_helper_once(const char *why) {
+  static atomic_flag said = ATOMIC_FLAG_INIT;
+  if (atomic_flag_test_and_set(&said)) return;
+  fprintf(stderr,
+          "ktune: kt_launch cannot tune: %s; every miss runs its fallback (the stored nearest size, "
+          "or the default configuration)\n",
+          why);
+}
+
 void kt__miss_job_start(kt__miss_job *j, int request_fd, kt__tune_pending *pending, const char *warm_key,
                         double idle_s) {
   char path[4096];
@@ -630,9 +639,11 @@ void kt__miss_job_start(kt__miss_job *j, int request_fd, kt__tune_pending *pendi
   /* What can fail at once is found here (an access(2), not a spawn), so
    * that even a background miss says so on its first call. */
   if (!kt__helper_exe_path(path, sizeof path, &why)) {
+    say_no_helper_once(why.s);
   } else if (access(path, X_OK) != 0) {
     kt__sbuf_printf(&why, "the tuning helper %s could not start: %s (set KTUNE_HELPER to the ktune-tuner executable)",
                     path, strerror(errno));
+    say_no_helper_once(why.s);
   } else if (pipe2(fds, O_CLOEXEC) != 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ready) != 0) {
     kt__sbuf_printf(&why, "no pipe for the tuning helper: %s", strerror(errno));
   }

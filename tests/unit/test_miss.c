@@ -219,6 +219,37 @@ TEST(missing_helper_falls_back_and_says_why) {
   kt_context_destroy(ctx);
 }
 
+/* Without KTUNE_PRINT_AUTOTUNING and with quiet set, a helper that cannot
+ * be found is still said, once a process: else every miss of a static
+ * program would run the default without a word. */
+static int count_of(const char *hay, const char *needle) {
+  int n = 0;
+  for (const char *p = hay; (p = strstr(p, needle)) != NULL; p++) n++;
+  return n;
+}
+
+TEST(missing_helper_is_said_once_even_when_quiet) {
+  unsetenv("KTUNE_PRINT_AUTOTUNING");
+  setenv("KTUNE_HELPER", tmp_path("no-such-helper"), 1);
+  kt_context *ctx = context(KT_MISS_TUNE, NULL);
+  kt_kernel *k = load(ctx, "affine.c", slow_source(0), "c");
+  float x[256], y[256];
+  const char *out;
+  kt__sbuf both = {0};
+  for (int n = 128; n <= 256; n += 128) { /* two sizes: two misses */
+    ASSERT_EQ(launch_affine_captured(k, x, y, n, &out), KT_OK);
+    kt__sbuf_printf(&both, "%s", out);
+    check_affine(x, y, n);
+  }
+  setenv("KTUNE_HELPER", KTUNE_HELPER_PATH, 1);
+  ASSERT_EQ(count_of(both.s, "ktune: kt_launch cannot tune: the tuning helper "), 1);
+  ASSERT_CONTAINS(both.s, "no-such-helper could not start: No such file or directory");
+  ASSERT_CONTAINS(both.s, "every miss runs its fallback");
+  kt__sbuf_free(&both);
+  kt_kernel_destroy(k);
+  kt_context_destroy(ctx);
+}
+
 /* A helper killed before it replies: the fallback, with the signal named. */
 TEST(killed_helper_falls_back_with_the_signal) {
   setenv("KTUNE_PRINT_AUTOTUNING", "1", 1);
