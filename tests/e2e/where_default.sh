@@ -16,7 +16,7 @@ kernel() {
 void wk(float *x, int n) { for (int i = 0; i < n; i++) x[i] = (float)(i * B) / B; }
 EOF
 }
-stored() { "$KTUNE" cache list --db "$KTUNE_DB" --json | python3 -c "import json,sys; print(len(json.load(sys.stdin)['keys']))"; }
+stored() { [ -f "$KTUNE_DB" ] || { echo 0; return; }; "$KTUNE" cache list --db "$KTUNE_DB" --json | python3 -c "import json,sys; print(len(json.load(sys.stdin)['keys']))"; }
 
 kernel "B > 1"
 for cmd in space tune; do
