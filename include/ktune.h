@@ -297,7 +297,7 @@ typedef struct kt_tune_options {
   const char *strategy; /* NULL: exhaustive when it fits the budget, else the best one */
   long budget_configs;  /* 0: no limit on configurations */
   double budget_s;      /* 0: no time limit */
-  uint64_t seed;        /* 0: a fixed default seed */
+  uint64_t seed;        /* 0: the default seed, 42 */
   int no_cache;         /* 1: measure again what the database already holds */
   int finalists;        /* configurations re-timed in interleaved rounds; 0: 5 */
   int rounds;           /* interleaved rounds; 0: 7 */

@@ -14,6 +14,7 @@ kt_result *kt__result_create(const char *kernel, const char *file, const char *c
   r->nnames = nnames;
   r->ntune = ntune;
   r->winner = -1;
+  r->runner_up = -1;
   r->default_trial = -1;
   r->valid_size = UINT64_MAX;
   return r;
@@ -61,8 +62,10 @@ double kt__trial_seconds(const kt__trial *t) { return t->final_s > 0 ? t->final_
 
 static const kt_result *rank_subject;
 static int by_time(const void *a, const void *b) {
-  double ta = kt__trial_seconds(&rank_subject->trials[*(const int *)a]);
-  double tb = kt__trial_seconds(&rank_subject->trials[*(const int *)b]);
+  const kt__trial *x = &rank_subject->trials[*(const int *)a], *y = &rank_subject->trials[*(const int *)b];
+  bool fx = x->final_s > 0, fy = y->final_s > 0;
+  if (fx != fy) return fy - fx;
+  double ta = kt__trial_seconds(x), tb = kt__trial_seconds(y);
   return (ta > tb) - (ta < tb);
 }
 
@@ -194,6 +197,16 @@ static void print_time_budget(const kt_result *r, FILE *out) {
             r->rounds_settled ? ", the winner settled" : "");
 }
 
+/* A winner within its own noise of #2 is a tie that the next run may
+ * resolve the other way: say so, with the numbers that make it one. */
+static void print_tie(const kt_result *r, FILE *out) {
+  const kt__stats *w = &r->trials[r->winner].stats, *u = &r->trials[r->runner_up].stats;
+  fprintf(out,
+          "winner tied with #2: their medians are %.1f%% apart, within the winner's own noise (interquartile range "
+          "%.1f%% of its median); either is as fast here, and another run may pick the other\n",
+          100 * (u->median - w->median) / w->median, 100 * w->iqr / w->median);
+}
+
 int kt_result_print_table(const kt_result *r, FILE *out) {
   int counts[KT__ST_COUNT];
   count_statuses(r, counts);
@@ -219,6 +232,7 @@ int kt_result_print_table(const kt_result *r, FILE *out) {
     double w = kt__trial_seconds(&r->trials[r->winner]), d = kt__trial_seconds(&r->trials[r->default_trial]);
     fprintf(out, "winner is %.2fx the speed of the default\n", d / w);
   }
+  if (r->within_noise) print_tie(r, out);
   if (r->winner < 0) fprintf(out, "no configuration was valid\n");
   if (r->kept_stored)
     fprintf(out, "winner kept from the results database: nothing was measured anew, so no finalist rounds "
@@ -262,6 +276,8 @@ static void json_trial(const kt_result *r, const kt__trial *t, kt__sbuf *b) {
     json_num(b, "mean_s", t->stats.mean);
     kt__sbuf_printf(b, ", ");
     json_num(b, "stddev_s", t->stats.stddev);
+    kt__sbuf_printf(b, ", ");
+    json_num(b, "iqr_s", t->stats.iqr);
     kt__sbuf_printf(b, ", \"samples\": %d, \"reps\": %d", t->stats.nsamples, t->stats.reps);
     if (t->final_s > 0) {
       kt__sbuf_printf(b, ", ");
@@ -368,6 +384,8 @@ int kt_result_print_json(const kt_result *r, FILE *out) {
   }
   kt__sbuf_printf(&b, "\n  ]");
   json_summary(r, r->winner >= 0 ? &r->trials[r->winner] : NULL, "winner", &b);
+  json_summary(r, r->runner_up >= 0 ? &r->trials[r->runner_up] : NULL, "runner_up", &b);
+  kt__sbuf_printf(&b, ",\n  \"winner_within_noise\": %s", r->within_noise ? "true" : "false");
   json_summary(r, r->default_trial >= 0 ? &r->trials[r->default_trial] : NULL, "default", &b);
   if (r->winner >= 0 && r->default_trial >= 0 && r->trials[r->default_trial].status == KT__ST_OK)
     kt__sbuf_printf(&b, ",\n  \"speedup_over_default\": %.6g",
