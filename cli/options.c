@@ -79,7 +79,8 @@ const option_spec options[] = {
      "first sample. CPU and OpenCL time their own way (events).",
      "auto", 0},
     {OPT_BUDGET, "--budget", NULL, "N|Ns", TUNING_CMDS,
-     "At most N configurations measured, or N seconds (30s) of wall time for the whole tuning.",
+     "At most N configurations measured besides the default (always run, as the reference), or N seconds (30s) "
+     "of wall time for the whole tuning.",
      "every valid configuration up to 10000, else 400", 0},
     {OPT_BUDGET, "--budget", NULL, "N", CMD_REPLAY, "Configurations each replayed search may evaluate.", "no limit", 0},
     {OPT_SEED, "--seed", NULL, "S", TUNING_CMDS, "The seed of the search and of the tensors' random contents.", "42",

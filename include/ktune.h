@@ -295,7 +295,7 @@ typedef enum kt_timing {
 
 typedef struct kt_tune_options {
   const char *strategy; /* NULL: exhaustive when it fits the budget, else the best one */
-  long budget_configs;  /* 0: no limit on configurations */
+  long budget_configs;  /* configurations besides the default (always run, never counted); 0: no limit */
   double budget_s;      /* 0: no time limit */
   uint64_t seed;        /* 0: the default seed, 42 */
   int no_cache;         /* 1: measure again what the database already holds */

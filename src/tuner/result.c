@@ -215,7 +215,9 @@ int kt_result_print_table(const kt_result *r, FILE *out) {
   fprintf(out, "space %llu configurations", (unsigned long long)r->space_size);
   if (r->valid_size != UINT64_MAX) fprintf(out, ", %llu valid", (unsigned long long)r->valid_size);
   fprintf(out, "; strategy %s (%s)\n", r->strategy ? r->strategy : "-", r->strategy_reason ? r->strategy_reason : "");
-  fprintf(out, "tried %d:", r->ntrials);
+  fprintf(out, "tried %d", r->ntrials);
+  if (r->default_trial >= 0) fprintf(out, " (the default and %d more)", r->ntrials - 1);
+  fprintf(out, ":");
   for (int s = KT__ST_OK; s < KT__ST_COUNT; s++)
     if (counts[s]) fprintf(out, " %d %s", counts[s], kt__status_name((kt__status)s));
   if (r->reused) fprintf(out, " (%d from the results database)", r->reused);
