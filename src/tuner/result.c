@@ -58,6 +58,20 @@ void kt__result_config_string(const kt_result *r, const kt__trial *t, kt__sbuf *
   kt__config_format((const char *const *)r->names, t->values, r->nnames, "", out);
 }
 
+void kt__trial_why(const kt__trial *t, char *out, size_t size) {
+  const char *m = t->message ? t->message : "";
+  /* A compiler's log leads with where it was included from: its first
+   * error is the line that says why. */
+  const char *error = strstr(m, "error:");
+  if (error) {
+    while (error > m && error[-1] != '\n') error--;
+    m = error;
+  }
+  while (*m == '\n' || *m == ' ') m++;
+  int line = (int)strcspn(m, "\n"), n = line > KT__WHY_WIDTH ? KT__WHY_WIDTH : line;
+  snprintf(out, size, "%.*s%s", n, m, line > n ? "..." : "");
+}
+
 double kt__trial_seconds(const kt__trial *t) { return t->final_s > 0 ? t->final_s : t->stats.median; }
 
 static const kt_result *rank_subject;
@@ -197,6 +211,26 @@ static void print_time_budget(const kt_result *r, FILE *out) {
             r->rounds_settled ? ", the winner settled" : "");
 }
 
+/* The first few failed configurations, each with why (all of them are in
+ * --json and the report). */
+enum { KT__FAILURES_SHOWN = 5 };
+static void print_failures(const kt_result *r, FILE *out) {
+  int failed = 0;
+  for (int i = 0; i < r->ntrials; i++) {
+    const kt__trial *t = &r->trials[i];
+    if (t->status == KT__ST_OK || t->status == KT__ST_PENDING) continue;
+    if (failed++ >= KT__FAILURES_SHOWN) continue;
+    kt__sbuf cfg = {0};
+    char why[KT__WHY_WIDTH + 8];
+    kt__result_config_string(r, t, &cfg);
+    kt__trial_why(t, why, sizeof why);
+    fprintf(out, "  failed   %s: %s%s%s\n", cfg.s, kt__status_name(t->status), *why ? ": " : "", why);
+    kt__sbuf_free(&cfg);
+  }
+  if (failed > KT__FAILURES_SHOWN)
+    fprintf(out, "  ... and %d more failed (each with why in --json and the report)\n", failed - KT__FAILURES_SHOWN);
+}
+
 /* A winner within its own noise of #2 is a tie that the next run may
  * resolve the other way: say so, with the numbers that make it one. */
 static void print_tie(const kt_result *r, FILE *out) {
@@ -230,6 +264,7 @@ int kt_result_print_table(const kt_result *r, FILE *out) {
     table_row(r, label, &r->trials[order[i]], out);
   }
   if (r->default_trial >= 0) table_row(r, "default", &r->trials[r->default_trial], out);
+  print_failures(r, out);
   if (r->winner >= 0 && r->default_trial >= 0 && r->trials[r->default_trial].status == KT__ST_OK) {
     double w = kt__trial_seconds(&r->trials[r->winner]), d = kt__trial_seconds(&r->trials[r->default_trial]);
     fprintf(out, "winner is %.2fx the speed of the default\n", d / w);

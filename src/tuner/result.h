@@ -83,6 +83,12 @@ void kt__result_config_string(const kt_result *r, const kt__trial *t, kt__sbuf *
 int kt__result_ranked(const kt_result *r, int *order, int max);
 /* One device as a JSON object (`ktune devices --json` and the result's "device"). */
 void kt__device_json(const kt__device_info *d, kt__sbuf *b);
+/* The first line of why T failed (its message; of a compiler's log, the
+ * first line with "error:"), cut to KT__WHY_WIDTH
+ * characters with "..." after, in OUT; "" when it gives none. For the
+ * progress lines and the closing table; --json keeps the whole message. */
+enum { KT__WHY_WIDTH = 160 };
+void kt__trial_why(const kt__trial *t, char *out, size_t size);
 /* The time a trial is judged by: its finalist-round median if it has one. */
 double kt__trial_seconds(const kt__trial *t);
 

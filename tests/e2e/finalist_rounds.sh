@@ -15,6 +15,16 @@ expect_eq "$(json "$TMP/apart.json" "${r}['tied'] or ${r}['kept_stored_winner']"
 expect_eq "$(json "$TMP/apart.json" "(d['winner_within_noise'], d['runner_up']['config']['U'])")" "(False, 4)" \
   "a winner 4x the runner-up is not within its noise"
 
+# On a terminal the bar's "screening best" is the first pass's; its last
+# state shows the winner's time, the finalist rounds' median the table and
+# --json report, not the screening time.
+if command -v script >/dev/null; then
+  script -qec "'$KTUNE' tune tests/data/rounds_apart.c --json --no-db >'$TMP/tty.json'" /dev/null | tr '\r' '\n' >"$TMP/tty.err"
+  expect_contains "$TMP/tty.err" "screening best" "the bar labels the screening time"
+  expect_eq "$(grep -a '\] 4/4' "$TMP/tty.err" | tail -1 | sed 's/ *$//' | sed 's/.*] 4\/4  //')" \
+    "$(json "$TMP/tty.json" "'winner %.4g ms' % (d['winner']['final_median_s'] * 1e3)")" "the last bar is the winner's time"
+fi
+
 # Finalists tied (the same work whatever U): the rounds stop once the others'
 # medians lie within the leader's interquartile range, if that range is at
 # most 2% of its median. A loaded machine can be noisier than that in every
