@@ -351,6 +351,13 @@ void kt_interrupt(void);
  * one's (a hit takes no lock). */
 int kt_launch(kt_kernel *k, const int64_t *sizes, void *const *args, void *stream);
 
+/* kt_launch's SIZES (kt_kernel_size_name order) from N sizes given by name,
+ * in any order: NAMES[i] is VALUES[i] ({"M", "N", "K"} for the shipped
+ * matmul, which kt_launch takes as M, K, N). Every runtime size is given
+ * once: an unknown or repeated name, a missing size or a value below 1 is
+ * KT_INVALID, with kt_errmsg naming it and the kernel's order. */
+int kt_kernel_sizes_by_name(kt_kernel *k, int n, const char *const *names, const int64_t *values, int64_t *sizes);
+
 /* Does now, once per kernel handle, the work every kt_launch miss of K needs
  * whatever its sizes, so that the first call pays none of it: opens the
  * device in this process (or adopts kt_options.opencl_context), opens the
