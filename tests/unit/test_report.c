@@ -121,3 +121,24 @@ TEST(replay_curve_rises_to_the_replays_score) {
   ASSERT_EQ(plain.mean, st.mean); /* the curve changes nothing of the replay */
   kt__recorded_free(rec);
 }
+
+/* A failed configuration's reason (its signal, first differing element,
+ * constraint) is on the page, in its key's failures table. */
+TEST(page_says_why_each_configuration_failed) {
+  kt__report r = {0};
+  kt__report_key *k = kt__report_add_key(&r, "gen", "cpu", "Test CPU", "N=1", names, 2);
+  int64_t ok[2] = {1, 1}, crash[2] = {2, 1}, wrong[2] = {3, 1};
+  kt__report_add_point(k, ok, KT__ST_OK, 1e-3, 0);
+  kt__report_set_why(k, kt__report_add_point(k, crash, KT__ST_RUNTIME, NAN, 1), "worker crashed: SIGSEGV");
+  kt__report_set_why(k, kt__report_add_point(k, wrong, KT__ST_CORRECTNESS, NAN, 2), "y[7]: got 2 & 3, want <1>");
+  k->def = 0;
+  k->winner = 0;
+  r.origin = strdup("a test");
+  kt__sbuf b = {0};
+  kt__report_html(&r, &b);
+  ASSERT_CONTAINS(b.s, "Why configurations failed");
+  ASSERT_CONTAINS(b.s, "<code>A=2 B=1</code></td><td>runtime</td><td class='why'>worker crashed: SIGSEGV</td>");
+  ASSERT_CONTAINS(b.s, "<td>correctness</td><td class='why'>y[7]: got 2 &amp; 3, want &lt;1&gt;</td>");
+  kt__sbuf_free(&b);
+  kt__report_free(&r);
+}
