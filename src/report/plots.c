@@ -240,14 +240,35 @@ void kt__plot_effect(kt__sbuf *b, const kt__key_view *v, int name) {
 
 /* ---- the search's progress ---- */
 
-/* The improvements of the best time, in evaluation order, as (x, best)
+/* The improvements of the best time, in the x axis's order, as (x, best)
  * pairs ending at the last evaluation; x is the evaluation's number or its
  * time (WALL). At most MAX_STEPS: evenly spaced improvements are kept when
  * there are more, always with the last (the best). Returns how many. */
+static const kt__report_key *by_wall_subject;
+static int by_wall_time(const void *a, const void *b) {
+  int i = *(const int *)a, j = *(const int *)b;
+  double x = by_wall_subject->points[i].at_s, y = by_wall_subject->points[j].at_s;
+  if (x != y && !isnan(x) && !isnan(y)) return (x > y) - (x < y);
+  return (i > j) - (i < j);
+}
+
+/* The points' indices in the order of the x axis: evaluation order, or for
+ * WALL the order of their times (a database's results are stored in
+ * evaluation order, but a finalist carries its last round's timestamp). */
+static int *x_order(const kt__report_key *k, bool wall) {
+  int *order = kt__xcalloc((size_t)k->n + 1, sizeof *order);
+  for (int i = 0; i < k->n; i++) order[i] = i;
+  by_wall_subject = k; /* qsort has no user pointer; a report renders on one thread */
+  if (wall) qsort(order, (size_t)k->n, sizeof *order, by_wall_time);
+  return order;
+}
+
 static int best_steps(const kt__report_key *k, bool wall, double *xs, double *ys) {
   int n = 0;
   double best = INFINITY, last_x = 0;
-  for (int i = 0; i < k->n; i++) {
+  int *order = x_order(k, wall);
+  for (int j = 0; j < k->n; j++) {
+    int i = order[j];
     const kt__report_point *pt = &k->points[i];
     double x = wall ? pt->at_s : i + 1;
     if (isnan(x)) continue;
@@ -256,6 +277,7 @@ static int best_steps(const kt__report_key *k, bool wall, double *xs, double *ys
     best = pt->seconds;
     xs[n] = x, ys[n++] = best;
   }
+  free(order);
   if (n > MAX_STEPS) {
     int kept = 0;
     for (int j = 0; j < MAX_STEPS - 1; j++) {

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "report/plots.h"
 #include "report/report.h"
 #include "report/sample.h"
 #include "search/replay.h"
@@ -139,6 +140,38 @@ TEST(page_says_why_each_configuration_failed) {
   ASSERT_CONTAINS(b.s, "Why configurations failed");
   ASSERT_CONTAINS(b.s, "<code>A=2 B=1</code></td><td>runtime</td><td class='why'>worker crashed: SIGSEGV</td>");
   ASSERT_CONTAINS(b.s, "<td>correctness</td><td class='why'>y[7]: got 2 &amp; 3, want &lt;1&gt;</td>");
+  kt__sbuf_free(&b);
+  kt__report_free(&r);
+}
+
+/* The best time against wall time never goes back: results stored in
+ * evaluation order whose timestamps are not (a finalist stored at its last
+ * round) are drawn in the order of their times. */
+TEST(best_against_wall_time_runs_forward_in_time) {
+  kt__report r = {0};
+  kt__report_key *k = kt__report_add_key(&r, "gen", "cpu", "Test CPU", "N=1", names, 2);
+  const double secs[4] = {4e-3, 2e-3, 3e-3, 1e-3}, at[4] = {0, 9, 2, 5}; /* the second stored last */
+  for (int i = 0; i < 4; i++) {
+    int64_t v[2] = {i, 0};
+    kt__report_add_point(k, v, KT__ST_OK, secs[i], at[i]);
+  }
+  k->def = 0;
+  k->winner = 3;
+  kt__key_view v;
+  kt__key_view_init(&v, k, 100);
+  kt__sbuf b = {0};
+  ASSERT_TRUE(kt__plot_progress(&b, &v, true));
+  const char *d = strstr(b.s, "class='series'");
+  ASSERT_TRUE(d != NULL);
+  d = strstr(d, " d='M");
+  ASSERT_TRUE(d != NULL);
+  double x = strtod(d + 5, NULL), last = x;
+  for (const char *h = strchr(d + 5, 'H'); h && h < strchr(d + 5, '\''); h = strchr(h + 1, 'H')) {
+    x = strtod(h + 1, NULL);
+    ASSERT_TRUE(x >= last);
+    last = x;
+  }
+  kt__key_view_free(&v);
   kt__sbuf_free(&b);
   kt__report_free(&r);
 }
