@@ -34,12 +34,14 @@ static kt__axis time_axis(double lo, double hi, const char *label) {
   return (kt__axis){.lo = lo / 1.25, .hi = hi * 1.25, .log = true, .unit = KT__UNIT_SECONDS, .label = label};
 }
 
-static const char *winner_tip(const kt__report_key *k, int i, const char *what, char *buf, size_t len) {
+/* A point's hover label (its SVG <title>): "winner: A=1 B=2, 1.23 ms", or
+ * without WHAT (NULL) the configuration and its time. */
+static const char *point_tip(const kt__report_key *k, int i, const char *what, char *buf, size_t len) {
   kt__sbuf cfg = {0};
   char t[32];
   kt__config_format((const char *const *)k->names, &k->values[(size_t)i * (size_t)k->nnames], k->nnames, "", &cfg);
   kt__format_seconds(k->points[i].seconds, t, sizeof t);
-  snprintf(buf, len, "%s: %s, %s", what, cfg.s, t);
+  snprintf(buf, len, "%s%s%s, %s", what ? what : "", what ? ": " : "", cfg.s, t);
   kt__sbuf_free(&cfg);
   return buf;
 }
@@ -73,12 +75,12 @@ void kt__plot_distribution(kt__sbuf *b, const kt__key_view *v) {
   if (k->def >= 0 && k->points[k->def].status == KT__ST_OK) {
     double s = k->points[k->def].seconds;
     kt__plot_ring(&p, 1, s, count[bin_of(v, s, lo, hi)] + top * 0.05, 6, "pt default",
-                  winner_tip(k, k->def, "default", tip, sizeof tip));
+                  point_tip(k, k->def, "default", tip, sizeof tip));
   }
   if (k->winner >= 0) {
     double s = k->points[k->winner].seconds;
     kt__plot_star(&p, s, count[bin_of(v, s, lo, hi)] + top * 0.05, "pt winner",
-                  winner_tip(k, k->winner, "winner", tip, sizeof tip));
+                  point_tip(k, k->winner, "winner", tip, sizeof tip));
   }
   const char *labels[] = {"valid configurations", "winner", "default"};
   int styles[] = {0, 0, 1};
@@ -195,8 +197,18 @@ static void effect_points(kt__plot *p, const kt__key_view *v, int name, const in
     int i = v->sample[j];
     if (i == k->winner) continue;
     double x = x_of(values, nv, k->values[(size_t)i * (size_t)k->nnames + (size_t)name], cat);
-    kt__plot_marker(p, 0, x + (cat ? jitter(i) : 0), k->points[i].seconds, 2.4, "pt", NULL);
+    char tip[512];
+    kt__plot_marker(p, 0, x + (cat ? jitter(i) : 0), k->points[i].seconds, 2.4, "pt",
+                    point_tip(k, i, NULL, tip, sizeof tip));
   }
+}
+
+/* A median marker's hover label: "median at TILE=16: 1.23 ms". */
+static const char *median_tip(const char *name, int64_t value, double seconds, char *buf, size_t len) {
+  char t[32];
+  kt__format_seconds(seconds, t, sizeof t);
+  snprintf(buf, len, "median at %s=%lld: %s", name, (long long)value, t);
+  return buf;
 }
 
 void kt__plot_effect(kt__sbuf *b, const kt__key_view *v, int name) {
@@ -224,11 +236,15 @@ void kt__plot_effect(kt__sbuf *b, const kt__key_view *v, int name) {
   for (int c = 0; c < nv; c++)
     if (!isnan(med[c])) mx[nm] = cat ? c : (double)values[c], med[nm++] = med[c];
   kt__plot_line(&p, 1, mx, med, nm, false, 2);
-  for (int c = 0; c < nm; c++) kt__plot_marker(&p, 1, mx[c], med[c], 4, "median", NULL);
+  for (int c = 0; c < nm; c++) {
+    char tip[160];
+    kt__plot_marker(&p, 1, mx[c], med[c], 4, "median",
+                    median_tip(k->names[name], cat ? values[(int)mx[c]] : (int64_t)mx[c], med[c], tip, sizeof tip));
+  }
   char tip[512];
   if (k->winner >= 0)
     kt__plot_star(&p, x_of(values, nv, k->values[(size_t)k->winner * (size_t)k->nnames + (size_t)name], cat),
-                  k->points[k->winner].seconds, "pt winner", winner_tip(k, k->winner, "winner", tip, sizeof tip));
+                  k->points[k->winner].seconds, "pt winner", point_tip(k, k->winner, "winner", tip, sizeof tip));
   const char *legend[] = {"configuration", "median per value", "winner"};
   int styles[] = {0, 1, 0};
   kt__swatch kinds[] = {KT__SWATCH_MARKER, KT__SWATCH_LINE, KT__SWATCH_STAR};
@@ -296,7 +312,9 @@ static void progress_points(kt__plot *p, const kt__key_view *v, bool wall) {
   for (int j = 0; j < v->nsample; j++) {
     int i = v->sample[j];
     double x = wall ? k->points[i].at_s : i + 1;
-    if (i != k->winner && !isnan(x)) kt__plot_marker(p, 0, x, k->points[i].seconds, 2.2, "pt", NULL);
+    char tip[512];
+    if (i != k->winner && !isnan(x))
+      kt__plot_marker(p, 0, x, k->points[i].seconds, 2.2, "pt", point_tip(k, i, NULL, tip, sizeof tip));
   }
 }
 
@@ -321,7 +339,7 @@ bool kt__plot_progress(kt__sbuf *b, const kt__key_view *v, bool wall) {
   double wx = k->winner >= 0 ? (wall ? k->points[k->winner].at_s : k->winner + 1) : NAN;
   if (!isnan(wx))
     kt__plot_star(&p, wx, k->points[k->winner].seconds, "pt winner",
-                  winner_tip(k, k->winner, "winner", tip, sizeof tip));
+                  point_tip(k, k->winner, "winner", tip, sizeof tip));
   const char *labels[] = {"best so far", "a configuration", "winner"};
   int styles[] = {0, 0, 0};
   kt__swatch kinds[] = {KT__SWATCH_LINE, KT__SWATCH_MARKER, KT__SWATCH_STAR};

@@ -175,3 +175,22 @@ TEST(best_against_wall_time_runs_forward_in_time) {
   kt__sbuf_free(&b);
   kt__report_free(&r);
 }
+
+/* Every point a plot draws has a hover label (an SVG <title>) naming its
+ * configuration and time; the medians name their value. */
+TEST(every_point_has_a_hover_label) {
+  kt__report r = {0};
+  generated(&r, 40);
+  r.origin = strdup("a test");
+  kt__sbuf b = {0};
+  kt__report_html(&r, &b);
+  ASSERT_TRUE(count_of(b.s, "<g class='pt'") > 0);
+  /* Each point's <g> holds its title. */
+  for (const char *g = strstr(b.s, "<g class='pt'"); g; g = strstr(g + 1, "<g class='pt'")) {
+    const char *end = strstr(g, "</g>"), *title = strstr(g, "<title>A=");
+    ASSERT_TRUE(title != NULL && title < end);
+  }
+  ASSERT_CONTAINS(b.s, "<title>median at A=");
+  kt__sbuf_free(&b);
+  kt__report_free(&r);
+}
