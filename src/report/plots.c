@@ -203,12 +203,56 @@ static void effect_points(kt__plot *p, const kt__key_view *v, int name, const in
   }
 }
 
+/* The marker style of a value that only failed: a cross (svg.c's style 4). */
+enum { FAILED_STYLE = 4 };
+
 /* A median marker's hover label: "median at TILE=16: 1.23 ms". */
 static const char *median_tip(const char *name, int64_t value, double seconds, char *buf, size_t len) {
   char t[32];
   kt__format_seconds(seconds, t, sizeof t);
   snprintf(buf, len, "median at %s=%lld: %s", name, (long long)value, t);
   return buf;
+}
+
+/* The medians per value, a line through each run of values that have one:
+ * a value whose every configuration failed has none, and the line stops
+ * there rather than run across it. */
+static void median_line(kt__plot *p, const char *name, const int64_t *values, int nv, const double *med, bool cat) {
+  double *mx = kt__xcalloc((size_t)nv + 1, sizeof *mx), *my = kt__xcalloc((size_t)nv + 1, sizeof *my);
+  int run = 0;
+  for (int c = 0; c <= nv; c++) {
+    if (c < nv && !isnan(med[c])) {
+      mx[run] = cat ? c : (double)values[c], my[run++] = med[c];
+      continue;
+    }
+    kt__plot_line(p, 1, mx, my, run, false, 2);
+    run = 0;
+  }
+  for (int c = 0; c < nv; c++) {
+    char tip[160];
+    if (!isnan(med[c]))
+      kt__plot_marker(p, 1, cat ? c : (double)values[c], med[c], 4, "median",
+                      median_tip(name, values[c], med[c], tip, sizeof tip));
+  }
+  free(mx), free(my);
+}
+
+/* A value whose every configuration failed has no time to plot: a cross at
+ * the top of the plot says it was tried. True when there was one. */
+static bool failed_values(kt__plot *p, const kt__key_view *v, int name, const int64_t *values, int nv,
+                          const double *med, bool cat) {
+  const kt__report_key *k = v->k;
+  bool any = false;
+  for (int c = 0; c < nv; c++) {
+    if (!isnan(med[c])) continue;
+    int n = 0;
+    for (int i = 0; i < k->n; i++) n += k->values[(size_t)i * (size_t)k->nnames + (size_t)name] == values[c];
+    char tip[160];
+    snprintf(tip, sizeof tip, "%s=%lld: every configuration failed (%d)", k->names[name], (long long)values[c], n);
+    kt__plot_marker(p, FAILED_STYLE, cat ? c : (double)values[c], v->tmax, 4, "failed", tip);
+    any = true;
+  }
+  return any;
 }
 
 void kt__plot_effect(kt__sbuf *b, const kt__key_view *v, int name) {
@@ -230,28 +274,21 @@ void kt__plot_effect(kt__sbuf *b, const kt__key_view *v, int name) {
   kt__plot_begin(&p, b, title, WIDTH, HEIGHT, x, time_axis(v->tmin, v->tmax, "time per launch (log scale)"),
                  cat ? (const char *const *)labels : NULL, cat ? nv : 0);
   effect_points(&p, v, name, values, nv, cat);
-  double *med = kt__xcalloc((size_t)nv, sizeof *med), *mx = kt__xcalloc((size_t)nv, sizeof *mx);
+  double *med = kt__xcalloc((size_t)nv, sizeof *med);
   medians(k, name, values, nv, med);
-  int nm = 0;
-  for (int c = 0; c < nv; c++)
-    if (!isnan(med[c])) mx[nm] = cat ? c : (double)values[c], med[nm++] = med[c];
-  kt__plot_line(&p, 1, mx, med, nm, false, 2);
-  for (int c = 0; c < nm; c++) {
-    char tip[160];
-    kt__plot_marker(&p, 1, mx[c], med[c], 4, "median",
-                    median_tip(k->names[name], cat ? values[(int)mx[c]] : (int64_t)mx[c], med[c], tip, sizeof tip));
-  }
+  median_line(&p, k->names[name], values, nv, med, cat);
+  bool failed = failed_values(&p, v, name, values, nv, med, cat);
   char tip[512];
   if (k->winner >= 0)
     kt__plot_star(&p, x_of(values, nv, k->values[(size_t)k->winner * (size_t)k->nnames + (size_t)name], cat),
                   k->points[k->winner].seconds, "pt winner", point_tip(k, k->winner, "winner", tip, sizeof tip));
-  const char *legend[] = {"configuration", "median per value", "winner"};
-  int styles[] = {0, 1, 0};
-  kt__swatch kinds[] = {KT__SWATCH_MARKER, KT__SWATCH_LINE, KT__SWATCH_STAR};
-  kt__plot_legend(&p, legend, styles, kinds, 3);
+  const char *legend[] = {"configuration", "median per value", "winner", "every one failed"};
+  int styles[] = {0, 1, 0, FAILED_STYLE};
+  kt__swatch kinds[] = {KT__SWATCH_MARKER, KT__SWATCH_LINE, KT__SWATCH_STAR, KT__SWATCH_MARKER};
+  kt__plot_legend(&p, legend, styles, kinds, failed ? 4 : 3);
   kt__plot_end(&p);
   for (int c = 0; c < nv; c++) free(labels[c]);
-  free(labels), free(values), free(med), free(mx);
+  free(labels), free(values), free(med);
 }
 
 /* ---- the search's progress ---- */

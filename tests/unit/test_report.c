@@ -194,3 +194,29 @@ TEST(every_point_has_a_hover_label) {
   kt__sbuf_free(&b);
   kt__report_free(&r);
 }
+
+/* A value whose every configuration failed stays on the effect plot (a
+ * cross naming it), and the median line stops there instead of running
+ * across it: A=1 and A=3 have times, A=2 only failures. */
+TEST(effect_plot_shows_values_that_only_failed) {
+  kt__report r = {0};
+  kt__report_key *k = kt__report_add_key(&r, "gen", "cpu", "Test CPU", "N=1", names, 2);
+  for (int i = 0; i < 6; i++) {
+    int64_t v[2] = {1 + i % 3, i / 3};
+    kt__report_add_point(k, v, v[0] == 2 ? KT__ST_CONSTRAINT : KT__ST_OK, 1e-3 * (1 + i), i);
+  }
+  k->def = 0;
+  k->winner = 0;
+  kt__key_view v;
+  kt__key_view_init(&v, k, 100);
+  kt__sbuf b = {0};
+  kt__plot_effect(&b, &v, 0);
+  ASSERT_CONTAINS(b.s, "<title>A=2: every configuration failed (2)</title>");
+  ASSERT_CONTAINS(b.s, "every one failed");
+  /* Two median lines of one point each (A=1, A=3): none joins them. */
+  ASSERT_EQ(count_of(b.s, "<path class='series'"), 2);
+  ASSERT_EQ(count_of(b.s, "class='median'"), 2);
+  kt__key_view_free(&v);
+  kt__sbuf_free(&b);
+  kt__report_free(&r);
+}
