@@ -45,6 +45,7 @@ class TuneOptions(ctypes.Structure):
         ("retry_failed", c_int),
         ("check", c_void_p),  # kt_check_fn: an author's check (unused from Python yet)
         ("check_data", c_void_p),
+        ("timing", c_int),  # kt_timing; 0: KT_TIMING_AUTO
     ]
 
 
