@@ -88,13 +88,13 @@ static double max_error(const matrices *x) {
   return worst;
 }
 
-/* One kt_launch of matmul(a, b, c, m, n, k); sizes in the kernel's order. */
+/* One kt_launch of matmul(a, b, c, m, n, k); the sizes by name, which
+ * kt_kernel_sizes_by_name puts in the kernel's order (M, K, N). */
 static int launch(kt_kernel *kern, matrices *x, double *seconds) {
   int64_t sizes[3];
-  for (int i = 0; i < kt_kernel_num_sizes(kern); i++) {
-    const char *name = kt_kernel_size_name(kern, i);
-    sizes[i] = strcmp(name, "M") == 0 ? x->m : strcmp(name, "N") == 0 ? x->n : x->k;
-  }
+  const char *names[] = {"M", "N", "K"};
+  const int64_t values[] = {x->m, x->n, x->k};
+  if (kt_kernel_sizes_by_name(kern, 3, names, values, sizes) != KT_OK) return KT_INVALID;
   void *args[] = {x->a, x->b, x->c, &x->m, &x->n, &x->k};
   memset(x->c, 0xff, sizeof(float) * (size_t)x->m * x->n); /* NaNs: an unwritten element shows */
   double t0 = now();

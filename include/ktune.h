@@ -295,9 +295,9 @@ typedef enum kt_timing {
 
 typedef struct kt_tune_options {
   const char *strategy; /* NULL: exhaustive when it fits the budget, else the best one */
-  long budget_configs;  /* 0: no limit on configurations */
+  long budget_configs;  /* configurations besides the default (always run, never counted); 0: no limit */
   double budget_s;      /* 0: no time limit */
-  uint64_t seed;        /* 0: a fixed default seed */
+  uint64_t seed;        /* 0: the default seed, 42 */
   int no_cache;         /* 1: measure again what the database already holds */
   int finalists;        /* configurations re-timed in interleaved rounds; 0: 5 */
   int rounds;           /* interleaved rounds; 0: 7 */
@@ -350,6 +350,13 @@ void kt_interrupt(void);
  * time makes a new shape's entry, and the others missing it wait for that
  * one's (a hit takes no lock). */
 int kt_launch(kt_kernel *k, const int64_t *sizes, void *const *args, void *stream);
+
+/* kt_launch's SIZES (kt_kernel_size_name order) from N sizes given by name,
+ * in any order: NAMES[i] is VALUES[i] ({"M", "N", "K"} for the shipped
+ * matmul, which kt_launch takes as M, K, N). Every runtime size is given
+ * once: an unknown or repeated name, a missing size or a value below 1 is
+ * KT_INVALID, with kt_errmsg naming it and the kernel's order. */
+int kt_kernel_sizes_by_name(kt_kernel *k, int n, const char *const *names, const int64_t *values, int64_t *sizes);
 
 /* Does now, once per kernel handle, the work every kt_launch miss of K needs
  * whatever its sizes, so that the first call pays none of it: opens the

@@ -60,6 +60,13 @@ static int cmp_double(const void *a, const void *b) {
 
 static double median_sorted(const double *v, int n) { return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]); }
 
+/* Quantile Q of N sorted values, interpolating between neighbours. */
+static double quantile_sorted(const double *v, int n, double q) {
+  double pos = q * (n - 1);
+  int i = (int)pos;
+  return i + 1 < n ? v[i] + (pos - i) * (v[i + 1] - v[i]) : v[n - 1];
+}
+
 void kt__stats_compute(double *samples, int n, int reps, kt__stats *out) {
   *out = (kt__stats){.nsamples = n, .reps = reps, .timing = out->timing, .seen = out->seen};
   if (n <= 0) return;
@@ -73,13 +80,11 @@ void kt__stats_compute(double *samples, int n, int reps, kt__stats *out) {
   out->max = samples[n - 1];
   out->mean = mean;
   out->stddev = n > 1 ? sqrt(ss / (n - 1)) : 0;
+  out->iqr = quantile_sorted(samples, n, 0.75) - quantile_sorted(samples, n, 0.25);
 }
 
-/* Quantile Q of N sorted values, interpolating between neighbours. */
-static double quantile_sorted(const double *v, int n, double q) {
-  double pos = q * (n - 1);
-  int i = (int)pos;
-  return i + 1 < n ? v[i] + (pos - i) * (v[i + 1] - v[i]) : v[n - 1];
+bool kt__within_noise(const kt__stats *winner, const kt__stats *runner_up) {
+  return runner_up->median - winner->median <= winner->iqr;
 }
 
 double kt__interquartile(double *samples, int n) {

@@ -39,6 +39,7 @@ void kt__seen_add(kt__seen *seen, const kt__reading *r);
 /* Per-launch seconds. */
 typedef struct kt__stats {
   double median, min, max, mean, stddev;
+  double iqr; /* interquartile range: the spread a tie is judged by (0: unknown, as a stored result's) */
   int nsamples;
   int reps;           /* launches per sample */
   bool stopped_early; /* abandoned as clearly slower than best_s */
@@ -93,6 +94,13 @@ typedef enum kt__rounds_verdict {
   KT__ROUNDS_APART, /* the leader's slowest sample beats every other candidate's fastest */
   KT__ROUNDS_TIED,  /* every other candidate is apart, or within the leader's own noise of it */
 } kt__rounds_verdict;
+
+/* Whether RUNNER_UP's median lies within WINNER's own noise of WINNER's
+ * (its interquartile range): a winner that more samples could as well turn
+ * into the runner-up, so that the output calls the pair a tie rather than a
+ * decision. Unlike the rounds' early stop (KT__TIE_MAX_SPREAD), no spread is
+ * too wide: the noisier the winner, the more is a tie. */
+bool kt__within_noise(const kt__stats *winner, const kt__stats *runner_up);
 
 /* A leader whose middle half of samples spans more than this share of its
  * median is too noisy to bound anything: no ties are declared with it. */

@@ -42,6 +42,7 @@ void kt__report_from_result(const kt_result *res, kt__report *r) {
   for (int j = 0; j < n; j++) {
     const kt__trial *t = &res->trials[order[j]];
     int at = kt__report_add_point(k, t->values, t->status, kt__trial_seconds(t), t->done_s);
+    if (t->status != KT__ST_OK) kt__report_set_why(k, at, t->message);
     if (order[j] == res->winner) k->winner = at;
     if (order[j] == res->default_trial) k->def = at;
   }

@@ -59,7 +59,8 @@ static int add_key(void *ud, const kt__cache_key *ck, const kt__result_row *rows
   for (int i = 0; i < n; i++) {
     const kt__record *rec = &rows[i].rec;
     values_of(names, nnames, rec->config, values);
-    kt__report_add_point(k, values, rec->status, rec->stats.median, timestamp_s(rows[i].timestamp) - t0);
+    int at = kt__report_add_point(k, values, rec->status, rec->stats.median, timestamp_s(rows[i].timestamp) - t0);
+    if (rec->status != KT__ST_OK) kt__report_set_why(k, at, rec->message);
     if (ck->winner_config && strcmp(rec->config, ck->winner_config) == 0) k->winner = i;
   }
   free(text);

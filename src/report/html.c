@@ -27,7 +27,7 @@ static const char css[] =
     "svg .pt{fill-opacity:0.55}"
     "table{border-collapse:collapse;margin:6px 0}td,th{border:1px solid #999;padding:3px 8px;text-align:left;"
     "font-size:0.92em}th{background:#eee}td.num{text-align:right;font-variant-numeric:tabular-nums}"
-    "code{font-size:0.95em}"
+    "code{font-size:0.95em}td.why{white-space:pre-wrap;font-family:monospace;font-size:0.85em}"
     "@media print{body{margin:0;max-width:none}section.key{break-before:page}h2,h3{break-after:avoid}"
     "svg,table{break-inside:avoid}}";
 
@@ -161,6 +161,39 @@ static void top_table(kt__sbuf *b, const kt__key_view *v) {
   kt__sbuf_printf(b, "</table>\n");
 }
 
+/* Why each configuration failed: the status alone does not say which
+ * signal, element or constraint (the first KT__WHY_ROWS rows). */
+enum { KT__WHY_ROWS = 50, KT__WHY_CHARS = 400 };
+static void failures_section(kt__sbuf *b, const kt__report_key *k) {
+  int failed = 0;
+  for (int i = 0; i < k->n; i++) {
+    const kt__report_point *p = &k->points[i];
+    if (p->status == KT__ST_OK || p->status == KT__ST_PENDING) continue;
+    if (failed++ == 0)
+      kt__sbuf_printf(b, "<h3>Why configurations failed</h3>\n<table class='failures'><tr><th>configuration</th>"
+                         "<th>status</th><th>why</th></tr>\n");
+    if (failed > KT__WHY_ROWS) continue;
+    kt__sbuf cfg = {0};
+    config_text(k, i, &cfg);
+    kt__sbuf_printf(b, "<tr><td><code>");
+    esc(b, cfg.s);
+    kt__sbuf_printf(b, "</code></td><td>%s</td><td class='why'>", kt__status_name(p->status));
+    if (p->why) {
+      char cut[KT__WHY_CHARS + 1];
+      snprintf(cut, sizeof cut, "%s", p->why);
+      esc(b, cut);
+      if (strlen(p->why) > KT__WHY_CHARS) kt__sbuf_printf(b, "...");
+    } else {
+      kt__sbuf_printf(b, "(no reason recorded)");
+    }
+    kt__sbuf_printf(b, "</td></tr>\n");
+    kt__sbuf_free(&cfg);
+  }
+  if (failed > KT__WHY_ROWS)
+    kt__sbuf_printf(b, "<tr><td colspan='3'>... and %d more</td></tr>\n", failed - KT__WHY_ROWS);
+  if (failed) kt__sbuf_printf(b, "</table>\n");
+}
+
 static void winner_section(kt__sbuf *b, const kt__key_view *v) {
   const kt__report_key *k = v->k;
   kt__sbuf_printf(b, "<h3>The winner against the default</h3>\n");
@@ -277,6 +310,7 @@ static void key_section(kt__sbuf *b, const kt__report_key *k, int index, int max
   if (v.nok) progress_section(b, &v);
   winner_section(b, &v);
   if (v.nok) top_table(b, &v);
+  failures_section(b, k);
   timeline_section(b, &v);
   kt__sbuf_printf(b, "</section>\n");
   kt__key_view_free(&v);

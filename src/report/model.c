@@ -31,9 +31,15 @@ int kt__report_add_point(kt__report_key *k, const int64_t *values, kt__status st
     k->values = kt__xreallocarray(k->values, (size_t)k->cap * (size_t)(k->nnames ? k->nnames : 1), sizeof *k->values);
   }
   bool ok = status == KT__ST_OK && seconds > 0 && isfinite(seconds);
-  k->points[k->n] = (kt__report_point){ok || status != KT__ST_OK ? status : KT__ST_RUNTIME, ok ? seconds : NAN, at_s};
+  k->points[k->n] =
+      (kt__report_point){ok || status != KT__ST_OK ? status : KT__ST_RUNTIME, ok ? seconds : NAN, at_s, NULL};
   memcpy(&k->values[(size_t)k->n * (size_t)k->nnames], values, (size_t)k->nnames * sizeof *values);
   return k->n++;
+}
+
+void kt__report_set_why(kt__report_key *k, int at, const char *why) {
+  free(k->points[at].why);
+  k->points[at].why = why && *why ? kt__xstrdup(why) : NULL;
 }
 
 kt__report_curve *kt__report_add_curve(kt__report_key *k, const char *label, long n, bool baseline) {
@@ -61,6 +67,7 @@ static void free_key(kt__report_key *k) {
   }
   free(k->curves);
   free(k->names);
+  for (int i = 0; i < k->n; i++) free(k->points[i].why);
   free(k->points);
   free(k->values);
   free(k->kernel);

@@ -34,12 +34,14 @@ static kt__axis time_axis(double lo, double hi, const char *label) {
   return (kt__axis){.lo = lo / 1.25, .hi = hi * 1.25, .log = true, .unit = KT__UNIT_SECONDS, .label = label};
 }
 
-static const char *winner_tip(const kt__report_key *k, int i, const char *what, char *buf, size_t len) {
+/* A point's hover label (its SVG <title>): "winner: A=1 B=2, 1.23 ms", or
+ * without WHAT (NULL) the configuration and its time. */
+static const char *point_tip(const kt__report_key *k, int i, const char *what, char *buf, size_t len) {
   kt__sbuf cfg = {0};
   char t[32];
   kt__config_format((const char *const *)k->names, &k->values[(size_t)i * (size_t)k->nnames], k->nnames, "", &cfg);
   kt__format_seconds(k->points[i].seconds, t, sizeof t);
-  snprintf(buf, len, "%s: %s, %s", what, cfg.s, t);
+  snprintf(buf, len, "%s%s%s, %s", what ? what : "", what ? ": " : "", cfg.s, t);
   kt__sbuf_free(&cfg);
   return buf;
 }
@@ -73,12 +75,12 @@ void kt__plot_distribution(kt__sbuf *b, const kt__key_view *v) {
   if (k->def >= 0 && k->points[k->def].status == KT__ST_OK) {
     double s = k->points[k->def].seconds;
     kt__plot_ring(&p, 1, s, count[bin_of(v, s, lo, hi)] + top * 0.05, 6, "pt default",
-                  winner_tip(k, k->def, "default", tip, sizeof tip));
+                  point_tip(k, k->def, "default", tip, sizeof tip));
   }
   if (k->winner >= 0) {
     double s = k->points[k->winner].seconds;
     kt__plot_star(&p, s, count[bin_of(v, s, lo, hi)] + top * 0.05, "pt winner",
-                  winner_tip(k, k->winner, "winner", tip, sizeof tip));
+                  point_tip(k, k->winner, "winner", tip, sizeof tip));
   }
   const char *labels[] = {"valid configurations", "winner", "default"};
   int styles[] = {0, 0, 1};
@@ -195,8 +197,62 @@ static void effect_points(kt__plot *p, const kt__key_view *v, int name, const in
     int i = v->sample[j];
     if (i == k->winner) continue;
     double x = x_of(values, nv, k->values[(size_t)i * (size_t)k->nnames + (size_t)name], cat);
-    kt__plot_marker(p, 0, x + (cat ? jitter(i) : 0), k->points[i].seconds, 2.4, "pt", NULL);
+    char tip[512];
+    kt__plot_marker(p, 0, x + (cat ? jitter(i) : 0), k->points[i].seconds, 2.4, "pt",
+                    point_tip(k, i, NULL, tip, sizeof tip));
   }
+}
+
+/* The marker style of a value that only failed: a cross (svg.c's style 4). */
+enum { FAILED_STYLE = 4 };
+
+/* A median marker's hover label: "median at TILE=16: 1.23 ms". */
+static const char *median_tip(const char *name, int64_t value, double seconds, char *buf, size_t len) {
+  char t[32];
+  kt__format_seconds(seconds, t, sizeof t);
+  snprintf(buf, len, "median at %s=%lld: %s", name, (long long)value, t);
+  return buf;
+}
+
+/* The medians per value, a line through each run of values that have one:
+ * a value whose every configuration failed has none, and the line stops
+ * there rather than run across it. */
+static void median_line(kt__plot *p, const char *name, const int64_t *values, int nv, const double *med, bool cat) {
+  double *mx = kt__xcalloc((size_t)nv + 1, sizeof *mx), *my = kt__xcalloc((size_t)nv + 1, sizeof *my);
+  int run = 0;
+  for (int c = 0; c <= nv; c++) {
+    if (c < nv && !isnan(med[c])) {
+      mx[run] = cat ? c : (double)values[c], my[run++] = med[c];
+      continue;
+    }
+    kt__plot_line(p, 1, mx, my, run, false, 2);
+    run = 0;
+  }
+  for (int c = 0; c < nv; c++) {
+    char tip[160];
+    if (!isnan(med[c]))
+      kt__plot_marker(p, 1, cat ? c : (double)values[c], med[c], 4, "median",
+                      median_tip(name, values[c], med[c], tip, sizeof tip));
+  }
+  free(mx), free(my);
+}
+
+/* A value whose every configuration failed has no time to plot: a cross at
+ * the top of the plot says it was tried. True when there was one. */
+static bool failed_values(kt__plot *p, const kt__key_view *v, int name, const int64_t *values, int nv,
+                          const double *med, bool cat) {
+  const kt__report_key *k = v->k;
+  bool any = false;
+  for (int c = 0; c < nv; c++) {
+    if (!isnan(med[c])) continue;
+    int n = 0;
+    for (int i = 0; i < k->n; i++) n += k->values[(size_t)i * (size_t)k->nnames + (size_t)name] == values[c];
+    char tip[160];
+    snprintf(tip, sizeof tip, "%s=%lld: every configuration failed (%d)", k->names[name], (long long)values[c], n);
+    kt__plot_marker(p, FAILED_STYLE, cat ? c : (double)values[c], v->tmax, 4, "failed", tip);
+    any = true;
+  }
+  return any;
 }
 
 void kt__plot_effect(kt__sbuf *b, const kt__key_view *v, int name) {
@@ -218,36 +274,54 @@ void kt__plot_effect(kt__sbuf *b, const kt__key_view *v, int name) {
   kt__plot_begin(&p, b, title, WIDTH, HEIGHT, x, time_axis(v->tmin, v->tmax, "time per launch (log scale)"),
                  cat ? (const char *const *)labels : NULL, cat ? nv : 0);
   effect_points(&p, v, name, values, nv, cat);
-  double *med = kt__xcalloc((size_t)nv, sizeof *med), *mx = kt__xcalloc((size_t)nv, sizeof *mx);
+  double *med = kt__xcalloc((size_t)nv, sizeof *med);
   medians(k, name, values, nv, med);
-  int nm = 0;
-  for (int c = 0; c < nv; c++)
-    if (!isnan(med[c])) mx[nm] = cat ? c : (double)values[c], med[nm++] = med[c];
-  kt__plot_line(&p, 1, mx, med, nm, false, 2);
-  for (int c = 0; c < nm; c++) kt__plot_marker(&p, 1, mx[c], med[c], 4, "median", NULL);
+  median_line(&p, k->names[name], values, nv, med, cat);
+  bool failed = failed_values(&p, v, name, values, nv, med, cat);
   char tip[512];
   if (k->winner >= 0)
     kt__plot_star(&p, x_of(values, nv, k->values[(size_t)k->winner * (size_t)k->nnames + (size_t)name], cat),
-                  k->points[k->winner].seconds, "pt winner", winner_tip(k, k->winner, "winner", tip, sizeof tip));
-  const char *legend[] = {"configuration", "median per value", "winner"};
-  int styles[] = {0, 1, 0};
-  kt__swatch kinds[] = {KT__SWATCH_MARKER, KT__SWATCH_LINE, KT__SWATCH_STAR};
-  kt__plot_legend(&p, legend, styles, kinds, 3);
+                  k->points[k->winner].seconds, "pt winner", point_tip(k, k->winner, "winner", tip, sizeof tip));
+  const char *legend[] = {"configuration", "median per value", "winner", "every one failed"};
+  int styles[] = {0, 1, 0, FAILED_STYLE};
+  kt__swatch kinds[] = {KT__SWATCH_MARKER, KT__SWATCH_LINE, KT__SWATCH_STAR, KT__SWATCH_MARKER};
+  kt__plot_legend(&p, legend, styles, kinds, failed ? 4 : 3);
   kt__plot_end(&p);
   for (int c = 0; c < nv; c++) free(labels[c]);
-  free(labels), free(values), free(med), free(mx);
+  free(labels), free(values), free(med);
 }
 
 /* ---- the search's progress ---- */
 
-/* The improvements of the best time, in evaluation order, as (x, best)
+/* The improvements of the best time, in the x axis's order, as (x, best)
  * pairs ending at the last evaluation; x is the evaluation's number or its
  * time (WALL). At most MAX_STEPS: evenly spaced improvements are kept when
  * there are more, always with the last (the best). Returns how many. */
+static const kt__report_key *by_wall_subject;
+static int by_wall_time(const void *a, const void *b) {
+  int i = *(const int *)a, j = *(const int *)b;
+  double x = by_wall_subject->points[i].at_s, y = by_wall_subject->points[j].at_s;
+  if (x != y && !isnan(x) && !isnan(y)) return (x > y) - (x < y);
+  return (i > j) - (i < j);
+}
+
+/* The points' indices in the order of the x axis: evaluation order, or for
+ * WALL the order of their times (a database's results are stored in
+ * evaluation order, but a finalist carries its last round's timestamp). */
+static int *x_order(const kt__report_key *k, bool wall) {
+  int *order = kt__xcalloc((size_t)k->n + 1, sizeof *order);
+  for (int i = 0; i < k->n; i++) order[i] = i;
+  by_wall_subject = k; /* qsort has no user pointer; a report renders on one thread */
+  if (wall) qsort(order, (size_t)k->n, sizeof *order, by_wall_time);
+  return order;
+}
+
 static int best_steps(const kt__report_key *k, bool wall, double *xs, double *ys) {
   int n = 0;
   double best = INFINITY, last_x = 0;
-  for (int i = 0; i < k->n; i++) {
+  int *order = x_order(k, wall);
+  for (int j = 0; j < k->n; j++) {
+    int i = order[j];
     const kt__report_point *pt = &k->points[i];
     double x = wall ? pt->at_s : i + 1;
     if (isnan(x)) continue;
@@ -256,6 +330,7 @@ static int best_steps(const kt__report_key *k, bool wall, double *xs, double *ys
     best = pt->seconds;
     xs[n] = x, ys[n++] = best;
   }
+  free(order);
   if (n > MAX_STEPS) {
     int kept = 0;
     for (int j = 0; j < MAX_STEPS - 1; j++) {
@@ -274,7 +349,9 @@ static void progress_points(kt__plot *p, const kt__key_view *v, bool wall) {
   for (int j = 0; j < v->nsample; j++) {
     int i = v->sample[j];
     double x = wall ? k->points[i].at_s : i + 1;
-    if (i != k->winner && !isnan(x)) kt__plot_marker(p, 0, x, k->points[i].seconds, 2.2, "pt", NULL);
+    char tip[512];
+    if (i != k->winner && !isnan(x))
+      kt__plot_marker(p, 0, x, k->points[i].seconds, 2.2, "pt", point_tip(k, i, NULL, tip, sizeof tip));
   }
 }
 
@@ -299,7 +376,7 @@ bool kt__plot_progress(kt__sbuf *b, const kt__key_view *v, bool wall) {
   double wx = k->winner >= 0 ? (wall ? k->points[k->winner].at_s : k->winner + 1) : NAN;
   if (!isnan(wx))
     kt__plot_star(&p, wx, k->points[k->winner].seconds, "pt winner",
-                  winner_tip(k, k->winner, "winner", tip, sizeof tip));
+                  point_tip(k, k->winner, "winner", tip, sizeof tip));
   const char *labels[] = {"best so far", "a configuration", "winner"};
   int styles[] = {0, 0, 0};
   kt__swatch kinds[] = {KT__SWATCH_LINE, KT__SWATCH_MARKER, KT__SWATCH_STAR};

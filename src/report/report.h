@@ -12,6 +12,7 @@ typedef struct kt__report_point {
   kt__status status;
   double seconds; /* the time it is judged by; NAN unless OK */
   double at_s;    /* when it was settled, seconds after the key's first; NAN: unknown */
+  char *why;      /* why it failed (its message, owned), or NULL */
 } kt__report_point;
 
 /* A search's progress over recorded spaces (replays): best[i] is the mean
@@ -59,6 +60,8 @@ kt__report_key *kt__report_add_key(kt__report *r, const char *kernel, const char
                                    const char *sizes, const char *const *names, int nnames);
 /* Appends a point (VALUES: nnames of them); returns its index. */
 int kt__report_add_point(kt__report_key *k, const int64_t *values, kt__status status, double seconds, double at_s);
+/* Point AT failed for this reason (NULL or "": none given); kept in a copy. */
+void kt__report_set_why(kt__report_key *k, int at, const char *why);
 /* Adds an empty curve of N evaluations labelled LABEL; its best[] is zeroed. */
 kt__report_curve *kt__report_add_curve(kt__report_key *k, const char *label, long n, bool baseline);
 void kt__report_free(kt__report *r);

@@ -152,12 +152,71 @@ static int read_sizes(kt_kernel *k, const int *ranks, const int64_t *const *shap
   return KT_OK;
 }
 
-int kt_kernel_sizes_from_shapes(kt_kernel *k, const int *ranks, const int64_t *const *shapes, int64_t *sizes) {
-  if (!k || !sizes || (!ranks && k->decl->nparams) || (!shapes && k->decl->nparams)) return KT_INVALID;
+static int sizes_from_shapes(kt_kernel *k, const int *ranks, const int64_t *const *shapes, int64_t *sizes) {
   origin *from = kt__xcalloc((size_t)k->decl->nsizes + 1, sizeof *from);
   for (int j = 0; j < k->decl->nsizes; j++) from[j] = (origin){-1, -1};
   int rc = read_sizes(k, ranks, shapes, sizes, from);
   free(from);
+  return rc;
+}
+
+static int cmp_size(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Whether the N values at A are those at B in another order. */
+static bool reordered(const int64_t *a, const int64_t *b, int n) {
+  if (memcmp(a, b, (size_t)n * sizeof *a) == 0) return false;
+  int64_t *sa = kt__xmalloc((size_t)n * sizeof *sa), *sb = kt__xmalloc((size_t)n * sizeof *sb);
+  memcpy(sa, a, (size_t)n * sizeof *sa);
+  memcpy(sb, b, (size_t)n * sizeof *sb);
+  qsort(sa, (size_t)n, sizeof *sa, cmp_size);
+  qsort(sb, (size_t)n, sizeof *sb, cmp_size);
+  bool same = memcmp(sa, sb, (size_t)n * sizeof *sa) == 0;
+  free(sa);
+  free(sb);
+  return same;
+}
+
+static void sizes_text(const kt__kernel_decl *d, const int64_t *sizes, kt__sbuf *b) {
+  for (int j = 0; j < d->nsizes; j++) kt__sbuf_printf(b, "%s%s=%lld", j ? ", " : "", d->sizes[j], (long long)sizes[j]);
+}
+
+/* Sizes the caller gave that the shapes contradict but, reordered, agree
+ * with are sizes in another order than kt_launch's (M, N, K written for the
+ * matmul's M, K, N): the message (already in the context) says so. */
+static void hint_reordered(kt_kernel *k, const int *ranks, const int64_t *const *shapes, const int64_t *given) {
+  const kt__kernel_decl *d = k->decl;
+  for (int j = 0; j < d->nsizes; j++)
+    if (given[j] <= 0) return; /* only a full set of sizes can be a reordered one */
+  kt__errbuf first = k->ctx->err;
+  int64_t *derived = kt__xcalloc((size_t)d->nsizes + 1, sizeof *derived);
+  bool hint = sizes_from_shapes(k, ranks, shapes, derived) == KT_OK && reordered(given, derived, d->nsizes);
+  k->ctx->err = first;
+  if (hint) {
+    kt__sbuf g = {0}, s = {0}, names = {0};
+    sizes_text(d, given, &g);
+    sizes_text(d, derived, &s);
+    for (int j = 0; j < d->nsizes; j++) kt__sbuf_printf(&names, "%s%s", j ? ", " : "", d->sizes[j]);
+    kt__err(&k->ctx->err, KT_INVALID,
+            "%s; the sizes given (%s) are the shapes' (%s) in another order: kt_launch takes them in "
+            "kt_kernel_size_name order (%s), and kt_kernel_sizes_by_name takes them by name",
+            first.msg, g.s, s.s, names.s);
+    kt__sbuf_free(&g);
+    kt__sbuf_free(&s);
+    kt__sbuf_free(&names);
+  }
+  free(derived);
+}
+
+int kt_kernel_sizes_from_shapes(kt_kernel *k, const int *ranks, const int64_t *const *shapes, int64_t *sizes) {
+  if (!k || !sizes || (!ranks && k->decl->nparams) || (!shapes && k->decl->nparams)) return KT_INVALID;
+  int64_t *given = kt__xcalloc((size_t)k->decl->nsizes + 1, sizeof *given);
+  memcpy(given, sizes, (size_t)k->decl->nsizes * sizeof *given);
+  int rc = sizes_from_shapes(k, ranks, shapes, sizes);
+  if (rc != KT_OK) hint_reordered(k, ranks, shapes, given);
+  free(given);
   return rc;
 }
 

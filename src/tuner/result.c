@@ -14,6 +14,7 @@ kt_result *kt__result_create(const char *kernel, const char *file, const char *c
   r->nnames = nnames;
   r->ntune = ntune;
   r->winner = -1;
+  r->runner_up = -1;
   r->default_trial = -1;
   r->valid_size = UINT64_MAX;
   return r;
@@ -57,12 +58,28 @@ void kt__result_config_string(const kt_result *r, const kt__trial *t, kt__sbuf *
   kt__config_format((const char *const *)r->names, t->values, r->nnames, "", out);
 }
 
+void kt__trial_why(const kt__trial *t, char *out, size_t size) {
+  const char *m = t->message ? t->message : "";
+  /* A compiler's log leads with where it was included from: its first
+   * error is the line that says why. */
+  const char *error = strstr(m, "error:");
+  if (error) {
+    while (error > m && error[-1] != '\n') error--;
+    m = error;
+  }
+  while (*m == '\n' || *m == ' ') m++;
+  int line = (int)strcspn(m, "\n"), n = line > KT__WHY_WIDTH ? KT__WHY_WIDTH : line;
+  snprintf(out, size, "%.*s%s", n, m, line > n ? "..." : "");
+}
+
 double kt__trial_seconds(const kt__trial *t) { return t->final_s > 0 ? t->final_s : t->stats.median; }
 
 static const kt_result *rank_subject;
 static int by_time(const void *a, const void *b) {
-  double ta = kt__trial_seconds(&rank_subject->trials[*(const int *)a]);
-  double tb = kt__trial_seconds(&rank_subject->trials[*(const int *)b]);
+  const kt__trial *x = &rank_subject->trials[*(const int *)a], *y = &rank_subject->trials[*(const int *)b];
+  bool fx = x->final_s > 0, fy = y->final_s > 0;
+  if (fx != fy) return fy - fx;
+  double ta = kt__trial_seconds(x), tb = kt__trial_seconds(y);
   return (ta > tb) - (ta < tb);
 }
 
@@ -194,6 +211,36 @@ static void print_time_budget(const kt_result *r, FILE *out) {
             r->rounds_settled ? ", the winner settled" : "");
 }
 
+/* The first few failed configurations, each with why (all of them are in
+ * --json and the report). */
+enum { KT__FAILURES_SHOWN = 5 };
+static void print_failures(const kt_result *r, FILE *out) {
+  int failed = 0;
+  for (int i = 0; i < r->ntrials; i++) {
+    const kt__trial *t = &r->trials[i];
+    if (t->status == KT__ST_OK || t->status == KT__ST_PENDING) continue;
+    if (failed++ >= KT__FAILURES_SHOWN) continue;
+    kt__sbuf cfg = {0};
+    char why[KT__WHY_WIDTH + 8];
+    kt__result_config_string(r, t, &cfg);
+    kt__trial_why(t, why, sizeof why);
+    fprintf(out, "  failed   %s: %s%s%s\n", cfg.s, kt__status_name(t->status), *why ? ": " : "", why);
+    kt__sbuf_free(&cfg);
+  }
+  if (failed > KT__FAILURES_SHOWN)
+    fprintf(out, "  ... and %d more failed (each with why in --json and the report)\n", failed - KT__FAILURES_SHOWN);
+}
+
+/* A winner within its own noise of #2 is a tie that the next run may
+ * resolve the other way: say so, with the numbers that make it one. */
+static void print_tie(const kt_result *r, FILE *out) {
+  const kt__stats *w = &r->trials[r->winner].stats, *u = &r->trials[r->runner_up].stats;
+  fprintf(out,
+          "winner tied with #2: their medians are %.1f%% apart, within the winner's own noise (interquartile range "
+          "%.1f%% of its median); either is as fast here, and another run may pick the other\n",
+          100 * (u->median - w->median) / w->median, 100 * w->iqr / w->median);
+}
+
 int kt_result_print_table(const kt_result *r, FILE *out) {
   int counts[KT__ST_COUNT];
   count_statuses(r, counts);
@@ -202,7 +249,9 @@ int kt_result_print_table(const kt_result *r, FILE *out) {
   fprintf(out, "space %llu configurations", (unsigned long long)r->space_size);
   if (r->valid_size != UINT64_MAX) fprintf(out, ", %llu valid", (unsigned long long)r->valid_size);
   fprintf(out, "; strategy %s (%s)\n", r->strategy ? r->strategy : "-", r->strategy_reason ? r->strategy_reason : "");
-  fprintf(out, "tried %d:", r->ntrials);
+  fprintf(out, "tried %d", r->ntrials);
+  if (r->default_trial >= 0) fprintf(out, " (the default and %d more)", r->ntrials - 1);
+  fprintf(out, ":");
   for (int s = KT__ST_OK; s < KT__ST_COUNT; s++)
     if (counts[s]) fprintf(out, " %d %s", counts[s], kt__status_name((kt__status)s));
   if (r->reused) fprintf(out, " (%d from the results database)", r->reused);
@@ -215,10 +264,12 @@ int kt_result_print_table(const kt_result *r, FILE *out) {
     table_row(r, label, &r->trials[order[i]], out);
   }
   if (r->default_trial >= 0) table_row(r, "default", &r->trials[r->default_trial], out);
+  print_failures(r, out);
   if (r->winner >= 0 && r->default_trial >= 0 && r->trials[r->default_trial].status == KT__ST_OK) {
     double w = kt__trial_seconds(&r->trials[r->winner]), d = kt__trial_seconds(&r->trials[r->default_trial]);
     fprintf(out, "winner is %.2fx the speed of the default\n", d / w);
   }
+  if (r->within_noise) print_tie(r, out);
   if (r->winner < 0) fprintf(out, "no configuration was valid\n");
   if (r->kept_stored)
     fprintf(out, "winner kept from the results database: nothing was measured anew, so no finalist rounds "
@@ -262,6 +313,8 @@ static void json_trial(const kt_result *r, const kt__trial *t, kt__sbuf *b) {
     json_num(b, "mean_s", t->stats.mean);
     kt__sbuf_printf(b, ", ");
     json_num(b, "stddev_s", t->stats.stddev);
+    kt__sbuf_printf(b, ", ");
+    json_num(b, "iqr_s", t->stats.iqr);
     kt__sbuf_printf(b, ", \"samples\": %d, \"reps\": %d", t->stats.nsamples, t->stats.reps);
     if (t->final_s > 0) {
       kt__sbuf_printf(b, ", ");
@@ -368,6 +421,8 @@ int kt_result_print_json(const kt_result *r, FILE *out) {
   }
   kt__sbuf_printf(&b, "\n  ]");
   json_summary(r, r->winner >= 0 ? &r->trials[r->winner] : NULL, "winner", &b);
+  json_summary(r, r->runner_up >= 0 ? &r->trials[r->runner_up] : NULL, "runner_up", &b);
+  kt__sbuf_printf(&b, ",\n  \"winner_within_noise\": %s", r->within_noise ? "true" : "false");
   json_summary(r, r->default_trial >= 0 ? &r->trials[r->default_trial] : NULL, "default", &b);
   if (r->winner >= 0 && r->default_trial >= 0 && r->trials[r->default_trial].status == KT__ST_OK)
     kt__sbuf_printf(&b, ",\n  \"speedup_over_default\": %.6g",

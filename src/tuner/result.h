@@ -54,7 +54,9 @@ struct kt_result {
   bool kept_stored;     /* nothing was measured anew: the stored winner was kept, no rounds ran */
   kt__trial *trials;
   int ntrials, cap;
-  int winner; /* trial index or -1 */
+  int winner;        /* trial index or -1 */
+  int runner_up;     /* the next in rank after the winner, or -1 */
+  bool within_noise; /* the runner-up is within the winner's noise (kt__within_noise): a tie, not a decision */
   int default_trial;
   int reused, restarts;
   bool interrupted;
@@ -75,10 +77,18 @@ kt_result *kt__result_create(const char *kernel, const char *file, const char *c
 kt__trial *kt__result_add(kt_result *r, const int64_t *values, int stage);
 /* The configuration as "NAME=VALUE NAME=VALUE". */
 void kt__result_config_string(const kt_result *r, const kt__trial *t, kt__sbuf *out);
-/* Trials with status OK, ordered by median (fastest first); returns count. */
+/* Trials with status OK that may win, fastest first; returns count. Those
+ * timed side by side in the finalist rounds rank before the rest, whose
+ * first-pass times ran under other load and do not compare with theirs. */
 int kt__result_ranked(const kt_result *r, int *order, int max);
 /* One device as a JSON object (`ktune devices --json` and the result's "device"). */
 void kt__device_json(const kt__device_info *d, kt__sbuf *b);
+/* The first line of why T failed (its message; of a compiler's log, the
+ * first line with "error:"), cut to KT__WHY_WIDTH
+ * characters with "..." after, in OUT; "" when it gives none. For the
+ * progress lines and the closing table; --json keeps the whole message. */
+enum { KT__WHY_WIDTH = 160 };
+void kt__trial_why(const kt__trial *t, char *out, size_t size);
 /* The time a trial is judged by: its finalist-round median if it has one. */
 double kt__trial_seconds(const kt__trial *t);
 

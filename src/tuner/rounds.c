@@ -170,8 +170,17 @@ bool kt__rounds_keep_stored_winner(kt__tuning *t) {
   return true;
 }
 
+/* Whether the runner-up RUNNER is within WINNER's noise; only two timed
+ * alike (both in the finalist rounds, or neither) compare. */
+static bool tied_with_runner_up(const kt__trial *winner, const kt__trial *runner) {
+  return (winner->final_s > 0) == (runner->final_s > 0) && kt__within_noise(&winner->stats, &runner->stats);
+}
+
 void kt__rounds_pick_winner(kt__tuning *t) {
   if (t->r->kept_stored) return;
-  int best;
-  t->r->winner = kt__result_ranked(t->r, &best, 1) ? best : -1;
+  int best[2];
+  int n = kt__result_ranked(t->r, best, 2);
+  t->r->winner = n > 0 ? best[0] : -1;
+  t->r->runner_up = n > 1 ? best[1] : -1;
+  t->r->within_noise = n > 1 && tied_with_runner_up(&t->r->trials[best[0]], &t->r->trials[best[1]]);
 }

@@ -292,8 +292,11 @@ static void refill(kt__tuning *t, kt__stage *s, int want) {
       s->exhausted = true;
       break;
     }
-    if (!was_warm(s, idx)) s->asked++; /* warm starts were counted when they ran */
     kt__trial *tr = trial_for_index(t, s, idx);
+    /* Warm starts were counted when they ran; the default, always run as
+     * the reference, never counts: --budget N is N besides it, whether or
+     * not the strategy happens to propose it. */
+    if (!was_warm(s, idx) && !tr->is_default) s->asked++;
     if (tr->status != KT__ST_PENDING) { /* the default or a warm start, measured already */
       kt__strategy_tell(s->strategy, idx, tr->status, tr->status == KT__ST_OK ? tr->stats.median : INFINITY);
       continue;

@@ -83,4 +83,13 @@ expect_contains "$TMP/reference.err" "the default configuration is always run" "
 run_status 0 "$KTUNE" tune $KERNEL --budget 3 --json --quiet --no-db
 expect_eq "$(json "$TMP/out" "(d['budget'], d['budget_s'], 'time_budget' in d)")" "(3, 0, False)" \
   "--budget 3: configurations"
+# --budget N is N configurations besides the default, whether or not the
+# strategy proposes the default itself (exhaustive does first, random later).
+for strategy in exhaustive random; do
+  run_status 0 "$KTUNE" tune tests/data/rounds_apart.c --budget 2 --strategy $strategy --json --quiet --no-db
+  expect_eq "$(json "$TMP/out" "(len(d['configurations']), sum(1 for c in d['configurations'] if c.get('default')))")" \
+    "(3, 1)" "--budget 2 --strategy $strategy: the default and 2 more"
+done
+run_status 0 "$KTUNE" tune tests/data/rounds_apart.c --budget 2 --strategy exhaustive --quiet --no-db
+expect_contains "$TMP/out" "tried 3 (the default and 2 more)" "the table says how the budget counted"
 finish

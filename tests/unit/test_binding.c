@@ -245,3 +245,54 @@ TEST(struct_sizes_for_bindings) {
   ASSERT_EQ(kt_struct_size("kt_nothing"), 0);
   ASSERT_EQ(kt_struct_size(NULL), 0);
 }
+
+static const char *MATMUL_C = "// @autotune(T in [1, 2])\n"
+                              "// @kernel mm(a: tensor<f32>[M, K], b: tensor<f32>[K, N], c: out tensor<f32>[M, N])\n"
+                              "// @dims(M = 4, N = 4, K = 4)\n"
+                              "void mm(const float *a, const float *b, float *c) {}\n";
+
+/* Sizes by name come out in kt_launch's order (M, K, N: the order of first
+ * use), whatever order they are given in; wrong names are told. */
+TEST(sizes_by_name_in_the_launch_order) {
+  kt_context *ctx = context(KT_BACKEND_AUTO);
+  kt_kernel *k = load(ctx, MATMUL_C, "c");
+  ASSERT_STREQ(kt_kernel_size_name(k, 1), "K");
+  const char *names[3] = {"M", "N", "K"};
+  const int64_t values[3] = {64, 16, 32};
+  int64_t sizes[3] = {0, 0, 0};
+  ASSERT_EQ(kt_kernel_sizes_by_name(k, 3, names, values, sizes), KT_OK);
+  ASSERT_EQ(sizes[0], 64); /* M */
+  ASSERT_EQ(sizes[1], 32); /* K */
+  ASSERT_EQ(sizes[2], 16); /* N */
+  ASSERT_EQ(kt_kernel_sizes_by_name(k, 2, names, values, sizes), KT_INVALID);
+  ASSERT_CONTAINS(kt_errmsg(ctx), "kernel mm: size K: not given; its runtime sizes are M, K, N");
+  const char *twice[3] = {"M", "M", "K"};
+  ASSERT_EQ(kt_kernel_sizes_by_name(k, 3, twice, values, sizes), KT_INVALID);
+  ASSERT_CONTAINS(kt_errmsg(ctx), "size M: given twice");
+  const char *typo[3] = {"M", "n", "K"};
+  ASSERT_EQ(kt_kernel_sizes_by_name(k, 3, typo, values, sizes), KT_INVALID);
+  ASSERT_CONTAINS(kt_errmsg(ctx), "size n: no such runtime size");
+  kt_kernel_destroy(k);
+  kt_context_destroy(ctx);
+}
+
+/* Sizes given as M, N, K where the launch order is M, K, N: the shapes
+ * contradict them, and the message says they are the shapes' reordered. */
+TEST(sizes_in_a_swapped_order_are_caught_by_the_shapes) {
+  kt_context *ctx = context(KT_BACKEND_AUTO);
+  kt_kernel *k = load(ctx, MATMUL_C, "c");
+  int ranks[3] = {2, 2, 2};
+  int64_t a[2] = {64, 32}, b[2] = {32, 16}, c[2] = {64, 16};
+  const int64_t *shapes[3] = {a, b, c};
+  int64_t swapped[3] = {64, 16, 32}; /* M, N, K */
+  ASSERT_EQ(kt_kernel_sizes_from_shapes(k, ranks, shapes, swapped), KT_INVALID);
+  ASSERT_CONTAINS(kt_errmsg(ctx), "the sizes given (M=64, K=16, N=32) are the shapes' (M=64, K=32, N=16) in another "
+                                  "order: kt_launch takes them in kt_kernel_size_name order (M, K, N)");
+  int64_t right[3] = {64, 32, 16};
+  ASSERT_EQ(kt_kernel_sizes_from_shapes(k, ranks, shapes, right), KT_OK);
+  int64_t wrong[3] = {64, 32, 17}; /* not a reordering: no such hint */
+  ASSERT_EQ(kt_kernel_sizes_from_shapes(k, ranks, shapes, wrong), KT_INVALID);
+  ASSERT_TRUE(strstr(kt_errmsg(ctx), "another order") == NULL);
+  kt_kernel_destroy(k);
+  kt_context_destroy(ctx);
+}

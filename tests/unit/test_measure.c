@@ -349,3 +349,21 @@ TEST(no_readings_leave_every_field_unknown) {
   ASSERT_EQ(kt__measure(&o, fake_timer, &f, &s, NULL), KT__ST_OK);
   ASSERT_FALSE(s.seen.clock_known || s.seen.power_known || s.seen.temp_known || s.seen.throttle_known);
 }
+
+/* The interquartile range of the samples, what a tie is judged by. */
+TEST(stats_keep_the_interquartile_range) {
+  double samples[5] = {5, 1, 3, 2, 4};
+  kt__stats s = {0};
+  kt__stats_compute(samples, 5, 1, &s);
+  ASSERT_NEAR(s.iqr, 2.0, 1e-12); /* 4 - 2 */
+}
+
+/* A runner-up whose median lies within the winner's interquartile range is
+ * a tie, however wide that range; one beyond it is not. */
+TEST(within_noise_is_within_the_winners_interquartile_range) {
+  kt__stats winner = {.median = 1.00, .iqr = 0.20}, close = {.median = 1.15}, far = {.median = 1.25};
+  ASSERT_TRUE(kt__within_noise(&winner, &close));
+  ASSERT_FALSE(kt__within_noise(&winner, &far));
+  kt__stats steady = {.median = 1.00, .iqr = 0};
+  ASSERT_FALSE(kt__within_noise(&steady, &close));
+}

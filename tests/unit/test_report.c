@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "report/plots.h"
 #include "report/report.h"
 #include "report/sample.h"
 #include "search/replay.h"
@@ -120,4 +121,102 @@ TEST(replay_curve_rises_to_the_replays_score) {
   ASSERT_EQ(kt__replay_run(rec, kt__strategy_find("random"), 30, 4, 7, NULL, 0, &plain, &eb), KT_OK);
   ASSERT_EQ(plain.mean, st.mean); /* the curve changes nothing of the replay */
   kt__recorded_free(rec);
+}
+
+/* A failed configuration's reason (its signal, first differing element,
+ * constraint) is on the page, in its key's failures table. */
+TEST(page_says_why_each_configuration_failed) {
+  kt__report r = {0};
+  kt__report_key *k = kt__report_add_key(&r, "gen", "cpu", "Test CPU", "N=1", names, 2);
+  int64_t ok[2] = {1, 1}, crash[2] = {2, 1}, wrong[2] = {3, 1};
+  kt__report_add_point(k, ok, KT__ST_OK, 1e-3, 0);
+  kt__report_set_why(k, kt__report_add_point(k, crash, KT__ST_RUNTIME, NAN, 1), "worker crashed: SIGSEGV");
+  kt__report_set_why(k, kt__report_add_point(k, wrong, KT__ST_CORRECTNESS, NAN, 2), "y[7]: got 2 & 3, want <1>");
+  k->def = 0;
+  k->winner = 0;
+  r.origin = strdup("a test");
+  kt__sbuf b = {0};
+  kt__report_html(&r, &b);
+  ASSERT_CONTAINS(b.s, "Why configurations failed");
+  ASSERT_CONTAINS(b.s, "<code>A=2 B=1</code></td><td>runtime</td><td class='why'>worker crashed: SIGSEGV</td>");
+  ASSERT_CONTAINS(b.s, "<td>correctness</td><td class='why'>y[7]: got 2 &amp; 3, want &lt;1&gt;</td>");
+  kt__sbuf_free(&b);
+  kt__report_free(&r);
+}
+
+/* The best time against wall time never goes back: results stored in
+ * evaluation order whose timestamps are not (a finalist stored at its last
+ * round) are drawn in the order of their times. */
+TEST(best_against_wall_time_runs_forward_in_time) {
+  kt__report r = {0};
+  kt__report_key *k = kt__report_add_key(&r, "gen", "cpu", "Test CPU", "N=1", names, 2);
+  const double secs[4] = {4e-3, 2e-3, 3e-3, 1e-3}, at[4] = {0, 9, 2, 5}; /* the second stored last */
+  for (int i = 0; i < 4; i++) {
+    int64_t v[2] = {i, 0};
+    kt__report_add_point(k, v, KT__ST_OK, secs[i], at[i]);
+  }
+  k->def = 0;
+  k->winner = 3;
+  kt__key_view v;
+  kt__key_view_init(&v, k, 100);
+  kt__sbuf b = {0};
+  ASSERT_TRUE(kt__plot_progress(&b, &v, true));
+  const char *d = strstr(b.s, "class='series'");
+  ASSERT_TRUE(d != NULL);
+  d = strstr(d, " d='M");
+  ASSERT_TRUE(d != NULL);
+  double x = strtod(d + 5, NULL), last = x;
+  for (const char *h = strchr(d + 5, 'H'); h && h < strchr(d + 5, '\''); h = strchr(h + 1, 'H')) {
+    x = strtod(h + 1, NULL);
+    ASSERT_TRUE(x >= last);
+    last = x;
+  }
+  kt__key_view_free(&v);
+  kt__sbuf_free(&b);
+  kt__report_free(&r);
+}
+
+/* Every point a plot draws has a hover label (an SVG <title>) naming its
+ * configuration and time; the medians name their value. */
+TEST(every_point_has_a_hover_label) {
+  kt__report r = {0};
+  generated(&r, 40);
+  r.origin = strdup("a test");
+  kt__sbuf b = {0};
+  kt__report_html(&r, &b);
+  ASSERT_TRUE(count_of(b.s, "<g class='pt'") > 0);
+  /* Each point's <g> holds its title. */
+  for (const char *g = strstr(b.s, "<g class='pt'"); g; g = strstr(g + 1, "<g class='pt'")) {
+    const char *end = strstr(g, "</g>"), *title = strstr(g, "<title>A=");
+    ASSERT_TRUE(title != NULL && title < end);
+  }
+  ASSERT_CONTAINS(b.s, "<title>median at A=");
+  kt__sbuf_free(&b);
+  kt__report_free(&r);
+}
+
+/* A value whose every configuration failed stays on the effect plot (a
+ * cross naming it), and the median line stops there instead of running
+ * across it: A=1 and A=3 have times, A=2 only failures. */
+TEST(effect_plot_shows_values_that_only_failed) {
+  kt__report r = {0};
+  kt__report_key *k = kt__report_add_key(&r, "gen", "cpu", "Test CPU", "N=1", names, 2);
+  for (int i = 0; i < 6; i++) {
+    int64_t v[2] = {1 + i % 3, i / 3};
+    kt__report_add_point(k, v, v[0] == 2 ? KT__ST_CONSTRAINT : KT__ST_OK, 1e-3 * (1 + i), i);
+  }
+  k->def = 0;
+  k->winner = 0;
+  kt__key_view v;
+  kt__key_view_init(&v, k, 100);
+  kt__sbuf b = {0};
+  kt__plot_effect(&b, &v, 0);
+  ASSERT_CONTAINS(b.s, "<title>A=2: every configuration failed (2)</title>");
+  ASSERT_CONTAINS(b.s, "every one failed");
+  /* Two median lines of one point each (A=1, A=3): none joins them. */
+  ASSERT_EQ(count_of(b.s, "<path class='series'"), 2);
+  ASSERT_EQ(count_of(b.s, "class='median'"), 2);
+  kt__key_view_free(&v);
+  kt__sbuf_free(&b);
+  kt__report_free(&r);
 }
