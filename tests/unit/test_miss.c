@@ -553,8 +553,13 @@ static void exits_while_tuning_in_the_background(const char *mark) {
   void *args[] = {x, y, &n};
   int rc = kt_launch(k, (int64_t[]){256}, args, NULL);
   /* The call returns before the job's thread spawned the helper: the
-   * application exits once the tuning started (its helper runs). */
+   * application exits once the tuning started (its helper runs) and the job
+   * thread has had a moment to copy the tensors into the request and tell
+   * the helper so (an exit before that leaves the helper no data, which it
+   * rightly refuses to tune on: 1 run in 6 here exited too early when it
+   * waited for the helper's process alone). */
   for (int i = 0; i < 100 && processes_marked(mark) == 0; i++) sleep_s(0.01);
+  sleep_s(0.3);
   fflush(NULL);
   _exit(rc == KT_OK ? 0 : 1); /* the tuning still running */
 }
