@@ -695,7 +695,7 @@ static int missing_db(const cli *c) {
 
 /* One of the verbs on the context's database. */
 static int cache_verb(const cli *c, kt_context *ctx, const char *verb) {
-  kt_cache_filter f = {c->kernel, c->device_filter, NULL};
+  kt_cache_filter f = {c->kernel, c->device_filter, c->key};
   if (strcmp(verb, "list") == 0) return kt_cache_list(ctx, &f, c->json, stdout);
   if (strcmp(verb, "show") == 0) return kt_cache_show(ctx, &f, c->json ? "json" : c->format, stdout);
   if (strcmp(verb, "export") == 0) return kt_cache_export(ctx, &f, c->format, stdout);
@@ -706,7 +706,7 @@ static int cache_verb(const cli *c, kt_context *ctx, const char *verb) {
 
 static int cmd_cache(const cli *c) {
   const char *verb = c->positional[0]; /* known: check_verb */
-  if (c->binaries && (c->kernel || c->device_filter))
+  if (c->binaries && (c->kernel || c->device_filter || c->key))
     return bad("%s: --binaries goes with `cache clear` alone (the binary cache is cleared whole)", verb);
   if (strcmp(verb, "import") == 0 && c->npositional < 2)
     return bad("%s needs a FILE to import (- for stdin)", "cache import");

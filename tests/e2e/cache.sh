@@ -89,9 +89,22 @@ expect_eq "$(json "$TMP/out" "sorted(d['results'][0]['configuration'])")" "['B',
 run_status 2 "$KTUNE" cache export --format t4
 expect_contains "$TMP/err" "narrow" "T4 of several tunings refused"
 
-# clear by filter.
+# clear by filter: --key selects exactly the keys it names (issue 26 item 6:
+# it once removed every size of the kernel); a filter that matches nothing
+# says so with exit status 1, a key that is no NAME=VALUE list is bad input.
+run_status 0 "$KTUNE" cache export --kernel twice --key N=30000
+expect_eq "$(json "$TMP/out" "[k['sizes'] for k in d['keys']]")" "['N=30000']" "export --key"
+run_status 0 "$KTUNE" cache clear --kernel twice --key N=30000
+expect_contains "$TMP/out" "removed 1 tuning (42 results)" "clear --key summary"
+run_status 0 "$KTUNE" cache list --json --kernel twice
+expect_eq "$(json "$TMP/out" "[k['sizes'] for k in d['keys']]")" "['N=20000']" "clear --key removed only that key"
+run_status 1 "$KTUNE" cache clear --kernel twice --key N=30000
+expect_contains "$TMP/err" "no stored tuning matches kernel twice sizes \"N=30000\"" "clear of nothing says so"
+run_status 1 "$KTUNE" cache export --kernel nosuch
+run_status 2 "$KTUNE" cache clear --kernel twice --key 20000
+expect_contains "$TMP/err" "is no NAME=VALUE" "malformed --key"
 run_status 0 "$KTUNE" cache clear --kernel twice
-expect_contains "$TMP/out" "removed 2 tunings" "clear summary"
+expect_contains "$TMP/out" "removed 1 tuning" "clear summary"
 run_status 0 "$KTUNE" cache list --json
 expect_eq "$(json "$TMP/out" "[k['kernel'] for k in d['keys']]")" "['scale']" "only the other kernel left"
 
