@@ -81,6 +81,18 @@ expect_contains "$TMP/out" "under 3 keys" "import summary"
 run_status 0 "$KTUNE" cache export --db "$TMP/copy.db"
 expect_eq "$(python3 -c "import json,sys; a,b=(json.load(open(f))['keys'] for f in sys.argv[1:]); print(a==b)" "$TMP/all.json" "$TMP/out")" True "export round trip"
 
+# A configuration that is no NAME=integer list (issue 26 item 5: it was
+# imported, shown and offered to kt_launch) refuses the whole import.
+python3 - "$TMP/all.json" "$TMP/planted.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["keys"][0]["winner"]["config"] = "U=1 B=1 -include /etc/shadow"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+run_status 2 "$KTUNE" cache import "$TMP/planted.json" --db "$TMP/planted.db"
+expect_contains "$TMP/err" '"-include" is no NAME=integer' "planted configuration refused"
+[ -e "$TMP/planted.db" ] && fail "a refused import left a database"
+
 # T4: one tuning, in the hub's schema.
 run_status 0 "$KTUNE" cache export --kernel scale --format t4
 expect_eq "$(json "$TMP/out" "d['schema_version']")" 1.0.0 "T4 schema version"
