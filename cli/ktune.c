@@ -324,6 +324,22 @@ static int check_kernel_source(const cli *c) {
   return 0;
 }
 
+/* Two FLAG (--input, --expect) values for one tensor: the last would win
+ * silently, and every configuration be judged on data the user did not
+ * mean; exit status 2 naming both. */
+static int check_one_file_per_tensor(const char *flag, const char *const *specs, int n) {
+  for (int i = 0; i < n; i++) {
+    size_t len = strcspn(specs[i], "=");
+    for (int j = 0; j < i; j++)
+      if (strncmp(specs[i], specs[j], len) == 0 && specs[j][len] == '=') {
+        fprintf(stderr, "ktune: error: %s %s and %s %s name the same tensor %.*s: give one file per tensor\n", flag,
+                specs[j], flag, specs[i], (int)len, specs[i]);
+        return EXIT_BAD_INPUT;
+      }
+  }
+  return 0;
+}
+
 /* The kernel at the sizes SIZES ("NAME=VALUE" each), with the pins and data. */
 static int load_kernel(const cli *c, kt_context *ctx, char *const *sizes, int nsizes, kt_kernel **k) {
   int rc = c->t1 ? kt_kernel_load_t1(ctx, c->t1, k) : kt_kernel_load_file(ctx, c->file, c->kernel, k);
@@ -695,7 +711,7 @@ static int missing_db(const cli *c) {
 
 /* One of the verbs on the context's database. */
 static int cache_verb(const cli *c, kt_context *ctx, const char *verb) {
-  kt_cache_filter f = {c->kernel, c->device_filter, NULL};
+  kt_cache_filter f = {c->kernel, c->device_filter, c->key};
   if (strcmp(verb, "list") == 0) return kt_cache_list(ctx, &f, c->json, stdout);
   if (strcmp(verb, "show") == 0) return kt_cache_show(ctx, &f, c->json ? "json" : c->format, stdout);
   if (strcmp(verb, "export") == 0) return kt_cache_export(ctx, &f, c->format, stdout);
@@ -706,7 +722,7 @@ static int cache_verb(const cli *c, kt_context *ctx, const char *verb) {
 
 static int cmd_cache(const cli *c) {
   const char *verb = c->positional[0]; /* known: check_verb */
-  if (c->binaries && (c->kernel || c->device_filter))
+  if (c->binaries && (c->kernel || c->device_filter || c->key))
     return bad("%s: --binaries goes with `cache clear` alone (the binary cache is cleared whole)", verb);
   if (strcmp(verb, "import") == 0 && c->npositional < 2)
     return bad("%s needs a FILE to import (- for stdin)", "cache import");
@@ -808,6 +824,8 @@ static int run_command(cli *c) {
   if (rc || (rc = check_options(c, spec->bit, spec->name)) != 0) return rc;
   c->file = c->npositional > 0 ? c->positional[0] : NULL;
   if (spec->bit & (CMD_TUNE | CMD_BENCH | CMD_SPACE) && (rc = check_kernel_source(c)) != 0) return rc;
+  if ((rc = check_one_file_per_tensor("--input", c->inputs, c->ninputs)) != 0) return rc;
+  if ((rc = check_one_file_per_tensor("--expect", c->expects, c->nexpects)) != 0) return rc;
   if (spec->bit == CMD_TUNE) return cmd_tune(c, 0);
   if (spec->bit == CMD_BENCH) return cmd_tune(c, 1);
   if (spec->bit == CMD_SPACE) return cmd_space(c);

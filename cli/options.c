@@ -121,6 +121,8 @@ const option_spec options[] = {
     {OPT_BINARIES, "--binaries", NULL, NULL, CMD_CACHE_CLEAR,
      "Empties the binary cache of compiled configurations instead of the results database.", NULL, 0},
     {OPT_KEY, "--key", NULL, "\"M=... N=...\"", CMD_REPORT, "Shows the key with these sizes.", NULL, 0},
+    {OPT_KEY, "--key", NULL, "\"M=... N=...\"", CMD_CACHE & ~CMD_CACHE_IMPORT,
+     "Selects the keys with these sizes (each NAME=VALUE among the key's; none matching is exit status 1).", NULL, 0},
     {OPT_OUTPUT, "-o", NULL, "FILE", CMD_REPORT, "The file the report is written to.", "report.html", 0},
     {OPT_REPEATS, "--repeats", NULL, "R", CMD_REPLAY, "Replays per strategy.", "100", 0},
     {OPT_WARM, "--warm", NULL, "OTHER.json", CMD_REPLAY,

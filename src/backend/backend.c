@@ -44,6 +44,7 @@ void kt__artifact_free(kt__artifact *a) {
   free(a->log);
   free(a->not_cached);
   a->path = a->log = a->not_cached = NULL;
+  a->environment = false;
 }
 
 const char *kt__be_loaded_driver(const kt__backend *be) {

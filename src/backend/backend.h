@@ -70,6 +70,8 @@ typedef struct kt__artifact {
   kt__bin_use cache_use; /* how the binary cache served this compile */
   char *not_cached;      /* why the cache was on but could not keep this build
                             (an include it cannot hash), or NULL */
+  bool environment;      /* the failure is the machine's, not the configuration's: a full disk, no file
+                            descriptors left, a missing or killed compiler (docs/FAULTS.md) */
 } kt__artifact;
 void kt__artifact_free(kt__artifact *a);
 

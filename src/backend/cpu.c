@@ -278,8 +278,18 @@ static void build_command(const kt__build *b, const char *so, const char *src, c
   c->argv[n] = NULL;
 }
 
+/* What a compiler prints when the machine, not the source, stopped it. */
+static bool environment_says(const char *log) {
+  static const char *const signs[] = {"No space left on device", "Disk quota exceeded",    "Too many open files",
+                                      "Read-only file system",   "Cannot allocate memory", NULL};
+  for (int i = 0; log && signs[i]; i++)
+    if (strstr(log, signs[i])) return true;
+  return false;
+}
+
 static kt__status compile_failed(kt__artifact *a, kt__errbuf *eb, const char *why, const char *log) {
   a->log = first_lines(log);
+  a->environment = environment_says(log);
   return kt__fail(eb, KT__ST_COMPILE, "%s%s%s", why, a->log ? ":\n" : "", a->log ? a->log : "");
 }
 
@@ -315,7 +325,8 @@ static kt__status run_compiler(const kt__build *b, const char *so, const char *s
   int spawned_rc = run_captured(c->argv, envp, timeout, b->cancel, &sp, eb);
   free_env(envp);
   if (spawned_rc != KT_OK) {
-    st = KT__ST_COMPILE;
+    st = KT__ST_COMPILE; /* no compiler to run, or no descriptors or processes left to run it */
+    a->environment = true;
   } else if (sp.timed_out && (kt__interrupted || cancelled(b->cancel))) {
     /* killed by the interrupt or the budget: not a compile failure */
     st = kt__fail(eb, KT__ST_PENDING, "%s", kt__interrupted ? "interrupted" : "abandoned: the time budget ran out");
@@ -326,6 +337,7 @@ static kt__status run_compiler(const kt__build *b, const char *so, const char *s
     if (WIFEXITED(sp.status)) snprintf(why, sizeof why, "%s exited with status %d", c->argv[0], WEXITSTATUS(sp.status));
     else snprintf(why, sizeof why, "%s was killed by signal %d", c->argv[0], WTERMSIG(sp.status));
     st = compile_failed(a, eb, why, sp.out.s);
+    if (WIFSIGNALED(sp.status)) a->environment = true; /* killed from outside (the OOM killer, a file-size limit) */
   } else {
     a->log = first_lines(sp.out.s); /* warnings, if any */
   }
@@ -430,6 +442,8 @@ static kt__status cpu_compile(const kt__build *b, kt__artifact *a, kt__errbuf *e
     kt__fail(eb, KT__ST_COMPILE, "too many tuned names (%d, at most %d)", b->n, MAX_DEFS);
   } else if (kernel_source(b, &src, eb) == KT_OK && write_wrapper(b, wrapper.s, eb) == KT_OK) {
     st = run_compiler(b, so.s, src.s, wrapper.s, a, eb);
+  } else {
+    a->environment = true; /* the generated files could not be written into the work folder */
   }
   if (st == KT__ST_OK) a->path = kt__xstrdup(so.s);
   else if (!a->log) a->log = kt__xstrdup(eb ? eb->msg : "compilation failed");

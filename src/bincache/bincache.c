@@ -42,6 +42,43 @@ static const char *home_dir(void) {
   return pw && pw->pw_dir && *pw->pw_dir ? pw->pw_dir : NULL;
 }
 
+/* The cache holds code that ktune loads and runs: as ssh and ccache do, it
+ * trusts a folder only when this user owns it and nobody else can write to
+ * it (another user could plant a binary under a key). A folder that does
+ * not exist yet is made private (make_dirs); a path that names something
+ * else than a folder is a mistake, not a silent "off". */
+static int check_trusted(kt__bincache *c, kt__errbuf *eb) {
+  struct stat st;
+  if (stat(c->dir, &st) != 0) return KT_OK;
+  int rc = KT_OK;
+  if (!S_ISDIR(st.st_mode))
+    rc = kt__err(eb, KT_INVALID,
+                 "ktune: error: the binary cache %s (KTUNE_BINARY_CACHE or kt_options.binary_cache) is not a folder; "
+                 "name a folder (it is created if missing), or off to turn the cache off",
+                 c->dir);
+  else if (st.st_uid != geteuid())
+    rc = kt__err(eb, KT_INVALID,
+                 "ktune: error: the binary cache's folder %s belongs to user %ld, not to you (%ld): its binaries "
+                 "would be loaded and run as yours; use a folder of your own (KTUNE_BINARY_CACHE)",
+                 c->dir, (long)st.st_uid, (long)geteuid());
+  else if (st.st_mode & (S_IWGRP | S_IWOTH))
+    rc = kt__err(eb, KT_INVALID,
+                 "ktune: error: the binary cache's folder %s can be written by %s (mode %03o): anyone who can "
+                 "could plant a binary that ktune loads and runs; `chmod go-w %s`, or use a private folder",
+                 c->dir, st.st_mode & S_IWOTH ? "every user" : "its group", (unsigned)(st.st_mode & 0777), c->dir);
+  if (rc != KT_OK) {
+    c->dir[0] = 0;
+    c->off_reason = "off: its folder is not trusted";
+  }
+  return rc;
+}
+
+/* An entry another user owns, or that others can write, is nobody's to
+ * trust, whatever its header says. */
+static bool entry_trusted(const struct stat *st) {
+  return st->st_uid == geteuid() && !(st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
 int kt__bincache_resolve(const char *path, bool off, uint64_t max_bytes, kt__bincache *out, kt__errbuf *eb) {
   memset(out, 0, sizeof *out);
   out->max_bytes = max_bytes ? max_bytes : KT__BINCACHE_DEFAULT_MAX;
@@ -67,7 +104,7 @@ int kt__bincache_resolve(const char *path, bool off, uint64_t max_bytes, kt__bin
                    "long: at most %zu bytes",
                    sizeof out->dir - 1);
   }
-  return KT_OK;
+  return check_trusted(out, eb);
 }
 
 /* ---- the header -------------------------------------------------------- */
@@ -139,7 +176,7 @@ static bool write_all(int fd, const void *buf, size_t len) {
 /* Reads and checks the entry open at FD (ST its fstat) into PAYLOAD. */
 static bool read_entry(int fd, const struct stat *st, const unsigned char key[32], kt__sbuf *payload) {
   unsigned char h[KT__BINCACHE_HEADER], sum[32];
-  if (!S_ISREG(st->st_mode) || st->st_size < KT__BINCACHE_HEADER) return false;
+  if (!S_ISREG(st->st_mode) || !entry_trusted(st) || st->st_size < KT__BINCACHE_HEADER) return false;
   if (!read_all(fd, h, sizeof h) || !header_fits(h, key, (uint64_t)st->st_size)) return false;
   size_t len = (size_t)get_le(h + 48, 8);
   char *data = kt__xmalloc(len + 1);

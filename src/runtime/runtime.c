@@ -97,26 +97,39 @@ static void consider_nearest(void *ud, const char *sizes, const char *config, do
   }
 }
 
-/* The nearest stored size's winner into VALUES; false when none. */
-static bool use_nearest(kt__store *store, const kt__store_key *key, const kt_kernel *k, int64_t *values,
-                        kt__sbuf *how) {
+/* A stored configuration CONFIG into VALUES when it is one of the current
+ * source's space at SIZES (a database can hold rows imported from anywhere,
+ * and a winner of an older space); else VALUES keeps the defaults and HOW
+ * says why it was passed over. */
+static bool read_stored(const kt_kernel *k, const int64_t *sizes, const char *config, int64_t *values, kt__sbuf *how) {
+  memcpy(values, k->config.defaults, (size_t)k->config.n * sizeof *values);
+  kt__config_read(&k->config, config, values);
+  if (kt__kernel_config_in_space(k, sizes, values)) return true;
+  memcpy(values, k->config.defaults, (size_t)k->config.n * sizeof *values);
+  kt__sbuf_printf(how, "stored [%s] passed over: not a configuration of the kernel's space; ", config);
+  return false;
+}
+
+/* The nearest stored size's winner into VALUES; false when none, or when
+ * it is no configuration of the current space. */
+static bool use_nearest(kt__store *store, const kt__store_key *key, const kt_kernel *k, const int64_t *sizes,
+                        int64_t *values, kt__sbuf *how) {
   nearest n = {key->sizes, INFINITY, NULL, NULL};
   kt__errbuf eb;
   if (store) kt__store_each_winner(store, key, consider_nearest, &n, &eb);
-  if (n.config) {
-    kt__config_read(&k->config, n.config, values);
-    kt__sbuf_printf(how, "nearest stored size [%s]", n.sizes);
-  }
+  bool used = n.config && read_stored(k, sizes, n.config, values, how);
+  if (used) kt__sbuf_printf(how, "nearest stored size [%s]", n.sizes);
   free(n.sizes);
   free(n.config);
-  return n.best < INFINITY;
+  return used;
 }
 
 /* The fallback of a miss that does not tune (now): the nearest stored
  * size's winner unless the policy is KT_MISS_DEFAULT, else the default. */
-static void use_fallback(kt__store *store, const kt__store_key *key, kt_kernel *k, int64_t *values, kt__sbuf *how) {
+static void use_fallback(kt__store *store, const kt__store_key *key, kt_kernel *k, const int64_t *sizes,
+                         int64_t *values, kt__sbuf *how) {
   memcpy(values, k->config.defaults, (size_t)k->config.n * sizeof *values);
-  if (k->ctx->opts.miss_policy == KT_MISS_DEFAULT || !use_nearest(store, key, k, values, how))
+  if (k->ctx->opts.miss_policy == KT_MISS_DEFAULT || !use_nearest(store, key, k, sizes, values, how))
     kt__sbuf_printf(how, "default configuration");
 }
 
@@ -179,18 +192,20 @@ static kt__miss_job *tuning_job(kt_kernel *k, kt__store *store, const kt__store_
  * with the reason; a kernel that cannot be tuned at all (no valid
  * configuration, bad input) is an error, as a tuning in this process was. */
 static int take_outcome(kt_kernel *k, kt__miss_job *j, bool created, kt__store *store, const kt__store_key *key,
-                        int64_t *values, kt__sbuf *how) {
+                        const int64_t *sizes, int64_t *values, kt__sbuf *how) {
   const char *config, *why;
   kt__miss_outcome o = kt__miss_job_outcome(j, &config, &why);
   if (o == KT__MISS_FAILED) {
     int rc = kt__miss_job_rc(j);
     if (rc == KT_NOVALID || rc == KT_INVALID) return kt__err(&k->ctx->err, rc, "kt_launch: %s", why);
-    use_fallback(store, key, k, values, how);
+    use_fallback(store, key, k, sizes, values, how);
     kt__sbuf_printf(how, " (cannot tune: %s)", why);
     return KT_OK;
   }
-  memcpy(values, k->config.defaults, (size_t)k->config.n * sizeof *values);
-  kt__config_read(&k->config, config, values);
+  if (!read_stored(k, sizes, config, values, how)) {
+    use_fallback(store, key, k, sizes, values, how);
+    return KT_OK;
+  }
   if (o == KT__MISS_STORED) kt__sbuf_printf(how, "stored winner (tuned meanwhile by another process)");
   else if (!created) kt__sbuf_printf(how, "winner of the tuning another thread started");
   return KT_OK;
@@ -214,8 +229,8 @@ static int choose_config(kt_kernel *k, const int64_t *sizes, void *const *args, 
   double secs = 0;
   int rc = KT_OK;
   kt__errbuf eb;
-  if (store && kt__store_winner(store, &key, &config, &secs, &eb) == KT_OK) {
-    kt__config_read(&k->config, config, values);
+  if (store && kt__store_winner(store, &key, &config, &secs, &eb) == KT_OK &&
+      read_stored(k, sizes, config, values, how)) {
     kt__sbuf_printf(how, "stored winner");
   } else if (policy == KT_MISS_TUNE || policy == KT_MISS_BACKGROUND) {
     bool created;
@@ -225,10 +240,10 @@ static int choose_config(kt_kernel *k, const int64_t *sizes, void *const *args, 
     if (policy == KT_MISS_TUNE || kt__miss_job_done(j)) {
       kt__miss_job_wait(j);
       kt__trace("miss: tuning ended");
-      rc = take_outcome(k, j, created, store, &key, values, how);
+      rc = take_outcome(k, j, created, store, &key, sizes, values, how);
       kt__miss_job_release(j);
     } else {
-      use_fallback(store, &key, k, values, how);
+      use_fallback(store, &key, k, sizes, values, how);
       kt__trace("miss: fallback chosen");
       kt__sbuf_printf(how, " while the tuning runs in the background (in ktune-tuner)");
       *bg = j;
@@ -236,7 +251,7 @@ static int choose_config(kt_kernel *k, const int64_t *sizes, void *const *args, 
     if (note.len) kt__sbuf_printf(how, "%s%s", how->len ? "; " : "", note.s);
     kt__sbuf_free(&note);
   } else {
-    use_fallback(store, &key, k, values, how);
+    use_fallback(store, &key, k, sizes, values, how);
   }
   free(config);
   kt__sbuf_free(&key_sizes);

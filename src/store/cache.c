@@ -342,21 +342,8 @@ static void show_dflags(const kt__key_row *k, FILE *out) {
   fputc('\n', out);
 }
 
-/* A filter that selects nothing is a mistake to say, not an empty table. */
-static int no_match(const kt__store *s, const kt_cache_filter *f, kt__errbuf *eb) {
-  kt__sbuf want = {0};
-  if (f && f->kernel) kt__sbuf_printf(&want, " kernel %s", f->kernel);
-  if (f && f->device) kt__sbuf_printf(&want, " device %s", f->device);
-  if (f && f->sizes) kt__sbuf_printf(&want, " sizes \"%s\"", f->sizes);
-  int rc = kt__err(eb, KT_NOTFOUND, "%s: no stored tuning matches%s; `ktune cache list --db %s` shows what it holds",
-                   s->path, want.s ? want.s : "", s->path);
-  kt__sbuf_free(&want);
-  return rc;
-}
-
 static int show_selected(kt__store *s, const char *format, const kt_cache_filter *f, const kt__key_row *keys, int n,
                          FILE *out, kt__errbuf *eb) {
-  if (n == 0) return no_match(s, f, eb);
   if (strcmp(format, "table") == 0) return show_table(s, keys, n, out, eb);
   if (strcmp(format, "csv") == 0) return kt__export_csv_held(s, f, out, eb); /* the caller holds s->mu */
   const kt__key_row *k = NULL;
@@ -384,7 +371,7 @@ int kt__cache_show(const kt_options *o, const kt_cache_filter *f, const char *fo
     kt__key_row *keys;
     int n;
     pthread_mutex_lock(&s->mu);
-    rc = kt__store_select(s, f, &keys, &n, eb);
+    rc = kt__store_select_some(s, f, &keys, &n, eb);
     if (rc == KT_OK) {
       rc = show_selected(s, format, f, keys, n, out, eb);
       kt__key_rows_free(keys, n);
@@ -456,7 +443,7 @@ static int clear_body(kt__store *s, void *ud, kt__errbuf *eb) {
   int n;
   sqlite3_stmt *st;
   a->nkeys = a->nresults = 0;
-  KT__FORWARD(kt__store_select(s, a->f, &keys, &n, eb));
+  KT__FORWARD(kt__store_select_some(s, a->f, &keys, &n, eb));
   int rc = kt__store_prepare(s, "DELETE FROM keys WHERE id=?1", &st, "clearing", eb);
   for (int i = 0; i < n && rc == KT_OK; i++) {
     sqlite3_reset(st);

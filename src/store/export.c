@@ -111,7 +111,7 @@ static int build_json(kt__store *s, const kt_cache_filter *f, json_object *doc, 
   json_object_object_add(doc, "ktune_version", json_object_new_string(KTUNE_VERSION_STRING));
   json_object_object_add(doc, "schema_version", json_object_new_int(KT__SCHEMA_VERSION));
   json_object_object_add(doc, "exported", json_object_new_string(ts));
-  KT__FORWARD(kt__store_select(s, f, &keys, &n, eb));
+  KT__FORWARD(kt__store_select_some(s, f, &keys, &n, eb));
   json_object *arr = json_object_new_array_ext(n);
   json_object_object_add(doc, "keys", arr);
   int err = KT_OK;
@@ -405,7 +405,7 @@ static int csv_pass(kt__store *s, const kt__key_row *keys, int n, csv_names *c, 
 int kt__export_csv_held(kt__store *s, const kt_cache_filter *f, FILE *out, kt__errbuf *eb) {
   kt__key_row *keys;
   int n;
-  KT__FORWARD(kt__store_select(s, f, &keys, &n, eb));
+  KT__FORWARD(kt__store_select_some(s, f, &keys, &n, eb));
   csv_names names = {0};
   int err = csv_pass(s, keys, n, &names, 0, out, eb);
   if (err == KT_OK) csv_header(out, &names);

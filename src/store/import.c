@@ -5,12 +5,14 @@
  * key's winner is then chosen on the merged results (decide_winner). */
 #include "import.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../config.h"
 #include "db.h"
 #include "export.h"
 
@@ -170,6 +172,37 @@ static int import_key(importer *im, json_object *jk, int64_t *id, kt__errbuf *eb
 static const char *const result_real_fields[] = {"median", "min", "max", "mean", "stddev", "compile_s"};
 enum { NRESREAL = sizeof result_real_fields / sizeof result_real_fields[0] };
 
+static bool is_identifier(const char *text, size_t len) {
+  if (len == 0 || !(isalpha((unsigned char)text[0]) || text[0] == '_')) return false;
+  for (size_t i = 1; i < len; i++)
+    if (!(isalnum((unsigned char)text[i]) || text[i] == '_')) return false;
+  return true;
+}
+
+/* A configuration as ktune stores one: NAME=integer items, each name once.
+ * Anything else ("V=1 -include /etc/shadow") is no configuration ktune made,
+ * and would be shown, exported and offered to kt_launch as one. */
+static int get_config(importer *im, json_object *o, const char **config, kt__errbuf *eb) {
+  KT__FORWARD(get_str(im, o, "config", false, config, eb));
+  kt__config_item it, seen[KT__MAX_NAMES];
+  int n = 0;
+  int64_t v;
+  for (const char *p = *config; kt__config_next(&p, &it);) {
+    KT__RETURN_IF(!it.value || !is_identifier(it.text, it.name_len) || !kt__config_item_int(&it, &v), eb, KT_INVALID,
+                  "%s: %s: config \"%s\": \"%.*s\" is no NAME=integer; this is no configuration ktune stored, so "
+                  "nothing is imported",
+                  im->path, im->where, *config, (int)it.len, it.text);
+    for (int j = 0; j < n; j++)
+      KT__RETURN_IF(seen[j].name_len == it.name_len && memcmp(seen[j].text, it.text, it.name_len) == 0, eb, KT_INVALID,
+                    "%s: %s: config \"%s\" gives %.*s twice; nothing is imported", im->path, im->where, *config,
+                    (int)it.name_len, it.text);
+    KT__RETURN_IF(n == KT__MAX_NAMES, eb, KT_INVALID, "%s: %s: config \"%s\" has more than %d names", im->path,
+                  im->where, *config, KT__MAX_NAMES);
+    seen[n++] = it;
+  }
+  return KT_OK;
+}
+
 static int import_result(importer *im, int64_t key, json_object *jr, kt__errbuf *eb) {
   static const char *const sql =
       "INSERT INTO results(key_id, config, status, median, min, max, mean, stddev, compile_s, "
@@ -185,7 +218,7 @@ static int import_result(importer *im, int64_t key, json_object *jr, kt__errbuf 
   int64_t nsamples, reps;
   json_object *early;
   sqlite3_stmt *st;
-  KT__FORWARD(get_str(im, jr, "config", false, &config, eb));
+  KT__FORWARD(get_config(im, jr, &config, eb));
   KT__FORWARD(get_str(im, jr, "status", false, &status, eb));
   KT__RETURN_IF(kt__status_from_name(status) < 0, eb, KT_INVALID, "%s: %s: unknown status \"%s\"", im->path, im->where,
                 status);
@@ -218,7 +251,7 @@ static int import_winner(importer *im, int64_t key, json_object *jw, kt__errbuf 
   const char *config, *ts;
   double seconds;
   sqlite3_stmt *st;
-  KT__FORWARD(get_str(im, jw, "config", false, &config, eb));
+  KT__FORWARD(get_config(im, jw, &config, eb));
   KT__FORWARD(get_real(im, jw, "seconds", &seconds, eb));
   KT__FORWARD(get_str(im, jw, "timestamp", false, &ts, eb));
   KT__FORWARD(kt__store_prepare(im->s,

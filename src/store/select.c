@@ -54,6 +54,18 @@ void kt__key_rows_free(kt__key_row *rows, int n) {
   free(rows);
 }
 
+/* A sizes filter is a key's NAME=VALUE items; anything else ("1000",
+ * "N=") would match nothing or everything, so it is refused. */
+static int check_sizes_filter(const char *sizes, kt__errbuf *eb) {
+  kt__config_item it;
+  for (const char *p = sizes; p && kt__config_next(&p, &it);)
+    KT__RETURN_IF(!it.value || it.name_len == 0 || it.value_len == 0, eb, KT_INVALID,
+                  "key filter \"%s\": \"%.*s\" is no NAME=VALUE (a key is written as `ktune cache list` shows it: "
+                  "\"N=4096 M=512\")",
+                  sizes, (int)it.len, it.text);
+  return KT_OK;
+}
+
 int kt__store_select(kt__store *s, const kt_cache_filter *f, kt__key_row **rows, int *n, kt__errbuf *eb) {
   static const char *const sql = "SELECT k.id, k.source_hash, k.kernel, k.backend, k.device, k.arch, k.driver_version, "
                                  "k.toolchain_version, k.method_version, k.sizes, k.created, k.memory, "
@@ -66,6 +78,7 @@ int kt__store_select(kt__store *s, const kt_cache_filter *f, kt__key_row **rows,
   int rc, cap = 0;
   *rows = NULL;
   *n = 0;
+  if (f) KT__FORWARD(check_sizes_filter(f->sizes, eb));
   KT__FORWARD(kt__store_prepare(s, sql, &st, "listing keys", eb));
   if (f && f->kernel && *f->kernel) sqlite3_bind_text(st, 1, f->kernel, -1, SQLITE_TRANSIENT);
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -81,4 +94,28 @@ int kt__store_select(kt__store *s, const kt_cache_filter *f, kt__key_row **rows,
   *rows = NULL;
   *n = 0;
   return kt__store_fail(s, rc, "listing keys", eb);
+}
+
+static bool filter_names_something(const kt_cache_filter *f) {
+  return f && ((f->kernel && *f->kernel) || (f->device && *f->device) || (f->sizes && *f->sizes));
+}
+
+/* What the filter asked for, in the message that says nothing matched. */
+static int no_match(const kt__store *s, const kt_cache_filter *f, kt__errbuf *eb) {
+  kt__sbuf want = {0};
+  if (f && f->kernel) kt__sbuf_printf(&want, " kernel %s", f->kernel);
+  if (f && f->device) kt__sbuf_printf(&want, " device %s", f->device);
+  if (f && f->sizes) kt__sbuf_printf(&want, " sizes \"%s\"", f->sizes);
+  int rc = kt__err(eb, KT_NOTFOUND, "%s: no stored tuning matches%s; `ktune cache list --db %s` shows what it holds",
+                   s->path, want.s ? want.s : "", s->path);
+  kt__sbuf_free(&want);
+  return rc;
+}
+
+int kt__store_select_some(kt__store *s, const kt_cache_filter *f, kt__key_row **rows, int *n, kt__errbuf *eb) {
+  KT__FORWARD(kt__store_select(s, f, rows, n, eb));
+  if (*n > 0 || !filter_names_something(f)) return KT_OK;
+  kt__key_rows_free(*rows, *n);
+  *rows = NULL;
+  return no_match(s, f, eb);
 }

@@ -19,6 +19,10 @@ typedef struct kt__key_row {
 
 /* The keys matching F (NULL: all), oldest first. The caller holds s->mu. */
 int kt__store_select(kt__store *s, const kt_cache_filter *f, kt__key_row **rows, int *n, kt__errbuf *eb);
+/* As kt__store_select, but a filter that names something (a kernel, a
+ * device, sizes) and matches no key is KT_NOTFOUND, saying what it asked
+ * for: show, export and clear act on what was named, never on nothing. */
+int kt__store_select_some(kt__store *s, const kt_cache_filter *f, kt__key_row **rows, int *n, kt__errbuf *eb);
 void kt__key_rows_free(kt__key_row *rows, int n);
 
 /* True when every "NAME=VALUE" token of WANT is among those of HAVE. */

@@ -122,6 +122,7 @@ static int run_default(kt__tuning *t) {
   kt__compile_job *j = kt__pool_wait(t->pool);
   tr = &t->r->trials[t->r->default_trial];
   if (kt__tuner_take_compiled(t, j, tr)) kt__tuner_evaluate(t, tr, KT__REQ_EVAL, 0);
+  if (t->fault_rc) return t->fault_rc; /* the machine failed its build */
   kt__progress_settled(t, tr);
   kt__records_put(t, tr);
   if (tr->status == KT__ST_OK) reference_timing(t, tr);
@@ -151,6 +152,7 @@ int kt__reference_run(kt__tuning *t) {
     if (rep.status == KT__ST_OK) kt__tuner_evaluate(t, tr, KT__REQ_EVAL, 0);
     kt__trace("reference: verified and measured");
   }
+  if (t->fault_rc) return t->fault_rc; /* the machine failed its build */
   kt__progress_settled(t, tr);
   kt__records_put(t, tr);
   if (tr->status != KT__ST_OK) {

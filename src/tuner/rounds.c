@@ -17,7 +17,7 @@ static void compile_missing(kt__tuning *t, const int *order, int n) {
   kt__compile_job *j;
   while ((j = kt__pool_wait_until(t->pool, kt__budget_rounds_deadline(t))) != NULL) {
     kt__trial *tr = &t->r->trials[j->id];
-    if (!kt__tuner_take_compiled(t, j, tr)) tr->status = KT__ST_COMPILE;
+    if (!kt__tuner_take_compiled(t, j, tr) && !t->fault_rc) tr->status = KT__ST_COMPILE;
   }
   kt__budget_abandon_late(t);
 }

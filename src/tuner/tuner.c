@@ -131,6 +131,26 @@ static void ask_worker(kt__tuning *t, const kt__request *req, kt__reply *rep, do
   }
 }
 
+/* A build that the machine stopped (a full disk, no descriptors, no
+ * compiler) says nothing about the configuration: it stays pending, so
+ * nothing of it is stored and a later run builds it again, and the tuning
+ * stops with the machine's error (t->fault_rc) rather than crown a winner
+ * of the configurations that happened to build first. */
+static void environment_failed(kt__tuning *t, kt__trial *tr, const kt__compile_job *j) {
+  tr->status = KT__ST_PENDING;
+  const char *why = j->artifact.log ? j->artifact.log : j->err.msg;
+  kt__trial_set_message(tr, why);
+  if (t->fault_rc) return; /* the first one is the one told */
+  kt__sbuf cfg = {0};
+  kt__result_config_string(t->r, tr, &cfg);
+  t->fault_rc = kt__err(t->eb, KT_IO,
+                        "%s: error: the machine, not the configuration, failed building %s:\n%s\nnothing of it is "
+                        "recorded as the configuration's failure; free the space (TMPDIR, the binary cache), raise "
+                        "the limit or install the compiler, then run again: the next run builds it",
+                        t->k->file->src.path, cfg.s, why);
+  kt__sbuf_free(&cfg);
+}
+
 /* Takes a finished compile job: records a compile failure, or keeps the
  * artifact for the worker. Returns true when the trial can run. */
 bool kt__tuner_take_compiled(kt__tuning *t, kt__compile_job *j, kt__trial *tr) {
@@ -144,7 +164,9 @@ bool kt__tuner_take_compiled(kt__tuning *t, kt__compile_job *j, kt__trial *tr) {
   bool ok = j->status == KT__ST_OK;
   if (j->status != KT__ST_PENDING) tr->compile_use = j->artifact.cache_use;
   if (j->artifact.not_cached && !t->r->not_cached) t->r->not_cached = kt__xstrdup(j->artifact.not_cached);
-  if (!ok) {
+  if (!ok && j->artifact.environment) {
+    environment_failed(t, tr, j);
+  } else if (!ok) {
     tr->status = j->status == KT__ST_PENDING ? KT__ST_PENDING : KT__ST_COMPILE;
     kt__trial_set_message(tr, j->artifact.log ? j->artifact.log : j->err.msg);
   } else if (j->artifact.path) {
@@ -514,6 +536,7 @@ int kt__tune(kt_kernel *k, const kt_tune_options *opts, const kt__tune_helper_op
   if (t.r) t.r->search_s = lap(&mark);
   if (rc == KT_OK && kt__budget_timed(&t)) t.r->finalists_reserved_s = kt__budget_finalists_reserve(&t);
   if (rc == KT_OK && !kt__interrupted && !kt__rounds_keep_stored_winner(&t)) kt__rounds_run(&t);
+  if (rc == KT_OK && t.fault_rc) rc = t.fault_rc; /* the machine failed a finalist's build */
   if (t.r) t.r->finalists_s = lap(&mark);
   kt__trace("finalists done");
   if (t.r) {

@@ -110,6 +110,13 @@ WANT=1 bad B93 'empty.db: the database holds no results yet' "$KTUNE" report --d
 python3 tests/report/gen_results.py 1 20 "$TMP/one.json" >/dev/null
 "$KTUNE" cache import "$TMP/one.json" --db "$TMP/one.db" >/dev/null
 WANT=1 bad B94 'no stored tuning matches kernel nosuch' "$KTUNE" report --db "$TMP/one.db" --kernel nosuch -o "$TMP/reports/r.html"
+WANT=1 bad B143 'one.db: no stored tuning matches kernel f sizes "N=5"' "$KTUNE" cache clear --db "$TMP/one.db" --kernel f --key N=5
+bad B144 'key filter "1000": "1000" is no NAME=VALUE' "$KTUNE" cache clear --db "$TMP/one.db" --key 1000
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["keys"][0]["results"][0]["config"]="U=1 B=1 -include /etc/shadow"; json.dump(d,open(sys.argv[2],"w"))' "$TMP/one.json" "$TMP/planted.json"
+bad B145 'planted.json: keys\[0\]\.results\[0\]: config "U=1 B=1 -include /etc/shadow": "-include" is no NAME=integer' "$KTUNE" cache import "$TMP/planted.json" --db "$TMP/planted.db"
+[ -e "$TMP/planted.db" ] && fail "B145: a refused import left a database"
+: >"$TMP/a_file"
+bad B146 'the binary cache .*a_file \(KTUNE_BINARY_CACHE or kt_options.binary_cache\) is not a folder' env KTUNE_BINARY_CACHE="$TMP/a_file" "$KTUNE" tune $BAD/ok.c
 bad B95 'garbage.db: opening: file is not a database' "$KTUNE" report --db "$TMP/garbage.db" -o "$TMP/reports/r.html"
 bad B96 'missing/r.html: cannot write the report there' "$KTUNE" report --db "$TMP/one.db" -o "$TMP/missing/r.html"
 bad B97 'missing/r.html: cannot write the report there' tune $BAD/ok.c --report "$TMP/missing/r.html"
@@ -235,6 +242,8 @@ bad B99 'the file holds f32 of shape \(5,\), but x is declared x: tensor<f32>\[N
 bad B100 'xf.npy: the array is in Fortran \(column-major\) order' tune $BAD/data.c --input x="$TMP/xf.npy"
 bad B101 "xb.npy: the data is big-endian \('>f4'\)" tune $BAD/data.c --input x="$TMP/xb.npy"
 bad B102 'ok.c: not a .npy file' tune $BAD/data.c --input x=$BAD/ok.c
+bad B147 'ktune: error: --input x=a.npy and --input x=b.npy name the same tensor x: give one file per tensor' \
+  tune $BAD/data.c --input x=a.npy --input x=b.npy
 bad B103 'x.bin: 10 bytes are no whole number of f32 elements' tune $BAD/data.c --input x="$TMP/x.bin:f32"
 bad B104 'y is an output of kernel f \(declared out\), which the kernel writes; give its expected content with --expect y=PATH' \
   tune $BAD/data.c --input y="$TMP/x4.npy"

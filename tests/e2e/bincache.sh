@@ -69,6 +69,29 @@ expect_eq "$(json "$TMP/t.json" "d['winner']['status']")" ok "winner after rebui
 tune_key 60000
 expect_eq "$(counts)" "$CONFIGS 0 0" "rebuilt entries serve the next key"
 
+# The cache trusts only its owner (issue 26 item 4): an entry others can
+# write, or another user owns, is never loaded (rebuilt instead); a folder
+# others can write, another user's folder, or a path that is a file is
+# refused, exit 2, saying why and how to fix it.
+set -- $(ls -t "$BIN"/*.ktbin | head -2)
+chmod 666 "$1"
+[ "$(id -u)" = 0 ] && chown nobody "$2" || chmod 606 "$2"
+tune_key 65000
+expect_eq "$(counts)" "$((CONFIGS - 2)) 0 2" "entries others can write or own are rebuilt"
+chmod 777 "$BIN"
+run_status 2 "$KTUNE" tune "$TMP/scale.c" --quiet
+expect_contains "$TMP/err" "can be written by every user (mode 777)" "world-writable folder refused"
+expect_contains "$TMP/err" "chmod go-w" "the fix is named"
+chmod 700 "$BIN"
+if [ "$(id -u)" = 0 ]; then
+  mkdir -p "$TMP/theirs" && chown nobody "$TMP/theirs" && chmod 700 "$TMP/theirs"
+  run_status 2 env KTUNE_BINARY_CACHE="$TMP/theirs" "$KTUNE" tune "$TMP/scale.c" --quiet
+  expect_contains "$TMP/err" "belongs to user" "another user's folder refused"
+fi
+: >"$TMP/a_file"
+run_status 2 env KTUNE_BINARY_CACHE="$TMP/a_file" "$KTUNE" tune "$TMP/scale.c" --quiet
+expect_contains "$TMP/err" "is not a folder" "a file as the cache refused"
+
 # A quoted include the cache cannot hash (not beside the file: the compiler
 # finds it among the system's headers) keeps the kernel's builds out of the
 # cache, and the tuning says why.

@@ -81,6 +81,18 @@ expect_contains "$TMP/out" "under 3 keys" "import summary"
 run_status 0 "$KTUNE" cache export --db "$TMP/copy.db"
 expect_eq "$(python3 -c "import json,sys; a,b=(json.load(open(f))['keys'] for f in sys.argv[1:]); print(a==b)" "$TMP/all.json" "$TMP/out")" True "export round trip"
 
+# A configuration that is no NAME=integer list (issue 26 item 5: it was
+# imported, shown and offered to kt_launch) refuses the whole import.
+python3 - "$TMP/all.json" "$TMP/planted.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["keys"][0]["winner"]["config"] = "U=1 B=1 -include /etc/shadow"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+run_status 2 "$KTUNE" cache import "$TMP/planted.json" --db "$TMP/planted.db"
+expect_contains "$TMP/err" '"-include" is no NAME=integer' "planted configuration refused"
+[ -e "$TMP/planted.db" ] && fail "a refused import left a database"
+
 # T4: one tuning, in the hub's schema.
 run_status 0 "$KTUNE" cache export --kernel scale --format t4
 expect_eq "$(json "$TMP/out" "d['schema_version']")" 1.0.0 "T4 schema version"
@@ -89,9 +101,22 @@ expect_eq "$(json "$TMP/out" "sorted(d['results'][0]['configuration'])")" "['B',
 run_status 2 "$KTUNE" cache export --format t4
 expect_contains "$TMP/err" "narrow" "T4 of several tunings refused"
 
-# clear by filter.
+# clear by filter: --key selects exactly the keys it names (issue 26 item 6:
+# it once removed every size of the kernel); a filter that matches nothing
+# says so with exit status 1, a key that is no NAME=VALUE list is bad input.
+run_status 0 "$KTUNE" cache export --kernel twice --key N=30000
+expect_eq "$(json "$TMP/out" "[k['sizes'] for k in d['keys']]")" "['N=30000']" "export --key"
+run_status 0 "$KTUNE" cache clear --kernel twice --key N=30000
+expect_contains "$TMP/out" "removed 1 tuning (42 results)" "clear --key summary"
+run_status 0 "$KTUNE" cache list --json --kernel twice
+expect_eq "$(json "$TMP/out" "[k['sizes'] for k in d['keys']]")" "['N=20000']" "clear --key removed only that key"
+run_status 1 "$KTUNE" cache clear --kernel twice --key N=30000
+expect_contains "$TMP/err" "no stored tuning matches kernel twice sizes \"N=30000\"" "clear of nothing says so"
+run_status 1 "$KTUNE" cache export --kernel nosuch
+run_status 2 "$KTUNE" cache clear --kernel twice --key 20000
+expect_contains "$TMP/err" "is no NAME=VALUE" "malformed --key"
 run_status 0 "$KTUNE" cache clear --kernel twice
-expect_contains "$TMP/out" "removed 2 tunings" "clear summary"
+expect_contains "$TMP/out" "removed 1 tuning" "clear summary"
 run_status 0 "$KTUNE" cache list --json
 expect_eq "$(json "$TMP/out" "[k['kernel'] for k in d['keys']]")" "['scale']" "only the other kernel left"
 

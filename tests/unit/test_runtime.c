@@ -402,6 +402,44 @@ TEST(miss_nearest_without_stored_sizes_uses_the_default) {
   kt_context_destroy(ctx);
 }
 
+/* A stored winner is launched only when it is a configuration of the
+ * current source's space (issue 26 item 5): U=7 among [1, 2, 4, 8] is not,
+ * U=8 is excluded by @where; either is passed over, saying so, for the
+ * default, whether stored at this key or at the nearest size. */
+static const char *where_src = "// @autotune(U in [1, 2, 4, 8])\n"
+                               "// @where(U <= 4)\n"
+                               "// @kernel addw(x: in tensor<f32>[N], y: out tensor<f32>[N], n: i32 = N)\n"
+                               "// @dims(N = 64)\n"
+                               "void addw(const float *x, float *y, int n) {\n"
+                               "  for (int i = 0; i < n; i++) y[i] = x[i] + (float)U;\n"
+                               "}\n";
+
+static void expect_passed_over(kt_kernel *k, int64_t size, const char *stored) {
+  float x[64] = {0}, y[64];
+  int n = (int)size, rc;
+  void *args[] = {x, y, &n};
+  const char *out = launch_captured(k, (int64_t[]){size}, args, &rc);
+  ASSERT_EQ(rc, KT_OK);
+  ASSERT_CONTAINS(out, stored);
+  ASSERT_CONTAINS(out, "passed over: not a configuration of the kernel's space");
+  ASSERT_CONTAINS(out, "default configuration");
+  for (int i = 0; i < n; i++) ASSERT_EQ(y[i], 1.0f);
+}
+
+TEST(stored_winner_outside_the_space_is_never_launched) {
+  setenv("KTUNE_PRINT_AUTOTUNING", "1", 1);
+  kt_context *ctx = context(KT_MISS_NEAREST);
+  kt_kernel *k = load(ctx, where_src);
+  kt__device_info dev = cpu_device();
+  store_winner(k, &dev, "N=32", "U=7");
+  store_winner(k, &dev, "N=48", "U=8");
+  expect_passed_over(k, 32, "stored [U=7]");
+  expect_passed_over(k, 48, "stored [U=8]");
+  expect_passed_over(k, 40, "stored [U="); /* the nearest size's winner, either of them */
+  kt_kernel_destroy(k);
+  kt_context_destroy(ctx);
+}
+
 /* A tuning on a miss verifies on the caller's data (BAD=1 fails only on
  * it), leaves the caller's in-place buffer to the one real launch (applied
  * once), stores the winner, and a second handle gets it without tuning. */
