@@ -189,7 +189,7 @@ bad B137 'KTUNE_SAMPLE_S=2ms: expected the seconds a timing sample lasts' env KT
 bad B137 'KTUNE_SAMPLE_S=5: expected the seconds a timing sample lasts' env KTUNE_SAMPLE_S=5 "$KTUNE" tune $BAD/ok.c
 bad B138 'KTUNE_VERIFY_ON=gpu: expected host' env KTUNE_VERIFY_ON=gpu "$KTUNE" tune $BAD/ok.c
 bad B139 '--timing fast: expected auto .chosen per configuration., graph' tune $BAD/ok.c --timing fast
-bad B140 'timing by graph: the cpu backend has no graphs .it times by clock.; use auto or events' tune $BAD/ok.c --timing graph
+bad B148 'timing by graph: the cpu backend has no graphs .it times by clock.; use auto or events' tune $BAD/ok.c --timing graph
 # --- sheer numbers ---
 bad B70 'too_many_names.c: error: kernel f declares 71 tuned names; ktune handles at most 64' tune $BAD/too_many_names.c
 python3 -c "
