@@ -420,22 +420,30 @@ static bool scalar_type(parser *p, kt__dtype *out) {
   return true;
 }
 
-/* shape -> "[" expr { "," expr } "]" */
-static bool tensor_shape(parser *p, kt__param *q) {
+/* extents -> "[" expr { "," expr } "]"   (a tensor's shape, a tensor map's
+ * box: outermost first). OPENING says what '[' begins, EMPTY what an empty
+ * list lacks (with %s the parameter's name). */
+static bool extents(parser *p, const kt__param *q, const char *opening, const char *empty, kt__expr ***items, int *n) {
   kt__token open = TOK;
-  if (!expect(p, KT__T_LBRACKET, "'[' and the tensor's shape")) return false;
+  if (!expect(p, KT__T_LBRACKET, opening)) return false;
   if (TOK.kind == KT__T_RBRACKET) {
-    kt__diag_error(p->d, open.loc, "tensor '%s' has an empty shape; give its sizes, e.g. [N]", q->name);
+    kt__diag_error(p->d, open.loc, empty, q->name);
     return false;
   }
   for (;;) {
     kt__expr *e = kt__expr_parse(&p->lx);
     if (!e) return false;
     add_use(p, e);
-    *PUSH(q->dims, q->ndims) = e;
+    *PUSH(*items, *n) = e;
     if (accept(p, KT__T_RBRACKET)) return true;
     if (!expect(p, KT__T_COMMA, "',' or ']'")) return false;
   }
+}
+
+/* shape -> extents */
+static bool tensor_shape(parser *p, kt__param *q) {
+  return extents(p, q, "'[' and the tensor's shape", "tensor '%s' has an empty shape; give its sizes, e.g. [N]",
+                 &q->dims, &q->ndims);
 }
 
 static const char *const init_names[] = {"random", "zeros", "ones", "iota", "file"};
@@ -512,22 +520,10 @@ static bool scalar_value(parser *p, kt__param *q) {
   return true;
 }
 
-/* box -> "[" expr { "," expr } "]"   (a tensor map's tile, outermost first) */
+/* box -> extents   (a tensor map's tile, outermost first) */
 static bool tensormap_box(parser *p, kt__param *q) {
-  kt__token open = TOK;
-  if (!expect(p, KT__T_LBRACKET, "'[' and the box, outermost first: box = [TILE_M, TILE_K]")) return false;
-  if (TOK.kind == KT__T_RBRACKET) {
-    kt__diag_error(p->d, open.loc, "tensor map '%s' has an empty box; give one extent per dimension", q->name);
-    return false;
-  }
-  for (;;) {
-    kt__expr *e = kt__expr_parse(&p->lx);
-    if (!e) return false;
-    add_use(p, e);
-    *PUSH(q->box, q->nbox) = e;
-    if (accept(p, KT__T_RBRACKET)) return true;
-    if (!expect(p, KT__T_COMMA, "',' or ']'")) return false;
-  }
+  return extents(p, q, "'[' and the box, outermost first: box = [TILE_M, TILE_K]",
+                 "tensor map '%s' has an empty box; give one extent per dimension", &q->box, &q->nbox);
 }
 
 /* One "box = [...]" or "swizzle = expr" of a tensor map. */
