@@ -200,6 +200,10 @@ bool kt__be_can_time(const kt__backend *be, kt_timing how) {
   return how == KT_TIMING_AUTO || ((unsigned)how < 3 && be->timings[how] != NULL);
 }
 
+kt_timing kt__be_timing(const kt__backend *be, kt_timing how) {
+  return how == KT_TIMING_AUTO && !kt__be_can_time(be, KT_TIMING_GRAPH) ? KT_TIMING_EVENTS : how;
+}
+
 void kt__be_flush_cache(const kt__backend *be, void *state) {
   if (be->flush_cache) be->flush_cache(state);
 }

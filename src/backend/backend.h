@@ -338,6 +338,9 @@ kt__status kt__be_time(const kt__backend *be, void *state, void *fn, const kt__l
 /* Whether BE can time by method HOW (AUTO: always, as EVENTS where there is
  * no graph). */
 bool kt__be_can_time(const kt__backend *be, kt_timing how);
+/* The method HOW means on BE: AUTO chooses between events and a graph, so
+ * where BE has no graphs it is EVENTS; any other method as it is. */
+kt_timing kt__be_timing(const kt__backend *be, kt_timing how);
 void kt__be_flush_cache(const kt__backend *be, void *state);
 void kt__be_prebuild(const kt__backend *be, void *state, const kt__build *b, int n);
 int kt__be_fill(const kt__backend *be, void *state, void *buf, size_t bytes, const void *pattern, size_t pattern_size,

@@ -149,19 +149,13 @@ static kt__status queue_build(kt__worker_state *c, const kt__request *rq) {
   return KT__ST_OK;
 }
 
-/* The method a request's timing means on BE: AUTO chooses between events
- * and a graph, so on a backend without graphs it is plain events. */
-static kt_timing timing_for(const kt__backend *be, kt_timing asked) {
-  return asked == KT_TIMING_AUTO && !kt__be_can_time(be, KT_TIMING_GRAPH) ? KT_TIMING_EVENTS : asked;
-}
-
 /* VERIFY and EVAL: the verified run (once more from freshly uploaded inputs
  * when its outputs are wrong), then for EVAL the measurement and the checks
  * of what its timed runs did. */
 static kt__status evaluate(kt__worker_state *c, const kt__request *rq, timing *tm, kt__reply *rp, kt__errbuf *eb) {
   double t0 = kt__now();
   kt__measure_opts mo = rq->measure;
-  mo.timing = timing_for(c->s->backend, mo.timing);
+  mo.timing = kt__be_timing(c->s->backend, mo.timing);
   double *first_s = rq->kind == KT__REQ_EVAL ? &mo.first_s : NULL;
   kt__status st = kt__run_verified(c, tm->fn, tm->l, rq->values, first_s, eb);
   if (st == KT__ST_CORRECTNESS) { /* once more from freshly uploaded inputs */
@@ -185,7 +179,7 @@ static kt__status evaluate(kt__worker_state *c, const kt__request *rq, timing *t
 static kt__status sample(timing *tm, const kt__request *rq, kt__reply *rp, kt__errbuf *eb) {
   int reps = rq->reps > 0 ? rq->reps : 1;
   double s = 0;
-  kt__status st = timed_sample(tm, timing_for(tm->c->s->backend, rq->measure.timing), reps, &s, NULL, eb);
+  kt__status st = timed_sample(tm, kt__be_timing(tm->c->s->backend, rq->measure.timing), reps, &s, NULL, eb);
   rp->sample_s = s / reps;
   return st == KT__ST_OK ? kt__run_after_timed(tm->c, tm->fn, tm->l, rq->values, eb) : st;
 }

@@ -101,7 +101,7 @@ static int resolve_timing(kt__tuning *t) {
   if (!kt__be_can_time(be, t->o.timing))
     return kt__err(t->eb, KT_INVALID, "timing by %s: the %s backend has no graphs (it times by %s); use auto or events",
                    kt__timing_name(t->o.timing), be->name, be->timings[KT_TIMING_EVENTS]);
-  if (t->o.timing == KT_TIMING_AUTO && !kt__be_can_time(be, KT_TIMING_GRAPH)) t->o.timing = KT_TIMING_EVENTS;
+  t->o.timing = kt__be_timing(be, t->o.timing);
   return KT_OK;
 }
 
