@@ -545,6 +545,7 @@ static const char *run_application(void (*app)(const char *mark), const char *ma
 }
 
 static void exits_while_tuning_in_the_background(const char *mark) {
+  (void)mark; /* the helper is known to run from the job thread's trace */
   kt_context *ctx = context(KT_MISS_BACKGROUND, NULL);
   kt_kernel *k = load(ctx, "affine.c", slow_source(0), "c");
   float x[256], y[256];
@@ -553,13 +554,11 @@ static void exits_while_tuning_in_the_background(const char *mark) {
   void *args[] = {x, y, &n};
   int rc = kt_launch(k, (int64_t[]){256}, args, NULL);
   /* The call returns before the job's thread spawned the helper: the
-   * application exits once the tuning started (its helper runs) and the job
-   * thread has had a moment to copy the tensors into the request and tell
-   * the helper so (an exit before that leaves the helper no data, which it
-   * rightly refuses to tune on: 1 run in 6 here exited too early when it
-   * waited for the helper's process alone). */
-  for (int i = 0; i < 100 && processes_marked(mark) == 0; i++) sleep_s(0.01);
-  sleep_s(0.3);
+   * application exits once the tuning started, that is once the job thread
+   * has told the helper its tensors are in (its trace line, in the stderr
+   * run_application captures). Exiting before that leaves the helper no
+   * data, which it rightly refuses to tune on. */
+  for (int i = 0; i < 500 && !strstr(captured(), "miss: the helper told that the tensors are in"); i++) sleep_s(0.01);
   fflush(NULL);
   _exit(rc == KT_OK ? 0 : 1); /* the tuning still running */
 }
@@ -568,6 +567,7 @@ static void exits_while_tuning_in_the_background(const char *mark) {
  * finishes that tuning and stores the winner, then nothing is left. */
 TEST(background_tuning_finishes_after_the_application_exits) {
   setenv("KTUNE_PRINT_AUTOTUNING", "1", 1);
+  setenv("KTUNE_TRACE", "1", 1); /* the application waits for a trace line */
   const char *out = run_application(exits_while_tuning_in_the_background, mark_processes());
   ASSERT_CONTAINS(out, "while the tuning runs in the background");
   ASSERT_CONTAINS(out, "key [N=256]: tuned 4 configurations");
