@@ -402,14 +402,36 @@ static kt__status run_check(kt__worker_state *c, const int64_t *values, kt__errb
 
 /* --- after the timed runs -------------------------------------------------- */
 
+/* Output K's decoys, just uploaded into its buffer, kept in a device buffer
+ * of their own for the next runs of this tuning: the reference they are
+ * made from no longer changes (it is read-only once written). Without the
+ * memory or a device copy, each run makes them again. */
+static void keep_decoys(kt__worker_state *c, int k) {
+  const kt__backend *be = c->s->backend;
+  size_t bytes = c->s->args->tensors[k].bytes;
+  kt__errbuf ignored;
+  if (!be->copy || kt__be_alloc(be, c->state, bytes, &c->decoydev[k], &ignored) != KT_OK) {
+    c->decoydev[k] = NULL;
+    return;
+  }
+  if (kt__be_copy(be, c->state, c->decoydev[k], c->bufs[k], bytes, &ignored) != KT_OK) {
+    kt__be_release(be, c->state, c->decoydev[k]);
+    c->decoydev[k] = NULL;
+  }
+}
+
 /* Output K's decoys (kt__decoy: far from its reference, not poison), so
  * that a kernel that skips its work where its output already looks
  * computed leaves it wrong. Without a reference, the poison. */
 static int decoy(kt__worker_state *c, int k, kt__errbuf *eb) {
   const kt__host_tensor *t = &c->s->args->tensors[k];
   if (!t->reference_set) return poison(c, k, false, eb);
+  if (c->decoydev[k]) return kt__be_copy(c->s->backend, c->state, c->bufs[k], c->decoydev[k], t->bytes, eb);
   kt__decoy(t->type, c->scratch, t->reference, t->count);
-  return kt__be_upload(c->s->backend, c->state, c->bufs[k], c->scratch, t->bytes, eb);
+  kt__trace("worker: decoys of output %s made on the host", c->s->decl->params[t->param].name);
+  int rc = kt__be_upload(c->s->backend, c->state, c->bufs[k], c->scratch, t->bytes, eb);
+  if (rc == KT_OK) keep_decoys(c, k);
+  return rc;
 }
 
 /* Before the run after the timed runs: what a verified run starts from

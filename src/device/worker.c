@@ -256,6 +256,7 @@ int kt__worker_make_buffers(kt__worker_state *c, kt__errbuf *eb) {
   c->pristine = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->pristine);
   c->refdev = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->refdev);
   c->refdev_ready = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->refdev_ready);
+  c->decoydev = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->decoydev);
   size_t largest = 1;
   for (int k = 0; k < a->ntensors; k++) {
     KT__FORWARD(kt__guarded_alloc(s->backend, c->state, a->tensors[k].bytes, &c->guards[k], eb));
@@ -296,12 +297,15 @@ void kt__worker_free_buffers(kt__worker_state *c) {
   for (int k = 0; c->pristine && k < c->s->args->ntensors; k++) kt__be_release(c->s->backend, c->state, c->pristine[k]);
   for (int k = 0; c->refdev && k < c->s->args->ntensors; k++)
     if (c->refdev[k]) kt__be_release(c->s->backend, c->state, c->refdev[k]);
+  for (int k = 0; c->decoydev && k < c->s->args->ntensors; k++)
+    if (c->decoydev[k]) kt__be_release(c->s->backend, c->state, c->decoydev[k]);
   for (int k = 0; c->guards && k < c->s->args->ntensors; k++) kt__guarded_free(c->s->backend, c->state, &c->guards[k]);
   free(c->bufs);
   free(c->guards);
   free(c->pristine);
   free(c->refdev);
   free(c->refdev_ready);
+  free(c->decoydev);
   kt__be_unpin_host(c->s->backend, c->state, c->scratch);
   free(c->scratch);
   for (int k = 0; c->outputs && k < c->s->args->ntensors; k++) free(c->outputs[k]);

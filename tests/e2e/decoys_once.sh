@@ -1,0 +1,17 @@
+# The run after a configuration's timed runs starts from decoys in its
+# outputs (docs/FAULTS.md): they are made on the host once per worker and
+# tuning, then copied on the device for every later run, not made and
+# uploaded again for each configuration and finalist sample (0.2 s a run at
+# 256 MB on the H200: docs/BENCHMARKS.md, "Tune on a miss at production
+# sizes"). The cheats they catch are still caught: e2e.timed_runs.
+. "$(dirname "$0")/common.bash"
+KTUNE_TRACE=1 run_status 0 "$KTUNE" tune kernels/c/transpose.c --dim R=128 --dim C=128 --autotune "TILE_R=16" --quiet --json --db "$TMP/d.db"
+cp "$TMP/err" "$TMP/trace"
+made=$(grep -c 'worker: decoys of output out made on the host' "$TMP/trace")
+workers=$(grep -c 'worker: device open' "$TMP/trace")
+measured=$(grep -c 'worker: measured' "$TMP/trace")
+expect_eq "$([ "$measured" -gt "$workers" ] && echo yes)" yes "more configurations measured ($measured) than workers ($workers)"
+expect_eq "$([ "$made" -ge 1 ] && [ "$made" -le "$workers" ] && echo yes)" yes \
+  "decoys made on the host $made times for $workers workers and $measured configurations measured"
+expect_eq "$(json "$TMP/out" "sum(c['status'] == 'ok' for c in d['configurations']) > 1")" True "configurations ok"
+finish
