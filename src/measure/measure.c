@@ -81,6 +81,14 @@ void kt__stats_compute(double *samples, int n, int reps, kt__stats *out) {
   out->mean = mean;
   out->stddev = n > 1 ? sqrt(ss / (n - 1)) : 0;
   out->iqr = quantile_sorted(samples, n, 0.75) - quantile_sorted(samples, n, 0.25);
+  out->contended = kt__samples_contended(samples, n);
+}
+
+bool kt__samples_contended(const double *samples, int n) {
+  if (n < 3) return false;
+  double lo = samples[0], hi = samples[0];
+  for (int i = 1; i < n; i++) lo = fmin(lo, samples[i]), hi = fmax(hi, samples[i]);
+  return lo > 0 && hi > lo * (1 + KT__CONTENDED_SPREAD);
 }
 
 bool kt__within_noise(const kt__stats *winner, const kt__stats *runner_up) {
@@ -284,7 +292,10 @@ static kt__status take_samples(run *r, int reps, double *samples, int *n, bool *
       *stopped = true;
       break;
     }
-    if (*n >= r->o.min_samples && stable(samples, *n)) break;
+    /* Contended samples are not trusted to be stable: more of them, so
+     * that the median falls among those taken in the gaps. */
+    bool enough = *n >= r->o.min_samples && !(*n < KT__CONTENDED_SAMPLES && kt__samples_contended(samples, *n));
+    if (enough && stable(samples, *n)) break;
     if (out_of_time(r)) break;
     double s;
     kt__status st = time_reps(r, reps, &s);

@@ -47,7 +47,26 @@ typedef struct kt__stats {
    * and what the device reported meanwhile. kt__stats_compute keeps both. */
   kt_timing timing;
   kt__seen seen;
+  /* The samples' spread says that something else ran on the device during
+   * some of them (kt__samples_contended): recorded with the result, so that
+   * a winner measured beside a busy application is marked as such. */
+  bool contended;
 } kt__stats;
+
+/* Another process's kernels (a busy application beside a background
+ * tuning) share the SMs and the memory bandwidth with the samples they
+ * overlap, and only those: a quiet device's samples of one configuration
+ * lie within a few percent of each other (0.1-2% on the H200,
+ * docs/BENCHMARKS.md), while overlapped ones are tens of percent slower.
+ * Samples whose slowest is more than KT__CONTENDED_SPREAD over their fastest
+ * (at least 3 of them) are contended: the measurement then takes at least
+ * KT__CONTENDED_SAMPLES samples whatever their stability says, so that the
+ * median lies among the samples taken in the gaps between the other
+ * process's work, and the result is marked (`contended` in its
+ * `measurement` record). */
+#define KT__CONTENDED_SPREAD 0.25
+enum { KT__CONTENDED_SAMPLES = 11 };
+bool kt__samples_contended(const double *samples, int n);
 
 /* Times REPS back-to-back launches by method HOW (GRAPH or EVENTS); total
  * seconds in *SECONDS, and what the device said meanwhile in *READING
@@ -73,7 +92,9 @@ kt_timing kt__timing_from_name(const char *name);
  * S's timing: "graph", "events", "profiling", "clock"; NULL: the timing's
  * own name), launches per sample, samples, and the SM clock's range, the
  * throttle reasons seen, the highest power and temperature where the
- * device reported them (the fields are left out where it did not). */
+ * device reported them (the fields are left out where it did not); for a
+ * contended measurement, "contended": true and "spread" (the slowest
+ * sample over the fastest, minus 1). */
 void kt__measurement_json(kt__sbuf *b, const char *method, const kt__stats *s);
 
 kt__status kt__measure(const kt__measure_opts *o, kt__timer_fn timer, void *ud, kt__stats *out, kt__errbuf *eb);

@@ -367,3 +367,47 @@ TEST(within_noise_is_within_the_winners_interquartile_range) {
   kt__stats steady = {.median = 1.00, .iqr = 0};
   ASSERT_FALSE(kt__within_noise(&steady, &close));
 }
+
+/* A busy application beside the tuning: every third sample overlaps its
+ * kernel and takes 60% longer; the rest are within 1% of each other. */
+TEST(contended_samples_are_told_from_quiet_ones) {
+  double quiet[] = {1.00, 1.01, 0.995, 1.005, 1.0};
+  double busy[] = {1.00, 1.6, 1.01, 0.995, 1.62, 1.0};
+  double two[] = {1.0, 2.0};
+  ASSERT_FALSE(kt__samples_contended(quiet, 5));
+  ASSERT_TRUE(kt__samples_contended(busy, 6));
+  ASSERT_FALSE(kt__samples_contended(two, 2)); /* too few to say */
+  kt__stats s = {0};
+  kt__stats_compute(busy, 6, 1, &s);
+  ASSERT_TRUE(s.contended);
+  kt__stats_compute(quiet, 5, 1, &s);
+  ASSERT_FALSE(s.contended);
+}
+
+TEST(contended_measurement_takes_more_samples_and_keeps_the_gaps_median) {
+  static const double noise[] = {1.0, 1.0, 1.6, 1.0, 1.005, 1.6, 0.995, 1.0, 1.6};
+  fake f = {.per_launch = 2e-3, .noise = noise, .nnoise = 9};
+  kt__measure_opts o = {.min_samples = 3, .max_samples = 20, .max_total_s = 1000};
+  kt__stats s;
+  ASSERT_EQ(kt__measure(&o, fake_timer, &f, &s, NULL), KT__ST_OK);
+  ASSERT_TRUE(s.contended);
+  ASSERT_GE(s.nsamples, KT__CONTENDED_SAMPLES);
+  ASSERT_NEAR(s.median, 2e-3, 2e-3 * 0.01); /* within 1% of the quiet device's */
+  kt__sbuf b = {0};
+  kt__measurement_json(&b, NULL, &s);
+  ASSERT_TRUE(strstr(b.s, "\"contended\": true, \"spread\": 0.6") != NULL);
+  kt__sbuf_free(&b);
+}
+
+TEST(quiet_measurement_is_not_marked) {
+  fake f = {.per_launch = 2e-3};
+  kt__measure_opts o = {.min_samples = 3, .max_samples = 20, .max_total_s = 1000};
+  kt__stats s;
+  ASSERT_EQ(kt__measure(&o, fake_timer, &f, &s, NULL), KT__ST_OK);
+  ASSERT_FALSE(s.contended);
+  ASSERT_EQ(s.nsamples, 3);
+  kt__sbuf b = {0};
+  kt__measurement_json(&b, NULL, &s);
+  ASSERT_TRUE(strstr(b.s, "contended") == NULL);
+  kt__sbuf_free(&b);
+}
