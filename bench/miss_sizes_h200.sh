@@ -13,7 +13,7 @@
 # 1. KT_MISS_TUNE twice per size: the first call for key R x R, then for key
 #    (R - 32) x R on the helper kept warm; the second run with KTUNE_TRACE=1
 #    (trace_R.txt, and trace_summary_R.txt from bench/miss_trace_summary.awk:
-#    where the first key's time went);
+#    where the first key's time went); the largest size once, traced;
 # 2. KT_MISS_BACKGROUND with the application calling every 50 ms (quiet)
 #    and every 2 ms (busy): seconds from the first call to the call that ran
 #    the winner, and the winner's kernel time beside the blocking mode's;
@@ -21,7 +21,8 @@
 # 3. KT_MISS_ONLINE the same way, where include/ktune.h has it (else one
 #    line saying that it is not there);
 # 4. bench/peers/triton_transpose.py: Triton's autotuned transpose, its first
-#    call and its winner's kernel time at each size.
+#    call and its winner's kernel time at each size (run before the largest
+#    size's runs).
 # Results under $OUT (default ./build-miss-sizes): results.txt ("result NAME
 # VALUE size=R mode=M period=P run=N" lines), table.txt (one row per size
 # and mode), log.txt, the traces.
@@ -75,10 +76,21 @@ PY
   rm -f "$db" "$db"-*
 }
 
-small=${SIZES%% *}
+run_triton() {
+  say "Triton"
+  # shellcheck disable=SC2086
+  python3 bench/peers/triton_transpose.py $SIZES >"$OUT/triton.txt" 2>>"$LOG" || say "triton FAILED"
+  cat "$OUT/triton.txt" >>"$LOG"
+  grep '^result ' "$OUT/triton.txt" >>"$RES"
+}
+
+small=${SIZES%% *} largest=${SIZES##* }
 run_app tune "$small" 0 warmup # compiles the 26 configurations into the binary cache
 for r in $SIZES; do
-  run_app tune "$r" 0 1
+  # Triton before the largest size, whose runs take longest: a run stopped
+  # at its limit still has every peer figure.
+  [ "$r" = "$largest" ] && run_triton
+  [ "$r" = "$largest" ] || run_app tune "$r" 0 1 # the largest once, traced
   run_app tune "$r" 0 2 trace
   awk -f bench/miss_trace_summary.awk "$OUT/trace_$r.txt" >"$OUT/trace_summary_$r.txt"
   for p in 50 2; do run_app background "$r" "$p" 1; done
@@ -87,12 +99,6 @@ for r in $SIZES; do
   fi
 done
 [ -n "$ONLINE" ] || echo "result online_mode absent (no KT_MISS_ONLINE in include/ktune.h)" >>"$RES"
-
-say "Triton"
-# shellcheck disable=SC2086
-python3 bench/peers/triton_transpose.py $SIZES >"$OUT/triton.txt" 2>>"$LOG" || say "triton FAILED"
-cat "$OUT/triton.txt" >>"$LOG"
-grep '^result ' "$OUT/triton.txt" >>"$RES"
 
 sleep 1
 left=$(ps -eo stat=,args= | awk '$1 !~ /^Z/ && /ktune-tuner/ && !/awk/' | wc -l) # running, not zombies

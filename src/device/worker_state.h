@@ -42,8 +42,8 @@ typedef struct kt__worker_state {
    * uploaded (0.2 s per run at 256 MB on the H200). NULL: not made yet, or
    * the backend cannot copy, or no memory: made on the host each time. */
   void **decoydev;
-  void *scratch;           /* host buffer as large as the largest tensor */
-  void **outputs;          /* with a check: a host copy of each output it is shown (NULL for inputs) */
+  void *scratch;  /* host buffer as large as the largest tensor */
+  void **outputs; /* with a check: a host copy of each output it is shown (NULL for inputs) */
   size_t scratch_bytes;
   kt__worker_loaded cache[KT__WORKER_CACHE_SLOTS];
   int ncache;
