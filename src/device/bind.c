@@ -49,8 +49,21 @@ void kt__bound_free(kt__bound *b) {
  * device and the setup kept. Before the next tuning compiles anything: its
  * compiled files may take the paths of the ones loaded here. */
 void kt__worker_release(kt__worker_state *c) {
+  /* The scratch buffer stays, page-locked, for the next tuning's setup. */
+  void *scratch = c->scratch;
+  size_t scratch_bytes = c->scratch_bytes;
+  bool pinned = c->scratch_pinned;
+  c->scratch = NULL;
+  c->scratch_pinned = false;
   kt__worker_free_buffers(c);
-  kt__worker_state fresh = {.s = c->s, .state = c->state, .info = c->info, .bound = c->bound, .unbound = c->unbound};
+  kt__worker_state fresh = {.s = c->s,
+                            .state = c->state,
+                            .info = c->info,
+                            .bound = c->bound,
+                            .unbound = c->unbound,
+                            .scratch = scratch,
+                            .scratch_bytes = scratch_bytes,
+                            .scratch_pinned = pinned};
   *c = fresh;
 }
 

@@ -266,10 +266,18 @@ int kt__worker_make_buffers(kt__worker_state *c, kt__errbuf *eb) {
     if (a->tensors[k].compared) keep_device_reference(c, k);
     if (a->tensors[k].bytes > largest) largest = a->tensors[k].bytes;
   }
-  /* Page-aligned so that the backend can page-lock it for fast downloads. */
-  if (posix_memalign(&c->scratch, 4096, largest) != 0)
-    return kt__err(eb, KT_NOMEM, "no memory for a %zu-byte buffer", largest);
-  c->scratch_bytes = largest;
+  if (c->scratch && c->scratch_bytes >= largest) {
+    kt__trace("worker: scratch kept (%zu bytes)", c->scratch_bytes);
+  } else {
+    if (c->scratch) kt__trace("worker: scratch grown from %zu to %zu bytes", c->scratch_bytes, largest);
+    kt__worker_drop_scratch(c);
+    /* Page-aligned so that the backend can page-lock it for fast downloads. */
+    if (posix_memalign(&c->scratch, 4096, largest) != 0) {
+      c->scratch = NULL;
+      return kt__err(eb, KT_NOMEM, "no memory for a %zu-byte buffer", largest);
+    }
+    c->scratch_bytes = largest;
+  }
   if (s->check) KT__FORWARD(check_setup(c, eb));
   kt__trace("worker: buffers allocated");
   c->cores = kt__ncores();
@@ -289,6 +297,22 @@ static int device_setup(kt__worker_state *c, kt__errbuf *eb) {
   return c->s->args ? kt__worker_make_buffers(c, eb) : KT_OK;
 }
 
+void kt__worker_drop_scratch(kt__worker_state *c) {
+  if (c->scratch_pinned) kt__be_unpin_host(c->s->backend, c->state, c->scratch);
+  free(c->scratch);
+  c->scratch = NULL;
+  c->scratch_pinned = false;
+  c->scratch_bytes = 0;
+}
+
+/* Page-locks the scratch buffer unless it is already. */
+static void pin_scratch(kt__worker_state *c) {
+  if (!c->scratch || c->scratch_pinned) return;
+  kt__be_pin_host(c->s->backend, c->state, c->scratch, c->scratch_bytes); /* every check downloads into it */
+  c->scratch_pinned = true;
+  kt__trace("worker: scratch pinned");
+}
+
 void kt__worker_free_buffers(kt__worker_state *c) {
   if (!c->s->args) return; /* a spawned zygote's worker before its first bind: nothing made yet */
   free(c->queued);
@@ -306,14 +330,14 @@ void kt__worker_free_buffers(kt__worker_state *c) {
   free(c->refdev);
   free(c->refdev_ready);
   free(c->decoydev);
-  kt__be_unpin_host(c->s->backend, c->state, c->scratch);
-  free(c->scratch);
+  kt__worker_drop_scratch(c);
   for (int k = 0; c->outputs && k < c->s->args->ntensors; k++) free(c->outputs[k]);
   free(c->outputs);
 }
 
 static void worker_teardown(kt__worker_state *c) {
   kt__worker_free_buffers(c);
+  kt__worker_drop_scratch(c); /* a released worker's, kept for a next tuning that did not come */
   kt__be_close(c->s->backend, c->state);
   kt__bound_free(c->bound);
 }
@@ -349,10 +373,7 @@ static bool worker_open(kt__worker_state *c, int fd, pid_t parent) {
   if (!kt__send_all(fd, &h, sizeof h) || h.rc != KT_OK) return false;
   /* Page-locking takes a while (0.08 s for 256 MB on the H200): done after
    * the hello, while the tuner compiles the reference configuration. */
-  if (c->scratch) {
-    kt__be_pin_host(c->s->backend, c->state, c->scratch, c->scratch_bytes); /* every check downloads into it */
-    kt__trace("worker: scratch pinned");
-  }
+  pin_scratch(c);
   return true;
 }
 
@@ -365,7 +386,7 @@ static void serve_bind(kt__worker_state *c, int fd, int memfd) {
   kt__copy_msg(h.msg, sizeof h.msg, eb.msg);
   h.info = c->info;
   if (!kt__send_all(fd, &h, sizeof h) || h.rc != KT_OK) _exit(1); /* half bound: a fresh worker then */
-  kt__be_pin_host(c->s->backend, c->state, c->scratch, c->scratch_bytes);
+  pin_scratch(c);
 }
 
 /* KT__REQ_RELEASE: released, replied, then the tensors dropped. False: the

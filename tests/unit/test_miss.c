@@ -635,6 +635,35 @@ TEST(warm_helper_tunes_the_next_key_with_its_device_open) {
   ASSERT_CONTAINS(out, "helper: leaving (no more requests)");
 }
 
+/* Keys of 512, 256 and 1024 elements on one warm helper: its worker keeps
+ * its (page-locked) scratch buffer for the smaller second key and grows it
+ * for the larger third, instead of making it anew for each. */
+static void tunes_three_keys(const char *mark) {
+  (void)mark;
+  kt_context *ctx = context(KT_MISS_TUNE, NULL);
+  kt_kernel *k = load(ctx, "affine.c", slow_source(0), "c");
+  static float x[1024], y[1024];
+  int keys[] = {512, 256, 1024};
+  for (int i = 0; i < 3; i++) {
+    int n = keys[i];
+    for (int j = 0; j < n; j++) x[j] = (float)j;
+    void *args[] = {x, y, &n};
+    if (kt_launch(k, (int64_t[]){n}, args, NULL) != KT_OK) _exit(1);
+    check_affine(x, y, n);
+  }
+  fflush(NULL);
+  _exit(0);
+}
+
+TEST(warm_worker_keeps_its_scratch_between_keys_and_grows_it) {
+  setenv("KTUNE_TRACE", "1", 1);
+  setenv("KTUNE_HELPER_IDLE_S", "60", 1);
+  const char *out = run_application(tunes_three_keys, mark_processes());
+  ASSERT_EQ(count(out, "worker: bound to affine"), 2);
+  ASSERT_EQ(count(out, "worker: scratch kept (2048 bytes)"), 1);
+  ASSERT_EQ(count(out, "worker: scratch grown from 2048 to 4096 bytes"), 1);
+}
+
 /* The time of the first trace line holding WHAT, or -1. */
 static double trace_time(const char *out, const char *what) {
   const char *at = strstr(out, what);
