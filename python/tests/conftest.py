@@ -8,6 +8,10 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HERE = os.path.dirname(os.path.abspath(__file__))
+# Wall-clock limits hold on a machine this many times slower than a quiet one
+# (KTUNE_TEST_SLOWDOWN, default 10: other jobs on both cores), as in the
+# end-to-end tests (tests/e2e/common.bash).
+SLOWDOWN = int(os.environ.get("KTUNE_TEST_SLOWDOWN", "10"))
 
 
 def kernel_path(rel: str) -> str:

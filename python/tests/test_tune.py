@@ -10,7 +10,7 @@ import threading
 import time
 
 import pytest
-from conftest import HERE, ROOT, kernel_path
+from conftest import HERE, ROOT, SLOWDOWN, kernel_path
 
 import ktune
 
@@ -118,6 +118,27 @@ def _session_pids(sid: int):
     return pids
 
 
+def _stored_results(db: str) -> int:
+    try:
+        return sum(k["results"] for k in ktune.cache.list(db=db))
+    except ktune.KtuneError:  # no database yet, or busy
+        return 0
+
+
+def _wait_until(what, seconds: float) -> bool:
+    """Polls WHAT until it is true or SECONDS x SLOWDOWN have passed."""
+    deadline = time.monotonic() + seconds * SLOWDOWN
+    while not what() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return bool(what())
+
+
+# N=1280: every launch of slow.c 20 times its N=64 length (the default 0.8 s),
+# so that the tuning left after its first stored result (30 s or more) is
+# far beyond the stop limit, even times SLOWDOWN.
+SLOW_N = 1280
+
+
 @pytest.mark.parametrize("how", ["tune", "launch", "launch-ctypes"])
 def test_ctrl_c_interrupts_a_tuning(db, tmp_path, how):
     """SIGINT to a Python process that is tuning (ktune.tune, or a launch
@@ -129,11 +150,11 @@ def test_ctrl_c_interrupts_a_tuning(db, tmp_path, how):
         print("tuning", flush=True)
         try:
             if {how!r} == "tune":
-                ktune.tune(path, db={db!r})
+                ktune.tune(path, dims={{"N": {SLOW_N}}}, db={db!r})
             else:
                 k = ktune.load(path, db={db!r}, launch_path={"ctypes" if how == "launch-ctypes" else None!r})
                 print("launch path", k.launch_path, flush=True)
-                k(np.zeros(64, np.float32))
+                k(np.zeros({SLOW_N}, np.float32))
         except KeyboardInterrupt:
             print("KeyboardInterrupt", flush=True)
             sys.exit(42)
@@ -145,25 +166,23 @@ def test_ctrl_c_interrupts_a_tuning(db, tmp_path, how):
     if how != "tune":
         want = "ctypes" if how == "launch-ctypes" else "extension"
         assert p.stdout.readline().strip() == f"launch path {want}"
-    # Once the tuner's worker runs beside Python, and a little more so that
-    # something was measured: a whole tuning takes 2-6 s here (less with its
-    # compiled configurations in the binary cache and finalist rounds that
-    # settle early), so a fixed wait could miss it.
+    # Once the tuner's worker runs beside Python and a first result is stored
+    # (events, not a fixed wait, which a loaded machine outruns).
     # 30 s: CI once saw no worker within 10 s on a quiet 2-core machine (cause not found).
-    deadline = time.monotonic() + 30
-    while len(_session_pids(p.pid)) < 2 and p.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
+    assert _wait_until(lambda: len(_session_pids(p.pid)) >= 2 or p.poll() is not None, 30 / SLOWDOWN)
     assert len(_session_pids(p.pid)) >= 2, ("expected the tuner's worker beside Python", p.poll())
-    time.sleep(0.5)
+    assert _wait_until(lambda: _stored_results(db) >= 1 or p.poll() is not None, 30), "nothing stored"
+    assert p.poll() is None, ("the tuning ended before the Ctrl-C", p.communicate())
     t0 = time.monotonic()
     os.killpg(p.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
-    out, err = p.communicate(timeout=30)
+    out, err = p.communicate(timeout=60 * SLOWDOWN)
     stop = time.monotonic() - t0
     assert p.returncode == 42, (p.returncode, out, err)
     assert "KeyboardInterrupt" in out and "finished" not in out
-    assert stop < 2.5, stop  # uninterrupted, the tuning would go on for 4 s more
-    time.sleep(0.3)
-    assert _session_pids(p.pid) == [], "processes left behind"
+    # Stopping takes a fraction of a second; uninterrupted, the tuning would
+    # go on for 30 s more (a KeyboardInterrupt only at its end fails here).
+    assert stop < 1.0 * SLOWDOWN, stop
+    assert _wait_until(lambda: _session_pids(p.pid) == [], 5), "processes left behind"
     keys = ktune.cache.list(db=db)
     assert keys and keys[0]["results"] >= 1, keys  # the measurements before Ctrl-C were kept
 

@@ -27,7 +27,7 @@ expect_contains "$TMP/out" "0 stored tunings" "empty list"
 # next run reuses what was recorded.
 "$KTUNE" tune "$TMP/scale.c" --quiet >/dev/null 2>&1 &
 pid=$!
-for _ in $(seq 50); do
+for _ in $(seq $((50 * SLOWDOWN))); do # 5 s x SLOWDOWN for 3 results, then the kill
   sleep 0.1
   n=$("$KTUNE" cache list --json 2>/dev/null | python3 -c "import json,sys; print(sum(k['results'] for k in json.load(sys.stdin)['keys']))" 2>/dev/null)
   [ "${n:-0}" -ge 3 ] && break

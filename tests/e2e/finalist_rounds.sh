@@ -4,16 +4,45 @@
 # and --json says so (a winner within its noise of the runner-up is a tie in
 # --json and the table); a key whose every configuration is stored keeps its
 # stored winner without rounds.
+#
+# What the timings decide is statistics: on a loaded machine a sample of the
+# leader can be preempted past a configuration 4x slower, and identical
+# configurations can sit apart (one binary a steady 2% slower). So every run
+# is checked for what the rule guarantees whatever the samples (a verdict
+# agrees with the figures printed beside it), and the early stops are asked
+# of a few attempts, excused only where the figures show the noise that
+# prevents them (the rounds' rule itself: tests/unit/test_measure.c, rounds_*).
 . "$(dirname "$0")/common.bash"
-run_status 0 "$KTUNE" tune tests/data/rounds_apart.c --json --quiet --no-db
-cp "$TMP/out" "$TMP/apart.json"
 r='d["timeline"]["finalist_rounds"]'
-expect_eq "$(json "$TMP/apart.json" "${r}['settled'] and 3 <= ${r}['done'] < ${r}['planned'] == 7")" True \
-  "rounds far apart settled early: $(json "$TMP/apart.json" "${r}")"
-expect_eq "$(json "$TMP/apart.json" "d['winner']['config']['U']")" 8 "the fastest won"
-expect_eq "$(json "$TMP/apart.json" "${r}['tied'] or ${r}['kept_stored_winner']")" False "apart is not tied"
-expect_eq "$(json "$TMP/apart.json" "(d['winner_within_noise'], d['runner_up']['config']['U'])")" "(False, 4)" \
-  "a winner 4x the runner-up is not within its noise"
+# consistent FILE: the rounds' verdict agrees with the figures: settled is
+# within the planned rounds, from the third on; tied is a leader's spread of
+# 2% at most and a winner within its noise of another runner-up; settled and
+# not tied is apart: the runner-up's fastest sample above the winner's median.
+consistent() {
+  expect_eq "$(json "$1" "(not ${r}['settled'] or 3 <= ${r}['done'] < ${r}['planned'] == 7) and
+    (not ${r}['tied'] or (${r}['settled'] and ${r}['leader_spread'] <= 0.02 and d['winner_within_noise']
+                        and d['runner_up']['config'] != d['winner']['config'])) and
+    (not ${r}['settled'] or ${r}['tied'] or d['runner_up']['min_s'] > d['winner']['final_median_s'])")" True \
+    "the rounds' verdict agrees with the figures: $(json "$1" "${r}, d['winner'], d['runner_up']")"
+}
+# Far apart: the fastest wins, not within its noise, not tied, in every run;
+# the rounds settle early unless a sample of the winner was preempted past the
+# runner-up (its mean then a fifth over its median).
+settled=no
+for attempt in 1 2 3; do
+  run_status 0 "$KTUNE" tune tests/data/rounds_apart.c --json --quiet --no-db
+  cp "$TMP/out" "$TMP/apart.json"
+  consistent "$TMP/apart.json"
+  expect_eq "$(json "$TMP/apart.json" "d['winner']['config']['U']")" 8 "the fastest won"
+  expect_eq "$(json "$TMP/apart.json" "${r}['tied'] or ${r}['kept_stored_winner']")" False "apart is not tied"
+  expect_eq "$(json "$TMP/apart.json" "(d['winner_within_noise'], d['runner_up']['config']['U'])")" "(False, 4)" \
+    "a winner 4x the runner-up is not within its noise"
+  [ "$(json "$TMP/apart.json" "${r}['settled']")" = True ] && { settled=yes; break; }
+  [ "$(json "$TMP/apart.json" "d['winner']['mean_s'] > 1.2 * d['winner']['final_median_s']")" = True ] ||
+    fail "rounds far apart did not settle early without a preempted sample: $(json "$TMP/apart.json" "${r}, d['winner']")"
+  echo "apart attempt $attempt did not settle early (a preempted sample): $(json "$TMP/apart.json" "${r}")"
+done
+[ $settled = yes ] || echo "note: every attempt had a preempted sample: the early stop of rounds far apart not shown"
 
 # On a terminal the bar's "screening best" is the first pass's; its last
 # state shows the winner's time, the finalist rounds' median the table and
@@ -27,31 +56,34 @@ fi
 
 # Finalists tied (the same work whatever U): the rounds stop once the others'
 # medians lie within the leader's interquartile range, if that range is at
-# most 2% of its median. A loaded machine can be noisier than that in every
-# attempt (leader_spread says so): then the tie cannot be shown here.
-tied=no noisy=0
-for attempt in 1 2 3 4; do
+# most 2% of its median (a tie: stopped early, a winner within noise, said in
+# --json and the table). Every attempt's verdict agrees with its figures
+# (consistent: a tie found but not reported fails there, as apart). An
+# attempt may end untied where the figures allow it: apart (settled), or a
+# leader's spread over 2% (a loaded machine). Only attempts that were quiet
+# (spread at most 2%) and still open after all rounds count against the tie:
+# half of 8 of them, with no tie, fails (a quiet machine ties about 9 times
+# in 10, CI once saw 4 untied in a row: tests/data/rounds_tied.c).
+tied=no open_quiet=0
+for attempt in 1 2 3 4 5 6 7 8; do
   run_status 0 "$KTUNE" tune tests/data/rounds_tied.c --json --quiet --no-db
   cp "$TMP/out" "$TMP/tied.json"
+  consistent "$TMP/tied.json"
   if [ "$(json "$TMP/tied.json" "${r}['tied']")" = True ]; then
     tied=yes
-    expect_eq "$(json "$TMP/tied.json" "${r}['settled'] and 3 <= ${r}['done'] < ${r}['planned'] and ${r}['leader_spread'] <= 0.02")" \
-      True "tied rounds stop early: $(json "$TMP/tied.json" "${r}")"
-    # The runner-up tied in the rounds is within the winner's noise: the
-    # output calls it a tie, in --json and in the closing table.
-    expect_eq "$(json "$TMP/tied.json" "d['winner_within_noise'] and d['runner_up']['config'] != d['winner']['config']")" \
-      True "a tie in the rounds is a winner within noise"
+    # The closing table calls a tie in the rounds a tie (that run's own rounds).
     run_status 0 "$KTUNE" tune tests/data/rounds_tied.c --quiet --no-db
     grep -q "finalist rounds: .*within the leader's noise" "$TMP/out" &&
       expect_contains "$TMP/out" "winner tied with #2" "the table calls a tie a tie"
     break
   fi
-  [ "$(json "$TMP/tied.json" "${r}['leader_spread'] > 0.02")" = True ] && noisy=$((noisy + 1))
+  [ "$(json "$TMP/tied.json" "not ${r}['settled'] and ${r}['leader_spread'] <= 0.02")" = True ] &&
+    open_quiet=$((open_quiet + 1))
   echo "attempt $attempt not tied: $(json "$TMP/tied.json" "${r}")"
 done
 if [ $tied = no ]; then
-  if [ $noisy = 4 ]; then echo "note: every attempt's leader spread was over 2% (a loaded machine): ties not shown"
-  else fail "identical finalists never tied in 4 attempts"; fi
+  if [ $open_quiet -lt 4 ]; then echo "note: no tie in 8 attempts, each apart or noisy ($open_quiet quiet and open): ties not shown"
+  else fail "identical finalists never tied in 8 attempts, $open_quiet of them quiet and still open after every round"; fi
 fi
 
 # A key whose every configuration is stored keeps its stored winner: no

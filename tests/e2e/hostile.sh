@@ -28,14 +28,22 @@ case "$(message 4)" in *thread*) ;; *) fail "thread message: $(message 4)" ;; es
 case "$(message 5)" in *timer*) ;; *) fail "alarm message: $(message 5)" ;; esac
 case "$(message 6)" in *SIGUSR1*) ;; *) fail "handler message: $(message 6)" ;; esac
 [ -s "$TMP/children" ] || fail "the forking configuration did not run"
-sleep 0.5
+# Each child of a kernel ends with its worker (a child that lived on sleeps
+# for a minute): awaited, 1 s x SLOWDOWN at most, not a fixed 0.5 s.
+children_ended() {
+  while read -r pid; do kill -0 "$pid" 2>/dev/null && return 1; done <"$TMP/children"
+  return 0
+}
+wait_for 1 children_ended
 while read -r pid; do
   kill -0 "$pid" 2>/dev/null && { fail "a kernel's child ($pid) outlived its worker"; kill -9 "$pid"; }
 done <"$TMP/children"
 
 # The same on an OpenCL device (PoCL here): a stray write does not fault.
+# --timeout 120: none of these hangs, and PoCL builds each kernel inside its
+# first run, which passed the default 10 s at a load of 12 (status timeout).
 if "$KTUNE" devices 2>/dev/null | grep -q '^opencl'; then
-  run_status 0 "$KTUNE" tune tests/data/opencl_hostile.cl --json --quiet --no-db
+  run_status 0 "$KTUNE" tune tests/data/opencl_hostile.cl --json --quiet --no-db --timeout 120
   expect_eq "$(status 1)" input "OpenCL VARIANT=1 (writes its input)"
   expect_eq "$(status 2)" bounds "OpenCL VARIANT=2 (past the end)"
   expect_eq "$(json "$TMP/out" "d['winner']['config']['VARIANT'] in (0, 3)")" True "OpenCL winner is a correct one"

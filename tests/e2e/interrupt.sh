@@ -1,5 +1,6 @@
 # Interruption: SIGINT (Ctrl-C, sent to the whole process group as a
-# terminal does) or SIGTERM during `ktune tune` stops within a second with
+# terminal does) or SIGTERM during `ktune tune` stops within a second (times
+# SLOWDOWN, common.bash: the broken stops below take 30 s or more) with
 # status 130, keeps every finished measurement in the database, kills the
 # worker and the compilers, leaves no zombie and no temporary file, and a
 # restarted tuning resumes from the database and finds the winner a tuning
@@ -13,23 +14,34 @@ MID="--dim N=128"
 # The interruptions land mid-run because compiling takes its time: a binary
 # cache filled by the first tuning would let the later ones end before them.
 export KTUNE_BINARY_CACHE=off
-LIMIT_MS=${KTUNE_INTERRUPT_MS:-1000}
+LIMIT_MS=$((${KTUNE_INTERRUPT_MS:-1000} * SLOWDOWN))
 
 # Every process in the session of PID (the tuner, its worker, compilers).
 session_pids() { ps -eo pid=,sid= | awk -v s="$1" '$2 == s { print $1 }'; }
 
+# Whether every process of PIDS has ended (a zombie has).
+all_ended() {
+  for p in $pids; do
+    case "$(ps -o stat= -p "$p" 2>/dev/null)" in "" | Z*) ;; *) return 1 ;; esac
+  done
+}
+
 EXTRA=""
-# interrupt NAME SIGNAL AFTER_S DB [ENV...]: starts a tuning of slow.c in its
-# own session with a fresh TMPDIR, sends SIGNAL to its process group after
-# AFTER_S seconds, and checks the stop: time, status, TMPDIR, processes.
+# interrupt NAME SIGNAL EVENT DB [ENV...]: starts a tuning of slow.c in its
+# own session with a fresh TMPDIR and its trace on (KTUNE_TRACE), sends
+# SIGNAL to its process group once the command EVENT succeeds (the moment the
+# case is about: not a fixed wait, which a loaded machine outruns), and
+# checks the stop: time, status, TMPDIR, processes.
 interrupt() {
-  name=$1 sig=$2 after=$3 db=$4
+  name=$1 sig=$2 event=$3 db=$4
   shift 4
   tmpdir="$TMP/$name.tmp"
   mkdir -p "$tmpdir"
-  env TMPDIR="$tmpdir" "$@" setsid "$KTUNE" tune $SLOW --db "$db" $EXTRA >"$TMP/$name.out" 2>"$TMP/$name.err" &
+  env TMPDIR="$tmpdir" KTUNE_TRACE=1 "$@" setsid "$KTUNE" tune $SLOW --db "$db" $EXTRA >"$TMP/$name.out" 2>"$TMP/$name.err" &
   pid=$!
-  sleep "$after"
+  # shellcheck disable=SC2086
+  wait_for 30 eval "$event || ! kill -0 $pid 2>/dev/null"
+  $event || fail "$name: '$event' did not happen while it ran: $(tail -3 "$TMP/$name.err")"
   pids=$(session_pids "$pid")
   [ "$(echo "$pids" | wc -w)" -ge 2 ] || fail "$name: expected a worker beside the tuner, saw: $pids"
   start=$(date +%s%N)
@@ -40,7 +52,7 @@ interrupt() {
   expect_eq "$got" 130 "$name: exit status"
   [ "$ms" -lt "$LIMIT_MS" ] || fail "$name: took $ms ms to stop after SIG$sig (limit $LIMIT_MS)"
   expect_contains "$TMP/$name.err" "interrupted" "$name: says it was interrupted"
-  sleep 0.2 # SIGKILL is delivered asynchronously
+  wait_for 5 all_ended # SIGKILL is delivered asynchronously
   # None runs on; a dead grandchild (a compiler's cc1, killed with its group)
   # is the init process's to reap, but a child of ours must have been reaped.
   for p in $pids; do
@@ -67,9 +79,11 @@ run_status 0 "$KTUNE" tune $SLOW $MID --db "$TMP/alone.db" --json --quiet
 cp "$TMP/out" "$TMP/alone.json"
 expect_eq "$(winner "$TMP/alone.json")" "SLOW=2 V=1" "winner of a tuning left alone"
 
-# Ctrl-C in the middle of the search: measurements so far are kept.
+# Ctrl-C in the middle of the search, once two results are stored: they are
+# kept (a tuning that ignored it would end with status 0).
 EXTRA=$MID
-interrupt sigint INT 2.5 "$TMP/resumed.db"
+two_stored() { [ "$(results "$TMP/resumed.db" 2>/dev/null)" -ge 2 ]; }
+interrupt sigint INT two_stored "$TMP/resumed.db"
 EXTRA=""
 kept=$(results "$TMP/resumed.db")
 [ "$kept" -ge 2 ] || fail "sigint: only $kept results kept in the database"
@@ -96,17 +110,21 @@ if missing: print("measured again:", sorted(missing), file=sys.stderr)
 sys.exit(1 if missing else 0)
 EOF
 
-# SIGTERM while the worker is inside one long run (4 s per launch): the
-# wait in the tuner gives up, the worker is killed.
-EXTRA="--dim N=6400"
-interrupt sigterm TERM 1.5 "$TMP/term.db"
+# SIGTERM while the worker is inside one long run (the default's first
+# launch, 40 s, starts once the worker has loaded it): the wait in the tuner
+# gives up, the worker is killed; waiting for the launch would take 40 s.
+EXTRA="--dim N=64000"
+default_loaded() { grep -q "worker: reference loaded" "$TMP/sigterm.err"; }
+interrupt sigterm TERM default_loaded "$TMP/term.db"
 EXTRA=""
 
 # Ctrl-C while compilers run: a C compiler that takes 30 s is killed (it
-# answers --version at once: the worker asks it that when it starts).
-printf '#!/bin/sh\ncase "$*" in *--version*) exec cc "$@" ;; esac\nsleep 30\nexec cc "$@"\n' >"$TMP/slowcc"
+# answers --version at once: the worker asks it that when it starts), once
+# one has started.
+printf '#!/bin/sh\ncase "$*" in *--version*) exec cc "$@" ;; esac\ntouch "%s"\nsleep 30\nexec cc "$@"\n' \
+  "$TMP/cc-started" >"$TMP/slowcc"
 chmod +x "$TMP/slowcc"
-interrupt compiling INT 1 "$TMP/compiling.db" CC="$TMP/slowcc"
+interrupt compiling INT "test -e $TMP/cc-started" "$TMP/compiling.db" CC="$TMP/slowcc"
 [ -z "$(pgrep -f "$TMP/slowcc")" ] || fail "compiling: the compiler is still running"
 expect_eq "$(results "$TMP/compiling.db")" 0 "compiling: nothing was measured, nothing stored"
 finish

@@ -24,7 +24,7 @@ found=$(find "$TMP" "$OLDPWD" -maxdepth 2 -name 'PWNED*' 2>/dev/null)
 # While a tuning runs, its workdir is private; after, it is gone.
 "$KTUNE" tune "$OLDPWD/tests/data/slow.c" --no-db --quiet >/dev/null 2>&1 &
 pid=$!
-for _ in $(seq 50); do
+for _ in $(seq $((50 * SLOWDOWN))); do # 5 s x SLOWDOWN at most
   work=$(find "$TMPDIR" -maxdepth 1 -name 'ktune-*' | head -1)
   [ -n "$work" ] && [ -n "$(ls -A "$work" 2>/dev/null)" ] && break
   sleep 0.1

@@ -6,11 +6,15 @@
 . "$(dirname "$0")/common.bash"
 status() { json "$TMP/out" "[c['status'] for c in d['configurations'] if c['config']['VARIANT']==$1][0]"; }
 field() { json "$TMP/out" "[c.get('$2') for c in d['configurations'] if c['config']['VARIANT']==$1][0]"; }
-# kill_workers PIDFILE SECONDS: SIGKILL every pid written to PIDFILE.
+# kill_workers PIDFILE TUNER: SIGKILL every pid written to PIDFILE while it
+# is still one of this test's workers (its environment names PIDFILE: a pid
+# reused since is left alone), for as long as the tuning TUNER runs; a fixed
+# 8 or 14 s missed the retry on a loaded machine, which then slept its 5 s out.
 kill_workers() {
-  local end=$(($(date +%s) + $2))
-  while [ "$(date +%s)" -lt "$end" ]; do
-    [ -f "$1" ] && while read -r pid; do kill -9 "$pid" 2>/dev/null; done <"$1"
+  while kill -0 "$2" 2>/dev/null; do
+    [ -f "$1" ] && while read -r pid; do
+      { tr '\0' '\n' <"/proc/$pid/environ"; } 2>/dev/null | grep -qx "KILLABLE_PIDS=$1" && kill -9 "$pid" 2>/dev/null
+    done <"$1"
     sleep 0.2
   done
 }
@@ -33,7 +37,7 @@ PY
 export KILLABLE_PIDS="$TMP/pids" KILLABLE_ONCE="$TMP/once" KILLABLE_LAST="$TMP/last"
 "$KTUNE" tune tests/data/killable.c --json --quiet >"$TMP/out" 2>"$TMP/err" &
 tuner=$!
-kill_workers "$TMP/pids" 8
+kill_workers "$TMP/pids" $tuner
 wait $tuner || fail "tuning with a worker killed once: exit $?"
 [ -s "$TMP/pids" ] || fail "VARIANT=1 never ran its sleeping branch"
 expect_eq "$(status 1)" ok "VARIANT=1 killed once from outside"
@@ -48,7 +52,7 @@ rm -f "$TMP/results.db"* "$TMP/pids" "$TMP/last"
 unset KILLABLE_ONCE
 "$KTUNE" tune tests/data/killable.c --json --quiet >"$TMP/out" 2>"$TMP/err" &
 tuner=$!
-kill_workers "$TMP/pids" 14
+kill_workers "$TMP/pids" $tuner
 wait $tuner || fail "tuning with a worker killed every time: exit $?"
 expect_eq "$(status 1)" runtime "VARIANT=1 killed every time"
 expect_eq "$(field 1 cause)" outside "VARIANT=1's cause"

@@ -1,6 +1,7 @@
 # The HTML report: from a tuning, from the database and from a
 # replay; every page parses and carries the data (tests/report/check_report.py);
-# 100,000 stored results render in under 2 s into under 5 MB; bad input gets
+# 100,000 stored results render in under 2 s of CPU time (2 s x SLOWDOWN of
+# wall-clock time) into under 5 MB; bad input gets
 # exit 2, a clear message and nothing at the output path.
 . "$(dirname "$0")/common.bash"
 check() { python3 tests/report/check_report.py "$@" >"$TMP/check" 2>&1 || { fail "check_report $*"; cat "$TMP/check" >&2; }; }
@@ -38,16 +39,25 @@ python3 tests/report/check_report.py "$TMP/bad2.html" --winner-fastest >/dev/nul
   fail "check_report missed a point faster than the winner"
 
 # Large: 100,000 results in 10 keys, under 2 s and 5 MB (KTUNE_REPORT_LIMIT_S:
-# the sanitized build's limit, scripts/check-sanitizers.sh).
+# the sanitized build's limit, scripts/check-sanitizers.sh). The 2 s are CPU
+# time, which another job on the cores hardly changes (a load of 10 made the
+# wall-clock time pass 2 s); the wall-clock limit, SLOWDOWN times that,
+# catches a report that waits.
 limit=${KTUNE_REPORT_LIMIT_S:-2}
 python3 tests/report/gen_results.py 10 10000 "$TMP/big.json" >"$TMP/big.txt"
 run_status 0 "$KTUNE" cache import "$TMP/big.json" --db "$TMP/big.db"
-start=$(date +%s.%N)
+cpu_now
+cpu_start=$CPU_MS start=$(date +%s%N)
 run_status 0 "$KTUNE" report --db "$TMP/big.db" -o "$TMP/big.html"
-took=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
+took_ms=$((($(date +%s%N) - start) / 1000000))
+cpu_now
+cpu_ms=$((CPU_MS - cpu_start))
 bytes=$(stat -c %s "$TMP/big.html")
-echo "100000 results: $took s, $bytes bytes"
-awk -v t="$took" -v l="$limit" 'BEGIN { exit !(t < l) }' || fail "100,000 results took $took s (want under $limit s)"
+echo "100000 results: $cpu_ms ms of CPU time, $took_ms ms, $bytes bytes"
+awk -v t="$cpu_ms" -v l="$limit" 'BEGIN { exit !(t < l * 1000) }' ||
+  fail "100,000 results took $cpu_ms ms of CPU time (want under $limit s)"
+awk -v t="$took_ms" -v l="$limit" -v f="$SLOWDOWN" 'BEGIN { exit !(t < l * f * 1000) }' ||
+  fail "100,000 results took $took_ms ms (want under $limit s x $SLOWDOWN)"
 [ "$bytes" -lt 5000000 ] || fail "100,000 results made $bytes bytes (want under 5 MB)"
 check "$TMP/big.html" --winner-fastest --expect "$TMP/big.txt"
 

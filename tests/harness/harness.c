@@ -102,3 +102,15 @@ int main(int argc, char **argv) {
   printf("%d passed, %d failed\n", ncases - failed, failed);
   return failed != 0;
 }
+
+int kt_test_slowdown(void) {
+  const char *s = getenv("KTUNE_TEST_SLOWDOWN");
+  if (!s || !*s) return 10;
+  char *end;
+  long v = strtol(s, &end, 10);
+  if (*end || v < 1 || v > 1000) {
+    fprintf(stderr, "KTUNE_TEST_SLOWDOWN=%s: expected a whole number from 1 to 1000\n", s);
+    exit(2);
+  }
+  return (int)v;
+}

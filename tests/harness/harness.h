@@ -21,6 +21,10 @@ void kt_test_private_store(const char *tag, char *dir, size_t len);
  * and removed, with what it holds, when the process that made it ends). The
  * returned path stays valid for the next 31 calls. */
 const char *kt_test_tmp_path(const char *name);
+/* How many times slower than a quiet machine this one may be
+ * (KTUNE_TEST_SLOWDOWN, default 10, as tests/e2e/common.bash): a bounded wait
+ * for an event lasts its quiet bound times this. A bad value exits 2. */
+int kt_test_slowdown(void);
 
 /* An OpenCL C kernel for the tests that need one: y = x + 1 at N = 1000,
  * ITEMS elements a work-item (two configurations). */

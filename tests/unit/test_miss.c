@@ -72,6 +72,17 @@ static const char *captured(void) {
   return text;
 }
 
+/* Polls what was printed for NEEDLE, SECONDS x kt_test_slowdown() at most
+ * (a wait for an event, not a fixed sleep): whether it came. */
+static bool await_captured(const char *needle, double seconds) {
+  long polls = (long)(seconds * kt_test_slowdown() / 0.01);
+  for (long i = 0; i < polls && !strstr(captured(), needle); i++) {
+    struct timespec ts = {0, 10 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+  }
+  return strstr(captured(), needle) != NULL;
+}
+
 static void capture_end(void) {
   fflush(stderr);
   dup2(saved_stderr, 2);
@@ -113,9 +124,10 @@ static int processes_marked(const char *mark) {
   return n;
 }
 
-/* Waits up to 10 s for the processes marked MARK to end; how many remain. */
+/* Waits up to 10 s x kt_test_slowdown() for the processes marked MARK to
+ * end; how many remain. */
 static int processes_left(const char *mark) {
-  for (int i = 0; i < 100 && processes_marked(mark); i++) sleep_s(0.1);
+  for (int i = 0; i < 100 * kt_test_slowdown() && processes_marked(mark); i++) sleep_s(0.1);
   return processes_marked(mark);
 }
 
@@ -331,13 +343,12 @@ typedef struct data_wait {
 } data_wait;
 
 /* As the helper's wait for the application's tensors: polls the trace for
- * the worker's open device (5 s at most). */
+ * the worker's open device (5 s x the slowdown at most). */
 static int wait_for_the_worker(void *ud, kt__errbuf *eb) {
   (void)eb;
   data_wait *w = ud;
   if (w->calls++) return KT_OK;
-  for (int i = 0; i < 100 && !strstr(captured(), "worker: device open"); i++) sleep_s(0.05);
-  w->opened = strstr(captured(), "worker: device open") != NULL;
+  w->opened = await_captured("worker: device open", 5);
   return KT_OK;
 }
 
@@ -481,10 +492,10 @@ static int spawned_pid(const char *out, int which) {
 }
 
 /* The helper's pid once the job's thread spawned it (the call returned
- * before): from the trace line, waiting up to 10 s. */
+ * before): from the trace line, waiting up to 10 s x the slowdown. */
 static int background_helper_pid(void) {
   int pid = 0;
-  for (int i = 0; i < 100 && (pid = spawned_pid(captured(), 0)) == 0; i++) sleep_s(0.1);
+  for (int i = 0; i < 100 * kt_test_slowdown() && (pid = spawned_pid(captured(), 0)) == 0; i++) sleep_s(0.1);
   return pid;
 }
 
@@ -505,7 +516,8 @@ TEST(background_helper_killed_mid_tuning) {
   ASSERT_CONTAINS(captured(), "while the tuning runs in the background (in ktune-tuner)");
   int pid = background_helper_pid();
   ASSERT_TRUE(pid > 1);
-  sleep_s(1.0); /* measuring by now */
+  /* Killed while it measures: once its worker verified a configuration. */
+  ASSERT_TRUE(await_captured("worker: verified", 10));
   ASSERT_EQ(kill(pid, SIGKILL), 0);
   for (int i = 0; i < 100 && !strstr(captured(), "background tuning"); i++) {
     ASSERT_EQ(kt_launch(k, (int64_t[]){256}, args, NULL), KT_OK);
@@ -558,7 +570,7 @@ static void exits_while_tuning_in_the_background(const char *mark) {
    * has told the helper its tensors are in (its trace line, in the stderr
    * run_application captures). Exiting before that leaves the helper no
    * data, which it rightly refuses to tune on. */
-  for (int i = 0; i < 500 && !strstr(captured(), "miss: the helper told that the tensors are in"); i++) sleep_s(0.01);
+  await_captured("miss: the helper told that the tensors are in", 5);
   fflush(NULL);
   _exit(rc == KT_OK ? 0 : 1); /* the tuning still running */
 }
@@ -681,7 +693,7 @@ static void prepares_then_misses(const char *mark) {
   kt_context *ctx = context(KT_MISS_TUNE, NULL);
   kt_kernel *k = load(ctx, "affine.c", slow_source(0), "c");
   if (kt_kernel_prepare(k) != KT_OK) _exit(1);
-  for (int i = 0; i < 200 && !strstr(captured(), "helper: prepared: the worker's device is open"); i++) sleep_s(0.05);
+  await_captured("helper: prepared: the worker's device is open", 10);
   static float x[256], y[256];
   int n = 256;
   for (int i = 0; i < n; i++) x[i] = (float)i;
