@@ -1,8 +1,10 @@
 // Measures the report's plots as Chromium lays them out (tests/e2e/report_layout.sh
 // appends this to a copy of a report and reads the DOM it leaves): for each <svg>,
 // every box of its legend (the group, its frame, each entry) against every element
-// drawn outside the legend (markers, bars, lines, labels, axes, the frame), and
-// every element against the picture's own box (nothing drawn off the picture).
+// drawn outside the legend (markers, bars, lines, labels, axes, the frame), the
+// legend's entries against its frame and each other (their text was measured
+// before it was drawn), and every element against the picture's own box
+// (nothing drawn off the picture).
 // The result is JSON in <pre id='layout-result'>.
 (function () {
   var TOL = 0.5; // px: boxes that only touch do not overlap
@@ -35,7 +37,19 @@
     legends.forEach(function (g) {
       out.legends++;
       legendBoxes.push({el: g, b: box(g)});
-      g.querySelectorAll(DRAWN).forEach(function (e) { out.entries++; legendBoxes.push({el: e, b: box(e)}); });
+      var frame = g.querySelector('rect.bg'), parts = [];
+      g.querySelectorAll(DRAWN).forEach(function (e) {
+        out.entries++;
+        legendBoxes.push({el: e, b: box(e)});
+        if (e !== frame && !e.closest('defs')) parts.push({el: e, b: box(e)});
+      });
+      // Its entries were measured before they were drawn: each inside the frame, none on another.
+      parts.forEach(function (a, i) {
+        if (frame && !inside(a.b, box(frame))) out.failures.push(name + ': legend entry ' + describe(a.el) + ' sticks out of its frame');
+        for (var j = i + 1; j < parts.length; j++)
+          if (overlap(a.b, parts[j].b))
+            out.failures.push(name + ': legend entries ' + describe(a.el) + ' and ' + describe(parts[j].el) + ' overlap');
+      });
     });
     svg.querySelectorAll(DRAWN).forEach(function (e) {
       if (e.closest('defs') || e.closest('g.legend')) return;
