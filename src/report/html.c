@@ -22,7 +22,7 @@ static const char css[] =
     "body{font-family:sans-serif;color:#111;background:#fff;margin:24px;max-width:1240px}"
     "h1{font-size:1.6em;margin:0 0 4px}h2{font-size:1.3em;border-bottom:2px solid #333;margin-top:32px}"
     "h3{font-size:1.05em;margin:18px 0 6px}p.note,p.origin{color:#444;margin:4px 0}"
-    ".plots{display:flex;flex-wrap:wrap;gap:12px}"
+    ".plots{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-end}"
     "svg{font-size:11px;background:#fff}svg text{fill:#111}svg text.axis{font-size:12px}"
     "svg .pt{fill-opacity:0.55}"
     "table{border-collapse:collapse;margin:6px 0}td,th{border:1px solid #999;padding:3px 8px;text-align:left;"

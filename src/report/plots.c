@@ -418,7 +418,6 @@ void kt__plot_curves(kt__sbuf *b, const kt__key_view *v) {
     int n = thin_curve(&k->curves[c], xs, ys);
     kt__plot_line(&p, styles[c], xs, ys, n, false, k->curves[c].baseline ? 3.5 : 2);
   }
-  p.legend_bottom = true; /* the curves rise to the top right */
   kt__plot_legend(&p, labels, styles, kinds, k->ncurves);
   kt__plot_end(&p);
   free(xs), free(ys), free(labels), free(styles), free(kinds);

@@ -2,8 +2,10 @@
  * enough for a screen or a printer, and it keeps large plots small. */
 #include "svg.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Colours of distinct lightness (they stay apart in grey-scale), each with
@@ -94,16 +96,16 @@ static void patterns(kt__plot *p) {
       "<path d='M3 0V6' stroke='%s' stroke-width='1.6'/>",
       "<path d='M0 0L6 6M-1 5L1 7M5 -1L7 1' stroke='%s' stroke-width='1.6'/>",
   };
-  kt__sbuf_printf(p->b, "<defs>");
+  kt__sbuf_printf(&p->head, "<defs>");
   for (int s = 1; s < KT__STYLES; s++) {
-    kt__sbuf_printf(p->b,
+    kt__sbuf_printf(&p->head,
                     "<pattern id='k%ds%d' width='6' height='6' patternUnits='userSpaceOnUse'>"
                     "<rect width='6' height='6' fill='#fff'/>",
                     p->id, s);
-    kt__sbuf_printf(p->b, shapes[s], colour(s));
-    kt__sbuf_printf(p->b, "</pattern>");
+    kt__sbuf_printf(&p->head, shapes[s], colour(s));
+    kt__sbuf_printf(&p->head, "</pattern>");
   }
-  kt__sbuf_printf(p->b, "</defs>\n");
+  kt__sbuf_printf(&p->head, "</defs>\n");
 }
 
 static void axis_x(kt__plot *p) {
@@ -156,24 +158,40 @@ static void axis_y(kt__plot *p) {
 void kt__plot_begin(kt__plot *p, kt__sbuf *b, const char *title, int w, int h, kt__axis x, kt__axis y,
                     const char *const *categories, int ncategories) {
   static int next_id;
-  *p = (kt__plot){.b = b, .id = next_id++, .w = w, .h = h, .x = x, .y = y};
+  *p = (kt__plot){.page = b, .id = next_id++, .w = w, .h = h, .x = x, .y = y};
+  p->b = &p->body;
   p->categories = categories;
   p->ncategories = ncategories;
   if (categories) p->x = (kt__axis){.lo = -0.5, .hi = ncategories - 0.5, .label = x.label};
   p->x0 = 74, p->y0 = 12, p->x1 = w - 14, p->y1 = h - 44;
-  kt__sbuf_printf(b, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' viewBox='0 0 %d %d' role='img'>",
-                  w, h, w, h);
-  kt__sbuf_printf(b, "<title>");
-  kt__xml_escape(b, title);
-  kt__sbuf_printf(b, "</title>\n");
+  kt__sbuf_printf(&p->head, "<title>");
+  kt__xml_escape(&p->head, title);
+  kt__sbuf_printf(&p->head, "</title>\n");
   patterns(p);
-  kt__sbuf_printf(b, "<rect class='frame' fill='none' stroke='#333' x='%.1f' y='%.1f' width='%.1f' height='%.1f'/>\n",
+  kt__sbuf_printf(p->b,
+                  "<rect class='frame' fill='none' stroke='#333' x='%.1f' y='%.1f' width='%.1f' height='%.1f'/>\n",
                   p->x0, p->y0, p->x1 - p->x0, p->y1 - p->y0);
   axis_x(p);
   axis_y(p);
 }
 
-void kt__plot_end(kt__plot *p) { kt__sbuf_printf(p->b, "</svg>\n"); }
+static void append(kt__sbuf *to, const kt__sbuf *from) {
+  if (from->len) kt__sbuf_append(to, from->s, from->len);
+}
+
+void kt__plot_end(kt__plot *p) {
+  int w = (int)ceil(p->w), h = (int)ceil(p->h + p->legend_h);
+  kt__sbuf_printf(p->page,
+                  "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' viewBox='0 0 %d %d' role='img'>", w,
+                  h, w, h);
+  append(p->page, &p->head);
+  append(p->page, &p->legend);
+  if (p->legend_h > 0) kt__sbuf_printf(p->page, "<g transform='translate(0 %.1f)'>\n", p->legend_h);
+  append(p->page, &p->body);
+  if (p->legend_h > 0) kt__sbuf_printf(p->page, "</g>\n");
+  kt__sbuf_printf(p->page, "</svg>\n");
+  kt__sbuf_free(&p->head), kt__sbuf_free(&p->body), kt__sbuf_free(&p->legend);
+}
 
 /* The shape of STYLE's marker centred at (X, Y) pixels, R its half size. */
 static void shape(kt__sbuf *b, int style, double x, double y, double r, const char *fill, const char *cls,
@@ -243,16 +261,19 @@ void kt__plot_line(kt__plot *p, int style, const double *xs, const double *ys, i
   kt__sbuf_printf(p->b, "'/>\n");
 }
 
-static void bar_pixels(kt__sbuf *b, int id, int style, double x0, double y0, double x1, double y1, const char *attrs) {
+/* CLS: "bar" (data) or "swatch" (a legend's entry). */
+static void bar_pixels(kt__sbuf *b, int id, int style, double x0, double y0, double x1, double y1, const char *cls,
+                       const char *attrs) {
   char fill[32];
   if (style % KT__STYLES == 0) snprintf(fill, sizeof fill, "%s", colour(style));
   else snprintf(fill, sizeof fill, "url(#k%ds%d)", id, style % KT__STYLES);
-  kt__sbuf_printf(b, "<rect class='bar' x='%.1f' y='%.1f' width='%.1f' height='%.1f' fill='%s' stroke='%s' %s/>",
+  kt__sbuf_printf(b, "<rect class='%s' x='%.1f' y='%.1f' width='%.1f' height='%.1f' fill='%s' stroke='%s' %s/>", cls,
                   fmin(x0, x1), fmin(y0, y1), fabs(x1 - x0), fabs(y1 - y0), fill, colour(style), attrs ? attrs : "");
 }
 
 void kt__plot_bar(kt__plot *p, int style, double x0, double y0, double x1, double y1, const char *attrs) {
-  bar_pixels(p->b, p->id, style, kt__plot_px(p, x0), kt__plot_py(p, y0), kt__plot_px(p, x1), kt__plot_py(p, y1), attrs);
+  bar_pixels(p->b, p->id, style, kt__plot_px(p, x0), kt__plot_py(p, y0), kt__plot_px(p, x1), kt__plot_py(p, y1), "bar",
+             attrs);
   kt__sbuf_printf(p->b, "\n");
 }
 
@@ -262,28 +283,76 @@ void kt__plot_text(kt__plot *p, double x, double y, const char *anchor, const ch
   kt__sbuf_printf(p->b, "</text>\n");
 }
 
-void kt__plot_legend(kt__plot *p, const char *const *labels, const int *styles_of, const kt__swatch *kinds, int n) {
-  size_t longest = 0;
-  for (int i = 0; i < n; i++) longest = strlen(labels[i]) > longest ? strlen(labels[i]) : longest;
-  double w = 34 + 6.5 * (double)longest, x = p->x1 - w - 6, y = p->y0 + 6;
-  if (p->legend_bottom) y = p->y1 - 14 - 16 * n;
-  kt__sbuf_printf(p->b,
-                  "<g class='legend'><rect class='bg' fill='#fff' fill-opacity='0.9' stroke='#999' x='%.1f' y='%.1f' "
-                  "width='%.1f' height='%d'/>",
-                  x, y, w, 8 + 16 * n);
-  for (int i = 0; i < n; i++) {
-    double cy = y + 12 + 16 * i;
-    int s = styles_of[i];
-    if (kinds[i] == KT__SWATCH_MARKER) shape(p->b, s, x + 14, cy, 4, NULL, "swatch", NULL);
-    else if (kinds[i] == KT__SWATCH_RING) shape(p->b, 1, x + 14, cy, 5, "#fff", "swatch", NULL);
-    else if (kinds[i] == KT__SWATCH_STAR) star_pixels(p->b, x + 14, cy, 7, "swatch", NULL);
-    else if (kinds[i] == KT__SWATCH_BAR) bar_pixels(p->b, p->id, s, x + 6, cy - 5, x + 22, cy + 5, NULL);
-    else
-      kt__sbuf_printf(p->b, "<path stroke='%s' stroke-width='2.5' stroke-dasharray='%s' d='M%.1f %.1fh18'/>", colour(s),
-                      styles[s % KT__STYLES].dash, x + 5, cy);
-    kt__sbuf_printf(p->b, "<text x='%.1f' y='%.1f'>", x + 28, cy + 4);
-    kt__xml_escape(p->b, labels[i]);
-    kt__sbuf_printf(p->b, "</text>");
+/* The legend's layout: its font size (set on it, so that the page's CSS
+ * cannot make its text wider than measured), rows, and an entry's parts. */
+enum { LEGEND_FONT_PX = 11, LEGEND_ROW = 16, LEGEND_PAD = 6, LEGEND_TOP = 4, LEGEND_GAP = 4 };
+static const double SWATCH_W = 22, ENTRY_GAP = 14;
+
+/* The width of S in the legend's font, from the advance widths (in em) of the
+ * widest common sans-serifs' glyph classes (DejaVu Sans, Liberation Sans,
+ * Arial), rounded up, so that a box laid out around it holds it. */
+static double text_width(const char *s) {
+  double em = 0;
+  for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+    if ((*c & 0xC0) == 0x80) continue; /* a UTF-8 continuation byte: counted with its lead */
+    if (strchr(" .,:;'!|()[]ijlft", *c)) em += 0.40;
+    else if (strchr("mwMW%@", *c)) em += 1.00;
+    else if (*c >= 'A' && *c <= 'Z') em += 0.78;
+    else em += 0.66;
   }
-  kt__sbuf_printf(p->b, "</g>\n");
+  return em * LEGEND_FONT_PX;
+}
+
+/* Where each of the N entries goes: rows filled left to right within the
+ * plotting area's width (an entry wider than that alone in a row), from the
+ * box's left edge LEFT; into X and ROW. Returns the box's width. */
+static double legend_rows(const kt__plot *p, const char *const *labels, int n, double left, double *x, int *row) {
+  double at = left + LEGEND_PAD, right = left, limit = p->x1;
+  int r = 0;
+  for (int i = 0; i < n; i++) {
+    double w = SWATCH_W + text_width(labels[i]);
+    if (i > 0 && at + w > limit - LEGEND_PAD) r++, at = left + LEGEND_PAD;
+    x[i] = at, row[i] = r;
+    right = fmax(right, at + w + LEGEND_PAD);
+    at += w + ENTRY_GAP;
+  }
+  return right - left;
+}
+
+/* A legend entry's swatch (KIND, in style S), centred 8 px right of X at height CY. */
+static void swatch(kt__plot *p, kt__swatch kind, int s, double x, double cy) {
+  kt__sbuf *b = &p->legend;
+  double cx = x + 8;
+  if (kind == KT__SWATCH_MARKER) shape(b, s, cx, cy, 4, NULL, "swatch", NULL);
+  else if (kind == KT__SWATCH_RING) shape(b, 1, cx, cy, 5, "#fff", "swatch", NULL);
+  else if (kind == KT__SWATCH_STAR) star_pixels(b, cx, cy, 7, "swatch", NULL);
+  else if (kind == KT__SWATCH_BAR) bar_pixels(b, p->id, s, cx - 8, cy - 5, cx + 8, cy + 5, "swatch", NULL);
+  else
+    kt__sbuf_printf(b, "<path stroke='%s' stroke-width='2.5' stroke-dasharray='%s' d='M%.1f %.1fh18'/>", colour(s),
+                    styles[s % KT__STYLES].dash, cx - 9, cy);
+}
+
+void kt__plot_legend(kt__plot *p, const char *const *labels, const int *styles_of, const kt__swatch *kinds, int n) {
+  assert(p->legend_h == 0); /* one legend per picture: a second would need a band of its own */
+  if (n < 1) return;
+  double *x = kt__xcalloc((size_t)n, sizeof *x);
+  int *row = kt__xcalloc((size_t)n, sizeof *row);
+  double left = p->x0, w = legend_rows(p, labels, n, left, x, row);
+  /* Rows 16 px apart; a row's text is 12 px tall, so the last row needs 4 px less below it. */
+  double h = 2 * LEGEND_PAD + LEGEND_ROW * (row[n - 1] + 1) - 4;
+  p->w = fmax(p->w, left + w + 4); /* an entry wider than the picture widens it */
+  kt__sbuf_printf(&p->legend,
+                  "<g class='legend' font-size='%d'><rect class='bg' fill='#fff' stroke='#999' x='%.1f' y='%d' "
+                  "width='%.1f' height='%.1f'/>",
+                  LEGEND_FONT_PX, left, LEGEND_TOP, w, h);
+  for (int i = 0; i < n; i++) {
+    double cy = LEGEND_TOP + LEGEND_PAD + 6 + LEGEND_ROW * row[i]; /* the middle of the row's 12 px */
+    swatch(p, kinds[i], styles_of[i], x[i], cy);
+    kt__sbuf_printf(&p->legend, "<text x='%.1f' y='%.1f'>", x[i] + SWATCH_W, cy + 4);
+    kt__xml_escape(&p->legend, labels[i]);
+    kt__sbuf_printf(&p->legend, "</text>");
+  }
+  kt__sbuf_printf(&p->legend, "</g>\n");
+  p->legend_h = LEGEND_TOP + h + LEGEND_GAP;
+  free(x), free(row);
 }

@@ -22,21 +22,27 @@ typedef struct kt__axis {
 } kt__axis;
 
 typedef struct kt__plot {
-  kt__sbuf *b;
+  kt__sbuf *page;        /* where kt__plot_end puts the picture */
+  kt__sbuf head;         /* the title and the fill patterns */
+  kt__sbuf body;         /* the frame, the axes and the data, drawn as if the picture had no legend */
+  kt__sbuf legend;       /* kt__plot_legend's, in a band above the body */
+  kt__sbuf *b;           /* &body: what the drawing functions write to */
   int id;                /* unique in the page: pattern ids */
-  double w, h;           /* the picture */
-  double x0, y0, x1, y1; /* the plotting area, in pixels (y0 top) */
+  double w, h;           /* the picture without the legend's band */
+  double legend_h;       /* the legend's band: the body is drawn that much lower */
+  double x0, y0, x1, y1; /* the plotting area, in pixels (y0 top), in the body */
   kt__axis x, y;
   const char *const *categories; /* NULL, or x tick labels at 0, 1, ... */
   int ncategories;
-  bool legend_bottom; /* the legend in the bottom right corner instead of the top right */
 } kt__plot;
 
 /* The last style, black and solid, is a baseline's (random search's curve). */
 enum { KT__STYLES = 7, KT__STYLE_BASELINE = KT__STYLES - 1 };
 
-/* Opens an <svg> of W x H pixels titled TITLE (its accessible name) with the
- * axes drawn; X may be categorical (CATEGORIES, N of them: x runs 0..N-1). */
+/* Starts a picture of W x H pixels (taller by its legend's band) titled TITLE
+ * (its accessible name) with the axes drawn; X may be categorical (CATEGORIES,
+ * N of them: x runs 0..N-1). Nothing reaches B before kt__plot_end, which
+ * writes the <svg> whole once its legend's size is known. */
 void kt__plot_begin(kt__plot *p, kt__sbuf *b, const char *title, int w, int h, kt__axis x, kt__axis y,
                     const char *const *categories, int ncategories);
 void kt__plot_end(kt__plot *p);
@@ -58,8 +64,10 @@ void kt__plot_line(kt__plot *p, int style, const double *xs, const double *ys, i
 void kt__plot_bar(kt__plot *p, int style, double x0, double y0, double x1, double y1, const char *attrs);
 /* A label at data (X, Y); ANCHOR "start", "middle" or "end". */
 void kt__plot_text(kt__plot *p, double x, double y, const char *anchor, const char *text);
-/* The legend in the top (or bottom) right corner: one swatch (marker, line or bar) per label. */
-/* KT__SWATCH_STAR and _RING ignore the style. */
+/* The legend: one swatch (marker, line or bar) per label, KT__SWATCH_STAR and
+ * _RING whatever the style. Its entries are measured and laid out in rows in a
+ * band above the plotting area, outside it, so that it covers no data whatever
+ * the plot draws; the picture grows by the band (kt__plot_end). */
 typedef enum kt__swatch {
   KT__SWATCH_MARKER,
   KT__SWATCH_LINE,

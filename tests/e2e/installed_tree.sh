@@ -2,10 +2,12 @@
 # (the installed targets only), installed into a prefix with a Python
 # package installed against it from that copy, then the prefix is moved and
 # the copy removed. From the moved prefix: `ktune tune --check` (a check
-# compiled against the installed <ktune.h>), a shared and a static program
-# built with its ktune.pc that tune on a miss (the static one through the
-# ktune-tuner of the `ktune` on PATH, and it says so once when there is
-# none), and the Python package (ktune.tune, a launch that tunes).
+# compiled against the installed <ktune.h>), a shared program built with
+# its ktune.pc and a static one with its ktune-static.pc (no libktune.so
+# among what it needs, readelf and ldd say), both tuning on a miss (the
+# static one through the ktune-tuner of the `ktune` on PATH, and it says so
+# once when there is none), and the Python package (ktune.tune, a launch
+# that tunes).
 . "$(dirname "$0")/common.bash"
 command -v pkg-config >/dev/null || { echo "skipped: no pkg-config"; exit 77; }
 PY=${KTUNE_PYTHON:-python3}
@@ -63,9 +65,14 @@ cflags=$(pkg-config --cflags ktune) libdir=$(pkg-config --variable=libdir ktune)
 # shellcheck disable=SC2086
 cc $cflags scale.c -o scale_shared $(pkg-config --libs ktune) -Wl,-rpath,"$libdir" 2>cc.log ||
   { cat cc.log >&2; fail "the shared program"; }
-# shellcheck disable=SC2086
-cc $cflags scale.c -o scale_static "$libdir/libktune.a" $(pkg-config --static --libs ktune | sed 's/-lktune\b//') \
-  2>cc.log || { cat cc.log >&2; fail "the static program"; }
+# The static program with the README's line as it is written (ktune-static.pc).
+# shellcheck disable=SC2046
+cc scale.c -o scale_static $(pkg-config --cflags --libs ktune-static) 2>cc.log || { cat cc.log >&2; fail "the static program"; }
+readelf -d scale_static >readelf.txt 2>&1 || fail "readelf -d scale_static"
+expect_contains readelf.txt "(NEEDED)" "readelf lists the static program's shared libraries"
+grep -q 'libktune\.so' readelf.txt && fail "the static program needs libktune.so: $(grep libktune readelf.txt)"
+ldd scale_static >ldd.txt 2>&1
+grep -q 'libktune' ldd.txt && fail "ldd finds libktune in the static program: $(grep libktune ldd.txt)"
 run_status 0 ./scale_shared
 expect_contains "$TMP/err" "key \[N=64\]: tuned " "the shared program tunes (libexec/ktune-tuner beside its library)"
 run_status 0 ./scale_static

@@ -1,5 +1,6 @@
 /* The report (src/report/): which points a plot draws, what the page says,
- * writing whole or not at all, and the replay's progress curve. */
+ * writing whole or not at all, the replay's progress curve, and where a
+ * legend goes. */
 #include "harness.h"
 
 #include <math.h>
@@ -11,6 +12,7 @@
 #include "report/plots.h"
 #include "report/report.h"
 #include "report/sample.h"
+#include "report/svg.h"
 #include "search/replay.h"
 #include "search/strategy.h"
 
@@ -80,6 +82,45 @@ TEST(page_counts_every_point_however_many_are_drawn) {
   (void)k;
   kt__sbuf_free(&b);
   kt__report_free(&r);
+}
+
+/* The number in attribute NAME of the first element after ANCHOR in S (NAN: none). */
+static double attr_after(const char *s, const char *anchor, const char *name) {
+  const char *at = strstr(s, anchor);
+  char key[64];
+  snprintf(key, sizeof key, " %s='", name);
+  at = at ? strstr(at, key) : NULL;
+  return at ? strtod(at + strlen(key), NULL) : NAN;
+}
+
+/* A legend covers no data wherever the data is: it is measured and laid out
+ * (rows when it is wide) in a band above the plotting area, and the picture
+ * grows by the band. Before, it was drawn inside the frame's top right corner,
+ * over a point there. */
+TEST(legend_is_laid_out_above_the_plotting_area) {
+  kt__sbuf b = {0};
+  kt__plot p;
+  kt__axis x = {.lo = 0, .hi = 1, .label = "x"}, y = {.lo = 0, .hi = 1, .label = "y"};
+  kt__plot_begin(&p, &b, "a plot", 360, 300, x, y, NULL, 0);
+  kt__plot_marker(&p, 0, 1, 1, 3, "pt", "the top right corner");
+  const char *labels[] = {"the first long label", "the second long label", "a third", "and a fourth one"};
+  int styles[] = {0, 1, 2, 3};
+  kt__swatch kinds[] = {KT__SWATCH_MARKER, KT__SWATCH_LINE, KT__SWATCH_BAR, KT__SWATCH_STAR};
+  kt__plot_legend(&p, labels, styles, kinds, 4);
+  kt__plot_end(&p);
+  double top = attr_after(b.s, "<g class='legend'", "y"), height = attr_after(b.s, "<g class='legend'", "height");
+  double left = attr_after(b.s, "<g class='legend'", "x"), width = attr_after(b.s, "<g class='legend'", "width");
+  double shift = NAN, frame = attr_after(b.s, "class='frame'", "y");
+  const char *t = strstr(b.s, "translate(0 ");
+  if (t) shift = strtod(t + strlen("translate(0 "), NULL);
+  ASSERT_TRUE(t != NULL);
+  ASSERT_TRUE(height >= 2 * 16); /* four entries do not fit one row of a 360 px picture */
+  ASSERT_TRUE(top + height < shift + frame);
+  ASSERT_TRUE(left + width <= attr_after(b.s, "<svg", "width"));
+  ASSERT_EQ(attr_after(b.s, "<svg", "height"), ceil(300 + shift));
+  /* The title stays the picture's first child: its accessible name. */
+  ASSERT_TRUE(strstr(b.s, "role='img'><title>a plot</title>") != NULL);
+  kt__sbuf_free(&b);
 }
 
 TEST(write_is_whole_or_nothing) {
