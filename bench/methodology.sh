@@ -1,6 +1,6 @@
 #!/bin/sh
 # The autotuning_methodology score of every strategy (docs/SEARCH.md):
-#   bench/methodology.sh [DATASET_DIR] [REPEATS] [-t DIR]
+#   bench/methodology.sh [DATASET_DIR] [REPEATS] [-t DIR] [-S name,name]
 # on every T4 results file of DATASET_DIR (default tests/data/t4) with
 # REPEATS (default 100) repeats and seed 1. The bench program is built from
 # the sources it needs, so it runs whatever else is half-built.

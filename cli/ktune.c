@@ -738,9 +738,14 @@ static int cmd_cache(const cli *c) {
 
 static int cmd_replay(const cli *c) {
   if (!c->file) return bad("%s needs a T4 results file (RESULTS.json or .json.gz)", "replay");
-  long budget = 0, repeats = 100, seed = 1;
-  if (c->budget && parse_int(c->budget, 1, 1L << 40, &budget) != 0)
-    return bad("--budget %s: expected a number of configurations", c->budget);
+  long repeats = 100, seed = 1;
+  kt_tune_options budget = {0}; /* --budget N or Ns, as tune reads it */
+  if (parse_budget(c->budget, &budget) != 0)
+    return bad("--budget %s: expected a number of configurations or of seconds (60s)", c->budget);
+  if (budget.budget_s > 0 && c->report)
+    return bad("--report with --budget %s: the report plots progress per evaluation, so it needs a budget of "
+               "configurations (--budget 100)",
+               c->budget);
   if (c->repeats && parse_int(c->repeats, 1, 1000000, &repeats) != 0)
     return bad("--repeats %s: expected a positive number", c->repeats);
   if (c->seed && parse_int(c->seed, 0, 0x7fffffffL, &seed) != 0)
@@ -752,10 +757,15 @@ static int cmd_replay(const cli *c) {
     signal(SIGXFSZ, SIG_IGN); /* as in cmd_report */
     rc = kt_report_check(ctx, c->report);
   }
-  if (rc == KT_OK)
-    rc = kt_replay(ctx, c->file, c->strategy, budget, (int)repeats, (uint64_t)seed, c->warm, c->nwarm, c->json, stdout);
+  if (rc == KT_OK && budget.budget_s > 0)
+    rc = kt_replay_seconds(ctx, c->file, c->strategy, budget.budget_s, (int)repeats, (uint64_t)seed, c->warm, c->nwarm,
+                           c->json, stdout);
+  else if (rc == KT_OK)
+    rc = kt_replay(ctx, c->file, c->strategy, budget.budget_configs, (int)repeats, (uint64_t)seed, c->warm, c->nwarm,
+                   c->json, stdout);
   if (rc == KT_OK && c->report)
-    rc = kt_replay_report(ctx, c->file, budget, (int)repeats, (uint64_t)seed, c->warm, c->nwarm, c->report);
+    rc = kt_replay_report(ctx, c->file, budget.budget_configs, (int)repeats, (uint64_t)seed, c->warm, c->nwarm,
+                          c->report);
   int status = rc == KT_OK ? 0 : fail_command(ctx, rc);
   kt_context_destroy(ctx);
   return status;

@@ -82,7 +82,10 @@ const option_spec options[] = {
      "At most N configurations measured besides the default (always run, as the reference), or N seconds (30s) "
      "of wall time for the whole tuning.",
      "every valid configuration up to 10000, else 400", 0},
-    {OPT_BUDGET, "--budget", NULL, "N", CMD_REPLAY, "Configurations each replayed search may evaluate.", "no limit", 0},
+    {OPT_BUDGET, "--budget", NULL, "N|Ns", CMD_REPLAY,
+     "Configurations each replayed search may evaluate, or N seconds (60s) of the recorded compile and benchmark "
+     "times, each evaluation spending what it cost when recorded.",
+     "no limit", 0},
     {OPT_SEED, "--seed", NULL, "S", TUNING_CMDS, "The seed of the search and of the tensors' random contents.", "42",
      0},
     {OPT_SEED, "--seed", NULL, "S", CMD_REPLAY, "The seed the replays' seeds derive from.", "1", 0},

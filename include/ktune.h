@@ -521,6 +521,17 @@ const char *kt_default_strategy(uint64_t valid_space_size, long budget);
  * matter. */
 int kt_replay(kt_context *ctx, const char *path, const char *strategy, long budget, int repeats, uint64_t seed,
               const char *const *warm, int nwarm, int json, FILE *out);
+/* As kt_replay with a budget of SECONDS of recorded time instead of a count
+ * (`ktune replay --budget 60s`): each evaluation spends what it cost when
+ * the file was recorded (the sum of its T4 "times": compilation, runtimes,
+ * framework, search_algorithm, validation), a repeat ends before the first
+ * evaluation that would end past the budget, and the strategy is told each
+ * cost and the time left, as kt_tune tells it under a time budget. With no
+ * STRATEGY, the one kt_tune picks for a time budget. The output adds the
+ * mean seconds spent ("seconds_mean" in JSON, with "budget_s"). KT_INVALID
+ * also when SECONDS is not positive or the file records no times. */
+int kt_replay_seconds(kt_context *ctx, const char *path, const char *strategy, double seconds, int repeats,
+                      uint64_t seed, const char *const *warm, int nwarm, int json, FILE *out);
 
 /* ---- Reports: one self-contained HTML page (inline SVG and CSS, no
  * script, nothing fetched) of the times, failures, each tuned name's effect,

@@ -142,6 +142,10 @@ _PROTOTYPES = {
         c_int,
         [ctx_p, c_char_p, c_char_p, c_long, c_int, c_uint64, POINTER(c_char_p), c_int, c_int, file_p],
     ),
+    "kt_replay_seconds": (
+        c_int,
+        [ctx_p, c_char_p, c_char_p, c_double, c_int, c_uint64, POINTER(c_char_p), c_int, c_int, file_p],
+    ),
 }
 
 

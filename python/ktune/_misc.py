@@ -5,16 +5,18 @@ from __future__ import annotations
 import ctypes
 import json
 import os
-from typing import Any, Dict, Optional, Sequence
+from typing import Any, Dict, Optional, Sequence, Union
 
 from ._context import Context, PathLike
 from ._lib import c_char_p, capture, kernel_p, lib
 
 
-def replay(path: PathLike, budget: int, strategy: Optional[str] = None, repeats: int = 20, seed: int = 0,
+def replay(path: PathLike, budget: Union[int, str], strategy: Optional[str] = None, repeats: int = 20, seed: int = 0,
            warm: Sequence[PathLike] = ()) -> Dict[str, Any]:
     """Replays search on an exhaustively measured space (a T4 results file,
     gzip or JSON): REPEATS simulated tunings of at most BUDGET configurations
+    (or, as "60s", seconds of the recorded compile and benchmark times, as
+    `ktune replay --budget 60s`; the report adds "seconds_mean")
     with STRATEGY (None: the default choice), seeds from SEED; WARM names T4
     files of the same kernel on other devices, evaluated first as a warm
     start. Returns ktune's JSON report as a dict (key "fraction_of_optimum":
@@ -23,8 +25,13 @@ def replay(path: PathLike, budget: int, strategy: Optional[str] = None, repeats:
     warm_b = [os.fsencode(w) for w in warm]
     arr = (c_char_p * max(len(warm_b), 1))(*warm_b)
     try:
-        rc, text = capture(lib.kt_replay, ctx.handle, os.fsencode(path), strategy.encode() if strategy else None,
-                           int(budget), int(repeats), int(seed), arr, len(warm_b), 1)
+        name = strategy.encode() if strategy else None
+        if isinstance(budget, str) and budget.endswith("s"):
+            rc, text = capture(lib.kt_replay_seconds, ctx.handle, os.fsencode(path), name, float(budget[:-1]),
+                               int(repeats), int(seed), arr, len(warm_b), 1)
+        else:
+            rc, text = capture(lib.kt_replay, ctx.handle, os.fsencode(path), name, int(budget), int(repeats),
+                               int(seed), arr, len(warm_b), 1)
         ctx.check(rc)
         return json.loads(text)
     finally:

@@ -76,6 +76,12 @@ def test_replay_of_an_exported_t4_file(db, tmp_path):
     assert 0 < rep["fraction_of_optimum"] <= 1 and rep["repeats"] == 5 and rep["strategy"] == "random"
 
 
+def test_replay_in_seconds_spends_the_recorded_times():
+    t4 = os.path.join(ROOT, "tests", "data", "t4", "convolution_A4000.json.gz")
+    rep = ktune.replay(t4, budget="60s", repeats=2, strategy="random", seed=1)
+    assert rep["budget_s"] == 60 and 0 < rep["seconds_mean"] <= 60 and rep["evaluations_mean"] > 5
+
+
 def test_the_gil_is_released_while_tuning(db):
     """Another Python thread keeps running during kt_tune."""
     ticks = []

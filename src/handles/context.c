@@ -2,6 +2,7 @@
 #include "context.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,7 +169,14 @@ int kt_cache_clear(kt_context *ctx, const kt_cache_filter *f, FILE *out) {
 
 int kt_replay(kt_context *ctx, const char *path, const char *strategy, long budget, int repeats, uint64_t seed,
               const char *const *warm, int nwarm, int json, FILE *out) {
-  return kt__replay_report(path, strategy, budget, repeats, seed, warm, nwarm, json, out, &ctx->err);
+  return kt__replay_report(path, strategy, budget, INFINITY, repeats, seed, warm, nwarm, json, out, &ctx->err);
+}
+
+int kt_replay_seconds(kt_context *ctx, const char *path, const char *strategy, double seconds, int repeats,
+                      uint64_t seed, const char *const *warm, int nwarm, int json, FILE *out) {
+  if (!(seconds > 0 && isfinite(seconds)))
+    return kt__err(&ctx->err, KT_INVALID, "kt_replay_seconds: the budget must be a positive number of seconds");
+  return kt__replay_report(path, strategy, 0, seconds, repeats, seed, warm, nwarm, json, out, &ctx->err);
 }
 
 const char *kt_backend_name(int kind) {

@@ -40,6 +40,7 @@ struct kt__recorded {
   double seconds_per_unit; /* of the file's "times" (its metadata's "timeunit") */
   uint64_t count, ok;
   double optimum;
+  double mean_cost; /* over the records with times (NAN: none has) */
 };
 
 /* ---- reading ---- */
@@ -266,6 +267,17 @@ static int recorded_filter(void *ud, const int64_t *values) {
   return index != UINT64_MAX && r->state[index] != KT__ST_CONSTRAINT;
 }
 
+static double mean_cost(const float *cost, uint64_t size) {
+  double sum = 0;
+  uint64_t n = 0;
+  for (uint64_t i = 0; i < size; i++)
+    if (!isnan(cost[i])) {
+      sum += cost[i];
+      n++;
+    }
+  return n ? sum / (double)n : NAN;
+}
+
 static int build_table(kt__recorded *r, json_object *results, const char *path, kt__errbuf *eb) {
   build_dims(r);
   KT__FORWARD(kt__space_create(r->dims, r->nparams, NULL, 0, NULL, &r->space, eb));
@@ -281,6 +293,7 @@ static int build_table(kt__recorded *r, json_object *results, const char *path, 
   size_t len = json_object_array_length(results);
   for (size_t i = 0; i < len; i++) record_one(r, json_object_array_get_idx(results, i));
   KT__RETURN_IF(r->ok == 0, eb, KT_INVALID, "%s: no configuration ran correctly", path);
+  r->mean_cost = mean_cost(r->cost, size);
   kt__space_set_filter(r->space, recorded_filter, r);
   return KT_OK;
 }
@@ -357,6 +370,8 @@ double kt__recorded_cost(const kt__recorded *r, uint64_t index) {
   return index < kt__space_size(r->space) ? r->cost[index] : NAN;
 }
 
+double kt__recorded_mean_cost(const kt__recorded *r) { return r->mean_cost; }
+
 /* The fastest recorded configuration of FROM, as an index of R's space:
  * the same parameter names with the same (numeric) values. What a tuning on
  * R's device would find stored by a tuning on FROM's (a warm start). */
@@ -389,6 +404,7 @@ uint64_t kt__replay_seed(uint64_t seed, int i) {
 typedef struct one_run {
   double best;
   long evals, failed;
+  double spent;  /* recorded seconds of the evaluations made */
   double *curve; /* NULL, or curve[i] += t_opt / best after i+1 evaluations, for i < len */
   long len;
 } one_run;
@@ -414,27 +430,66 @@ static void finish_curve(const kt__recorded *r, one_run *run) {
   for (long i = run->evals; run->curve && i < run->len; i++) run->curve[i] += fraction(r, run);
 }
 
+/* What a repeat may spend: BUDGET evaluations (0: no limit), SECONDS of
+ * recorded evaluation time (INFINITY: no limit). */
+typedef struct limits {
+  long budget;
+  double seconds;
+} limits;
+
+static double cost_of(const kt__recorded *r, uint64_t index) {
+  double c = kt__recorded_cost(r, index);
+  return isnan(c) ? 0 : c; /* a record without times costs nothing, as in the methodology's replay */
+}
+
+/* Whether evaluating INDEX fits what is left. Under a time budget an
+ * evaluation that would end past it is not made, and the repeat ends there,
+ * as a tuning's does at its deadline: the tuner cannot know a compile's
+ * length before it ends, so it cannot pick a shorter one instead. */
+static bool fits(const kt__recorded *r, const limits *lim, const one_run *run, uint64_t index) {
+  if (lim->budget > 0 && run->evals >= lim->budget) return false;
+  return !isfinite(lim->seconds) || run->spent + cost_of(r, index) <= lim->seconds;
+}
+
+/* Evaluates INDEX and, under a time budget, tells the strategy what it cost
+ * and what is left (the spent op), as the tuner does. */
+static void evaluate_timed(const kt__recorded *r, kt__strategy *st, const limits *lim, uint64_t index, one_run *run) {
+  double cost = cost_of(r, index);
+  run->spent += cost;
+  evaluate(r, st, index, run);
+  if (isfinite(lim->seconds)) kt__strategy_spent(st, index, cost, lim->seconds - run->spent);
+}
+
+/* The number of evaluations a strategy plans for (annealing cools over it):
+ * the budget, or under a time budget as many mean-cost evaluations as fit. */
+static long planned(const kt__recorded *r, const limits *lim) {
+  if (!isfinite(lim->seconds)) return lim->budget;
+  double mean = kt__recorded_mean_cost(r);
+  return mean > 0 ? (long)ceil(lim->seconds / mean) : 0;
+}
+
 /* Evaluates the WARM configurations first (as kt_tune does with stored
  * winners), then asks one configuration at a time, as a tuner with one
  * device would. */
-static int replay_once(const kt__recorded *r, const kt__strategy_ops *ops, long budget, uint64_t seed,
+static int replay_once(const kt__recorded *r, const kt__strategy_ops *ops, const limits *lim, uint64_t seed,
                        const uint64_t *warm, int nwarm, one_run *run, kt__errbuf *eb) {
   *run = (one_run){.best = INFINITY, .curve = run->curve, .len = run->len};
-  kt__strategy *st = kt__strategy_create(ops, r->space, seed, budget);
+  kt__strategy *st = kt__strategy_create(ops, r->space, seed, planned(r, lim));
   KT__RETURN_IF(!st, eb, KT_INTERNAL, "strategy %s could not start", ops->name);
   kt__u64map seen = {0};
   int rc = KT_OK;
-  for (int w = 0; w < nwarm && (budget == 0 || run->evals < budget); w++)
-    if (kt__u64map_put(&seen, warm[w], 0)) evaluate(r, st, warm[w], run);
+  for (int w = 0; w < nwarm && fits(r, lim, run, warm[w]); w++)
+    if (kt__u64map_put(&seen, warm[w], 0)) evaluate_timed(r, st, lim, warm[w], run);
   uint64_t index;
-  while ((budget == 0 || run->evals < budget) && kt__strategy_ask(st, &index, 1) == 1) {
+  while ((lim->budget == 0 || run->evals < lim->budget) && kt__strategy_ask(st, &index, 1) == 1) {
     bool fresh = kt__u64map_put(&seen, index, 0);
     if (!fresh || !kt__space_valid_index(r->space, index)) {
       rc = kt__err(eb, KT_INTERNAL, "strategy %s proposed %s configuration %llu", ops->name,
                    fresh ? "an invalid" : "an already evaluated", (unsigned long long)index);
       break;
     }
-    evaluate(r, st, index, run);
+    if (!fits(r, lim, run, index)) break;
+    evaluate_timed(r, st, lim, index, run);
   }
   finish_curve(r, run);
   kt__u64map_free(&seen);
@@ -464,24 +519,40 @@ int kt__replay_run(const kt__recorded *r, const kt__strategy_ops *ops, long budg
   return kt__replay_run_curve(r, ops, budget, repeats, seed, warm, nwarm, st, NULL, 0, eb);
 }
 
-int kt__replay_run_curve(const kt__recorded *r, const kt__strategy_ops *ops, long budget, int repeats, uint64_t seed,
-                         const uint64_t *warm, int nwarm, kt__replay_stats *st, double *curve, long len,
-                         kt__errbuf *eb) {
+static int replay_repeats(const kt__recorded *r, const kt__strategy_ops *ops, const limits *lim, int repeats,
+                          uint64_t seed, const uint64_t *warm, int nwarm, kt__replay_stats *st, double *curve, long len,
+                          kt__errbuf *eb) {
   KT__RETURN_IF(repeats < 1, eb, KT_INVALID, "repeats must be at least 1");
-  KT__RETURN_IF(budget < 0, eb, KT_INVALID, "the budget must not be negative");
   *st = (kt__replay_stats){.repeats = repeats};
   double *frac = kt__xmalloc((size_t)repeats * sizeof *frac);
   if (curve) memset(curve, 0, (size_t)len * sizeof *curve);
   int rc = KT_OK;
   for (int i = 0; i < repeats && rc == KT_OK; i++) {
     one_run run = {.curve = curve, .len = curve ? len : 0};
-    rc = replay_once(r, ops, budget, kt__replay_seed(seed, i), warm, nwarm, &run, eb);
+    rc = replay_once(r, ops, lim, kt__replay_seed(seed, i), warm, nwarm, &run, eb);
     frac[i] = fraction(r, &run);
     st->evals_mean += (double)run.evals / repeats;
+    st->seconds_mean += run.spent / repeats;
     st->failed_mean += (double)run.failed / repeats;
   }
   for (long i = 0; curve && i < len; i++) curve[i] /= repeats;
   if (rc == KT_OK) summarise(frac, repeats, st);
   free(frac);
   return rc;
+}
+
+int kt__replay_run_curve(const kt__recorded *r, const kt__strategy_ops *ops, long budget, int repeats, uint64_t seed,
+                         const uint64_t *warm, int nwarm, kt__replay_stats *st, double *curve, long len,
+                         kt__errbuf *eb) {
+  KT__RETURN_IF(budget < 0, eb, KT_INVALID, "the budget must not be negative");
+  limits lim = {budget, INFINITY};
+  return replay_repeats(r, ops, &lim, repeats, seed, warm, nwarm, st, curve, len, eb);
+}
+
+int kt__replay_run_timed(const kt__recorded *r, const kt__strategy_ops *ops, double seconds, int repeats, uint64_t seed,
+                         const uint64_t *warm, int nwarm, kt__replay_stats *st, kt__errbuf *eb) {
+  KT__RETURN_IF(!(seconds > 0 && isfinite(seconds)), eb, KT_INVALID,
+                "the time budget must be a positive number of seconds");
+  limits lim = {0, seconds};
+  return replay_repeats(r, ops, &lim, repeats, seed, warm, nwarm, st, NULL, 0, eb);
 }

@@ -29,12 +29,16 @@ kt__status kt__recorded_lookup(const kt__recorded *r, uint64_t index, double *ti
  * validation) in the file's metadata.timeunit. NAN when the file holds no
  * time for it (or no record). */
 double kt__recorded_cost(const kt__recorded *r, uint64_t index);
+/* The mean of kt__recorded_cost over the records that hold a time; NAN
+ * when none does. */
+double kt__recorded_mean_cost(const kt__recorded *r);
 
 typedef struct kt__replay_stats {
   int repeats;
   double mean, std, min, max, median; /* of t_opt / t_best_found per repeat */
   double evals_mean;                  /* configurations evaluated per repeat */
   double failed_mean;                 /* of which failed */
+  double seconds_mean;                /* recorded seconds those evaluations took, per repeat */
 } kt__replay_stats;
 
 /* Runs OPS REPEATS times with BUDGET evaluations each (0: until the
@@ -54,6 +58,15 @@ int kt__replay_run_curve(const kt__recorded *r, const kt__strategy_ops *ops, lon
                          const uint64_t *warm, int nwarm, kt__replay_stats *st, double *curve, long len,
                          kt__errbuf *eb);
 
+/* As kt__replay_run with a budget of SECONDS instead of a count: each
+ * evaluation spends its recorded cost (kt__recorded_cost), and a repeat ends
+ * before the first evaluation that would end past SECONDS. The strategy is
+ * told each cost and the time left (the spent op), as kt_tune tells it under
+ * --budget Ns. A record without times costs nothing (a file with none is
+ * walked until the strategy ends: kt__replay_report refuses it). */
+int kt__replay_run_timed(const kt__recorded *r, const kt__strategy_ops *ops, double seconds, int repeats, uint64_t seed,
+                         const uint64_t *warm, int nwarm, kt__replay_stats *st, kt__errbuf *eb);
+
 /* The fastest configuration recorded in FROM as an index of R's space (same
  * names, same numeric values); false when there is none or it is not in R. */
 bool kt__recorded_best_in(const kt__recorded *r, const kt__recorded *from, uint64_t *index);
@@ -68,9 +81,11 @@ int kt__replay_warm_indices(const kt__recorded *r, const char *const *warm, int 
  * reproduce single repeats). */
 uint64_t kt__replay_seed(uint64_t seed, int i);
 
-/* kt_replay (context.c makes the call on a context): loads, replays and
- * prints as ktune.h says, with the detail of an error in EB. */
-int kt__replay_report(const char *path, const char *strategy, long budget, int repeats, uint64_t seed,
+/* kt_replay and kt_replay_seconds (context.c makes the call on a context):
+ * loads, replays and prints as ktune.h says, with the detail of an error in
+ * EB. BUDGET_S is a time budget in seconds (INFINITY: none; BUDGET is then
+ * the count, else 0). */
+int kt__replay_report(const char *path, const char *strategy, long budget, double budget_s, int repeats, uint64_t seed,
                       const char *const *warm, int nwarm, int json, FILE *out, kt__errbuf *eb);
 
 #endif

@@ -106,6 +106,11 @@ bad B54 'garbage.db' "$KTUNE" replay $BAD/garbage.db --budget 10
 bad B55 'garbage_t4.json' "$KTUNE" replay $BAD/garbage_t4.json --budget 10
 bad B72 'garbage_t4.json: results\[0\] has no' "$KTUNE" replay tests/data/t4/convolution_A4000.json.gz --budget 10 \
   --warm $BAD/garbage_t4.json
+bad B190 'ktune: error: --report with --budget 60s: the report plots progress per evaluation' "$KTUNE" replay \
+  tests/data/t4/convolution_A4000.json.gz --budget 60s --report "$TMP/timed.html"
+[ ! -e "$TMP/timed.html" ] || fail "B190: wrote the report"
+bad B191 'no_times_t4.json: no record holds its evaluation times .* give --budget a number of configurations' \
+  "$KTUNE" replay $BAD/no_times_t4.json --budget 60s
 # --- reports (nothing is left at the output path: bad() sees TMPDIR, this the folder) ---
 mkdir -p "$TMP/reports"
 WANT=1 bad B92 'no results database at .*nothere.db' "$KTUNE" report --db "$TMP/nothere.db" -o "$TMP/reports/r.html"

@@ -514,6 +514,69 @@ TEST(kt_replay_prints_json) {
   free(buf);
 }
 
+/* Seconds of a time budget that a replay of random search spends with seed
+ * SEED: its proposals' recorded costs, up to the first that would end past
+ * SECONDS. Random search ignores what it is told, so this walks the same
+ * proposals as the replay. */
+static double random_spend(const kt__recorded *r, double seconds, uint64_t seed, long *evals) {
+  long planned = (long)ceil(seconds / kt__recorded_mean_cost(r));
+  kt__strategy *st = kt__strategy_create(&kt__strategy_random, kt__recorded_space(r), seed, planned);
+  double spent = 0, t;
+  uint64_t index;
+  *evals = 0;
+  while (kt__strategy_ask(st, &index, 1) == 1) {
+    double c = kt__recorded_cost(r, index);
+    if (spent + c > seconds) break;
+    spent += c;
+    ++*evals;
+    kt__strategy_tell(st, index, kt__recorded_lookup(r, index, &t), t);
+  }
+  kt__strategy_free(st);
+  return spent;
+}
+
+/* `ktune replay --budget 60s`: each evaluation spends its recorded compile
+ * and benchmark time, and a repeat stops before the evaluation that would
+ * end past the budget. */
+TEST(replay_in_seconds_spends_recorded_times) {
+  const char *path = dataset("convolution_A4000.json.gz");
+  kt__recorded *r = NULL;
+  kt__errbuf eb = {{0}};
+  ASSERT_EQ(kt__recorded_load(path, &r, &eb), KT_OK);
+  ASSERT_TRUE(kt__recorded_mean_cost(r) > 0.5 && kt__recorded_mean_cost(r) < 10); /* about 2.6 s a configuration */
+  kt__replay_stats st;
+  ASSERT_EQ(kt__replay_run_timed(r, &kt__strategy_random, 60, 1, 7, NULL, 0, &st, &eb), KT_OK);
+  long evals;
+  double spent = random_spend(r, 60, kt__replay_seed(7, 0), &evals);
+  ASSERT_NEAR(st.evals_mean, (double)evals, 0);
+  ASSERT_NEAR(st.seconds_mean, spent, 1e-9);
+  ASSERT_TRUE(spent <= 60 && spent > 40 && evals > 5); /* the next one would not have fitted */
+  kt__replay_stats more;
+  ASSERT_EQ(kt__replay_run_timed(r, &kt__strategy_random, 600, 1, 7, NULL, 0, &more, &eb), KT_OK);
+  ASSERT_TRUE(more.evals_mean > 5 * st.evals_mean && more.mean >= st.mean);
+  /* The model is told the costs; it too stays inside the budget, repeat by repeat. */
+  ASSERT_EQ(kt__replay_run_timed(r, &kt__strategy_forest_align, 60, 3, 7, NULL, 0, &st, &eb), KT_OK);
+  ASSERT_TRUE(st.seconds_mean <= 60 && st.evals_mean > 5);
+  ASSERT_EQ(kt__replay_run_timed(r, &kt__strategy_random, 0, 1, 7, NULL, 0, &st, &eb), KT_INVALID);
+  kt__recorded_free(r);
+
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&buf, &len);
+  kt_context *ctx;
+  ASSERT_EQ(kt_context_create(NULL, &ctx), KT_OK);
+  ASSERT_EQ(kt_replay_seconds(ctx, path, NULL, 60, 2, 1, NULL, 0, 1, out), KT_OK);
+  fclose(out);
+  ASSERT_CONTAINS(buf, "\"budget_s\": 60, \"seconds_mean\": ");
+  ASSERT_CONTAINS(buf, "\"strategy\": \"forest_align\""); /* as a tuning with only a time budget picks */
+  free(buf);
+  char *no_times = write_temp(small_t4); /* its records hold no "times" */
+  ASSERT_EQ(kt_replay_seconds(ctx, no_times, NULL, 60, 1, 1, NULL, 0, 0, stdout), KT_INVALID);
+  ASSERT_CONTAINS(kt_errmsg(ctx), "no record holds its evaluation times");
+  unlink(no_times);
+  kt_context_destroy(ctx);
+}
+
 /* Warm start in replay: the best configuration of another file of the same
  * kernel is evaluated first and counts against the budget; a file's own best
  * warm-starts it to the optimum in one evaluation; a file of another kernel
