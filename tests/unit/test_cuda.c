@@ -204,9 +204,12 @@ TEST(compiles_elementwise) { compile_file("kernels/cuda/elementwise.cu", 16); }
 TEST(compiles_reduce) { compile_file("kernels/cuda/reduce.cu", 60); }
 TEST(compiles_transpose) { compile_file("kernels/cuda/transpose.cu", 26); }
 TEST(compiles_softmax) { compile_file("kernels/cuda/softmax.cu", 18); }
-TEST(compiles_sgemm_1) { compile_shard("kernels/cuda/sgemm.cu", 58, 0, 3); }
-TEST(compiles_sgemm_2) { compile_shard("kernels/cuda/sgemm.cu", 58, 1, 3); }
-TEST(compiles_sgemm_3) { compile_shard("kernels/cuda/sgemm.cu", 58, 2, 3); }
+TEST(compiles_sgemm_1) { compile_shard("kernels/cuda/sgemm.cu", 58, 0, 6); }
+TEST(compiles_sgemm_2) { compile_shard("kernels/cuda/sgemm.cu", 58, 1, 6); }
+TEST(compiles_sgemm_3) { compile_shard("kernels/cuda/sgemm.cu", 58, 2, 6); }
+TEST(compiles_sgemm_4) { compile_shard("kernels/cuda/sgemm.cu", 58, 3, 6); }
+TEST(compiles_sgemm_5) { compile_shard("kernels/cuda/sgemm.cu", 58, 4, 6); }
+TEST(compiles_sgemm_6) { compile_shard("kernels/cuda/sgemm.cu", 58, 5, 6); }
 TEST(compiles_gemm_bf16_1) { compile_shard("kernels/cuda/gemm_bf16.cu", 90, 0, 4); }
 TEST(compiles_gemm_bf16_2) { compile_shard("kernels/cuda/gemm_bf16.cu", 90, 1, 4); }
 TEST(compiles_gemm_bf16_3) { compile_shard("kernels/cuda/gemm_bf16.cu", 90, 2, 4); }
