@@ -13,8 +13,11 @@
 # 4. cuBLAS (torch.mm) times the same shapes;
 # 5. with time left (DEADLINE, default 540 s), the LLM shapes in one sweep
 #    (--sizes, one @key), BUDGET seconds each (default 25), verified against
-#    the default configuration; cuBLAS on the same shapes.
-# Everything lands in $OUT (log.txt, *.json, cublas*.txt); the last lines
+#    the default configuration; cuBLAS on the same shapes;
+# 6. with time left, Triton's tutorial matmul under its autotuner on every
+#    shape (bench/gemm_wgmma_triton.py; TRITON=0 skips it): its TFLOP/s and
+#    the wall time of each shape's autotuning.
+# Everything lands in $OUT (log.txt, *.json, cublas*.txt, triton.txt); the last lines
 # printed are the table.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -73,6 +76,12 @@ if [ "$(left)" -gt 200 ]; then
   timeout $(($(left) - 20)) "$KTUNE" tune $K --sizes "$W/llm.txt" --budget "${BUDGET}s" --db "$W/r.db" --json \
     >"$OUT/sweep.json" 2>>"$LOG"
   echo "sweep exit $?" | tee -a "$LOG"
+fi
+if [ "${TRITON:-1}" != 0 ] && [ "$(left)" -gt 40 ]; then
+  say "Triton's tutorial matmul, autotuned per shape"
+  cat "$W/one.txt" "$W/llm.txt" >"$W/all.txt"
+  timeout $(($(left) - 10)) python3 bench/gemm_wgmma_triton.py "$W/all.txt" >"$OUT/triton.txt" 2>>"$LOG"
+  echo "triton exit $?" | tee -a "$LOG"
 fi
 say "done"
 tail -5 "$OUT/default.json"
