@@ -70,7 +70,7 @@ M=8192 N=4096 K=4096
 M=8192 N=14336 K=4096
 M=8192 N=4096 K=14336
 SIZES
-if [ "$(left)" -gt 200 ]; then
+if [ "$(left)" -gt 120 ]; then
   say "LLM shapes: cuBLAS, then one sweep at --budget ${BUDGET}s a key"
   python3 bench/gemm_wgmma_ref.py cublas "$W/llm.txt" >"$OUT/cublas_llm.txt" 2>>"$LOG"
   timeout $(($(left) - 20)) "$KTUNE" tune $K --sizes "$W/llm.txt" --budget "${BUDGET}s" --db "$W/r.db" --json \
