@@ -79,8 +79,8 @@ static int launch_and_check(kt_kernel *kern, kt_context *ctx, problem *p, CUstre
     const char *name = kt_kernel_size_name(kern, i);
     sizes[i] = !strcmp(name, "M") ? p->m : !strcmp(name, "N") ? p->n : p->k;
   }
-  void *args[] = {(void *)(uintptr_t)p->c, (void *)(uintptr_t)p->a, (void *)(uintptr_t)p->b, NULL, NULL,
-                  &p->m,                   &p->n,                   &p->k};
+  void *args[] = {
+      (void *)(uintptr_t)p->c, (void *)(uintptr_t)p->a, (void *)(uintptr_t)p->b, NULL, NULL, &p->m, &p->n, &p->k};
   double t0 = now();
   int rc = kt_launch(kern, sizes, args, stream);
   double host = now() - t0;
@@ -93,8 +93,8 @@ static int launch_and_check(kt_kernel *kern, kt_context *ctx, problem *p, CUstre
   for (size_t i = 0; i < (size_t)p->m * p->n; i++) {
     float got = float_of_bf16(p->hc[i]), want = p->ref[i];
     if (!(fabsf(got - want) <= fabsf(want) * (1.0f / 256))) { /* one bf16 rounding of an exact value */
-      printf("FAIL %s: M=%d N=%d K=%d: C[%zu][%zu] is %g, not %g\n", what, p->m, p->n, p->k, i / p->n, i % p->n,
-             got, want);
+      printf("FAIL %s: M=%d N=%d K=%d: C[%zu][%zu] is %g, not %g\n", what, p->m, p->n, p->k, i / p->n, i % p->n, got,
+             want);
       return 1;
     }
   }
@@ -146,8 +146,8 @@ int main(int argc, char **argv) {
     const char *name = kt_kernel_size_name(kern, i);
     sizes[i] = !strcmp(name, "M") ? one.m : !strcmp(name, "N") ? one.n : one.k;
   }
-  void *args[] = {(void *)(uintptr_t)one.c, (void *)(uintptr_t)one.a, (void *)(uintptr_t)one.b, NULL, NULL,
-                  &one.m,                   &one.n,                   &one.k};
+  void *args[] = {
+      (void *)(uintptr_t)one.c, (void *)(uintptr_t)one.a, (void *)(uintptr_t)one.b, NULL, NULL, &one.m, &one.n, &one.k};
   double best = 1e9;
   for (int round = 0; round < ROUNDS && !bad; round++) {
     CU(cuStreamSynchronize(stream));
