@@ -13,8 +13,11 @@
 # 4. cuBLAS (torch.mm) times the same shapes;
 # 5. with time left (DEADLINE, default 540 s), the LLM shapes in one sweep
 #    (--sizes, one @key), BUDGET seconds each (default 25), verified against
-#    the default configuration; cuBLAS on the same shapes.
-# Everything lands in $OUT (log.txt, *.json, cublas*.txt); the last lines
+#    the default configuration; cuBLAS on the same shapes;
+# 6. with time left, Triton's tutorial matmul under its autotuner on every
+#    shape (bench/gemm_wgmma_triton.py; TRITON=0 skips it): its TFLOP/s and
+#    the wall time of each shape's autotuning.
+# Everything lands in $OUT (log.txt, *.json, cublas*.txt, triton.txt); the last lines
 # printed are the table.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -67,12 +70,18 @@ M=8192 N=4096 K=4096
 M=8192 N=14336 K=4096
 M=8192 N=4096 K=14336
 SIZES
-if [ "$(left)" -gt 200 ]; then
+if [ "$(left)" -gt 120 ]; then
   say "LLM shapes: cuBLAS, then one sweep at --budget ${BUDGET}s a key"
   python3 bench/gemm_wgmma_ref.py cublas "$W/llm.txt" >"$OUT/cublas_llm.txt" 2>>"$LOG"
   timeout $(($(left) - 20)) "$KTUNE" tune $K --sizes "$W/llm.txt" --budget "${BUDGET}s" --db "$W/r.db" --json \
     >"$OUT/sweep.json" 2>>"$LOG"
   echo "sweep exit $?" | tee -a "$LOG"
+fi
+if [ "${TRITON:-1}" != 0 ] && [ "$(left)" -gt 40 ]; then
+  say "Triton's tutorial matmul, autotuned per shape"
+  cat "$W/one.txt" "$W/llm.txt" >"$W/all.txt"
+  timeout $(($(left) - 10)) python3 bench/gemm_wgmma_triton.py "$W/all.txt" >"$OUT/triton.txt" 2>>"$LOG"
+  echo "triton exit $?" | tee -a "$LOG"
 fi
 say "done"
 tail -5 "$OUT/default.json"

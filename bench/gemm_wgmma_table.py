@@ -1,6 +1,7 @@
 """The table of bench/gemm_wgmma_h200.sh: ktune's winner of gemm_wgmma.cu
 against cuBLAS (torch.mm) per shape, from OUT's tune4096.json, sweep.json
-and cublas*.txt; the geometric mean of the fractions over the LLM shapes.
+and cublas*.txt, with Triton's autotuned tutorial matmul beside it where
+triton.txt exists; the geometric means of the fractions over the LLM shapes.
 
   gemm_wgmma_table.py OUT
 """
@@ -26,6 +27,15 @@ def cublas(path):
     return out
 
 
+def triton(path):
+    out = {}
+    if os.path.exists(path):
+        for line in open(path):
+            m, n, k, s, _, tune_s, _, _ = line.split()
+            out[(int(m), int(n), int(k))] = (float(s), float(tune_s))
+    return out
+
+
 def shape(sizes):
     kv = dict(x.split("=") for x in sizes.split())
     return int(kv["M"]), int(kv["N"]), int(kv["K"])
@@ -33,9 +43,11 @@ def shape(sizes):
 
 def main(out):
     ref = {**cublas(f"{out}/cublas4096.txt"), **cublas(f"{out}/cublas_llm.txt")}
-    print("| M | N | K | ktune winner | ktune TFLOP/s | cuBLAS TFLOP/s | fraction | cuBLAS cold TFLOP/s | tuning wall s | configs ok/measured |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-    fractions = []
+    tri = triton(f"{out}/triton.txt")
+    print("| M | N | K | ktune winner | ktune TFLOP/s | cuBLAS TFLOP/s | fraction | cuBLAS cold TFLOP/s | tuning wall s | configs ok/measured "
+          "| Triton TFLOP/s | Triton fraction | Triton tuning wall s |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    fractions, tri_fractions = [], []
     for name in ("tune4096.json", "sweep.json"):
         for r in results(f"{out}/{name}"):
             m, n, k = shape(r["sizes"])
@@ -48,14 +60,22 @@ def main(out):
             wall = r.get("timeline", {}).get("wall_s", 0)
             cb, cold = ref.get((m, n, k), (None, None))
             frac = cb / s if s and cb else None
+            ts, tune_s = tri.get((m, n, k), (None, None))
+            tfrac = cb / ts if ts and cb else None
             if frac and name == "sweep.json":
                 fractions.append(frac)
+            if tfrac and name == "sweep.json":
+                tri_fractions.append(tfrac)
             print(f"| {m} | {n} | {k} | {cfg or 'none'} | {flop / s / 1e12 if s else 0:.1f} | "
                   f"{flop / cb / 1e12 if cb else 0:.1f} | {frac or 0:.3f} | {flop / cold / 1e12 if cold else 0:.1f} | "
-                  f"{wall:.1f} | {ok}/{tot} |")
+                  f"{wall:.1f} | {ok}/{tot} | {flop / ts / 1e12 if ts else 0:.1f} | {tfrac or 0:.3f} | "
+                  f"{tune_s or 0:.1f} |")
     if fractions:
         g = math.exp(sum(map(math.log, fractions)) / len(fractions))
         print(f"\ngeometric mean of the fraction over {len(fractions)} LLM shapes: {g:.3f}")
+    if tri_fractions:
+        g = math.exp(sum(map(math.log, tri_fractions)) / len(tri_fractions))
+        print(f"Triton's geometric mean of the fraction over {len(tri_fractions)} LLM shapes: {g:.3f}")
 
 
 if __name__ == "__main__":

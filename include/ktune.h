@@ -384,7 +384,9 @@ typedef enum kt_param_mode {
   KT_PARAM_SCALAR = 0, /* a value, passed by address */
   KT_PARAM_IN,         /* a tensor the kernel only reads */
   KT_PARAM_OUT,        /* a tensor the kernel writes */
-  KT_PARAM_INOUT       /* a tensor the kernel reads and writes */
+  KT_PARAM_INOUT,      /* a tensor the kernel reads and writes */
+  KT_PARAM_TENSORMAP   /* a TMA tensor map (CUDA), built by kt_launch from its tensor (whose dtype it has): its
+                          args slot is ignored */
 } kt_param_mode;
 
 typedef struct kt_param_info {
@@ -392,7 +394,7 @@ typedef struct kt_param_info {
   kt_param_mode mode;
   const char *dtype; /* element type: "f16", "bf16", "f32", "f64", "i8", "u8", "i32", "u32", "i64", "u64" */
   int elem_size;     /* bytes of one element (of the value, for a scalar) */
-  int ndims;         /* a tensor's rank (0 for a scalar) */
+  int ndims;         /* a tensor's rank (0 for a scalar or a tensor map) */
   int has_value;     /* a scalar bound by an expression (n: i32 = N): kt_kernel_scalar_value gives it */
 } kt_param_info;
 

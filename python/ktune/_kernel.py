@@ -15,7 +15,7 @@ from . import _arrays, errors
 from ._context import Context, PathLike, budget_options
 from ._lib import ParamInfo, TuneOptions, kernel_p, lib
 
-_MODES = {0: "scalar", 1: "in", 2: "out", 3: "inout"}
+_MODES = {0: "scalar", 1: "in", 2: "out", 3: "inout", 4: "tensormap"}
 _MEMORY = {0: _arrays.HOST, 1: _arrays.CUDA}  # kt_memory_kind
 # struct formats of scalar types; bf16 is packed by hand (the top half of an f32).
 _PACK = {"f16": "e", "f32": "f", "f64": "d", "i8": "b", "u8": "B", "i32": "i", "u32": "I", "i64": "q", "u64": "Q"}
@@ -58,8 +58,10 @@ def _chosen_launch_path(asked: Optional[str]) -> str:
 
 
 class Param:
-    """One @kernel parameter: ``name``, ``mode`` ("in", "out", "inout" or
-    "scalar"), ``dtype`` ("f32"...), ``ndims`` (a tensor's rank) and
+    """One @kernel parameter: ``name``, ``mode`` ("in", "out", "inout",
+    "scalar" or "tensormap": a TMA tensor map that ktune builds from its
+    tensor, so the call passes nothing for it), ``dtype`` ("f32"...; a
+    tensor map's is its tensor's), ``ndims`` (a tensor's rank) and
     ``has_value`` (a scalar that ktune computes from the sizes)."""
 
     __slots__ = ("index", "name", "mode", "dtype", "elem_size", "ndims", "has_value")
@@ -75,10 +77,11 @@ class Param:
 
     @property
     def is_tensor(self) -> bool:
-        return self.mode != "scalar"
+        return self.mode in ("in", "out", "inout")
 
     def __repr__(self) -> str:
-        kind = f"{self.mode} tensor<{self.dtype}> of rank {self.ndims}" if self.is_tensor else f"{self.dtype}"
+        kind = (f"{self.mode} tensor<{self.dtype}> of rank {self.ndims}" if self.is_tensor else
+                "tensor map (built by ktune)" if self.mode == "tensormap" else f"{self.dtype}")
         return f"<ktune.Param {self.name}: {kind}>"
 
 
@@ -169,7 +172,7 @@ class Kernel(_Base):
         self.sizes: List[str] = [lib.kt_kernel_size_name(self._handle, i).decode()
                                  for i in range(lib.kt_kernel_num_sizes(self._handle))]
         self._tensors = [p for p in self.params if p.is_tensor]
-        self._scalars = [p for p in self.params if not p.is_tensor]
+        self._scalars = [p for p in self.params if p.mode == "scalar"]  # tensor maps: kt_launch builds them
         self._by_name = {p.name: p for p in self.params}
         self._memory = _MEMORY[lib.kt_kernel_memory(self._handle)]
         n = len(self.params)
@@ -191,8 +194,8 @@ class Kernel(_Base):
 
         tensors = tuple((p.index, p.ndims, p.mode != "in", p.dtype, p.name) for p in self._tensors)
         scalars = tuple((p.index, p.dtype, p.has_value, p.name) for p in self._scalars)
-        self._ext_setup(lib_handle, self._handle.value, self._memory == _arrays.CUDA, self.device, tensors,
-                        scalars, tuple(self.sizes))
+        self._ext_setup(lib_handle, self._handle.value, self._memory == _arrays.CUDA, self.device, len(self.params),
+                        tensors, scalars, tuple(self.sizes))
 
     # ---- arrays -------------------------------------------------------
 
@@ -243,7 +246,7 @@ class Kernel(_Base):
         sizes_given: Dict[str, int] = {}
         for key, value in kwargs.items():
             p = self._by_name.get(key)
-            if p is not None and not p.is_tensor:
+            if p is not None and p.mode == "scalar":
                 if p.index in given:
                     raise errors.ArgumentError(f"parameter {key}: given by position and as a keyword")
                 given[p.index] = value
@@ -252,7 +255,9 @@ class Kernel(_Base):
                     raise errors.ArgumentError(f"size {key}={value!r}: expected a positive integer")
                 sizes_given[key] = value
             else:
-                what = "a tensor: pass it by position; it is one" if p is not None else "not a parameter or size"
+                what = ("not a parameter or size" if p is None else
+                        "a tensor map that ktune builds from its tensor: pass nothing for it; it is one"
+                        if p.mode == "tensormap" else "a tensor: pass it by position; it is one")
                 names = ", ".join([q.name for q in self._scalars] + self.sizes) or "(none)"
                 raise errors.ArgumentError(f"{key}=: {what} of {self.name} (keywords: {names})")
         return views, given, sizes_given
@@ -427,7 +432,7 @@ class Kernel(_Base):
         self.close()
 
     def __repr__(self) -> str:
-        params = ", ".join(f"{p.name}: {p.mode + ' ' if p.is_tensor else ''}{p.dtype}"
+        params = ", ".join(f"{p.name}: {p.mode + ' ' if p.mode != 'scalar' else ''}{p.dtype}"
                            + (f"[{p.ndims}d]" if p.is_tensor else "") for p in self.params)
         return f"<ktune.Kernel {self.name}({params}) on {self.backend}, from {self.path}>"
 

@@ -225,6 +225,7 @@ static ktx_shape *new_shape(launcher *self, call *c) {
 
 /* kt_launch's argument array: tensors' addresses, scalars' values' addresses. */
 static int fill_argv(launcher *self, call *c, ktx_shape *s, void **argv, uint64_t *values) {
+  memset(argv, 0, (size_t)self->nparams * sizeof *argv); /* tensor maps' slots */
   for (int i = 0; i < self->ntensors; i++) argv[self->tensors[i].index] = (void *)c->views[i].ptr;
   for (int j = 0; j < self->nscalars; j++) {
     if (!c->has_given[j] && !s->has_bound[j]) return 0; /* no value: the Python path asks for one */
@@ -407,14 +408,16 @@ static int in_range(int v, int end, const char *what) {
   return 0;
 }
 
-/* tensors: (index, ndims, writes, dtype, name); scalars: (index, dtype,
- * has_value, name); sizes: the size names. */
-static int setup_params(launcher *self, PyObject *tensors, PyObject *scalars, PyObject *sizes) {
+/* NPARAMS: all of them; tensors: (index, ndims, writes, dtype, name);
+ * scalars: (index, dtype, has_value, name); sizes: the size names. The
+ * parameters in neither (tensor maps, which kt_launch builds) get NULL. */
+static int setup_params(launcher *self, int nparams, PyObject *tensors, PyObject *scalars, PyObject *sizes) {
   self->ntensors = (int)PyTuple_GET_SIZE(tensors);
   self->nscalars = (int)PyTuple_GET_SIZE(scalars);
   self->nsizes = (int)PyTuple_GET_SIZE(sizes);
-  self->nparams = self->ntensors + self->nscalars;
-  if (self->nparams > KTX_MAX_PARAMS || self->nsizes > KTX_MAX_PARAMS) {
+  self->nparams = nparams;
+  if (self->nparams > KTX_MAX_PARAMS || self->nsizes > KTX_MAX_PARAMS ||
+      self->ntensors + self->nscalars > self->nparams) {
     PyErr_Format(PyExc_ValueError, "ktune._launch: more than %d parameters or sizes", KTX_MAX_PARAMS);
     return 0;
   }
@@ -459,14 +462,15 @@ static int setup_params(launcher *self, PyObject *tensors, PyObject *scalars, Py
 static PyObject *launcher_setup(PyObject *obj, PyObject *args) {
   launcher *self = (launcher *)obj;
   unsigned long long lib, kernel;
-  int cuda, device;
+  int cuda, device, nparams;
   PyObject *tensors, *scalars, *sizes;
-  if (!PyArg_ParseTuple(args, "KKpiO!O!O!", &lib, &kernel, &cuda, &device, &PyTuple_Type, &tensors, &PyTuple_Type,
-                        &scalars, &PyTuple_Type, &sizes))
+  if (!PyArg_ParseTuple(args, "KKpiiO!O!O!", &lib, &kernel, &cuda, &device, &nparams, &PyTuple_Type, &tensors,
+                        &PyTuple_Type, &scalars, &PyTuple_Type, &sizes))
     return NULL;
   if (!lib || !kernel) return PyErr_Format(PyExc_ValueError, "ktune._launch: no library or kernel handle");
   self->kernel = NULL;
-  if (!resolve_api(&self->api, (void *)(uintptr_t)lib) || !setup_params(self, tensors, scalars, sizes)) return NULL;
+  if (!resolve_api(&self->api, (void *)(uintptr_t)lib) || !setup_params(self, nparams, tensors, scalars, sizes))
+    return NULL;
   self->cuda = cuda;
   self->device = device;
   self->kernel = (kt_kernel *)(uintptr_t)kernel;

@@ -128,3 +128,33 @@ def test_cuda_tensors_launch_on_torchs_current_stream(torch, db, no_gpu):
     assert asked == [0]
     with pytest.raises(ktune.ArgumentError, match="parameter x: the array is on cuda:1, the kernel on cuda:0"):
         k(type("OtherDevice", (CudaTensor,), {"get_device": lambda self: 1})(np.ones(64, np.float32)), y, z)
+
+
+def test_tensor_maps_are_built_by_ktune_not_passed(torch, db, no_gpu, launch_path):
+    """gemm_wgmma.cu's amap and bmap are TMA tensor maps that kt_launch builds
+    from a and b: the package lists them as such, the call passes nothing for
+    them (the C path takes the kernel too), and a keyword for one is refused.
+    No GPU here: the launch itself then fails, with ktune's error."""
+    import types
+
+    torch._C = types.SimpleNamespace(_cuda_getCurrentRawStream=lambda d: 0x5000)
+    torch.bfloat16 = _DType("bfloat16")
+
+    class CudaBf16(torch.Tensor):
+        def __init__(self, *shape):
+            self.array = np.zeros(shape, np.uint16)
+            self.dtype = torch.bfloat16
+
+        def get_device(self):
+            return 0
+
+    k = ktune.load(kernel_path("kernels/cuda/gemm_wgmma.cu"), db=db, miss="default")
+    assert [(p.name, p.mode) for p in k.params if not p.is_tensor] == [
+        ("amap", "tensormap"), ("bmap", "tensormap"), ("m", "scalar"), ("n", "scalar"), ("k", "scalar")]
+    assert k.launch_path == launch_path  # the extension did not hand the kernel to ctypes
+    c, a, b = CudaBf16(128, 256), CudaBf16(128, 64), CudaBf16(256, 64)
+    with pytest.raises(ktune.KtuneError) as e:
+        k(c, a, b)
+    assert not isinstance(e.value, ktune.ArgumentError), e.value  # the call passed every check
+    with pytest.raises(ktune.ArgumentError, match="amap=: a tensor map that ktune builds from its tensor"):
+        k(c, a, b, amap=0)

@@ -13,6 +13,7 @@
 int kt_kernel_num_params(const kt_kernel *k) { return k->decl->nparams; }
 
 static kt_param_mode param_mode(const kt__param *p) {
+  if (p->is_tensormap) return KT_PARAM_TENSORMAP;
   if (!p->is_tensor) return KT_PARAM_SCALAR;
   return p->mode == KT__MODE_IN ? KT_PARAM_IN : p->mode == KT__MODE_OUT ? KT_PARAM_OUT : KT_PARAM_INOUT;
 }

@@ -67,6 +67,32 @@ TEST(params_describe_the_kernel_line) {
   kt_context_destroy(ctx);
 }
 
+/* A tensor map is neither a tensor nor a scalar the caller gives: kt_launch
+ * builds it (a binding passes NULL in its slot). */
+TEST(params_describe_a_tensor_map) {
+  kt_context *ctx = context(KT_BACKEND_AUTO);
+  kt_kernel *k = NULL;
+  if (kt_kernel_load_file(ctx, "kernels/cuda/gemm_wgmma.cu", NULL, &k) != KT_OK)
+    kt_test_fail(__FILE__, __LINE__, "load: %s", kt_errmsg(ctx));
+  ASSERT_EQ(kt_kernel_num_params(k), 8);
+  kt_param_info p;
+  ASSERT_EQ(kt_kernel_param(k, 1, &p), KT_OK);
+  ASSERT_EQ(p.mode, KT_PARAM_IN);
+  for (int i = 3; i <= 4; i++) {
+    ASSERT_EQ(kt_kernel_param(k, i, &p), KT_OK);
+    ASSERT_STREQ(p.name, i == 3 ? "amap" : "bmap");
+    ASSERT_EQ(p.mode, KT_PARAM_TENSORMAP);
+    ASSERT_STREQ(p.dtype, "bf16");
+    ASSERT_EQ(p.ndims, 0);
+    ASSERT_EQ(p.has_value, 0);
+  }
+  ASSERT_EQ(kt_kernel_param(k, 5, &p), KT_OK);
+  ASSERT_EQ(p.mode, KT_PARAM_SCALAR);
+  ASSERT_EQ(p.has_value, 1);
+  kt_kernel_destroy(k);
+  kt_context_destroy(ctx);
+}
+
 TEST(sizes_from_shapes_bind_and_check) {
   kt_context *ctx = context(KT_BACKEND_AUTO);
   kt_kernel *k = load(ctx, TRANSPOSE_C, "c");

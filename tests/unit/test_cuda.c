@@ -15,7 +15,9 @@
 #include "backend/cuda_limits.h"
 #include "backend/cuda_tensormap.h"
 #include "backend/nvrtc.h"
+#include "config.h"
 #include "lang/parser.h"
+#include "launch/launch.h"
 #include "space/space.h"
 #include "t1/t1.h"
 
@@ -204,9 +206,12 @@ TEST(compiles_elementwise) { compile_file("kernels/cuda/elementwise.cu", 16); }
 TEST(compiles_reduce) { compile_file("kernels/cuda/reduce.cu", 60); }
 TEST(compiles_transpose) { compile_file("kernels/cuda/transpose.cu", 26); }
 TEST(compiles_softmax) { compile_file("kernels/cuda/softmax.cu", 18); }
-TEST(compiles_sgemm_1) { compile_shard("kernels/cuda/sgemm.cu", 58, 0, 3); }
-TEST(compiles_sgemm_2) { compile_shard("kernels/cuda/sgemm.cu", 58, 1, 3); }
-TEST(compiles_sgemm_3) { compile_shard("kernels/cuda/sgemm.cu", 58, 2, 3); }
+TEST(compiles_sgemm_1) { compile_shard("kernels/cuda/sgemm.cu", 58, 0, 6); }
+TEST(compiles_sgemm_2) { compile_shard("kernels/cuda/sgemm.cu", 58, 1, 6); }
+TEST(compiles_sgemm_3) { compile_shard("kernels/cuda/sgemm.cu", 58, 2, 6); }
+TEST(compiles_sgemm_4) { compile_shard("kernels/cuda/sgemm.cu", 58, 3, 6); }
+TEST(compiles_sgemm_5) { compile_shard("kernels/cuda/sgemm.cu", 58, 4, 6); }
+TEST(compiles_sgemm_6) { compile_shard("kernels/cuda/sgemm.cu", 58, 5, 6); }
 TEST(compiles_gemm_bf16_1) { compile_shard("kernels/cuda/gemm_bf16.cu", 90, 0, 4); }
 TEST(compiles_gemm_bf16_2) { compile_shard("kernels/cuda/gemm_bf16.cu", 90, 1, 4); }
 TEST(compiles_gemm_bf16_3) { compile_shard("kernels/cuda/gemm_bf16.cu", 90, 2, 4); }
@@ -826,5 +831,77 @@ TEST(tensormap_cache) {
   ASSERT_CONTAINS(why, "16-byte aligned");
   ASSERT_EQ(encodes, 3);
   kt__cuda_tensormap_cache_destroy(&c);
+}
+
+/* kt_launch's side of gemm_wgmma.cu that needs no GPU: the maps described
+ * for a caller's tensors at its shape (as kt_launch describes each new
+ * shape: the declaration's runtime sizes, the configuration it launches),
+ * and the device state's cache, which encodes each map once per shape over
+ * the caller's buffers, so that calls at a shape seen before encode nothing.
+ * tests/gpu/launch_tensormap_h200.sh runs the same on the H200. */
+static void wgmma_launch(const kt__kernel_decl *d, const kt__config *cfg, int64_t m, int64_t n, int64_t k,
+                         kt__launch *l) {
+  int64_t sizes[8];
+  ASSERT_TRUE(d->nsizes <= 8);
+  for (int i = 0; i < d->nsizes; i++) sizes[i] = !strcmp(d->sizes[i], "M") ? m : !strcmp(d->sizes[i], "N") ? n : k;
+  kt__env env = {(const char *const *)d->sizes, sizes, d->nsizes, NULL};
+  kt__errbuf eb = {{0}};
+  if (kt__launch_describe(d, cfg, cfg->defaults, &env, NULL, l, &eb) != KT_OK)
+    kt_test_fail(__FILE__, __LINE__, "%s", eb.msg);
+  ASSERT_EQ(l->ntensormaps, 2);
+}
+
+static void expect_map(const kt__tensormap_spec *s, int param, int tensor, uint64_t inner, uint64_t outer,
+                       uint32_t box_inner, uint32_t box_outer) {
+  ASSERT_EQ(s->param, param);
+  ASSERT_EQ(s->tensor, tensor);
+  ASSERT_EQ(s->type, KT__DT_BF16);
+  ASSERT_EQ(s->rank, 2);
+  ASSERT_EQ(s->dims[0], inner);
+  ASSERT_EQ(s->dims[1], outer);
+  ASSERT_EQ(s->strides[0], inner * 2);
+  ASSERT_EQ(s->box[0], box_inner);
+  ASSERT_EQ(s->box[1], box_outer);
+  ASSERT_EQ(s->swizzle, 128);
+}
+
+TEST(tensormap_for_callers_tensors) {
+  kt__diag d;
+  kt__diag_init(&d, NULL);
+  kt__errbuf eb = {{0}};
+  kt__file *f = kt__parse_file("kernels/cuda/gemm_wgmma.cu", -1, &d, &eb);
+  if (!f) kt_test_fail(__FILE__, __LINE__, "%s%s", eb.msg, d.errors.s ? d.errors.s : "");
+  const kt__kernel_decl *decl = &f->kernels[0];
+  kt__config cfg; /* the default: BN=256 WG_M=64 CONSUMERS=2, so A's box is 128 rows of 64 */
+  kt__config_init(&cfg, decl);
+  kt__launch small, large;
+  wgmma_launch(decl, &cfg, 512, 768, 1024, &small);
+  expect_map(&small.tensormaps[0], 3, 1, 1024, 512, 64, 128); /* amap over a: K innermost, then M */
+  expect_map(&small.tensormaps[1], 4, 2, 1024, 768, 64, 256); /* bmap over b: K, then N */
+  wgmma_launch(decl, &cfg, 256, 768, 4096, &large);
+  expect_map(&large.tensormaps[0], 3, 1, 4096, 256, 64, 128);
+  expect_map(&large.tensormaps[1], 4, 2, 4096, 768, 64, 256);
+
+  kt__cuda_tensormap_cache c;
+  kt__cuda_tensormap_cache_init(&c);
+  const CUdeviceptr bases[] = {0, 0x7f0000100000, 0x7f0000200000}; /* the caller's c, a, b */
+  char why[128];
+  CUtensorMap map;
+  encodes = 0;
+  const kt__launch *calls[] = {&small, &small, &large, &small, &large, &large};
+  const int encoded_after[] = {2, 2, 4, 4, 4, 4};
+  for (int i = 0; i < 6; i++) {
+    for (int j = 0; j < 2; j++) {
+      const kt__tensormap_spec *s = &calls[i]->tensormaps[j];
+      ASSERT_EQ(kt__cuda_tensormap_get(&c, fake_encode, s, bases[s->tensor], &map, why, sizeof why), CUDA_SUCCESS);
+      ASSERT_EQ(map.opaque[0], bases[s->tensor]); /* the map of this buffer at this shape */
+      ASSERT_EQ(map.opaque[1], s->dims[0] * 1000 + s->box[0] + 2);
+    }
+    ASSERT_EQ(encodes, encoded_after[i]);
+  }
+  kt__cuda_tensormap_cache_destroy(&c);
+  kt__config_free(&cfg);
+  kt__file_free(f);
+  kt__diag_free(&d);
 }
 #endif
