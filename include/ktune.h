@@ -378,7 +378,7 @@ int kt_kernel_sizes_by_name(kt_kernel *k, int n, const char *const *names, const
  * results database and, unless the miss policy is KT_MISS_TUNE, loads the
  * default configuration (what a miss falls back to when nothing is stored;
  * compiled here unless the binary cache holds it). Under KT_MISS_TUNE and
- * KT_MISS_BACKGROUND it also starts the tuning helper, which opens its
+ * KT_MISS_BACKGROUND (and KT_MISS_ONLINE) it also starts the tuning helper, which opens its
  * device and waits for the first miss (KTUNE_HELPER_IDLE_S from then; it
  * leaves when the application ends), and a thread that will wait for it,
  * so that the first miss pays no process start, device open or thread

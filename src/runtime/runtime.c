@@ -10,7 +10,10 @@
  * that configuration in this process unless another shape already loaded
  * it, and adds the shape to the table. An entry whose tuning runs in the
  * background switches to the winner on the first call after it is stored
- * (rt_adopt): until then and afterwards, one atomic load per call.
+ * (rt_adopt): until then and afterwards, one atomic load per call. Under
+ * KT_MISS_ONLINE the entry adopted is one whose calls time the helper's
+ * verified configurations on the caller's data (rt_online, online.h) until
+ * the winner's entry is adopted in turn.
  *
  * A kernel handle's table is not locked: concurrent kt_launch calls on one
  * handle are safe only when every shape involved was launched before
