@@ -251,6 +251,38 @@ TEST(online_calls_from_several_threads) {
   kt_context_destroy(ctx);
 }
 
+/* A candidate that cannot be loaded in the application (its compiler gone
+ * once the helper verified it: CC=false, no binary cache) is dropped, the
+ * call relaunched with the fallback, and the key adopts among the rest. */
+TEST(online_candidate_that_fails_in_the_application_is_dropped) {
+  kt_options o = {0};
+  o.db_path = kt_test_tmp_path("results.db");
+  o.quiet = 1;
+  o.miss_policy = KT_MISS_ONLINE;
+  o.no_binary_cache = 1; /* the application compiles what it loads */
+  kt_context *ctx = NULL;
+  ASSERT_EQ(kt_context_create(&o, &ctx), KT_OK);
+  kt_kernel *k = load(ctx, "scale.c", scale_src, "c");
+  float x[N], y[N];
+  for (int i = 0; i < N; i++) x[i] = (float)i;
+  capture_start();
+  call_until(k, x, y, "online tuning: 2 verified"); /* the fallback (BAD=0 U=1) is loaded */
+  setenv("CC", "false", 1);
+  call_until(k, x, y, "online tuning's winner");
+  unsetenv("CC");
+  const char *out = captured();
+  capture_end();
+  ASSERT_CONTAINS(out, "online: [BAD=0 U=2] failed on the application's call, dropped");
+  ASSERT_EQ(count(out, "online: [BAD=0 U=2] failed"), 1);
+  ASSERT_EQ(count(out, "online: timed [BAD=0 U=2]"), 0);
+  ASSERT_EQ(count(out, "online: timed [BAD=0 U=1]"), KT__ONLINE_SAMPLES);
+  const char *winner = strstr(out, "online tuning's winner");
+  ASSERT_TRUE(winner && strstr(winner, ": BAD=0 U=1\n"));
+  kt_kernel_destroy(k);
+  kt_context_destroy(ctx);
+  ASSERT_EQ(rows_measured("online clock"), 1); /* the dropped one is stored as its failure */
+}
+
 /* KTUNE_PRINT_AUTOTUNING gives a miss's phases: the tuning's line (setup,
  * compile, verify, measure) and the application's adoption. */
 TEST(print_autotuning_gives_the_phases_of_a_miss) {
