@@ -88,14 +88,28 @@ const char *kt_backend_name(int kind);
 
 /* What to do when kt_launch meets a key with no stored winner. */
 typedef enum kt_miss_policy {
-  KT_MISS_TUNE = 0,  /* tune now, on a copy of the caller's buffers, in the helper
+  KT_MISS_TUNE = 0,   /* tune now, on a copy of the caller's buffers, in the helper
                         process (ktune-tuner); the call returns once the winner is
                         launched */
-  KT_MISS_NEAREST,   /* the stored winner of the nearest size, else default */
-  KT_MISS_DEFAULT,   /* the default configuration (first choices) */
-  KT_MISS_BACKGROUND /* launch the nearest stored size's winner (else the default)
-                        at once and tune in the helper meanwhile; a later call for
-                        the shape launches the winner once it is stored */
+  KT_MISS_NEAREST,    /* the stored winner of the nearest size, else default */
+  KT_MISS_DEFAULT,    /* the default configuration (first choices) */
+  KT_MISS_BACKGROUND, /* launch the nearest stored size's winner (else the default)
+                         at once and tune in the helper meanwhile; a later call for
+                         the shape launches the winner once it is stored */
+  KT_MISS_ONLINE      /* tune through the application's own launches: the helper
+                         compiles and verifies the configurations on a copy of the
+                         caller's buffers and times none; until they are back, calls
+                         launch what KT_MISS_BACKGROUND would. Then each call launches
+                         the next verified configuration on the caller's data and
+                         stream, timed around that launch (CUDA: events, waiting for
+                         them; CPU, OpenCL: the host's clock, after waiting for the
+                         stream's earlier work), 5 samples each; the fastest median is
+                         adopted and stored as the key's winner (its measurement
+                         method "online ..."), and later calls launch it untimed. A
+                         configuration that failed verification never runs on the
+                         caller's data; one whose launch fails is dropped and the call
+                         relaunched with the fallback. A kernel with an inout tensor
+                         (which a launch changes in place) follows KT_MISS_BACKGROUND */
 } kt_miss_policy;
 
 /* How messages name the caller's inputs. A command line passes its flags
@@ -364,7 +378,7 @@ int kt_kernel_sizes_by_name(kt_kernel *k, int n, const char *const *names, const
  * results database and, unless the miss policy is KT_MISS_TUNE, loads the
  * default configuration (what a miss falls back to when nothing is stored;
  * compiled here unless the binary cache holds it). Under KT_MISS_TUNE and
- * KT_MISS_BACKGROUND it also starts the tuning helper, which opens its
+ * KT_MISS_BACKGROUND (and KT_MISS_ONLINE) it also starts the tuning helper, which opens its
  * device and waits for the first miss (KTUNE_HELPER_IDLE_S from then; it
  * leaves when the application ends), and a thread that will wait for it,
  * so that the first miss pays no process start, device open or thread

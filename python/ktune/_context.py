@@ -10,7 +10,8 @@ from typing import Optional, Union
 from . import errors
 from ._lib import Labels, Options, TuneOptions, ctx_p, kernel_p, lib
 
-_MISS = {"tune": 0, "nearest": 1, "default": 2}
+# kt_miss_policy (include/ktune.h), by the word after KT_MISS_
+_MISS = {"tune": 0, "nearest": 1, "default": 2, "background": 3, "online": 4}
 PathLike = Union[str, "os.PathLike[str]"]
 
 
@@ -70,7 +71,7 @@ class Context:
         if not isinstance(device, int) or isinstance(device, bool) or device < 0:
             raise errors.InvalidInput(f"device={device!r}: expected a device index (0, 1, ...; ktune.devices() lists them)")
         if miss not in _MISS:
-            raise errors.InvalidInput(f"miss={miss!r}: expected 'tune', 'nearest' or 'default'")
+            raise errors.InvalidInput(f"miss={miss!r}: expected {', '.join(map(repr, _MISS))}")
         o.device = device
         self._db = _encode(db)
         o.db_path = self._db

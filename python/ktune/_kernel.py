@@ -496,7 +496,10 @@ def load(path: Optional[PathLike] = None, kernel: Optional[str] = None, *, sourc
     winner for the arrays' sizes, and a size seen for the first time that has
     no stored winner is handled as MISS says: "tune" (tune now, with BUDGET
     configurations or "30s" and STRATEGY), "nearest" (the winner of the
-    nearest stored size) or "default" (the first choices).
+    nearest stored size), "default" (the first choices), "background" (the
+    nearest stored size's winner now, the tuning's once it is stored) or
+    "online" (the configurations verified in the helper, then timed on the
+    calls themselves, 5 calls each, and the fastest kept: KT_MISS_ONLINE).
 
     BACKEND ("cpu", "opencl", "cuda"; None: from the file's extension) and
     DEVICE (an index among ktune.devices()) pick where it runs; DB is the

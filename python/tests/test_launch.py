@@ -42,6 +42,31 @@ def test_transpose_tunes_on_a_miss_then_launches_the_winner(db):
     np.testing.assert_array_equal(out2, a.T)
 
 
+def test_online_miss_times_the_verified_configurations_on_the_calls(db):
+    """miss="online": every call's output right while the verified
+    configurations are timed on the calls; the winner is then stored."""
+    import time
+
+    k = ktune.load(kernel_path("kernels/c/transpose.c"), db=db, budget=3, miss="online")
+    a = np.random.default_rng(2).random((48, 80), dtype=np.float32)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        out = np.full((80, 48), np.nan, np.float32)
+        k(a, out)
+        np.testing.assert_array_equal(out, a.T)
+        keys = ktune.cache.list(kernel="transpose", db=db)
+        if keys and keys[0].get("winner"):
+            break
+        time.sleep(0.01)
+    keys = ktune.cache.list(kernel="transpose", db=db)
+    assert len(keys) == 1 and keys[0].get("winner"), keys
+
+
+def test_miss_names_every_policy():
+    with pytest.raises(ktune.InvalidInput, match="'background', 'online'"):
+        ktune.load(kernel_path("kernels/c/transpose.c"), miss="sometimes")
+
+
 def _helpers_of_this_process():
     """Pids of the ktune-tuner processes this process started."""
     import os

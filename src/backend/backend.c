@@ -187,6 +187,23 @@ kt__status kt__be_run(const kt__backend *be, void *state, void *fn, const kt__la
   return be->run(state, fn, l, eb);
 }
 
+kt__status kt__be_run_timed(const kt__backend *be, void *state, void *fn, const kt__launch *l, double *seconds,
+                            const char **method, kt__errbuf *eb) {
+  *seconds = 0;
+  if (be->run_timed) {
+    *method = "events";
+    return be->run_timed(state, fn, l, seconds, eb);
+  }
+  *method = "clock";
+  /* The stream's earlier work is not the launch's: waited for untimed. */
+  if (kt__be_wait(be, state, l->stream, eb) != KT_OK) return KT__ST_RUNTIME;
+  double t0 = kt__now();
+  kt__status st = be->run(state, fn, l, eb);
+  if (st == KT__ST_OK && kt__be_wait(be, state, l->stream, eb) != KT_OK) st = KT__ST_RUNTIME;
+  *seconds = kt__now() - t0;
+  return st;
+}
+
 kt__status kt__be_time(const kt__backend *be, void *state, void *fn, const kt__launch *l, int n, kt_timing how,
                        double *seconds, kt__reading *reading, kt__errbuf *eb) {
   *seconds = 0;

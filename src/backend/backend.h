@@ -219,6 +219,13 @@ typedef struct kt__backend {
    * reports of its clocks, throttling, power and temperature just after. */
   kt__status (*time)(void *state, void *fn, const kt__launch *l, int n, kt_timing how, double *seconds,
                      kt__reading *reading, kt__errbuf *eb);
+  /* kt_launch under KT_MISS_ONLINE, optional: one launch as run makes it
+   * (on l->stream, the caller's, else the backend's own), timed by device
+   * events recorded around it on that stream; waits for the end event (so
+   * for the caller's earlier work too) and sets *SECONDS to the launch's
+   * device time. NULL: kt__be_run_timed times run by the host's clock,
+   * after waiting for the stream's earlier work. */
+  kt__status (*run_timed)(void *state, void *fn, const kt__launch *l, double *seconds, kt__errbuf *eb);
   /* WORKER: evicts the device's caches (may be NULL). Not timed. */
   void (*flush_cache)(void *state);
   /* WORKER, optional (may be NULL): builds the N configurations B ahead of
@@ -333,6 +340,10 @@ void kt__be_release(const kt__backend *be, void *state, void *buf);
 int kt__be_upload(const kt__backend *be, void *state, void *buf, const void *host, size_t bytes, kt__errbuf *eb);
 int kt__be_download(const kt__backend *be, void *state, void *host, void *buf, size_t bytes, kt__errbuf *eb);
 kt__status kt__be_run(const kt__backend *be, void *state, void *fn, const kt__launch *l, kt__errbuf *eb);
+/* One launch timed (run_timed above); *METHOD says how ("events" or
+ * "clock"), as a stored result's `measurement` names it. */
+kt__status kt__be_run_timed(const kt__backend *be, void *state, void *fn, const kt__launch *l, double *seconds,
+                            const char **method, kt__errbuf *eb);
 kt__status kt__be_time(const kt__backend *be, void *state, void *fn, const kt__launch *l, int n, kt_timing how,
                        double *seconds, kt__reading *reading, kt__errbuf *eb);
 /* Whether BE can time by method HOW (AUTO: always, as EVENTS where there is

@@ -55,7 +55,10 @@ void kt__runtime_free(kt__runtime_table *t) {
   free(s);
   for (int i = 0; i < t->nretired; i++) free(t->retired[i]);
   free(t->retired);
-  for (int i = 0; i < t->nadopted; i++) free(t->adopted[i]);
+  for (int i = 0; i < t->nadopted; i++) {
+    if (t->adopted[i]->online) t->release_online(t->adopted[i]->online);
+    free(t->adopted[i]);
+  }
   for (int i = 0; i < t->njobs; i++) t->release_job(t->jobs[i]);
   free(t->adopted);
   free(t->jobs);

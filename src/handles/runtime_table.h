@@ -32,6 +32,10 @@ typedef struct kt__rt_entry {
    * this one when it failed), published once with release order. */
   void *job;
   _Atomic(struct kt__rt_entry *) adopted;
+  /* KT_MISS_ONLINE, in the entry adopted once the verified configurations
+   * are back: the measuring state (runtime/online.h) while the calls time
+   * them; ADOPTED is then the winner's entry. NULL otherwise. */
+  void *online;
 } kt__rt_entry;
 
 /* The slots of the hash table: pointers to entries, which never move once
@@ -67,6 +71,7 @@ typedef struct kt__runtime_table {
   void **jobs;
   int njobs;
   void (*release_job)(void *job);
+  void (*release_online)(void *online); /* frees an adopted entry's ONLINE */
 } kt__runtime_table;
 
 static inline uint64_t kt__rt_hash_sizes(const int64_t *sizes, int n) {

@@ -213,6 +213,7 @@ static void take_reply(kt__miss_job *j, const char *text, int status) {
   size_t word = strcspn(text, " \n");
   if (nl && word == 5 && strncmp(text, "tuned", 5) == 0) j->outcome = KT__MISS_TUNED;
   else if (nl && word == 6 && strncmp(text, "stored", 6) == 0) j->outcome = KT__MISS_STORED;
+  else if (nl && word == 8 && strncmp(text, "verified", 8) == 0) j->outcome = KT__MISS_VERIFIED;
   else j->outcome = KT__MISS_FAILED;
   if (j->outcome != KT__MISS_FAILED) {
     j->config = kt__xstrndup(text + word + 1, (size_t)(nl - text - (ptrdiff_t)word - 1));

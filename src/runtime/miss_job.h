@@ -20,9 +20,11 @@
 typedef struct kt__miss_job kt__miss_job;
 
 typedef enum kt__miss_outcome {
-  KT__MISS_TUNED,  /* the helper tuned it (and printed its own line) */
-  KT__MISS_STORED, /* another process tuned it meanwhile: its stored winner */
-  KT__MISS_FAILED  /* no winner: why() says why */
+  KT__MISS_TUNED,    /* the helper tuned it (and printed its own line) */
+  KT__MISS_STORED,   /* another process tuned it meanwhile: its stored winner */
+  KT__MISS_VERIFIED, /* KT_MISS_ONLINE: the configurations that passed verification,
+                        "CONFIG;CONFIG;..." (runtime/online.h) */
+  KT__MISS_FAILED    /* no winner: why() says why */
 } kt__miss_outcome;
 
 /* The job of KEY: the running one, or a new one (*CREATED), which the
@@ -66,7 +68,8 @@ void kt__miss_job_fail(kt__miss_job *j, const char *why);
 /* Whether the job ended (an acquire load: what it produced is visible). */
 bool kt__miss_job_done(const kt__miss_job *j);
 void kt__miss_job_wait(kt__miss_job *j);
-/* After done: the outcome, the winner's "NAME=VALUE ..." (tuned, stored)
+/* After done: the outcome, the winner's "NAME=VALUE ..." (tuned, stored;
+ * verified: the list)
  * and why it failed (failed). */
 kt__miss_outcome kt__miss_job_outcome(const kt__miss_job *j, const char **config, const char **why);
 /* After a failure: the helper's kt_err for the tuning (KT_NOVALID: no

@@ -10,7 +10,10 @@
  * that configuration in this process unless another shape already loaded
  * it, and adds the shape to the table. An entry whose tuning runs in the
  * background switches to the winner on the first call after it is stored
- * (rt_adopt): until then and afterwards, one atomic load per call.
+ * (rt_adopt): until then and afterwards, one atomic load per call. Under
+ * KT_MISS_ONLINE the entry adopted is one whose calls time the helper's
+ * verified configurations on the caller's data (rt_online, online.h) until
+ * the winner's entry is adopted in turn.
  *
  * A kernel handle's table is not locked: concurrent kt_launch calls on one
  * handle are safe only when every shape involved was launched before
@@ -31,14 +34,14 @@
 #include "../launch/launch.h"
 #include "../workdir.h"
 #include "miss_job.h"
+#include "online.h"
 #include "runtime.h"
 #include "tune_request.h"
 
 /* ---- the hot path ----------------------------------------------------- */
 
-static int rt_run(kt_kernel *k, const kt__rt_entry *e, void *const *args, void *stream) {
-  const kt__runtime_table *t = k->runtime;
-  kt__arg argv[KT__RT_MAX_ARGS];
+/* The caller's ARGS as the backend takes them, into ARGV. */
+static void fill_args(const kt__runtime_table *t, void *const *args, kt__arg *argv) {
   for (int i = 0; i < t->nparams; i++) {
     kt__arg *a = &argv[i];
     a->size = t->scalar_size[i];
@@ -47,6 +50,12 @@ static int rt_run(kt_kernel *k, const kt__rt_entry *e, void *const *args, void *
     memset(a->scalar, 0, sizeof a->scalar);
     if (!a->is_tensor) memcpy(a->scalar, args[i], a->size);
   }
+}
+
+static int rt_run(kt_kernel *k, const kt__rt_entry *e, void *const *args, void *stream) {
+  const kt__runtime_table *t = k->runtime;
+  kt__arg argv[KT__RT_MAX_ARGS];
+  fill_args(t, args, argv);
   kt__launch l = e->launch;
   l.args = argv;
   l.stream = stream;
@@ -134,6 +143,7 @@ static void use_fallback(kt__store *store, const kt__store_key *key, kt_kernel *
 }
 
 static void release_job(void *job) { kt__miss_job_release(job); }
+static void release_online(void *online) { kt__online_free(online); }
 
 /* What names a tuning across threads and processes: the database, the
  * kernel (its source's hash and name), the device and the key sizes. */
@@ -177,7 +187,7 @@ static kt__miss_job *tuning_job(kt_kernel *k, kt__store *store, const kt__store_
   else {
     kt__trace("miss: request written");
     /* In the background the fallback is loaded first (rt_miss unholds). */
-    if (k->ctx->opts.miss_policy == KT_MISS_BACKGROUND) kt__miss_job_hold(j);
+    if (kt__online_policy(k) != KT_MISS_TUNE) kt__miss_job_hold(j);
     kt__sbuf device = {0};
     kt__miss_job_start(j, fd, pending, warm_key(k, &device), kt__miss_helper_idle_s(&k->ctx->env));
     kt__sbuf_free(&device);
@@ -218,7 +228,7 @@ static int choose_config(kt_kernel *k, const int64_t *sizes, void *const *args, 
                          kt__sbuf *how, kt__miss_job **bg) {
   kt__runtime_table *t = k->runtime;
   const kt__kernel_decl *d = k->decl;
-  kt_miss_policy policy = k->ctx->opts.miss_policy;
+  kt_miss_policy policy = kt__online_policy(k);
   memcpy(values, k->config.defaults, (size_t)k->config.n * sizeof *values);
   kt__sbuf key_sizes = {0};
   kt__kernel_key_sizes(k, sizes, &key_sizes);
@@ -232,12 +242,14 @@ static int choose_config(kt_kernel *k, const int64_t *sizes, void *const *args, 
   if (store && kt__store_winner(store, &key, &config, &secs, &eb) == KT_OK &&
       read_stored(k, sizes, config, values, how)) {
     kt__sbuf_printf(how, "stored winner");
-  } else if (policy == KT_MISS_TUNE || policy == KT_MISS_BACKGROUND) {
+  } else if (policy == KT_MISS_TUNE || policy == KT_MISS_BACKGROUND || policy == KT_MISS_ONLINE) {
     bool created;
     kt__sbuf note = {0}; /* a snapshot refused: the copy was made before returning */
     kt__miss_job *j = tuning_job(k, store, &key, sizes, args, stream, &created, &note);
     kt__trace("miss: tuning job started");
-    if (policy == KT_MISS_TUNE || kt__miss_job_done(j)) {
+    /* An online job that ended already is taken by the next call (rt_adopt),
+     * which times the verified configurations it brought. */
+    if (policy == KT_MISS_TUNE || (kt__miss_job_done(j) && policy != KT_MISS_ONLINE)) {
       kt__miss_job_wait(j);
       kt__trace("miss: tuning ended");
       rc = take_outcome(k, j, created, store, &key, sizes, values, how);
@@ -245,7 +257,9 @@ static int choose_config(kt_kernel *k, const int64_t *sizes, void *const *args, 
     } else {
       use_fallback(store, &key, k, sizes, values, how);
       kt__trace("miss: fallback chosen");
-      kt__sbuf_printf(how, " while the tuning runs in the background (in ktune-tuner)");
+      kt__sbuf_printf(how, policy == KT_MISS_ONLINE
+                               ? " while the configurations are verified for online tuning (in ktune-tuner)"
+                               : " while the tuning runs in the background (in ktune-tuner)");
       *bg = j;
     }
     if (note.len) kt__sbuf_printf(how, "%s%s", how->len ? "; " : "", note.s);
@@ -431,7 +445,7 @@ static int prepare_locked(kt_kernel *k) {
   kt__store *store = kt__context_store(k->ctx); /* one that cannot open is the miss's concern */
   kt__trace("prepare: results database open");
   kt_miss_policy policy = k->ctx->opts.miss_policy;
-  if (policy == KT_MISS_TUNE || policy == KT_MISS_BACKGROUND) {
+  if (policy == KT_MISS_TUNE || policy == KT_MISS_BACKGROUND || policy == KT_MISS_ONLINE) {
     start_helper_early(k, store);
     kt__miss_thread_prepare();
   }
@@ -469,10 +483,15 @@ static int rt_miss(kt_kernel *k, const int64_t *sizes, void *const *args, void *
   kt__rt_entry e = {0};
   kt__miss_job *bg = NULL;
   int rc = choose_config(k, sizes, args, stream, values, &how, &bg);
+  double adopt_t0 = kt__now();
   if (rc == KT_OK) rc = load_config(k, values, &e.fn);
   kt__trace("miss: configuration loaded in the application");
   if (rc == KT_OK) rc = entry_launch(k, sizes, values, &e);
-  if (rc == KT_OK && how.len) report_choice(k, sizes, how.s, values, kt__now() - t0);
+  /* After a tuning, whose own line gave its phases: the adoption's. */
+  if (rc == KT_OK && !how.len)
+    kt__sbuf_printf(&how, "the tuning's winner adopted (adopt %.6f s: loaded in the application)",
+                    kt__now() - adopt_t0);
+  if (rc == KT_OK) report_choice(k, sizes, how.s, values, kt__now() - t0);
   kt__sbuf_free(&how);
   if (rc != KT_OK && bg) {
     kt__miss_job_unhold(bg);
@@ -528,7 +547,17 @@ static kt__rt_entry *winner_entry(kt_kernel *k, const kt__rt_entry *e) {
   kt__sbuf how = {0};
   int64_t values[KT__MAX_NAMES];
   memcpy(values, k->config.defaults, (size_t)k->config.n * sizeof *values);
-  if (kt__miss_job_outcome(e->job, &config, &why) == KT__MISS_FAILED) {
+  kt__miss_outcome outcome = kt__miss_job_outcome(e->job, &config, &why);
+  kt__online *online = outcome == KT__MISS_VERIFIED ? kt__online_create(&k->config, config) : NULL;
+  if (online) {
+    const int64_t *fallback = loaded_values(t, e->fn);
+    if (fallback) memcpy(values, fallback, (size_t)k->config.n * sizeof *values);
+    w->online = online;
+    t->release_online = release_online;
+    kt__sbuf_printf(&how,
+                    "online tuning: %d verified configurations, each to be timed on %d of the application's calls",
+                    online->ncands, (int)KT__ONLINE_SAMPLES);
+  } else if (outcome == KT__MISS_FAILED || outcome == KT__MISS_VERIFIED) {
     const int64_t *fallback = loaded_values(t, e->fn);
     if (fallback) memcpy(values, fallback, (size_t)k->config.n * sizeof *values);
     kt__sbuf_printf(&how, "background tuning failed, kept the fallback (%s)", why);
@@ -549,6 +578,134 @@ static kt__rt_entry *winner_entry(kt_kernel *k, const kt__rt_entry *e) {
   t->adopted = kt__xreallocarray(t->adopted, (size_t)t->nadopted + 1, sizeof *t->adopted);
   t->adopted[t->nadopted++] = w;
   return w;
+}
+
+/* ---- tuning through the application's own launches (online.h) ------- */
+
+/* Candidate C loaded in this process and its launch at E's sizes described,
+ * once; false when either failed (the candidate is then dropped). */
+static bool online_ready(kt_kernel *k, const kt__rt_entry *e, kt__online_cand *c) {
+  if (c->loaded) return true;
+  kt__runtime_table *t = k->runtime;
+  kt__rt_entry ce = *e;
+  pthread_mutex_lock(&t->lock);
+  int rc = load_config(k, c->values, &ce.fn);
+  if (rc == KT_OK) rc = entry_launch(k, e->sizes, c->values, &ce);
+  pthread_mutex_unlock(&t->lock);
+  if (rc != KT_OK) return false;
+  c->fn = ce.fn;
+  c->launch = ce.launch;
+  c->loaded = true;
+  return true;
+}
+
+/* Candidate C launched on the caller's ARGS and STREAM, timed. */
+static kt__status online_run(kt_kernel *k, const kt__online_cand *c, void *const *args, void *stream, double *secs,
+                             const char **method) {
+  const kt__runtime_table *t = k->runtime;
+  kt__arg argv[KT__RT_MAX_ARGS];
+  fill_args(t, args, argv);
+  kt__launch l = c->launch;
+  l.args = argv;
+  l.stream = stream;
+  return kt__be_run_timed(t->be, t->state, c->fn, &l, secs, method, &k->ctx->err);
+}
+
+/* Every candidate's samples into the results database (their measurement
+ * method "online ..."), and the winner BEST as the key's; a dropped one as
+ * the failure it was. Said on stderr when a write fails, as a tuning's. */
+static void store_online(kt_kernel *k, const int64_t *sizes, const kt__online *o, const kt__stats *stats, int best) {
+  kt__store *store = kt__context_store(k->ctx);
+  if (!store) return;
+  kt__runtime_table *t = k->runtime;
+  kt__sbuf key_sizes = {0}, method = {0};
+  kt__kernel_key_sizes(k, sizes, &key_sizes);
+  kt__sbuf_printf(&method, "online %s", o->method);
+  kt__store_key key = {k->source_hash, k->decl->name, &t->device, key_sizes.s, NULL};
+  kt__errbuf eb;
+  int rc = KT_OK;
+  for (int i = 0; i < o->ncands && rc == KT_OK; i++) {
+    kt__sbuf cfg = {0};
+    kt__config_format(k->config.names, o->cands[i].values, k->config.n, "", &cfg);
+    kt__record rec = {cfg.s, KT__ST_OK, stats[i], 0, NULL, false, method.s};
+    if (o->cands[i].dropped) {
+      rec.status = KT__ST_RUNTIME;
+      rec.message = "its launch on the application's data failed (online tuning)";
+    }
+    rc = kt__store_put(store, &key, &rec, &eb);
+    if (rc == KT_OK && i == best) rc = kt__store_set_winner(store, &key, cfg.s, stats[i].median, &eb);
+    kt__sbuf_free(&cfg);
+  }
+  if (rc != KT_OK && !k->ctx->opts.quiet)
+    fprintf(stderr, "ktune: warning: could not store the online tuning's results: %s\n", eb.msg);
+  kt__sbuf_free(&key_sizes);
+  kt__sbuf_free(&method);
+}
+
+/* The last sample is in: the fastest candidate's entry replaces E (E's own
+ * configuration when every candidate was dropped), stored as the key's
+ * winner; said once, with the measuring and the adoption's time. */
+static void adopt_online(kt_kernel *k, kt__rt_entry *e) {
+  kt__runtime_table *t = k->runtime;
+  kt__online *o = e->online;
+  double t0 = kt__now();
+  kt__stats *stats = kt__xcalloc((size_t)o->ncands, sizeof *stats);
+  int best = kt__online_winner(o, stats);
+  kt__rt_entry *w = kt__xcalloc(1, sizeof *w);
+  memcpy(w, e, sizeof *w);
+  w->online = NULL;
+  atomic_init(&w->adopted, NULL);
+  int64_t values[KT__MAX_NAMES];
+  memcpy(values, k->config.defaults, (size_t)k->config.n * sizeof *values);
+  kt__sbuf how = {0};
+  if (best >= 0) {
+    w->fn = o->cands[best].fn;
+    w->launch = o->cands[best].launch;
+    memcpy(values, o->cands[best].values, sizeof o->cands[best].values);
+    store_online(k, e->sizes, o, stats, best);
+    kt__sbuf_printf(&how,
+                    "online tuning's winner (measure: %d configurations on %d of the application's calls, %.6f s of "
+                    "their launches by %s, %.3f s since the verified ones came back; adopt",
+                    o->ncands, o->calls, o->timed_s, o->method, t0 - o->started);
+  } else {
+    const int64_t *fallback = loaded_values(t, e->fn);
+    if (fallback) memcpy(values, fallback, (size_t)k->config.n * sizeof *values);
+    kt__sbuf_printf(&how, "online tuning: every configuration's launch failed, kept the fallback (adopt");
+  }
+  free(stats);
+  pthread_mutex_lock(&t->lock);
+  t->adopted = kt__xreallocarray(t->adopted, (size_t)t->nadopted + 1, sizeof *t->adopted);
+  t->adopted[t->nadopted++] = w;
+  atomic_store_explicit(&e->adopted, w, memory_order_release);
+  pthread_mutex_unlock(&t->lock);
+  kt__sbuf_printf(&how, " %.6f s)", kt__now() - t0);
+  report_choice(k, e->sizes, how.s, values, kt__now() - t0);
+  kt__sbuf_free(&how);
+}
+
+/* A call of a key whose verified configurations are being timed: the next
+ * one that needs a sample, on the caller's data and stream, or E's own
+ * (the fallback, untimed) while another thread's call times one. A
+ * candidate whose load or launch fails is dropped and the fallback
+ * launched instead, so that the call's outputs are still written. */
+static int rt_online(kt_kernel *k, kt__rt_entry *e, void *const *args, void *stream) {
+  kt__online *o = e->online;
+  int c = kt__online_begin(o);
+  if (c < 0) return rt_run(k, e, args, stream);
+  kt__online_cand *cand = &o->cands[c];
+  double secs = 0;
+  const char *method = "";
+  kt__status st = online_ready(k, e, cand) ? online_run(k, cand, args, stream, &secs, &method) : KT__ST_RUNTIME;
+  kt__sbuf shown = {0}; /* for the trace, which tests count launches by */
+  kt__config_format(k->config.names, cand->values, k->config.n, "", &shown);
+  if (st == KT__ST_OK) kt__trace("online: timed [%s] on the application's call: %.9f s", shown.s, secs);
+  else kt__trace("online: [%s] failed on the application's call, dropped: %s", shown.s, k->ctx->err.msg);
+  kt__sbuf_free(&shown);
+  if (st == KT__ST_OK) o->method = method;
+  bool last = kt__online_end(o, c, secs, st != KT__ST_OK);
+  int rc = st == KT__ST_OK ? KT_OK : rt_run(k, e, args, stream);
+  if (last) adopt_online(k, e);
+  return rc;
 }
 
 /* E while its background tuning runs, then the entry adopted once it
@@ -574,7 +731,8 @@ int kt_launch(kt_kernel *k, const int64_t *sizes, void *const *args, void *strea
   kt__miss_job *held = NULL;
   if (!e) KT__FORWARD(rt_miss_once(k, sizes, args, stream, &e, &held));
   else if (e->job) e = rt_adopt(k, e);
-  int rc = rt_run(k, e, args, stream);
+  kt__rt_entry *measured = e->online ? atomic_load_explicit(&e->adopted, memory_order_acquire) : e;
+  int rc = measured ? rt_run(k, measured, args, stream) : rt_online(k, e, args, stream);
   /* A background miss's download may use the driver now that the fallback's
    * launch is enqueued: it page-locks the request (cuMemHostRegister, tens
    * of ms for 192 MB), and a launch behind it could wait for that

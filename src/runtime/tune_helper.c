@@ -128,16 +128,41 @@ static int wait_for_data(void *ud, kt__errbuf *eb) {
   return KT_OK;
 }
 
+/* KT_MISS_ONLINE's reply: "verified CONFIG;CONFIG;...", every
+ * configuration that passed verification (the application times them on
+ * its own calls, runtime/online.h); a configuration is "NAME=VALUE ..." and
+ * holds no ';'. */
+static void reply_verified(const kt_result *res, int out) {
+  kt__sbuf list = {0};
+  kt__sbuf_printf(&list, "verified ");
+  int n = 0;
+  for (int i = 0; i < res->ntrials; i++) {
+    const kt__trial *tr = &res->trials[i];
+    if (tr->status != KT__ST_OK || tr->reference_only) continue;
+    if (n++) kt__sbuf_printf(&list, ";");
+    kt__result_config_string(res, tr, &list);
+  }
+  kt__sbuf_printf(&list, "\n");
+  reply(out, list.s);
+  kt__sbuf_free(&list);
+}
+
 /* Tunes on the caller's tensors ARGS, announced on READY, for the device
  * the application saw; WARM: the device worker is kept for the next miss.
  * Replies on OUT; the winner of an interrupted tuning still counts. */
 static void tune_and_reply(kt_kernel *k, const kt__tune_request *r, void *const *args, int ready, bool warm, int out) {
-  kt__tune_helper_opts helper = {
-      .args = args, .args_wait = wait_for_data, .args_ud = &ready, .device = &r->device_info, .keep_worker = warm};
+  kt__tune_helper_opts helper = {.args = args,
+                                 .args_wait = wait_for_data,
+                                 .args_ud = &ready,
+                                 .device = &r->device_info,
+                                 .keep_worker = warm,
+                                 .verify_only = r->verify_only};
   kt_tune_options o = tune_options(r);
   kt_result *res = NULL;
   int rc = kt__tune(k, &o, &helper, &res);
-  if (res && res->winner >= 0) {
+  if (res && res->winner >= 0 && r->verify_only) {
+    reply_verified(res, out);
+  } else if (res && res->winner >= 0) {
     kt__sbuf cfg = {0};
     kt__result_config_string(res, &res->trials[res->winner], &cfg);
     kt__sbuf_printf(&cfg, "%s", ""); /* an empty configuration is still a string */

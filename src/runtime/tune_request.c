@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../launch/args.h"
+#include "online.h"
 
 enum { PAGE = 4096 };
 static const uint64_t MAGIC = 0x31307165726b746bull; /* "ktkreq01" */
@@ -64,6 +65,7 @@ static void describe(const kt_kernel *k, const int64_t *sizes, kt__tune_request 
   r->nsizes = k->decl->nsizes;
   memcpy(r->sizes, sizes, (size_t)k->decl->nsizes * sizeof *sizes);
   r->nparams = k->decl->nparams;
+  r->verify_only = kt__online_policy(k) == KT_MISS_ONLINE;
 }
 
 /* Copies the caller's in and inout tensors into the request at BASE. */

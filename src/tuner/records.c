@@ -50,6 +50,7 @@ static void store_failed(kt__tuning *t, int rc) {
  * again only when UPDATED (the finalist rounds re-timed it or it failed). */
 static void record_trial(kt__tuning *t, const kt__trial *tr, bool updated) {
   if (!t->store || (tr->reused && !updated) || tr->status == KT__ST_PENDING) return;
+  if (t->h.verify_only && tr->status == KT__ST_OK) return; /* verified, not measured */
   /* After Ctrl-C a failure may be the interrupt's doing (a killed worker or
    * compiler): keep only what certainly stands, so a restart measures the
    * rest again. */

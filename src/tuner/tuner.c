@@ -85,7 +85,7 @@ double kt__tuner_sample_length(const kt__envvars *env, const kt__device_info *de
 
 void kt__tuner_request_for(const kt__tuning *t, const kt__trial *tr, kt__req_kind kind, kt__request *req) {
   memset(req, 0, sizeof *req);
-  req->kind = kind;
+  req->kind = kind == KT__REQ_EVAL && t->h.verify_only ? KT__REQ_VERIFY : kind;
   req->id = tr->id;
   req->nvalues = t->cfg->n;
   memcpy(req->values, tr->values, (size_t)t->cfg->n * sizeof *tr->values);
@@ -498,10 +498,25 @@ static void print_tuning(const kt__tuning *t, bool set_up) {
   if (!t->r || !set_up || t->o.bench_only) return;
   kt__sbuf key = {0}, cfg = {0}, how = {0};
   kt__kernel_key_sizes(t->k, t->sizes, &key);
-  if (t->r->winner >= 0) kt__result_config_string(t->r, &t->r->trials[t->r->winner], &cfg);
-  kt__sbuf_printf(&how, "tuned %d configurations (%d stored before)%s", t->r->ntrials, t->r->reused,
-                  t->r->winner < 0 ? ", none valid" : "");
-  kt__print_autotuning(t->d->name, key.s, how.s, kt__now() - t->started, cfg.s ? cfg.s : "none");
+  if (t->r->winner >= 0 && !t->h.verify_only) kt__result_config_string(t->r, &t->r->trials[t->r->winner], &cfg);
+  const kt_result *r = t->r;
+  if (t->h.verify_only) {
+    int passed = 0;
+    for (int i = 0; i < r->ntrials; i++) passed += r->trials[i].status == KT__ST_OK && !r->trials[i].reference_only;
+    kt__sbuf_printf(&how, "verified %d configurations (%d passed, %d stored before", r->ntrials, passed, r->reused);
+  } else {
+    kt__sbuf_printf(&how, "tuned %d configurations (%d stored before", r->ntrials, r->reused);
+  }
+  /* The phases, so that a slow first call can be explained: compiling is
+   * the compile threads' busy time, which overlaps the worker's verifying
+   * and measuring; measure includes the finalist rounds. */
+  kt__sbuf_printf(&how, "; setup %.3f s, compile %.3f s, verify %.3f s, measure %.3f s)%s", r->setup_s,
+                  r->compile_busy_s, r->verify_s, r->measure_s + r->finalists_s,
+                  r->winner < 0 && !t->h.verify_only ? ", none valid" : "");
+  kt__print_autotuning(t->d->name, key.s, how.s, kt__now() - t->started,
+                       cfg.s              ? cfg.s
+                       : t->h.verify_only ? "none adopted yet"
+                                          : "none");
   kt__sbuf_free(&key);
   kt__sbuf_free(&cfg);
   kt__sbuf_free(&how);
@@ -535,7 +550,7 @@ int kt__tune(kt_kernel *k, const kt_tune_options *opts, const kt__tune_helper_op
     rc = search(&t, 1, t.r->trials[t.r->winner].values);
   if (t.r) t.r->search_s = lap(&mark);
   if (rc == KT_OK && kt__budget_timed(&t)) t.r->finalists_reserved_s = kt__budget_finalists_reserve(&t);
-  if (rc == KT_OK && !kt__interrupted && !kt__rounds_keep_stored_winner(&t)) kt__rounds_run(&t);
+  if (rc == KT_OK && !kt__interrupted && !t.h.verify_only && !kt__rounds_keep_stored_winner(&t)) kt__rounds_run(&t);
   if (rc == KT_OK && t.fault_rc) rc = t.fault_rc; /* the machine failed a finalist's build */
   if (t.r) t.r->finalists_s = lap(&mark);
   kt__trace("finalists done");
@@ -543,7 +558,7 @@ int kt__tune(kt_kernel *k, const kt_tune_options *opts, const kt__tune_helper_op
     kt__rounds_pick_winner(&t);
     t.r->interrupted = kt__interrupted;
     kt__budget_mark_unmeasured(&t);
-    kt__records_put_winner(&t);
+    if (!t.h.verify_only) kt__records_put_winner(&t);
   }
   kt__progress_end(&t);
   print_tuning(&t, set_up);

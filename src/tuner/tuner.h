@@ -24,6 +24,11 @@ typedef struct kt__tune_helper_opts {
    * (tuner/worker_client.h), so that the next tuning skips the driver's
    * start. */
   bool keep_worker;
+  /* KT_MISS_ONLINE: every configuration is compiled and verified, none is
+   * timed; verified ones are not stored (nothing was measured: the
+   * application times them on its own calls, runtime/online.h), failures
+   * are. No finalist rounds, no stored winner. */
+  bool verify_only;
 } kt__tune_helper_opts;
 
 /* kt_tune (include/ktune.h) with HELPER's options (NULL: none, as kt_tune). */
