@@ -40,7 +40,7 @@ static void evict_oldest(kt__worker_state *c) {
 }
 
 /* The launchable of the requested configuration, loaded once per id. */
-static kt__status get_fn(kt__worker_state *c, const kt__request *rq, void **fn, kt__bin_use *use, kt__errbuf *eb) {
+static kt__status get_fn(kt__worker_state *c, const kt__request *rq, void **fn, kt__reply *rp, kt__errbuf *eb) {
   for (int i = 0; i < c->ncache; i++)
     if (c->cache[i].id == rq->id) {
       c->cache[i].last_used = ++c->clock;
@@ -65,7 +65,8 @@ static kt__status get_fn(kt__worker_state *c, const kt__request *rq, void **fn, 
                  .tag = tag,
                  .timeout_s = LOAD_COMPILE_TIMEOUT_S,
                  .bincache = c->s->bincache,
-                 .load_use = use};
+                 .load_use = &rp->compile_use,
+                 .load_environment = &rp->environment};
   kt__artifact a = {.path = rq->artifact[0] ? (char *)rq->artifact : NULL};
   kt__status st = kt__be_load(c->s->backend, c->state, &b, &a, fn, eb);
   if (st != KT__ST_OK) return st;
@@ -194,7 +195,7 @@ static kt__status serve_request(kt__worker_state *c, const kt__request *rq, kt__
   build_queued(c);
   void *fn;
   double t0 = kt__now();
-  kt__status st = get_fn(c, rq, &fn, &rp->compile_use, eb);
+  kt__status st = get_fn(c, rq, &fn, rp, eb);
   rp->load_s = kt__now() - t0;
   kt__arg args[MAX_PARAMS];
   kt__launch l;
