@@ -257,6 +257,7 @@ int kt__worker_make_buffers(kt__worker_state *c, kt__errbuf *eb) {
   c->pristine = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->pristine);
   c->refdev = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->refdev);
   c->refdev_ready = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->refdev_ready);
+  c->ref_poisoned = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->ref_poisoned);
   size_t largest = 1;
   for (int k = 0; k < a->ntensors; k++) {
     KT__FORWARD(kt__guarded_alloc(s->backend, c->state, a->tensors[k].bytes, &c->guards[k], eb));
@@ -303,6 +304,7 @@ void kt__worker_free_buffers(kt__worker_state *c) {
   free(c->pristine);
   free(c->refdev);
   free(c->refdev_ready);
+  free(c->ref_poisoned);
   kt__be_unpin_host(c->s->backend, c->state, c->scratch);
   free(c->scratch);
   for (int k = 0; c->outputs && k < c->s->args->ntensors; k++) free(c->outputs[k]);

@@ -35,6 +35,9 @@ typedef struct kt__worker_state {
    * worker (run_checks.c, reference_on_device). */
   void **refdev;
   bool *refdev_ready;
+  /* Per output, whether its reference holds the poison's bytes anywhere (a
+   * NaN the reference computed): 0 not counted yet, 1 no, 2 yes. */
+  unsigned char *ref_poisoned;
   bool compared_on_device; /* traced once */
   void *scratch;           /* host buffer as large as the largest tensor */
   void **outputs;          /* with a check: a host copy of each output it is shown (NULL for inputs) */
