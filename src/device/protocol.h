@@ -117,6 +117,8 @@ typedef struct kt__reply {
                                       (a signal no fault of its kernel raises) */
   bool environment;                   /* the load's build failed for the machine's reason, not
                                          the configuration's (kt__build.load_environment) */
+  bool check_fault;                   /* the author's check failed (crashed, wrote what it is
+                                         given, changed directory), not the configuration */
 } kt__reply;
 
 /* The worker's first message: how opening the device went. */

@@ -14,6 +14,7 @@
 
 #include "../parallel.h"
 #include "../verify/verify.h"
+#include "check_child.h"
 
 /* --- what a verified run starts from -------------------------------------- */
 
@@ -399,6 +400,24 @@ static void shape_in(const kt__worker_state *c, const kt__host_tensor *t, const 
   }
 }
 
+/* The check's verdict on ARGS, given in a child (check_child.h): a fault of
+ * the check's own is marked as such (c->check_faulted), never the
+ * configuration's. */
+static kt__status judged(kt__worker_state *c, kt_check_args *args, kt__errbuf *eb) {
+  const kt__argset *a = c->s->args;
+  size_t *bytes = kt__xcalloc((size_t)a->ntensors + 1, sizeof *bytes);
+  for (int k = 0; k < a->ntensors; k++) bytes[k] = a->tensors[k].bytes;
+  char why[1024];
+  kt__check_verdict v = kt__check_in_child(c->s->check, args, bytes, why, sizeof why);
+  free(bytes);
+  if (v == KT__CHECK_PASSED) return KT__ST_OK;
+  if (v == KT__CHECK_REJECTED)
+    return kt__fail(eb, KT__ST_CORRECTNESS, "the check %s rejected it: %s", c->s->check->source,
+                    args->message[0] ? args->message : "(it gave no reason)");
+  c->check_faulted = true;
+  return kt__fail(eb, KT__ST_CORRECTNESS, "the check %s %s", c->s->check->source, why);
+}
+
 /* What the check is shown: every tensor (inputs as uploaded, outputs as
  * this configuration left them), and the configuration's values, then the
  * runtime sizes. */
@@ -430,11 +449,7 @@ static kt__status run_check(kt__worker_state *c, const int64_t *values, kt__errb
   }
   char msg[1024] = "";
   kt_check_args args = {a->ntensors, ts, nvalues, names, all, c->s->check->user, msg, sizeof msg};
-  if (st == KT__ST_OK && !c->s->check->fn(&args)) {
-    msg[sizeof msg - 1] = 0;
-    st = kt__fail(eb, KT__ST_CORRECTNESS, "the check %s rejected it: %s", c->s->check->source,
-                  msg[0] ? msg : "(it gave no reason)");
-  }
+  if (st == KT__ST_OK) st = judged(c, &args, eb);
   free(ts);
   free(shapes);
   free(names);

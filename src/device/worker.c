@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "../envvars.h"
@@ -236,15 +237,21 @@ static void keep_device_reference(kt__worker_state *c, int k) {
     c->refdev[k] = NULL;
 }
 
+static size_t output_copy_bytes(const kt__host_tensor *t) { return t->bytes ? t->bytes : 1; }
+
 /* The author's check: loaded before the process state is taken (dlopen
  * maps libraries), with a host buffer for each output it is shown. */
 static int check_setup(kt__worker_state *c, kt__errbuf *eb) {
   const kt__argset *a = c->s->args;
   KT__FORWARD(kt__check_load(c->s->check, eb));
   c->outputs = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->outputs);
-  for (int k = 0; k < a->ntensors; k++)
-    if (a->tensors[k].mode != KT__MODE_IN && !(c->outputs[k] = malloc(a->tensors[k].bytes ? a->tensors[k].bytes : 1)))
+  for (int k = 0; k < a->ntensors; k++) {
+    if (a->tensors[k].mode == KT__MODE_IN) continue;
+    void *p = mmap(NULL, output_copy_bytes(&a->tensors[k]), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
       return kt__err(eb, KT_NOMEM, "no memory for a copy of output %s", c->s->decl->params[a->tensors[k].param].name);
+    c->outputs[k] = p;
+  }
   return KT_OK;
 }
 
@@ -307,7 +314,8 @@ void kt__worker_free_buffers(kt__worker_state *c) {
   free(c->ref_poisoned);
   kt__be_unpin_host(c->s->backend, c->state, c->scratch);
   free(c->scratch);
-  for (int k = 0; c->outputs && k < c->s->args->ntensors; k++) free(c->outputs[k]);
+  for (int k = 0; c->outputs && k < c->s->args->ntensors; k++)
+    if (c->outputs[k]) munmap(c->outputs[k], output_copy_bytes(&c->s->args->tensors[k]));
   free(c->outputs);
 }
 
@@ -390,7 +398,9 @@ static bool serve_run(kt__worker_state *c, int fd, const kt__request *rq, kt__re
     kt__send_all(fd, rp, sizeof *rp);
     return false;
   }
+  c->check_faulted = false;
   rp->status = serve_request(c, rq, rp, &eb);
+  rp->check_fault = c->check_faulted;
   if (rp->status == KT__ST_OK) rp->status = kt__run_check_state(c, &eb); /* the timed runs too */
   if (rp->status != KT__ST_OK) kt__copy_msg(rp->msg, sizeof rp->msg, eb.msg);
   fflush(stdout); /* the output before the reply: the tuner reads both */

@@ -40,7 +40,9 @@ typedef struct kt__worker_state {
   unsigned char *ref_poisoned;
   bool compared_on_device; /* traced once */
   void *scratch;           /* host buffer as large as the largest tensor */
-  void **outputs;          /* with a check: a host copy of each output it is shown (NULL for inputs) */
+  void **outputs;          /* with a check: a host copy of each output it is shown (NULL for inputs),
+                              page-aligned (mmap) so that the check's child can make it read-only */
+  bool check_faulted;      /* the author's check, not the configuration, failed this request */
   size_t scratch_bytes;
   kt__worker_loaded cache[KT__WORKER_CACHE_SLOTS];
   int ncache;

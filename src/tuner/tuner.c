@@ -200,12 +200,30 @@ void kt__tuner_ask_twice_on_failure(kt__tuning *t, const kt__request *req, kt__r
   free(first);
 }
 
+/* The author's check failed on its own (crashed, wrote the tensors it is
+ * given, changed directory): bad input, not the configuration's failure.
+ * As with the machine's, the trial stays pending and the tuning stops. */
+static void check_failed(kt__tuning *t, kt__trial *tr, const char *why) {
+  tr->status = KT__ST_PENDING;
+  kt__trial_set_message(tr, why);
+  if (t->fault_rc) return;
+  kt__sbuf cfg = {0};
+  kt__result_config_string(t->r, tr, &cfg);
+  t->fault_rc = kt__err(t->eb, KT_INVALID,
+                        "%s: error: %s, judging %s: that is the check's fault, not the configuration's, and nothing "
+                        "of it is recorded; a check reads the tensors it is given and returns its verdict: fix it, "
+                        "then run again",
+                        t->k->file->src.path, why, cfg.s);
+  kt__sbuf_free(&cfg);
+}
+
 /* A build in the worker (backends that build at load, or a cubin gone from
  * the work folder) that the machine stopped: as a compile job's, the trial
  * stays pending and the tuning stops. True when REP is one. */
 bool kt__tuner_machine_failed(kt__tuning *t, kt__trial *tr, const kt__reply *rep) {
-  if (rep->status == KT__ST_OK || !rep->environment) return false;
-  environment_failed(t, tr, rep->msg);
+  if (rep->status == KT__ST_OK || !(rep->environment || rep->check_fault)) return false;
+  if (rep->check_fault) check_failed(t, tr, rep->msg);
+  else environment_failed(t, tr, rep->msg);
   return true;
 }
 
