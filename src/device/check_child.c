@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -12,7 +11,7 @@
 
 #include "../proc/process.h"
 
-enum { FAULT_EXIT = 3, PAGE_MASK_ = 4095 };
+enum { FAULT_EXIT = 3 }; /* the child named a tensor it wrote */
 
 /* The child's: what its fault handler names. */
 static const kt_check_args *given;
