@@ -254,9 +254,10 @@ typedef struct kt_check_args {
 } kt_check_args;
 
 /* Returns nonzero when the configuration's outputs are right, 0 (with a
- * message) when not. Called in the device worker, a child process: what it
- * changes in memory is not seen by the caller, and a crash in it counts
- * against the configuration (status runtime). */
+ * message) when not. Called in a child of the device worker, where the
+ * tensors it is given are read-only: a crash in it, a write to them, a change
+ * of directory or an exit stops the tuning as the check's fault (exit status
+ * 2 from the command line, KT_INVALID), never the configuration's. */
 typedef int (*kt_check_fn)(const kt_check_args *a);
 
 /* Helpers for checks: the tensor called NAME (NULL when none), and the value

@@ -1,6 +1,8 @@
 /* Backend registry and the wrappers through which the core calls backends. */
 #include "backend.h"
 
+#include <errno.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +47,19 @@ void kt__artifact_free(kt__artifact *a) {
   free(a->not_cached);
   a->path = a->log = a->not_cached = NULL;
   a->environment = false;
+}
+
+bool kt__log_says_environment(const char *log) {
+  static const char *const signs[] = {"No space left on device", "Disk quota exceeded",    "Too many open files",
+                                      "Read-only file system",   "Cannot allocate memory", NULL};
+  for (int i = 0; log && signs[i]; i++)
+    if (strstr(log, signs[i])) return true;
+  return false;
+}
+
+bool kt__errno_is_environment(int err) {
+  return err == ENOSPC || err == EDQUOT || err == EMFILE || err == ENFILE || err == EROFS || err == ENOMEM ||
+         err == ENOENT || err == EACCES || err == EIO || err == EFBIG;
 }
 
 const char *kt__be_loaded_driver(const kt__backend *be) {

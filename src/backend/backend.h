@@ -60,6 +60,9 @@ typedef struct kt__build {
   /* Where load tells how the cache served a build it made (backends that
    * build at load); may be NULL. compile tells it in kt__artifact. */
   kt__bin_use *load_use;
+  /* Where load tells that its build failed for the machine's reason, not
+   * the configuration's (as kt__artifact.environment); may be NULL. */
+  bool *load_environment;
 } kt__build;
 
 /* What compile produced: a file in workdir (shared object, cubin, ...). */
@@ -74,6 +77,12 @@ typedef struct kt__artifact {
                             descriptors left, a missing or killed compiler (docs/FAULTS.md) */
 } kt__artifact;
 void kt__artifact_free(kt__artifact *a);
+/* What a compiler prints when the machine, not the source, stopped it (a full
+ * disk, a quota, no descriptors, a read-only file system, no memory). */
+bool kt__log_says_environment(const char *log);
+/* Whether a failed write of a build's own file (errno ERR) is the machine's:
+ * the configuration decides nothing about where or whether ktune can write. */
+bool kt__errno_is_environment(int err);
 
 /* One kernel argument on the device. */
 typedef struct kt__arg {

@@ -278,18 +278,9 @@ static void build_command(const kt__build *b, const char *so, const char *src, c
   c->argv[n] = NULL;
 }
 
-/* What a compiler prints when the machine, not the source, stopped it. */
-static bool environment_says(const char *log) {
-  static const char *const signs[] = {"No space left on device", "Disk quota exceeded",    "Too many open files",
-                                      "Read-only file system",   "Cannot allocate memory", NULL};
-  for (int i = 0; log && signs[i]; i++)
-    if (strstr(log, signs[i])) return true;
-  return false;
-}
-
 static kt__status compile_failed(kt__artifact *a, kt__errbuf *eb, const char *why, const char *log) {
   a->log = first_lines(log);
-  a->environment = environment_says(log);
+  a->environment = kt__log_says_environment(log);
   return kt__fail(eb, KT__ST_COMPILE, "%s%s%s", why, a->log ? ":\n" : "", a->log ? a->log : "");
 }
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../envvars.h"
 #include "compare_kernel.h"
@@ -476,6 +477,9 @@ static kt__status load_module(cuda_state *s, const char *path, const char *name,
   return func_attrs(s, fn, eb);
 }
 
+/* The tuner's cubin can no longer be read (its work folder removed). */
+static bool cubin_gone(const kt__artifact *a) { return a->path && access(a->path, R_OK) != 0; }
+
 /* Compiles in the worker when the tuner sent no cubin. */
 static kt__status build_here(cuda_state *s, const kt__build *b, kt__artifact *own, kt__errbuf *eb) {
   kt__build local = *b;
@@ -494,6 +498,9 @@ static kt__status cuda_load(void *state, const kt__build *b, const kt__artifact 
   }
   cuda_fn *fn = kt__xcalloc(1, sizeof *fn);
   if (st == KT__ST_OK) st = load_module(s, a->path, b->decl->name, fn, eb);
+  /* A build the machine stopped, or a cubin gone from the work folder, is
+   * not the configuration's failure. */
+  if (st != KT__ST_OK && b->load_environment) *b->load_environment = own.environment || cubin_gone(a);
   kt__artifact_free(&own);
   if (st != KT__ST_OK) {
     if (fn->mod) cu.ModuleUnload(fn->mod);

@@ -1,6 +1,7 @@
 /* NVRTC compilation of CUDA configurations (see nvrtc.h). */
 #include "nvrtc.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -210,13 +211,20 @@ static char *program_log(nvrtcProgram prog) {
   return log;
 }
 
-static int write_file(const char *path, const void *data, size_t n, kt__errbuf *eb) {
+/* Writes one output into the work folder; a failure (a full disk, no
+ * descriptors left, the folder gone) is the machine's, told in *ENVIRONMENT. */
+static int write_file(const char *path, const void *data, size_t n, bool *environment, kt__errbuf *eb) {
   FILE *f = fopen(path, "wb");
-  KT__RETURN_IF(!f, eb, KT_IO, "cannot write %s", path);
-  size_t w = fwrite(data, 1, n, f);
-  int bad = fclose(f) != 0 || w != n;
-  KT__RETURN_IF(bad, eb, KT_IO, "cannot write %s", path);
-  return KT_OK;
+  int err = errno;
+  if (f) {
+    size_t w = fwrite(data, 1, n, f);
+    err = w != n ? errno : 0;
+    if (fclose(f) != 0 && !err) err = errno;
+    if (!err && w != n) err = EIO;
+  }
+  if (!err) return KT_OK;
+  *environment = kt__errno_is_environment(err);
+  return kt__err(eb, KT_IO, "cannot write %s: %s", path, strerror(err));
 }
 
 /* The cubin, and the kernel's lowered name when it differs (C++ linkage). */
@@ -231,14 +239,14 @@ static kt__status save_outputs(nvrtcProgram prog, const kt__build *b, kt__artifa
   nv.nvrtcGetCUBIN(prog, cubin);
   kt__sbuf path = {0};
   kt__sbuf_printf(&path, "%s/%s.cubin", b->workdir, b->tag);
-  int rc = write_file(path.s, cubin, n, eb);
+  int rc = write_file(path.s, cubin, n, &a->environment, eb);
   free(cubin);
   const char *lowered = NULL;
   if (rc == KT_OK && nv.nvrtcGetLoweredName(prog, b->decl->name, &lowered) == NVRTC_SUCCESS && lowered &&
       strcmp(lowered, b->decl->name) != 0) {
     kt__sbuf sym = {0};
     kt__sbuf_printf(&sym, "%s.sym", path.s);
-    rc = write_file(sym.s, lowered, strlen(lowered), eb);
+    rc = write_file(sym.s, lowered, strlen(lowered), &a->environment, eb);
     kt__sbuf_free(&sym);
   }
   if (rc != KT_OK) {
@@ -264,6 +272,7 @@ static kt__status compile_program(nvrtcProgram prog, const kt__build *b, kt__art
   kt__nvrtc_options_free(opts);
   a->log = program_log(prog);
   if (r != NVRTC_SUCCESS) {
+    a->environment = r == NVRTC_ERROR_OUT_OF_MEMORY || kt__log_says_environment(a->log);
     compile_error(eb, b, arch, a->log, r);
     return KT__ST_COMPILE;
   }
@@ -272,10 +281,14 @@ static kt__status compile_program(nvrtcProgram prog, const kt__build *b, kt__art
 
 kt__status kt__nvrtc_build(const kt__build *b, kt__artifact *a, kt__errbuf *eb) {
   double t0 = kt__now();
-  if (kt__nvrtc_load(eb) != KT_OK) return KT__ST_COMPILE;
+  if (kt__nvrtc_load(eb) != KT_OK) {
+    a->environment = true; /* no compiler to build with */
+    return KT__ST_COMPILE;
+  }
   nvrtcProgram prog = NULL;
   nvrtcResult r = nv.nvrtcCreateProgram(&prog, b->file->src.text, b->file->src.path, 0, NULL, NULL);
   if (r != NVRTC_SUCCESS) {
+    a->environment = r == NVRTC_ERROR_OUT_OF_MEMORY;
     return kt__fail(eb, KT__ST_COMPILE, "NVRTC could not create a program: %s", nv.nvrtcGetErrorString(r));
   }
   /* Asking for the kernel's lowered name finds it whether or not it is

@@ -14,9 +14,11 @@
 
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../config.h"
 #include "compare_kernel.h"
@@ -36,6 +38,7 @@ typedef struct cl_entry {
   char *options;
   cl_program program; /* NULL when the build failed */
   char *log;          /* the failure message when it did */
+  bool environment;   /* the build failed for the machine's reason (machine_failed) */
   kt__bin_use use;    /* how the binary cache served the build */
 } cl_entry;
 
@@ -421,6 +424,33 @@ static char *build_log(const kt__cl_api *cl, cl_program prog, cl_device_id dev) 
   return log;
 }
 
+/* Whether the platform's compiler builds at all now: a program of its own
+ * (unique, so that no compiler cache answers for it), built after a failed
+ * build whose log names no error in the source. */
+static bool compiler_works(cl_state *s) {
+  static atomic_uint probes;
+  char source[128];
+  snprintf(source, sizeof source, "/* ktune probe %ld.%u */ __kernel void ktune_probe(void) {}\n", (long)getpid(),
+           atomic_fetch_add(&probes, 1));
+  const char *text = source;
+  cl_int rc = CL_SUCCESS;
+  cl_program prog = s->cl->clCreateProgramWithSource(s->context, 1, &text, NULL, &rc);
+  if (rc == CL_SUCCESS) rc = s->cl->clBuildProgram(prog, 1, &s->device, "", NULL, NULL);
+  if (prog) (void)s->cl->clReleaseProgram(prog);
+  return rc == CL_SUCCESS;
+}
+
+/* A failed build is the machine's, not the configuration's, when the
+ * platform ran out of memory, its log says the disk or the descriptors ran
+ * out, or, with no error in the source named, a program of ktune's own does
+ * not build either (PoCL with its cache folder on a full disk says only
+ * "failed to build the program"). */
+static bool machine_failed(cl_state *s, cl_int rc, const char *log) {
+  if (rc == CL_OUT_OF_HOST_MEMORY || rc == CL_OUT_OF_RESOURCES) return true;
+  if (kt__log_says_environment(log)) return true;
+  return rc == CL_BUILD_PROGRAM_FAILURE && !strstr(log, "error") && !compiler_works(s);
+}
+
 /* Builds the source of B with E's options into E: the program, or the
  * failure message. */
 static void build_source(cl_state *s, const kt__build *b, cl_entry *e) {
@@ -432,9 +462,11 @@ static void build_source(cl_state *s, const kt__build *b, cl_entry *e) {
   cl_program prog = cl->clCreateProgramWithSource(s->context, 1, &source, &len, &rc);
   if (rc != CL_SUCCESS) {
     kt__sbuf_printf(&msg, "clCreateProgramWithSource: %s", kt__cl_error_name(rc));
+    e->environment = machine_failed(s, rc, "");
   } else if ((rc = cl->clBuildProgram(prog, 1, &s->device, e->options, NULL, NULL)) != CL_SUCCESS) {
     char *log = build_log(cl, prog, s->device);
     kt__sbuf_printf(&msg, "clBuildProgram: %s (options \"%s\")\n%s", kt__cl_error_name(rc), e->options, log);
+    e->environment = machine_failed(s, rc, log);
     free(log);
     (void)cl->clReleaseProgram(prog);
     prog = NULL;
@@ -616,12 +648,22 @@ static kt__status kernel_query(cl_state *s, cl_fn *f, kt__errbuf *eb) {
   return KT__ST_OK;
 }
 
+/* A failed build's status; one the machine stopped is told as such and
+ * forgotten, so that a later load builds it again. */
+static kt__status build_failed(cl_state *s, const kt__build *b, cl_entry *e, kt__errbuf *eb) {
+  kt__status st = fail(eb, KT__ST_COMPILE, "%s", e->log ? e->log : "build failed");
+  if (!e->environment) return st;
+  if (b->load_environment) *b->load_environment = true;
+  entry_clear(s->cl, e);
+  return st;
+}
+
 static kt__status cl_load(void *state, const kt__build *b, const kt__artifact *a, void **fn, kt__errbuf *eb) {
   cl_state *s = state;
   if (is_lost(s, eb)) return KT__ST_RUNTIME;
   cl_entry *e = lookup_program(s, b, build_options(b));
   if (b->load_use) *b->load_use = e->use;
-  if (!e->program) return fail(eb, KT__ST_COMPILE, "%s", e->log ? e->log : "build failed");
+  if (!e->program) return build_failed(s, b, e, eb);
   cl_int rc = CL_SUCCESS;
   cl_fn *f = kt__xcalloc(1, sizeof *f);
   f->kernel = s->cl->clCreateKernel(e->program, b->decl->name, &rc);

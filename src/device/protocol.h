@@ -115,6 +115,10 @@ typedef struct kt__reply {
   kt__output output;                  /* filled by the tuner's side from the output pipe */
   bool outside;                       /* tuner's side: the worker was killed from outside
                                       (a signal no fault of its kernel raises) */
+  bool environment;                   /* the load's build failed for the machine's reason, not
+                                         the configuration's (kt__build.load_environment) */
+  bool check_fault;                   /* the author's check failed (crashed, wrote what it is
+                                         given, changed directory), not the configuration */
 } kt__reply;
 
 /* The worker's first message: how opening the device went. */

@@ -14,6 +14,7 @@
 
 #include "../parallel.h"
 #include "../verify/verify.h"
+#include "check_child.h"
 
 /* --- what a verified run starts from -------------------------------------- */
 
@@ -233,7 +234,7 @@ static kt__status check_reference_written(kt__worker_state *c, void *fn, const k
  * buffers, after checking that it wrote them. */
 kt__status kt__run_reference(kt__worker_state *c, void *fn, const kt__launch *l, kt__errbuf *eb) {
   const kt__argset *a = c->s->args;
-  for (int k = 0; k < a->ntensors; k++) c->refdev_ready[k] = false; /* a new reference */
+  for (int k = 0; k < a->ntensors; k++) c->refdev_ready[k] = false, c->ref_poisoned[k] = 0; /* a new reference */
   kt__status st = run_once(c, fn, l, eb);
   kt__trace("worker: reference uploaded and run");
   if (st == KT__ST_OK) st = check_run(c, eb);
@@ -338,6 +339,48 @@ static kt__status verify_outputs(kt__worker_state *c, kt__errbuf *eb) {
   return KT__ST_OK;
 }
 
+/* Says where the failure in EB was found: PREFIX before its message. */
+static kt__status found_when(kt__status st, const char *prefix, kt__errbuf *eb) {
+  if (st == KT__ST_OK) return st;
+  size_t n = strlen(prefix), keep = strnlen(eb->msg, sizeof eb->msg - n - 1);
+  memmove(eb->msg + n, eb->msg, keep);
+  memcpy(eb->msg, prefix, n);
+  eb->msg[n + keep] = 0;
+  return st;
+}
+
+/* Whether output K's reference holds the first poison somewhere (counted
+ * once per reference in a worker), where a configuration that leaves the
+ * element unwritten would match it. */
+static bool reference_poisoned(kt__worker_state *c, int k) {
+  const kt__host_tensor *t = &c->s->args->tensors[k];
+  if (t->mode != KT__MODE_OUT || init_given(c, t) || !t->compared) return false;
+  if (!c->ref_poisoned[k])
+    c->ref_poisoned[k] = kt__count_poison(t->type, t->reference, t->count, false, c->cores) ? 2 : 1;
+  return c->ref_poisoned[k] == 2;
+}
+
+/* Unwritten is poison, whatever the reference holds: where the reference
+ * holds a NaN (or an integer with the poison's bytes) that it computed, an
+ * element the configuration leaves unwritten matches it. The configuration
+ * then runs again from the second poison, which no reference element
+ * equals there, and is compared again. */
+static kt__status check_outputs_written(kt__worker_state *c, void *fn, const kt__launch *l, kt__errbuf *eb) {
+  const kt__argset *a = c->s->args;
+  bool suspect = false;
+  for (int k = 0; k < a->ntensors; k++) suspect |= reference_poisoned(c, k);
+  if (!suspect) return KT__ST_OK;
+  kt__status st = restore_all(c, true, eb);
+  if (st == KT__ST_OK) st = kt__be_run(c->s->backend, c->state, fn, l, eb);
+  if (st == KT__ST_OK) st = check_run(c, eb);
+  for (int k = 0; k < a->ntensors && st == KT__ST_OK; k++)
+    if (reference_poisoned(c, k)) st = check_tensor(c, k, eb);
+  return found_when(st,
+                    "it leaves elements unwritten where its reference holds NaN or the poison's bytes (run again "
+                    "from a second poison, they keep it): ",
+                    eb);
+}
+
 /* --- the author's check, and the verified run ----------------------------- */
 
 /* The shape tensor T has in the configuration VALUES (its largest, T's own,
@@ -355,6 +398,24 @@ static void shape_in(const kt__worker_state *c, const kt__host_tensor *t, const 
     shape[d] = (uint64_t)v;
     *count *= shape[d];
   }
+}
+
+/* The check's verdict on ARGS, given in a child (check_child.h): a fault of
+ * the check's own is marked as such (c->check_faulted), never the
+ * configuration's. */
+static kt__status judged(kt__worker_state *c, kt_check_args *args, kt__errbuf *eb) {
+  const kt__argset *a = c->s->args;
+  size_t *bytes = kt__xcalloc((size_t)a->ntensors + 1, sizeof *bytes);
+  for (int k = 0; k < a->ntensors; k++) bytes[k] = a->tensors[k].bytes;
+  char why[1024];
+  kt__check_verdict v = kt__check_in_child(c->s->check, args, bytes, why, sizeof why);
+  free(bytes);
+  if (v == KT__CHECK_PASSED) return KT__ST_OK;
+  if (v == KT__CHECK_REJECTED)
+    return kt__fail(eb, KT__ST_CORRECTNESS, "the check %s rejected it: %s", c->s->check->source,
+                    args->message[0] ? args->message : "(it gave no reason)");
+  c->check_faulted = true;
+  return kt__fail(eb, KT__ST_CORRECTNESS, "the check %s %s", c->s->check->source, why);
 }
 
 /* What the check is shown: every tensor (inputs as uploaded, outputs as
@@ -388,11 +449,7 @@ static kt__status run_check(kt__worker_state *c, const int64_t *values, kt__errb
   }
   char msg[1024] = "";
   kt_check_args args = {a->ntensors, ts, nvalues, names, all, c->s->check->user, msg, sizeof msg};
-  if (st == KT__ST_OK && !c->s->check->fn(&args)) {
-    msg[sizeof msg - 1] = 0;
-    st = kt__fail(eb, KT__ST_CORRECTNESS, "the check %s rejected it: %s", c->s->check->source,
-                  msg[0] ? msg : "(it gave no reason)");
-  }
+  if (st == KT__ST_OK) st = judged(c, &args, eb);
   free(ts);
   free(shapes);
   free(names);
@@ -472,16 +529,6 @@ static kt__status restore_with_decoys(kt__worker_state *c, kt__errbuf *eb) {
   return restore_inputs(c, eb);
 }
 
-/* Says where the failure in EB was found: PREFIX before its message. */
-static kt__status found_when(kt__status st, const char *prefix, kt__errbuf *eb) {
-  if (st == KT__ST_OK) return st;
-  size_t n = strlen(prefix), keep = strnlen(eb->msg, sizeof eb->msg - n - 1);
-  memmove(eb->msg + n, eb->msg, keep);
-  memcpy(eb->msg, prefix, n);
-  eb->msg[n + keep] = 0;
-  return st;
-}
-
 kt__status kt__run_after_timed(kt__worker_state *c, void *fn, const kt__launch *l, const int64_t *values,
                                kt__errbuf *eb) {
   /* What the timed runs did, charged to this configuration before anything
@@ -510,5 +557,6 @@ kt__status kt__run_verified(kt__worker_state *c, void *fn, const kt__launch *l, 
   }
   if (st == KT__ST_OK) st = check_run(c, eb);
   if (st == KT__ST_OK) st = verify_outputs(c, eb);
+  if (st == KT__ST_OK) st = check_outputs_written(c, fn, l, eb);
   return st == KT__ST_OK && c->s->check ? run_check(c, values, eb) : st;
 }

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "../envvars.h"
@@ -40,7 +41,7 @@ static void evict_oldest(kt__worker_state *c) {
 }
 
 /* The launchable of the requested configuration, loaded once per id. */
-static kt__status get_fn(kt__worker_state *c, const kt__request *rq, void **fn, kt__bin_use *use, kt__errbuf *eb) {
+static kt__status get_fn(kt__worker_state *c, const kt__request *rq, void **fn, kt__reply *rp, kt__errbuf *eb) {
   for (int i = 0; i < c->ncache; i++)
     if (c->cache[i].id == rq->id) {
       c->cache[i].last_used = ++c->clock;
@@ -65,7 +66,8 @@ static kt__status get_fn(kt__worker_state *c, const kt__request *rq, void **fn, 
                  .tag = tag,
                  .timeout_s = LOAD_COMPILE_TIMEOUT_S,
                  .bincache = c->s->bincache,
-                 .load_use = use};
+                 .load_use = &rp->compile_use,
+                 .load_environment = &rp->environment};
   kt__artifact a = {.path = rq->artifact[0] ? (char *)rq->artifact : NULL};
   kt__status st = kt__be_load(c->s->backend, c->state, &b, &a, fn, eb);
   if (st != KT__ST_OK) return st;
@@ -194,7 +196,7 @@ static kt__status serve_request(kt__worker_state *c, const kt__request *rq, kt__
   build_queued(c);
   void *fn;
   double t0 = kt__now();
-  kt__status st = get_fn(c, rq, &fn, &rp->compile_use, eb);
+  kt__status st = get_fn(c, rq, &fn, rp, eb);
   rp->load_s = kt__now() - t0;
   kt__arg args[MAX_PARAMS];
   kt__launch l;
@@ -235,15 +237,21 @@ static void keep_device_reference(kt__worker_state *c, int k) {
     c->refdev[k] = NULL;
 }
 
+static size_t output_copy_bytes(const kt__host_tensor *t) { return t->bytes ? t->bytes : 1; }
+
 /* The author's check: loaded before the process state is taken (dlopen
  * maps libraries), with a host buffer for each output it is shown. */
 static int check_setup(kt__worker_state *c, kt__errbuf *eb) {
   const kt__argset *a = c->s->args;
   KT__FORWARD(kt__check_load(c->s->check, eb));
   c->outputs = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->outputs);
-  for (int k = 0; k < a->ntensors; k++)
-    if (a->tensors[k].mode != KT__MODE_IN && !(c->outputs[k] = malloc(a->tensors[k].bytes ? a->tensors[k].bytes : 1)))
+  for (int k = 0; k < a->ntensors; k++) {
+    if (a->tensors[k].mode == KT__MODE_IN) continue;
+    void *p = mmap(NULL, output_copy_bytes(&a->tensors[k]), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
       return kt__err(eb, KT_NOMEM, "no memory for a copy of output %s", c->s->decl->params[a->tensors[k].param].name);
+    c->outputs[k] = p;
+  }
   return KT_OK;
 }
 
@@ -257,6 +265,7 @@ int kt__worker_make_buffers(kt__worker_state *c, kt__errbuf *eb) {
   c->refdev = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->refdev);
   c->refdev_ready = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->refdev_ready);
   c->decoydev = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->decoydev);
+  c->ref_poisoned = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->ref_poisoned);
   size_t largest = 1;
   for (int k = 0; k < a->ntensors; k++) {
     KT__FORWARD(kt__guarded_alloc(s->backend, c->state, a->tensors[k].bytes, &c->guards[k], eb));
@@ -330,8 +339,10 @@ void kt__worker_free_buffers(kt__worker_state *c) {
   free(c->refdev);
   free(c->refdev_ready);
   free(c->decoydev);
+  free(c->ref_poisoned);
   kt__worker_drop_scratch(c);
-  for (int k = 0; c->outputs && k < c->s->args->ntensors; k++) free(c->outputs[k]);
+  for (int k = 0; c->outputs && k < c->s->args->ntensors; k++)
+    if (c->outputs[k]) munmap(c->outputs[k], output_copy_bytes(&c->s->args->tensors[k]));
   free(c->outputs);
 }
 
@@ -412,7 +423,9 @@ static bool serve_run(kt__worker_state *c, int fd, const kt__request *rq, kt__re
     kt__send_all(fd, rp, sizeof *rp);
     return false;
   }
+  c->check_faulted = false;
   rp->status = serve_request(c, rq, rp, &eb);
+  rp->check_fault = c->check_faulted;
   if (rp->status == KT__ST_OK) rp->status = kt__run_check_state(c, &eb); /* the timed runs too */
   if (rp->status != KT__ST_OK) kt__copy_msg(rp->msg, sizeof rp->msg, eb.msg);
   fflush(stdout); /* the output before the reply: the tuner reads both */

@@ -35,6 +35,9 @@ typedef struct kt__worker_state {
    * worker (run_checks.c, reference_on_device). */
   void **refdev;
   bool *refdev_ready;
+  /* Per output, whether its reference holds the poison's bytes anywhere (a
+   * NaN the reference computed): 0 not counted yet, 1 no, 2 yes. */
+  unsigned char *ref_poisoned;
   bool compared_on_device; /* traced once */
   /* Per output, its decoys (run_checks.c, decoy) kept in a device buffer
    * once made: the run after a configuration's timed runs then starts from
@@ -48,7 +51,9 @@ typedef struct kt__worker_state {
    * page-locking at 256 MB on the H200 not paid again per key). */
   void *scratch;
   bool scratch_pinned;
-  void **outputs; /* with a check: a host copy of each output it is shown (NULL for inputs) */
+  void **outputs; /* with a check: a host copy of each output it is shown (NULL for inputs),
+                     page-aligned (mmap) so that the check's child can make it read-only */
+  bool check_faulted; /* the author's check, not the configuration, failed this request */
   size_t scratch_bytes;
   kt__worker_loaded cache[KT__WORKER_CACHE_SLOTS];
   int ncache;

@@ -314,7 +314,8 @@ static int load_config(kt_kernel *k, const int64_t *values, void **fn) {
   if (!t->state) KT__FORWARD(kt__be_open(t->be, k->ctx->opts.device, &t->state, &t->device, eb));
   char tag[64];
   snprintf(tag, sizeof tag, "rt%p-%d", (void *)k, t->nconfigs);
-  kt__build b = {k->file, d, cfg->names, values, cfg->n, &t->device, workdir, tag, 60.0, NULL, &k->ctx->bincache, NULL};
+  kt__build b = {k->file, d,    cfg->names,        values, cfg->n, &t->device, workdir, tag,
+                 60.0,    NULL, &k->ctx->bincache, NULL,   NULL};
   kt__artifact a = {0};
   kt__status st = kt__be_compile(t->be, &b, &a, eb);
   kt__trace("miss: configuration built (%s)", a.cache_use == KT__BIN_CACHED ? "from the binary cache" : "compiled");

@@ -1,12 +1,15 @@
 /* The connection and SQL plumbing of the results database (db.h). */
 #include "db.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "trust.h"
 
 bool kt__db_is_memory(const char *path) { return strcmp(path, ":memory:") == 0; }
 
@@ -126,9 +129,10 @@ double kt__col_real(sqlite3_stmt *st, int col) {
  * resuming needs; tests kill -9 a writer); only an OS crash or power cut may
  * lose the last commits, never the file's integrity. FULL would add an fsync
  * per record: 8 ms against 0.2 ms per put on an ext4 disk here. */
-static int configure(kt__store *s, kt__errbuf *eb) {
+static int configure(kt__store *s, bool read_only, kt__errbuf *eb) {
   sqlite3_busy_timeout(s->db, 5000);
   sqlite3_extended_result_codes(s->db, 1);
+  if (read_only) return KT_OK; /* a reader changes nothing, not even the journal mode */
   double deadline = kt__now() + KT__STORE_BUSY_S;
   int rc;
   /* Switching to WAL needs a moment of exclusive access; a second process
@@ -144,7 +148,35 @@ static int configure(kt__store *s, kt__errbuf *eb) {
   return KT_OK;
 }
 
-int kt__db_open(const char *path, const char *label, kt__store **out, kt__errbuf *eb) {
+/* PATH as an SQLite URI that reads the file as it is: in a folder where
+ * SQLite cannot make the -shm file that WAL readers share, only an immutable
+ * open reads it (what a writer has not checkpointed yet is not seen). */
+static char *immutable_uri(const char *path) {
+  kt__sbuf u = {0};
+  kt__sbuf_printf(&u, "file:");
+  for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+    if (isalnum(*p) || strchr("/._-~", *p)) kt__sbuf_printf(&u, "%c", *p);
+    else kt__sbuf_printf(&u, "%%%02X", *p);
+  }
+  kt__sbuf_printf(&u, "?immutable=1");
+  return u.s;
+}
+
+static int open_connection(kt__store *s, bool read_only) {
+  if (!read_only)
+    return sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, NULL);
+  kt__sbuf shm = {0};
+  kt__sbuf_printf(&shm, "%s-shm", s->path);
+  bool immutable = access(shm.s, F_OK) != 0 && !kt__store_folder_writable(s->path);
+  kt__sbuf_free(&shm);
+  char *uri = immutable ? immutable_uri(s->path) : NULL;
+  int rc = sqlite3_open_v2(uri ? uri : s->path, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX,
+                           NULL);
+  free(uri);
+  return rc;
+}
+
+int kt__db_open(const char *path, const char *label, bool read_only, kt__store **out, kt__errbuf *eb) {
   kt__store *s = kt__xcalloc(1, sizeof *s);
   s->path = kt__xstrdup(path);
   s->label = kt__xstrdup(label);
@@ -152,10 +184,9 @@ int kt__db_open(const char *path, const char *label, kt__store **out, kt__errbuf
             (unsigned)(uint64_t)(kt__now() *
                                  1e6); /* via 64 bits: the microseconds pass UINT_MAX after 71 minutes of uptime */
   pthread_mutex_init(&s->mu, NULL);
-  int oflags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX;
-  int rc = sqlite3_open_v2(path, &s->db, oflags, NULL);
+  int rc = open_connection(s, read_only);
   int err = rc == SQLITE_OK ? KT_OK : kt__store_fail(s, rc, "opening", eb);
-  if (err == KT_OK) err = configure(s, eb);
+  if (err == KT_OK) err = configure(s, read_only, eb);
   if (err != KT_OK) {
     kt__db_close(s);
     s = NULL;

@@ -27,9 +27,10 @@ typedef struct kt__store {
 } kt__store;
 
 /* Opens (creating) the SQLite file PATH, which the caller calls LABEL, with
- * ktune's connection settings; on failure nothing stays open and *OUT is
+ * ktune's connection settings; READ_ONLY: an existing file, only read (its
+ * journal mode left as it is). On failure nothing stays open and *OUT is
  * NULL. */
-int kt__db_open(const char *path, const char *label, kt__store **out, kt__errbuf *eb);
+int kt__db_open(const char *path, const char *label, bool read_only, kt__store **out, kt__errbuf *eb);
 void kt__db_close(kt__store *s);
 /* SQLite's in-memory database: no file, no folders. */
 bool kt__db_is_memory(const char *path);

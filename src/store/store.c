@@ -18,6 +18,7 @@
 #include "../envvars.h"
 #include "db.h"
 #include "schema.h"
+#include "trust.h"
 
 /* ---- paths ---- */
 
@@ -98,11 +99,15 @@ int kt__store_open_ex(const char *path, const char *label, int flags, kt__store 
     KT__RETURN_IF(stat(path, &sb) != 0, eb, KT_NOTFOUND, "no results database at %s", path);
   }
   if (!memory) KT__FORWARD(make_parent_dirs(path, eb));
+  if (!memory) KT__FORWARD(kt__store_check_trusted(path, label, eb));
 
   struct stat before;
   bool created = !memory && stat(path, &before) != 0;
+  /* Looking needs no write: a database this user cannot write (a chmod 444
+   * file, a folder of another's) is still listed and shown. */
+  bool read_only = !memory && (flags & KT__STORE_NOCREATE) && !kt__store_writable(path);
   kt__store *s;
-  int err = kt__db_open(path, label, &s, eb);
+  int err = kt__db_open(path, label, read_only, &s, eb);
   if (err == KT_OK && (err = kt__schema_prepare(s, eb)) != KT_OK) kt__db_close(s);
   if (err != KT_OK) {
     if (created) remove_created(path);

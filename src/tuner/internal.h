@@ -170,6 +170,8 @@ void kt__tuner_ask_twice_on_failure(kt__tuning *t, const kt__request *req, kt__r
                                     double until);
 /* How the binary cache served a build in the worker (backends that build at load). */
 void kt__tuner_note_load_build(kt__trial *tr, const kt__reply *rep);
+/* Whether REP is a build in the worker that the machine stopped (the trial stays pending, the tuning stops). */
+bool kt__tuner_machine_failed(kt__tuning *t, kt__trial *tr, const kt__reply *rep);
 /* One verified run and measurement, bounded by UNTIL (0: no limit). */
 void kt__tuner_evaluate(kt__tuning *t, kt__trial *tr, kt__req_kind kind, double until);
 /* A configuration whose expression cannot be evaluated: the error in t->eb,

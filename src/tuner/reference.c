@@ -145,6 +145,7 @@ int kt__reference_run(kt__tuning *t) {
     kt__tuner_request_for(t, tr, KT__REQ_REFERENCE, &req);
     kt__tuner_ask_twice_on_failure(t, &req, &rep, false, 0);
     kt__trace("reference: run and kept");
+    if (kt__tuner_machine_failed(t, tr, &rep)) return t->fault_rc;
     tr->status = rep.status;
     kt__trial_set_message(tr, rep.msg);
     kt__trial_set_output(tr, &rep.output);

@@ -40,7 +40,7 @@ static bool one_round(kt__tuning *t, const int *order, int n, int round, double 
     /* By the method its measurement chose (one from before methods were recorded: events). */
     req.measure.timing = tr->stats.timing != KT_TIMING_AUTO ? tr->stats.timing : KT_TIMING_EVENTS;
     kt__tuner_ask_twice_on_failure(t, &req, &rep, true, kt__budget_rounds_deadline(t));
-    if (rep.status == KT__ST_PENDING) return false;
+    if (rep.status == KT__ST_PENDING || kt__tuner_machine_failed(t, tr, &rep)) return false;
     if (rep.status != KT__ST_OK) {
       tr->status = rep.status; /* a finalist that fails now is not trusted */
       tr->outside = rep.outside;

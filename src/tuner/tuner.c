@@ -136,9 +136,8 @@ static void ask_worker(kt__tuning *t, const kt__request *req, kt__reply *rep, do
  * nothing of it is stored and a later run builds it again, and the tuning
  * stops with the machine's error (t->fault_rc) rather than crown a winner
  * of the configurations that happened to build first. */
-static void environment_failed(kt__tuning *t, kt__trial *tr, const kt__compile_job *j) {
+static void environment_failed(kt__tuning *t, kt__trial *tr, const char *why) {
   tr->status = KT__ST_PENDING;
-  const char *why = j->artifact.log ? j->artifact.log : j->err.msg;
   kt__trial_set_message(tr, why);
   if (t->fault_rc) return; /* the first one is the one told */
   kt__sbuf cfg = {0};
@@ -165,7 +164,7 @@ bool kt__tuner_take_compiled(kt__tuning *t, kt__compile_job *j, kt__trial *tr) {
   if (j->status != KT__ST_PENDING) tr->compile_use = j->artifact.cache_use;
   if (j->artifact.not_cached && !t->r->not_cached) t->r->not_cached = kt__xstrdup(j->artifact.not_cached);
   if (!ok && j->artifact.environment) {
-    environment_failed(t, tr, j);
+    environment_failed(t, tr, j->artifact.log ? j->artifact.log : j->err.msg);
   } else if (!ok) {
     tr->status = j->status == KT__ST_PENDING ? KT__ST_PENDING : KT__ST_COMPILE;
     kt__trial_set_message(tr, j->artifact.log ? j->artifact.log : j->err.msg);
@@ -201,6 +200,33 @@ void kt__tuner_ask_twice_on_failure(kt__tuning *t, const kt__request *req, kt__r
   free(first);
 }
 
+/* The author's check failed on its own (crashed, wrote the tensors it is
+ * given, changed directory): bad input, not the configuration's failure.
+ * As with the machine's, the trial stays pending and the tuning stops. */
+static void check_failed(kt__tuning *t, kt__trial *tr, const char *why) {
+  tr->status = KT__ST_PENDING;
+  kt__trial_set_message(tr, why);
+  if (t->fault_rc) return;
+  kt__sbuf cfg = {0};
+  kt__result_config_string(t->r, tr, &cfg);
+  t->fault_rc = kt__err(t->eb, KT_INVALID,
+                        "%s: error: %s, judging %s: that is the check's fault, not the configuration's, and nothing "
+                        "of it is recorded; a check reads the tensors it is given and returns its verdict: fix it, "
+                        "then run again",
+                        t->k->file->src.path, why, cfg.s);
+  kt__sbuf_free(&cfg);
+}
+
+/* A build in the worker (backends that build at load, or a cubin gone from
+ * the work folder) that the machine stopped: as a compile job's, the trial
+ * stays pending and the tuning stops. True when REP is one. */
+bool kt__tuner_machine_failed(kt__tuning *t, kt__trial *tr, const kt__reply *rep) {
+  if (rep->status == KT__ST_OK || !(rep->environment || rep->check_fault)) return false;
+  if (rep->check_fault) check_failed(t, tr, rep->msg);
+  else environment_failed(t, tr, rep->msg);
+  return true;
+}
+
 /* Backends that build at load build in the worker: its first reply for a
  * configuration says how the binary cache served that build. */
 void kt__tuner_note_load_build(kt__trial *tr, const kt__reply *rep) {
@@ -213,6 +239,7 @@ void kt__tuner_evaluate(kt__tuning *t, kt__trial *tr, kt__req_kind kind, double 
   kt__reply rep;
   kt__tuner_request_for(t, tr, kind, &req);
   kt__tuner_ask_twice_on_failure(t, &req, &rep, false, until);
+  if (kt__tuner_machine_failed(t, tr, &rep)) return;
   tr->outside = rep.status != KT__ST_OK && rep.outside;
   tr->status = rep.status;
   kt__trial_set_message(tr, rep.msg);

@@ -303,6 +303,67 @@ TEST(compile_error_keeps_the_log) {
   kt__file_free(f);
 }
 
+/* ---- the machine's failures (issue 26 item 3) ---- */
+
+/* Builds a one-line kernel into a work folder that PREPARE spoils first. */
+static kt__status build_spoiled(void (*prepare)(const char *workdir), kt__artifact *a, kt__errbuf *eb) {
+  kt__file *f = parse_text("// @kernel k(x: tensor<f32>[4])\n"
+                           "extern \"C\" __global__ void k(float *x) { x[threadIdx.x] = 1; }\n");
+  char workdir[64] = "/tmp/ktune-test-cuda-XXXXXX";
+  ASSERT_TRUE(mkdtemp(workdir) != NULL);
+  prepare(workdir);
+  static kt__device_info dev;
+  snprintf(dev.arch, sizeof dev.arch, "sm_90");
+  kt__build b = {.file = f, .decl = &f->kernels[0], .device = &dev, .workdir = workdir, .tag = "t"};
+  kt__status st = kt__be_compile(&kt__backend_cuda, &b, a, eb);
+  char cubin[128];
+  snprintf(cubin, sizeof cubin, "%s/t.cubin", workdir);
+  unlink(cubin);
+  rmdir(workdir);
+  kt__file_free(f);
+  return st;
+}
+
+/* Every write of the cubin fails as on a full disk. */
+static void full_disk(const char *workdir) {
+  char cubin[128];
+  snprintf(cubin, sizeof cubin, "%s/t.cubin", workdir);
+  ASSERT_EQ(symlink("/dev/full", cubin), 0);
+}
+
+static void vanished(const char *workdir) { ASSERT_EQ(rmdir(workdir), 0); }
+
+TEST(full_disk_is_the_machines_failure) {
+  kt__artifact a = {0};
+  kt__errbuf eb = {{0}};
+  ASSERT_EQ(build_spoiled(full_disk, &a, &eb), KT__ST_COMPILE);
+  ASSERT_CONTAINS(eb.msg, "No space left on device");
+  ASSERT_TRUE(a.environment);
+  kt__artifact_free(&a);
+}
+
+TEST(vanished_work_folder_is_the_machines_failure) {
+  kt__artifact a = {0};
+  kt__errbuf eb = {{0}};
+  ASSERT_EQ(build_spoiled(vanished, &a, &eb), KT__ST_COMPILE);
+  ASSERT_CONTAINS(eb.msg, "No such file or directory");
+  ASSERT_TRUE(a.environment);
+  kt__artifact_free(&a);
+}
+
+/* The source's own error stays the configuration's. */
+TEST(source_error_is_the_configurations_failure) {
+  kt__file *f = parse_text("// @kernel k(x: tensor<f32>[4])\n"
+                           "extern \"C\" __global__ void k(float *x) { x[0] = no_such_name; }\n");
+  kt__artifact a;
+  kt__errbuf eb = {{0}};
+  char dir[64];
+  ASSERT_EQ(build_text(f, NULL, NULL, 0, &a, &eb, dir), KT__ST_COMPILE);
+  ASSERT_FALSE(a.environment);
+  clean(&a, dir);
+  kt__file_free(f);
+}
+
 /* A kernel with C++ linkage is found through its mangled name. */
 TEST(cpp_kernel_name_is_recorded) {
   kt__file *f = parse_text("// @kernel twice(x: tensor<f32>[4])\n"
