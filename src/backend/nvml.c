@@ -26,6 +26,7 @@ static struct {
   nvml_ret (*ThrottleReasons)(nvml_dev, unsigned long long *);
   nvml_ret (*PowerUsage)(nvml_dev, unsigned *); /* milliwatts */
   nvml_ret (*Temperature)(nvml_dev, int, unsigned *);
+  nvml_ret (*TotalEnergy)(nvml_dev, unsigned long long *); /* millijoules; NULL: an NVML without it */
 } nv = {.once = PTHREAD_ONCE_INIT};
 
 struct kt__nvml_device {
@@ -57,6 +58,11 @@ static void load_once(void) {
   set_fn(&nv.ThrottleReasons, addrs[3]);
   set_fn(&nv.PowerUsage, addrs[4]);
   set_fn(&nv.Temperature, addrs[5]);
+  /* Energy came with Volta's NVML: an older library still gives the rest. */
+  static const char *const energy[] = {"nvmlDeviceGetTotalEnergyConsumption"};
+  void *energy_addr;
+  if (kt__dl_resolve(lib, "NVML (libnvidia-ml.so.1)", energy, &energy_addr, 1, &(kt__errbuf){{0}}) == KT_OK)
+    set_fn(&nv.TotalEnergy, energy_addr);
   nvml_ret r = nv.Init();
   if (r != 0) snprintf(nv.why, sizeof nv.why, "NVML is not available: nvmlInit failed (NVML error %d)", r);
 }
@@ -87,6 +93,24 @@ void kt__nvml_read(kt__nvml_device *d, kt__reading *out) {
   if (nv.ThrottleReasons(d->dev, &reasons) == 0) out->throttle_known = true, out->throttle_reasons = reasons;
   if (nv.PowerUsage(d->dev, &v) == 0) out->power_known = true, out->power_w = v * 1e-3;
   if (nv.Temperature(d->dev, NVML_TEMPERATURE_GPU, &v) == 0) out->temp_known = true, out->temp_c = v;
+}
+
+bool kt__nvml_energy(kt__nvml_device *d, double *joules) {
+  unsigned long long mj = 0;
+  if (!d || !nv.TotalEnergy || nv.TotalEnergy(d->dev, &mj) != 0) return false;
+  *joules = (double)mj * 1e-3;
+  return true;
+}
+
+void kt__nvml_no_energy(kt__nvml_device *d, char *why, size_t why_size) {
+  double j;
+  if (!d) return; /* the caller has why NVML itself is missing */
+  if (!nv.TotalEnergy)
+    snprintf(why, why_size, "this NVML has no nvmlDeviceGetTotalEnergyConsumption (a driver before Volta's)");
+  else if (!kt__nvml_energy(d, &j))
+    snprintf(why, why_size,
+             "NVML reports no total energy for this GPU (nvmlDeviceGetTotalEnergyConsumption "
+             "refused: a GPU before Volta)");
 }
 
 void kt__nvml_close(kt__nvml_device *d) { free(d); }

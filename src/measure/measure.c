@@ -188,6 +188,37 @@ void kt__seen_add(kt__seen *seen, const kt__reading *r) {
     if (!seen->temp_known || r->temp_c > seen->temp_max_c) seen->temp_max_c = r->temp_c;
     seen->temp_known = true;
   }
+  if (r->energy_known && r->energy_s > 0) {
+    seen->energy_j += r->energy_j;
+    seen->energy_s += r->energy_s;
+    seen->energy_known = true;
+  }
+}
+
+double kt__seen_watts(const kt__seen *seen) {
+  return seen->energy_known && seen->energy_s > 0 ? seen->energy_j / seen->energy_s : NAN;
+}
+
+/* The mean power times the median time, rather than the joules over the
+ * launches: a counter that moves in steps (NVML's every few milliseconds)
+ * gives each window a share of the steps, and the power over all windows
+ * averages that out, where the time per launch is the robust median. */
+double kt__objective_score(kt_objective o, double seconds, const kt__seen *seen) {
+  if (o == KT_OBJECTIVE_TIME) return seconds;
+  double w = kt__seen_watts(seen);
+  if (!(w >= 0) || !(seconds > 0)) return INFINITY;
+  return o == KT_OBJECTIVE_EDP ? w * seconds * seconds : w * seconds;
+}
+
+static const char *const objective_names[] = {
+    [KT_OBJECTIVE_TIME] = "time", [KT_OBJECTIVE_ENERGY] = "energy", [KT_OBJECTIVE_EDP] = "edp"};
+
+const char *kt__objective_name(kt_objective o) { return (unsigned)o <= KT_OBJECTIVE_EDP ? objective_names[o] : "time"; }
+
+int kt__objective_from_name(const char *name) {
+  for (int i = 0; name && i <= KT_OBJECTIVE_EDP; i++)
+    if (strcmp(name, objective_names[i]) == 0) return i;
+  return -1;
 }
 
 static kt__status time_reps(run *r, int reps, double *seconds) {

@@ -31,7 +31,23 @@ typedef struct kt__seen {
   uint64_t throttle_reasons;
   double power_max_w;
   unsigned temp_max_c;
+  /* Summed over the samples that read an energy counter: joules, and the
+   * seconds the counter's reads spanned (their ratio is the mean power). */
+  bool energy_known;
+  double energy_j, energy_s;
 } kt__seen;
+
+/* The mean power over SEEN's energy windows, in watts; NAN without them. */
+double kt__seen_watts(const kt__seen *seen);
+
+/* What a configuration is judged by under objective O, lower better: its
+ * SECONDS per launch (time); joules per launch, the mean power times
+ * SECONDS (energy); joules times seconds (edp). Where SEEN has no energy,
+ * INFINITY under energy and edp: such a configuration ranks last. */
+double kt__objective_score(kt_objective o, double seconds, const kt__seen *seen);
+/* "time", "energy", "edp"; and back (-1 for anything else). */
+const char *kt__objective_name(kt_objective o);
+int kt__objective_from_name(const char *name);
 
 /* Adds one sample's reading to SEEN. */
 void kt__seen_add(kt__seen *seen, const kt__reading *r);

@@ -16,6 +16,9 @@ void kt__measurement_json(kt__sbuf *b, const char *method, const kt__stats *s) {
     kt__sbuf_printf(b, ", \"throttle_reasons\": \"0x%llx\"", (unsigned long long)v->throttle_reasons);
   if (v->power_known) kt__sbuf_printf(b, ", \"power_max_w\": %.1f", v->power_max_w);
   if (v->temp_known) kt__sbuf_printf(b, ", \"temperature_max_c\": %u", v->temp_max_c);
+  double w = kt__seen_watts(v);
+  if (w >= 0 && s->median > 0)
+    kt__sbuf_printf(b, ", \"energy_per_launch_j\": %.6g, \"power_mean_w\": %.4g", w * s->median, w);
   kt__sbuf_printf(b, "}");
 }
 

@@ -367,3 +367,27 @@ TEST(within_noise_is_within_the_winners_interquartile_range) {
   kt__stats steady = {.median = 1.00, .iqr = 0};
   ASSERT_FALSE(kt__within_noise(&steady, &close));
 }
+
+/* Energy over the samples: the joules and the seconds of each sample's
+ * counter reads add up, their ratio is the mean power; samples without a
+ * reading leave it as it is, and the objectives score from it. */
+TEST(energy_of_the_samples_gives_the_mean_power_and_the_scores) {
+  kt__seen seen = {0};
+  ASSERT_TRUE(isnan(kt__seen_watts(&seen)));
+  ASSERT_TRUE(isinf(kt__objective_score(KT_OBJECTIVE_ENERGY, 1e-3, &seen)));
+  ASSERT_NEAR(kt__objective_score(KT_OBJECTIVE_TIME, 1e-3, &seen), 1e-3, 1e-15);
+  kt__seen_add(&seen, &(kt__reading){.energy_known = true, .energy_j = 0.3, .energy_s = 1e-3});
+  kt__seen_add(&seen, &(kt__reading){.energy_known = false, .energy_j = 99, .energy_s = 1});
+  kt__seen_add(&seen, &(kt__reading){.energy_known = true, .energy_j = 0.5, .energy_s = 3e-3});
+  ASSERT_NEAR(kt__seen_watts(&seen), 200.0, 1e-9);
+  ASSERT_NEAR(kt__objective_score(KT_OBJECTIVE_ENERGY, 2e-6, &seen), 4e-4, 1e-12);
+  ASSERT_NEAR(kt__objective_score(KT_OBJECTIVE_EDP, 2e-6, &seen), 8e-10, 1e-18);
+  kt__stats s = {.median = 2e-6, .reps = 100, .nsamples = 2, .timing = KT_TIMING_GRAPH, .seen = seen};
+  kt__sbuf b = {0};
+  kt__measurement_json(&b, NULL, &s);
+  ASSERT_CONTAINS(b.s, "\"energy_per_launch_j\": 0.0004, \"power_mean_w\": 200");
+  kt__sbuf_free(&b);
+  ASSERT_EQ(kt__objective_from_name("edp"), KT_OBJECTIVE_EDP);
+  ASSERT_EQ(kt__objective_from_name("joules"), -1);
+  ASSERT_STREQ(kt__objective_name(KT_OBJECTIVE_ENERGY), "energy");
+}

@@ -41,3 +41,35 @@ TEST(without_rounds_the_first_pass_ranks) {
   ASSERT_EQ(order[1], 0);
   kt_result_destroy(r);
 }
+
+/* A trial of U=VALUE, ok, with median MEDIAN and mean power WATTS (< 0:
+ * no energy measured). */
+static void add_with_energy(kt_result *r, int64_t value, double median, double watts) {
+  add_ok(r, value, median, 0);
+  kt__seen *seen = &r->trials[r->ntrials - 1].stats.seen;
+  if (watts >= 0) *seen = (kt__seen){.energy_known = true, .energy_j = watts * 0.5, .energy_s = 0.5};
+}
+
+/* Three configurations: the fastest draws the most power. By time it wins;
+ * by energy (W x s) the slowest but frugal one; by edp (W x s x s) the
+ * middle one; one without energy ranks last under energy and edp. */
+TEST(objective_decides_the_ranking) {
+  static const struct {
+    kt_objective objective;
+    int first, second;
+  } cases[] = {{KT_OBJECTIVE_TIME, 0, 1}, {KT_OBJECTIVE_ENERGY, 2, 1}, {KT_OBJECTIVE_EDP, 1, 0}};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    kt_result *r = kt__result_create("k", "k.c", names, 1, 1);
+    r->objective = cases[c].objective;
+    add_with_energy(r, 1, 1.0e-3, 600); /* 0.60 mJ, edp 6.0e-7 */
+    add_with_energy(r, 2, 1.2e-3, 400); /* 0.48 mJ, edp 5.8e-7 */
+    add_with_energy(r, 3, 2.0e-3, 200); /* 0.40 mJ, edp 8.0e-7 */
+    add_with_energy(r, 4, 1.5e-3, -1);  /* no energy */
+    int order[4];
+    ASSERT_EQ(kt__result_ranked(r, order, 4), 4);
+    ASSERT_EQ(order[0], cases[c].first);
+    ASSERT_EQ(order[1], cases[c].second);
+    if (cases[c].objective != KT_OBJECTIVE_TIME) ASSERT_EQ(order[3], 3);
+    kt_result_destroy(r);
+  }
+}
