@@ -36,6 +36,7 @@ typedef struct run {
   double timed;  /* seconds the timer reported, warm-up included */
   kt_timing how; /* the method samples are taken by now */
   kt__seen seen;
+  unsigned last_disturbance; /* of the last sample taken (kt__reading_disturbance) */
 } run;
 
 static void apply_defaults(kt__measure_opts *o) {
@@ -195,6 +196,22 @@ void kt__seen_add(kt__seen *seen, const kt__reading *r) {
   }
 }
 
+unsigned kt__reading_disturbance(const kt__reading *r) {
+  unsigned d = 0;
+  if (r->clock_known && r->max_clock_mhz > 0 && r->sm_clock_mhz < r->max_clock_mhz && r->throttle_known &&
+      (r->throttle_reasons & KT__THROTTLE_DISTURBING))
+    d |= KT__DISTURBED_THROTTLED;
+  if (r->others_known && r->other_processes > 0) d |= KT__DISTURBED_SHARED;
+  return d;
+}
+
+bool kt__seen_valid(const kt__seen *seen) { return seen->disturbed_samples == 0; }
+
+const char *kt__disturbance_words(unsigned d) {
+  static const char *const words[] = {"", "throttled", "shared", "throttled, shared"};
+  return words[d & 3];
+}
+
 double kt__seen_watts(const kt__seen *seen) {
   return seen->energy_known && seen->energy_s > 0 ? seen->energy_j / seen->energy_s : NAN;
 }
@@ -226,7 +243,22 @@ static kt__status time_reps(run *r, int reps, double *seconds) {
   kt__status st = r->timer(r->ud, r->how, reps, seconds, &reading, r->eb);
   if (st == KT__ST_OK && !(*seconds >= 0)) *seconds = 0; /* NaN or negative: a broken clock */
   if (st == KT__ST_OK) r->timed += *seconds, kt__seen_add(&r->seen, &reading);
+  r->last_disturbance = st == KT__ST_OK ? kt__reading_disturbance(&reading) : 0;
   return st;
+}
+
+/* After the sample just taken: true when it was disturbed and there is time
+ * to take it again (it is then left out); a disturbed sample kept for lack
+ * of time makes the measurement invalid. */
+static bool retake(run *r) {
+  if (!r->last_disturbance) return false;
+  r->seen.disturbance |= r->last_disturbance;
+  if (!out_of_time(r) && r->seen.retaken_samples < r->o.max_samples) {
+    r->seen.retaken_samples++;
+    return true;
+  }
+  r->seen.disturbed_samples++;
+  return false;
 }
 
 /* Warm-up launches; *LAST_S is the time of the last one. A launch that
@@ -316,11 +348,11 @@ static kt__status take_samples(run *r, int reps, double *samples, int *n, bool *
       break;
     }
     if (*n >= r->o.min_samples && stable(samples, *n)) break;
-    if (out_of_time(r)) break;
+    if (out_of_time(r) && *n > 0) break; /* one sample at least, after retakes too */
     double s;
     kt__status st = time_reps(r, reps, &s);
     if (st != KT__ST_OK) return st;
-    samples[(*n)++] = s / reps;
+    if (!retake(r)) samples[(*n)++] = s / reps;
   }
   return KT__ST_OK;
 }
@@ -344,6 +376,8 @@ kt__status kt__measure(const kt__measure_opts *o, kt__timer_fn timer, void *ud, 
   if (st == KT__ST_OK && n == 0) {
     st = scale_reps(&r, 1, warm_s, &reps, &samples[n++]);
     if (st == KT__ST_OK && r.o.timing == KT_TIMING_AUTO) st = choose_timing(&r, &reps, &samples[0]);
+    /* The scaling's last sample counts as the first unless it was disturbed. */
+    if (st == KT__ST_OK && retake(&r)) n = 0;
   }
   bool stopped = false;
   if (st == KT__ST_OK) st = take_samples(&r, reps, samples, &n, &stopped);

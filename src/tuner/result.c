@@ -171,6 +171,9 @@ static void table_row(const kt_result *r, const char *label, const kt__trial *t,
   format_time(t->stats.min, mn, sizeof mn);
   energy(t, &tp);
   throughput(r, kt__trial_seconds(t), &tp);
+  if (!kt__seen_valid(&t->stats.seen))
+    kt__sbuf_printf(&tp, "  [not valid: %d samples %s]", t->stats.seen.disturbed_samples,
+                    kt__disturbance_words(t->stats.seen.disturbance));
   double spread = t->stats.median > 0 ? 100 * t->stats.stddev / t->stats.median : 0;
   fprintf(out, "  %-8s %10s  min %10s  +-%4.1f%%  %s%s\n", label, med, mn, spread, cfg.s, tp.s ? tp.s : "");
   kt__sbuf_free(&cfg);
@@ -294,6 +297,15 @@ int kt_result_print_table(const kt_result *r, FILE *out) {
       fprintf(out, "winner's %s per launch is %.2fx the default's\n", kt__objective_name(r->objective), we / de);
   }
   if (r->within_noise) print_tie(r, out);
+  if (r->winner >= 0 && !kt__seen_valid(&r->trials[r->winner].stats.seen)) {
+    const kt__seen *v = &r->trials[r->winner].stats.seen;
+    fprintf(out,
+            "winner's measurement is not valid: %d of its samples were taken %s (%s) and could not be taken again "
+            "within the time allowed; tune again on a quiet device, or with more time (--budget)\n",
+            v->disturbed_samples,
+            v->disturbance & KT__DISTURBED_SHARED ? "while another process used the device" : "while throttled",
+            kt__disturbance_words(v->disturbance));
+  }
   if (r->winner < 0) fprintf(out, "no configuration was valid\n");
   if (r->kept_stored)
     fprintf(out, "winner kept from the results database: nothing was measured anew, so no finalist rounds "
@@ -456,6 +468,9 @@ int kt_result_print_json(const kt_result *r, FILE *out) {
   json_summary(r, r->runner_up >= 0 ? &r->trials[r->runner_up] : NULL, "runner_up", &b);
   kt__sbuf_printf(&b, ",\n  \"winner_within_noise\": %s", r->within_noise ? "true" : "false");
   json_summary(r, r->default_trial >= 0 ? &r->trials[r->default_trial] : NULL, "default", &b);
+  if (r->winner >= 0)
+    kt__sbuf_printf(&b, ",\n  \"winner_valid\": %s",
+                    kt__seen_valid(&r->trials[r->winner].stats.seen) ? "true" : "false");
   if (r->winner >= 0 && r->default_trial >= 0 && r->trials[r->default_trial].status == KT__ST_OK)
     kt__sbuf_printf(&b, ",\n  \"speedup_over_default\": %.6g",
                     kt__trial_seconds(&r->trials[r->default_trial]) / kt__trial_seconds(&r->trials[r->winner]));

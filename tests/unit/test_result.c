@@ -1,4 +1,7 @@
 /* A tuning's result (src/tuner/result.c): how its configurations rank. */
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "harness.h"
 
 #include "tuner/result.h"
@@ -72,4 +75,25 @@ TEST(objective_decides_the_ranking) {
     if (cases[c].objective != KT_OBJECTIVE_TIME) ASSERT_EQ(order[3], 3);
     kt_result_destroy(r);
   }
+}
+
+/* A winner whose samples were disturbed and kept is not passed off as a
+ * decision: its row and a line after the table say so, and --json too. */
+TEST(a_winner_measured_while_disturbed_is_said_to_be_not_valid) {
+  kt_result *r = kt__result_create("k", "k.c", names, 1, 1);
+  add_ok(r, 1, 1.0e-3, 0);
+  add_ok(r, 2, 2.0e-3, 0);
+  r->trials[0].stats.seen = (kt__seen){.disturbed_samples = 3, .disturbance = KT__DISTURBED_THROTTLED};
+  r->winner = 0;
+  char *text = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&text, &len);
+  kt_result_print_table(r, out);
+  kt_result_print_json(r, out);
+  fclose(out);
+  ASSERT_CONTAINS(text, "[not valid: 3 samples throttled]");
+  ASSERT_CONTAINS(text, "winner's measurement is not valid: 3 of its samples were taken while throttled");
+  ASSERT_CONTAINS(text, "\"winner_valid\": false");
+  free(text);
+  kt_result_destroy(r);
 }
