@@ -51,7 +51,8 @@ typedef struct cli {
   const char *sizes; /* tune/bench --sizes FILE: one key a line */
   const char *pin;
   const char *strategy;
-  const char *timing; /* tune/bench --timing auto|graph|events */
+  const char *timing;    /* tune/bench --timing auto|graph|events */
+  const char *objective; /* tune/bench --objective time|energy|edp */
   const char *budget;
   const char *db;
   const char *seed;
@@ -150,6 +151,7 @@ static int take_value(cli *c, option_id id, const char *v) {
   case OPT_CHECK: c->check = v; return 0;
   case OPT_STRATEGY: c->strategy = v; return 0;
   case OPT_TIMING: c->timing = v; return 0;
+  case OPT_OBJECTIVE: c->objective = v; return 0;
   case OPT_BUDGET: c->budget = v; return 0;
   case OPT_SEED: c->seed = v; return 0;
   case OPT_DB: c->db = v; return 0;
@@ -372,6 +374,17 @@ static int tune_options(const cli *c, int bench, kt_tune_options *o) {
                  "CUDA graph) or events (events around launches made one by one)",
                  c->timing);
     o->timing = (kt_timing)i;
+  }
+  if (c->objective) {
+    static const char *const words[] = {
+        [KT_OBJECTIVE_TIME] = "time", [KT_OBJECTIVE_ENERGY] = "energy", [KT_OBJECTIVE_EDP] = "edp"};
+    int i = 0;
+    while (i < 3 && strcmp(c->objective, words[i]) != 0) i++;
+    if (i == 3)
+      return bad("--objective %s: expected time (seconds per launch), energy (joules per launch) or edp (joules "
+                 "times seconds)",
+                 c->objective);
+    o->objective = (kt_objective)i;
   }
   if (c->seed) {
     long s;

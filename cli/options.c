@@ -78,6 +78,11 @@ const option_spec options[] = {
      "sample replayed from a CUDA graph (launch overhead amortised); auto chooses per configuration from its "
      "first sample. CPU and OpenCL time their own way (events).",
      "auto", 0},
+    {OPT_OBJECTIVE, "--objective", NULL, "time|energy|edp", TUNING_CMDS,
+     "What the winner minimises: the time per launch, the energy per launch (the device's energy counter over "
+     "the samples: NVML on CUDA, RAPL on the CPU), or their product (energy-delay). The winner is stored under "
+     "its objective; a device that reports no energy refuses energy and edp.",
+     "time", 0},
     {OPT_BUDGET, "--budget", NULL, "N|Ns", TUNING_CMDS,
      "At most N configurations measured besides the default (always run, as the reference), or N seconds (30s) "
      "of wall time for the whole tuning.",

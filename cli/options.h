@@ -39,6 +39,7 @@ typedef enum option_id {
   OPT_CHECK,
   OPT_STRATEGY,
   OPT_TIMING,
+  OPT_OBJECTIVE,
   OPT_BUDGET,
   OPT_SEED,
   OPT_DB,

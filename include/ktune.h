@@ -126,6 +126,17 @@ typedef struct kt_labels {
   const char *check;  /* kt_kernel_set_check: "check" */
 } kt_labels;
 
+/* What a tuning minimises (`--objective`), and which stored winner
+ * kt_launch uses: the time per launch, the energy per launch (the device's
+ * energy counter over the samples: NVML on CUDA, RAPL on the CPU backend),
+ * or their product, the energy-delay product. A winner is stored under its
+ * objective (docs/DESIGN.md, "Energy"). */
+typedef enum kt_objective {
+  KT_OBJECTIVE_TIME,   /* seconds per launch */
+  KT_OBJECTIVE_ENERGY, /* joules per launch */
+  KT_OBJECTIVE_EDP,    /* joules times seconds per launch */
+} kt_objective;
+
 /* Context options. Zero-initialise, then set what you need: every zero field
  * means "the documented default". */
 typedef struct kt_options {
@@ -157,6 +168,9 @@ typedef struct kt_options {
    * (the STREAM of kt_launch) work with them. NULL: a context of ktune's own. */
   void *opencl_context;
   void *opencl_device;
+  /* Which stored winner kt_launch launches: the one of this objective's
+   * tunings; a miss tunes for it (unless miss_tune says otherwise). 0: time. */
+  kt_objective objective;
 } kt_options;
 
 /* Zero fields of kt_options take the documented default, unless these
@@ -309,24 +323,26 @@ typedef enum kt_timing {
 } kt_timing;
 
 typedef struct kt_tune_options {
-  const char *strategy; /* NULL: exhaustive when it fits the budget, else the best one */
-  long budget_configs;  /* configurations besides the default (always run, never counted); 0: no limit */
-  double budget_s;      /* 0: no time limit */
-  uint64_t seed;        /* 0: the default seed, 42 */
-  int no_cache;         /* 1: measure again what the database already holds */
-  int finalists;        /* configurations re-timed in interleaved rounds; 0: 5 */
-  int rounds;           /* interleaved rounds; 0: 7 */
-  int bench_only;       /* 1: time only the pinned configuration (unpinned names
+  const char *strategy;   /* NULL: exhaustive when it fits the budget, else the best one */
+  long budget_configs;    /* configurations besides the default (always run, never counted); 0: no limit */
+  double budget_s;        /* 0: no time limit */
+  uint64_t seed;          /* 0: the default seed, 42 */
+  int no_cache;           /* 1: measure again what the database already holds */
+  int finalists;          /* configurations re-timed in interleaved rounds; 0: 5 */
+  int rounds;             /* interleaved rounds; 0: 7 */
+  int bench_only;         /* 1: time only the pinned configuration (unpinned names
                            at their defaults) beside the default; no search */
-  int show_output;      /* 1: progress lines on stderr include what each
+  int show_output;        /* 1: progress lines on stderr include what each
                            configuration printed (always in the result's JSON) */
-  int retry_failed;     /* 1: measure again the failures the database holds
+  int retry_failed;       /* 1: measure again the failures the database holds
                            (those not the kernel's own doing always are) */
-  kt_check_fn check;    /* an author's check (see kt_check_fn), instead of the
+  kt_check_fn check;      /* an author's check (see kt_check_fn), instead of the
                            comparison with the reference; overrides
                            kt_kernel_set_check and @check */
-  void *check_data;     /* handed to CHECK as kt_check_args.user */
-  kt_timing timing;     /* how each configuration is timed; 0: KT_TIMING_AUTO */
+  void *check_data;       /* handed to CHECK as kt_check_args.user */
+  kt_timing timing;       /* how each configuration is timed; 0: KT_TIMING_AUTO */
+  kt_objective objective; /* what the winner minimises; 0: KT_OBJECTIVE_TIME. A device
+                             that reports no energy refuses the other two (KT_INVALID) */
 } kt_tune_options;
 
 /* Tunes the kernel for its current sizes and pins. KT_NOVALID when no

@@ -65,6 +65,16 @@ typedef struct kt__reading {
   uint64_t throttle_reasons; /* NVML's clocks-event reasons (a bit mask) */
   double power_w;
   unsigned temp_c;
+  /* The energy the device used over the sample (a counter read before the
+   * launches and after them: NVML's total energy, RAPL's energy_uj), and the
+   * seconds between the two reads. */
+  bool energy_known;
+  double energy_j, energy_s;
+  unsigned max_clock_mhz; /* the SM clock's maximum (0: unknown), what a throttled clock is below */
+  /* Other processes computing on the device meanwhile: known only where the
+   * device's process list holds this one (PID namespaces apart, it cannot tell). */
+  bool others_known;
+  int other_processes;
 } kt__reading;
 
 /* Element types of @kernel parameters. */

@@ -42,6 +42,7 @@ static const row rows[KT__ENV_COUNT] = {
     [KT__ENV_NVRTC] = {PATH},
     [KT__ENV_LIBCUDA] = {PATH},
     [KT__ENV_LIBNVML] = {PATH},
+    [KT__ENV_POWERCAP_ROOT] = {PATH},
     [KT__ENV_TRACE] = {FLAG},
     [KT__ENV_PRINT_AUTOTUNING] = {FLAG},
     [KT__ENV_CC] = {PATH},

@@ -34,6 +34,7 @@
   X(NVRTC, "KTUNE_NVRTC")                         \
   X(LIBCUDA, "KTUNE_LIBCUDA")                     \
   X(LIBNVML, "KTUNE_LIBNVML")                     \
+  X(POWERCAP_ROOT, "KTUNE_POWERCAP_ROOT")         \
   X(TRACE, "KTUNE_TRACE")                         \
   X(PRINT_AUTOTUNING, "KTUNE_PRINT_AUTOTUNING")   \
   X(CC, "CC")                                     \

@@ -8,7 +8,7 @@ import os
 from typing import Optional, Union
 
 from . import errors
-from ._lib import Labels, Options, TuneOptions, ctx_p, kernel_p, lib
+from ._lib import OBJECTIVES, Labels, Options, TuneOptions, ctx_p, kernel_p, lib
 
 # kt_miss_policy (include/ktune.h), by the word after KT_MISS_
 _MISS = {"tune": 0, "nearest": 1, "default": 2, "background": 3, "online": 4}
@@ -28,6 +28,14 @@ def backend_names() -> list:
 
 def _encode(s: Optional[PathLike]) -> Optional[bytes]:
     return None if s is None else os.fsencode(s)
+
+
+def objective_value(objective: str) -> int:
+    """kt_objective's value of OBJECTIVE ("time", "energy", "edp")."""
+    if objective not in OBJECTIVES:
+        raise errors.InvalidInput(f"objective={objective!r}: expected 'time' (seconds per launch), 'energy' "
+                                  "(joules per launch) or 'edp' (joules times seconds)")
+    return OBJECTIVES.index(objective)
 
 
 def budget_options(opts: TuneOptions, budget: Union[int, str, None]) -> None:
@@ -60,9 +68,10 @@ class Context:
 
     def __init__(self, backend: Optional[str] = None, device: int = 0, db: Optional[PathLike] = None,
                  no_db: bool = False, quiet: bool = True, jobs: int = 0, miss: str = "tune",
-                 miss_tune: Optional[TuneOptions] = None):
+                 miss_tune: Optional[TuneOptions] = None, objective: str = "time"):
         self.handle = ctx_p()
         o = Options()
+        o.objective = objective_value(objective)
         if backend is not None:
             names = backend_names()
             if backend not in names:

@@ -125,7 +125,8 @@ class Kernel(_Base):
 
     ``k(x, y, z)`` launches the stored winner for the arrays' sizes (read
     from the shapes on the @kernel line) and tunes on a miss as ``miss``
-    says. Tensors are given by position in @kernel order; scalars follow
+    says; ``objective`` ("time", "energy", "edp") is which stored winner it
+    launches, and what a miss tunes for. Tensors are given by position in @kernel order; scalars follow
     them by position or come as keywords, else from their @kernel expression
     (``n: i32 = N``); a runtime size no shape gives comes as a keyword too
     (``K=64``). On the CUDA backend arrays must be on the kernel's device and
@@ -149,14 +150,14 @@ class Kernel(_Base):
                  source: Optional[str] = None, lang: Optional[str] = None, backend: Optional[str] = None,
                  device: int = 0, db: Optional[PathLike] = None, no_db: bool = False, miss: str = "tune",
                  budget: Union[int, str, None] = None, strategy: Optional[str] = None, quiet: bool = True,
-                 jobs: int = 0, launch_path: Optional[str] = None):
+                 jobs: int = 0, launch_path: Optional[str] = None, objective: str = "time"):
         chosen = _chosen_launch_path(launch_path)
         self.launch_path = "ctypes" if _ext is None or isinstance(self, _CtypesKernel) else chosen
         self._miss_tune = TuneOptions()
         budget_options(self._miss_tune, budget)
         self._strategy = strategy.encode() if strategy else None
         self._miss_tune.strategy = self._strategy
-        self._ctx = Context(backend, device, db, no_db, quiet, jobs, miss, self._miss_tune)
+        self._ctx = Context(backend, device, db, no_db, quiet, jobs, miss, self._miss_tune, objective)
         self._handle = kernel_p()  # null until loaded: close() on a failed load frees nothing
         self._handle = self._ctx.load(path, kernel, source, lang)
         self._source, self._lang = source, lang
@@ -487,7 +488,7 @@ def load(path: Optional[PathLike] = None, kernel: Optional[str] = None, *, sourc
          lang: Optional[str] = None, backend: Optional[str] = None, device: int = 0,
          db: Optional[PathLike] = None, no_db: bool = False, miss: str = "tune",
          budget: Union[int, str, None] = None, strategy: Optional[str] = None, quiet: bool = True,
-         jobs: int = 0, launch_path: Optional[str] = None) -> Kernel:
+         jobs: int = 0, launch_path: Optional[str] = None, objective: str = "time") -> Kernel:
     """Loads the annotated kernel KERNEL (None: the file's only one) from PATH,
     or from SOURCE, the annotated kernel as a string in LANG ("c", "cl" or
     "cu"; None: C), e.g. ``ktune.load(source=code, lang="cu")``.
@@ -509,6 +510,8 @@ def load(path: Optional[PathLike] = None, kernel: Optional[str] = None, *, sourc
     ktune._launch, a few microseconds less per call) or "ctypes" (the
     fallback, used when the extension is not built); None: $KTUNE_LAUNCH_PATH,
     else ktune.launch_path. The kernel's ``launch_path`` says which it got.
+    OBJECTIVE ("time", "energy", "edp") picks which stored winner a call
+    launches (a key's winner is stored per objective) and what a miss tunes for.
 
     Raises InvalidInput (with file:line:col) for a bad annotation or option,
     NotFound for an unknown kernel name, BackendUnavailable when the
@@ -523,4 +526,4 @@ def load(path: Optional[PathLike] = None, kernel: Optional[str] = None, *, sourc
     """
     return Kernel(path, kernel, source=source, lang=lang, backend=backend, device=device, db=db, no_db=no_db,
                   miss=miss, budget=budget,
-                  strategy=strategy, quiet=quiet, jobs=jobs, launch_path=launch_path)
+                  strategy=strategy, quiet=quiet, jobs=jobs, launch_path=launch_path, objective=objective)

@@ -46,6 +46,7 @@ class TuneOptions(ctypes.Structure):
         ("check", c_void_p),  # kt_check_fn: an author's check (unused from Python yet)
         ("check_data", c_void_p),
         ("timing", c_int),  # kt_timing: 0 auto, 1 graph, 2 events
+        ("objective", c_int),  # kt_objective: 0 time, 1 energy, 2 edp
     ]
 
 
@@ -68,6 +69,7 @@ class Options(ctypes.Structure):
         ("binary_cache_max_bytes", c_uint64),
         ("opencl_context", c_void_p),
         ("opencl_device", c_void_p),
+        ("objective", c_int),  # kt_objective: which stored winner kt_launch uses
     ]
 
 
@@ -85,6 +87,8 @@ class ParamInfo(ctypes.Structure):
         ("has_value", c_int),
     ]
 
+
+OBJECTIVES = ("time", "energy", "edp")  # kt_objective's values, in order
 
 ctx_p = c_void_p
 kernel_p = c_void_p

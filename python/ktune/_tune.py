@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Union
 
 from . import errors
-from ._context import Context, PathLike, budget_options
+from ._context import Context, PathLike, budget_options, objective_value
 from ._data import TuningData
 from ._lib import TuneOptions, capture, kernel_p, lib, result_p
 
@@ -96,8 +96,9 @@ def _pin_text(pin: Union[str, Mapping[str, int], None]) -> Optional[bytes]:
     return str(pin).encode()
 
 
-def _options(strategy, budget, seed, no_cache, retry_failed, show_output) -> TuneOptions:
+def _options(strategy, budget, seed, no_cache, retry_failed, show_output, objective) -> TuneOptions:
     o = TuneOptions()
+    o.objective = objective_value(objective)
     o.strategy = strategy.encode() if strategy else None
     budget_options(o, budget)
     o.seed = int(seed or 0)
@@ -144,7 +145,7 @@ def tune(path: Optional[PathLike] = None, kernel: Optional[str] = None, *, sourc
          device: int = 0, db: Optional[PathLike] = None, no_db: bool = False, no_cache: bool = False,
          retry_failed: bool = False, show_output: bool = False, quiet: bool = True, jobs: int = 0,
          inputs: Optional[Mapping[str, Any]] = None, expect: Optional[Mapping[str, Any]] = None,
-         report: Optional[PathLike] = None) -> TuneResult:
+         report: Optional[PathLike] = None, objective: str = "time") -> TuneResult:
     """Tunes kernel KERNEL of PATH (None: the file's only one) and returns a TuneResult.
 
     Instead of PATH, SOURCE is the annotated kernel as a string, in LANG
@@ -162,6 +163,9 @@ def tune(path: Optional[PathLike] = None, kernel: Optional[str] = None, *, sourc
     (100) or of seconds ("30s"); SEED seeds the search. Results go to DB
     (None: $KTUNE_DB, else ~/.cache/ktune/results.db) unless NO_DB; NO_CACHE
     measures again what the database holds, RETRY_FAILED its failures.
+    OBJECTIVE is what the winner minimises: "time" per launch, "energy" per
+    launch (NVML on CUDA, RAPL on the CPU; a device without either raises
+    InvalidInput) or "edp" (energy times time); the winner is stored under it.
 
     Raises InvalidInput (bad sizes, pins, strategy), NoValidConfiguration
     (its .result says what happened to each configuration),
@@ -173,7 +177,7 @@ def tune(path: Optional[PathLike] = None, kernel: Optional[str] = None, *, sourc
                 inputs=inputs, expect=expect, report=report, dims=dict(dims or {}), pin=pin if isinstance(pin, (str, type(None)))
                 else dict(pin), strategy=strategy, budget=budget, seed=seed, backend=backend, device=device,
                 db=os.fspath(db) if db is not None else None, no_db=no_db, no_cache=no_cache,
-                retry_failed=retry_failed, show_output=show_output, quiet=quiet, jobs=jobs)
+                retry_failed=retry_failed, show_output=show_output, quiet=quiet, jobs=jobs, objective=objective)
     # Here, in this process, even when PyTorch or CuPy has loaded the CUDA
     # driver: kt_tune then starts its device workers from a fresh ktune-tuner
     # image instead of forking them from this process (docs/DESIGN.md).
@@ -181,8 +185,8 @@ def tune(path: Optional[PathLike] = None, kernel: Optional[str] = None, *, sourc
 
 
 def _tune_here(path, kernel, source, lang, inputs, expect, report, dims, pin, strategy, budget, seed, backend, device,
-               db, no_db, no_cache, retry_failed, show_output, quiet, jobs) -> TuneResult:
-    opts = _options(strategy, budget, seed, no_cache, retry_failed, show_output)
+               db, no_db, no_cache, retry_failed, show_output, quiet, jobs, objective) -> TuneResult:
+    opts = _options(strategy, budget, seed, no_cache, retry_failed, show_output, objective)
     ctx = Context(backend, device, db, no_db, quiet, jobs)
     handle = kernel_p()
     data = None

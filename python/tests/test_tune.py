@@ -218,3 +218,18 @@ def test_tune_after_this_process_loaded_the_cuda_driver(db, monkeypatch, capfd):
     with pytest.raises(ktune.InvalidInput) as e:
         ktune.tune(SCALE, dims={"N": 256}, pin="NOPE=1", db=db)
     assert "NOPE" in str(e.value)
+
+
+def test_objective_is_checked_and_needs_energy(db, monkeypatch):
+    """objective= takes time, energy or edp; energy where the device reports
+    none (here: no RAPL under the powercap root) is InvalidInput naming what
+    is missing, and time still tunes."""
+    path = os.path.join(ROOT, "tests", "data", "bad", "ok.c")
+    with pytest.raises(ktune.InvalidInput, match="objective='joules': expected 'time'"):
+        ktune.tune(path, db=db, objective="joules")
+    with pytest.raises(ktune.InvalidInput, match="objective='joules'"):
+        ktune.load(path, db=db, objective="joules")
+    monkeypatch.setenv("KTUNE_POWERCAP_ROOT", "/nonexistent/powercap")
+    with pytest.raises(ktune.InvalidInput, match="no RAPL energy counter: /nonexistent/powercap"):
+        ktune.tune(path, db=db, objective="energy")
+    assert ktune.tune(path, db=db, objective="time").winner is not None

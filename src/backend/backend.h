@@ -38,6 +38,8 @@ typedef struct kt__device_info {
                                 the timings, so the tuner alternates the two */
   char no_readings[256]; /* a GPU whose clocks, throttling, power and temperature
                             cannot be read (NVML missing): why; "" otherwise */
+  char no_energy[256];   /* a device whose energy cannot be read (no NVML energy
+                            counter, no RAPL, OpenCL): why; "" otherwise */
 } kt__device_info;
 
 /* One configuration to build. */

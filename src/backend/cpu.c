@@ -6,6 +6,7 @@
 #include "../envvars.h"
 #include "backend.h"
 #include "cc.h"
+#include "rapl.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -43,6 +44,7 @@ typedef struct cpu_state {
   unsigned char *flush;
   size_t flush_bytes;
   unsigned char flush_round;
+  kt__rapl rapl; /* the packages' energy counters; none: info.no_energy says why */
 } cpu_state;
 
 typedef void (*entry_fn)(void **args);
@@ -536,6 +538,7 @@ static int cpu_open(int index, void **state, kt__device_info *info, kt__errbuf *
   KT__RETURN_IF(index != 0, eb, KT_NOBACKEND, "the cpu backend has one device (0), not %d", index);
   cpu_state *s = kt__xcalloc(1, sizeof *s);
   describe_cpu(&s->info);
+  kt__rapl_open(&s->rapl, s->info.no_energy, sizeof s->info.no_energy);
   *info = s->info;
   *state = s;
   return KT_OK;
@@ -698,18 +701,25 @@ static double seconds_between(const struct timespec *a, const struct timespec *b
 
 static kt__status cpu_time(void *state, void *fn, const kt__launch *l, int n, kt_timing how, double *seconds,
                            kt__reading *reading, kt__errbuf *eb) {
-  (void)how, (void)reading; /* one method; a CPU reports nothing of its clocks here */
+  (void)how; /* one method; a CPU reports nothing of its clocks here, only RAPL's energy */
+  cpu_state *s = state;
   call_args c;
   kt__status st = prepare(l, &c, eb);
   if (st != KT__ST_OK) return st;
   entry_fn entry = ((cpu_fn *)fn)->entry;
   struct timespec t0, t1, c0, c1;
+  kt__rapl_counts e0, e1;
+  bool energy = reading && s->rapl.n && kt__rapl_read(&s->rapl, &e0);
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
   clock_gettime(CLOCK_MONOTONIC, &t0);
   for (int i = 0; i < n; i++) entry(c.ptr);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
   double wall = seconds_between(&t0, &t1), cpu = seconds_between(&c0, &c1);
+  /* The packages' energy over the wall-clock time: whatever else ran on
+   * them meanwhile is in it too, as the power a busy host draws. */
+  if (energy && kt__rapl_read(&s->rapl, &e1))
+    reading->energy_known = true, reading->energy_j = kt__rapl_joules(&s->rapl, &e0, &e1), reading->energy_s = wall;
   /* The worker's CPU time leaves out the time other processes took the core
    * from it: on a loaded machine a sample otherwise lasts longer by whatever
    * the scheduler gave them, and short configurations, preempted in most of

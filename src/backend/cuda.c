@@ -398,6 +398,8 @@ static void open_nvml(cuda_state *s, kt__device_info *info) {
     return;
   }
   s->nvml = kt__nvml_open(bus, info->no_readings, sizeof info->no_readings);
+  if (!s->nvml) snprintf(info->no_energy, sizeof info->no_energy, "%s", info->no_readings);
+  kt__nvml_no_energy(s->nvml, info->no_energy, sizeof info->no_energy);
 }
 
 static int cuda_open(int index, void **state, kt__device_info *info, kt__errbuf *eb) {
@@ -783,12 +785,19 @@ static kt__status cuda_time(void *state, void *f, const kt__launch *l, int n, kt
   kt__status st = prepare(s, f, l, &d, &p, eb);
   if (st != KT__ST_OK) return st;
   bool graph = how == KT_TIMING_GRAPH;
+  /* The energy counter is read around the launches and their wait, after
+   * the cache flush before them. */
+  double e0 = 0, e1 = 0, t0 = kt__now();
+  bool energy = reading && kt__nvml_energy(s->nvml, &e0);
   CUresult r = graph ? graph_n(s, f, &d, l, p.values, n > 0 ? n : 1) : launch_n(s, f, &d, p.values, n > 0 ? n : 1);
   if (r != CUDA_SUCCESS) return cu_status(s, r, graph ? "a graph of the launches" : "cuLaunchKernel", eb);
   /* Faults of the kernels surface here, at the first synchronisation. */
   r = cu.EventSynchronize(s->stop);
   if (r != CUDA_SUCCESS) return cu_status(s, r, "the kernel", eb);
+  double t1 = kt__now();
+  energy = energy && kt__nvml_energy(s->nvml, &e1);
   if (reading) kt__nvml_read(s->nvml, reading); /* the clocks the samples ran at, right after */
+  if (energy) reading->energy_known = true, reading->energy_j = e1 - e0, reading->energy_s = t1 - t0;
   float ms = 0;
   r = cu.EventElapsedTime(&ms, s->start, s->stop);
   if (r != CUDA_SUCCESS) return cu_status(s, r, "cuEventElapsedTime", eb);

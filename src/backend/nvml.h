@@ -16,6 +16,12 @@ typedef struct kt__nvml_device kt__nvml_device;
 kt__nvml_device *kt__nvml_open(const char *pci_bus_id, char *why, size_t why_size);
 /* What D reports now; a query NVML refuses leaves its field unknown. */
 void kt__nvml_read(kt__nvml_device *d, kt__reading *out);
+/* D's energy counter (NVML's total energy since the driver loaded) in
+ * joules; false where it has none. */
+bool kt__nvml_energy(kt__nvml_device *d, double *joules);
+/* Why D reports no energy, into WHY; left as it is where it does (or D is
+ * NULL: the reason NVML is missing is the caller's). */
+void kt__nvml_no_energy(kt__nvml_device *d, char *why, size_t why_size);
 void kt__nvml_close(kt__nvml_device *d);
 
 #endif

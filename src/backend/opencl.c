@@ -271,6 +271,9 @@ static int cl_open(int index, void **state, kt__device_info *info, kt__errbuf *e
   KT__RETURN_IF(index < 0 || index >= n, eb, KT_NOTFOUND,
                 "OpenCL: there is no device %d (%d found: 0..%d; see `ktune devices`)", index, n, n - 1);
   KT__FORWARD(fill_info(cl, pairs[index], index, info, eb));
+  snprintf(info->no_energy, sizeof info->no_energy,
+           "OpenCL reports no energy (no counter in its API, PoCL's or a GPU driver's); the CUDA backend reads "
+           "NVML's, the cpu backend RAPL's");
   cl_state *s = kt__xcalloc(1, sizeof *s);
   s->cl = cl;
   s->device = pairs[index].device;

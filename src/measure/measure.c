@@ -36,6 +36,7 @@ typedef struct run {
   double timed;  /* seconds the timer reported, warm-up included */
   kt_timing how; /* the method samples are taken by now */
   kt__seen seen;
+  unsigned last_disturbance; /* of the last sample taken (kt__reading_disturbance) */
 } run;
 
 static void apply_defaults(kt__measure_opts *o) {
@@ -196,6 +197,53 @@ void kt__seen_add(kt__seen *seen, const kt__reading *r) {
     if (!seen->temp_known || r->temp_c > seen->temp_max_c) seen->temp_max_c = r->temp_c;
     seen->temp_known = true;
   }
+  if (r->energy_known && r->energy_s > 0) {
+    seen->energy_j += r->energy_j;
+    seen->energy_s += r->energy_s;
+    seen->energy_known = true;
+  }
+}
+
+unsigned kt__reading_disturbance(const kt__reading *r) {
+  unsigned d = 0;
+  if (r->clock_known && r->max_clock_mhz > 0 && r->sm_clock_mhz < r->max_clock_mhz && r->throttle_known &&
+      (r->throttle_reasons & KT__THROTTLE_DISTURBING))
+    d |= KT__DISTURBED_THROTTLED;
+  if (r->others_known && r->other_processes > 0) d |= KT__DISTURBED_SHARED;
+  return d;
+}
+
+bool kt__seen_valid(const kt__seen *seen) { return seen->disturbed_samples == 0; }
+
+const char *kt__disturbance_words(unsigned d) {
+  static const char *const words[] = {"", "throttled", "shared", "throttled, shared"};
+  return words[d & 3];
+}
+
+double kt__seen_watts(const kt__seen *seen) {
+  return seen->energy_known && seen->energy_s > 0 ? seen->energy_j / seen->energy_s : NAN;
+}
+
+/* The mean power times the median time, rather than the joules over the
+ * launches: a counter that moves in steps (NVML's every few milliseconds)
+ * gives each window a share of the steps, and the power over all windows
+ * averages that out, where the time per launch is the robust median. */
+double kt__objective_score(kt_objective o, double seconds, const kt__seen *seen) {
+  if (o == KT_OBJECTIVE_TIME) return seconds;
+  double w = kt__seen_watts(seen);
+  if (!(w >= 0) || !(seconds > 0)) return INFINITY;
+  return o == KT_OBJECTIVE_EDP ? w * seconds * seconds : w * seconds;
+}
+
+static const char *const objective_names[] = {
+    [KT_OBJECTIVE_TIME] = "time", [KT_OBJECTIVE_ENERGY] = "energy", [KT_OBJECTIVE_EDP] = "edp"};
+
+const char *kt__objective_name(kt_objective o) { return (unsigned)o <= KT_OBJECTIVE_EDP ? objective_names[o] : "time"; }
+
+int kt__objective_from_name(const char *name) {
+  for (int i = 0; name && i <= KT_OBJECTIVE_EDP; i++)
+    if (strcmp(name, objective_names[i]) == 0) return i;
+  return -1;
 }
 
 static kt__status time_reps(run *r, int reps, double *seconds) {
@@ -203,7 +251,22 @@ static kt__status time_reps(run *r, int reps, double *seconds) {
   kt__status st = r->timer(r->ud, r->how, reps, seconds, &reading, r->eb);
   if (st == KT__ST_OK && !(*seconds >= 0)) *seconds = 0; /* NaN or negative: a broken clock */
   if (st == KT__ST_OK) r->timed += *seconds, kt__seen_add(&r->seen, &reading);
+  r->last_disturbance = st == KT__ST_OK ? kt__reading_disturbance(&reading) : 0;
   return st;
+}
+
+/* After the sample just taken: true when it was disturbed and there is time
+ * to take it again (it is then left out); a disturbed sample kept for lack
+ * of time makes the measurement invalid. */
+static bool retake(run *r) {
+  if (!r->last_disturbance) return false;
+  r->seen.disturbance |= r->last_disturbance;
+  if (!out_of_time(r) && r->seen.retaken_samples < r->o.max_samples) {
+    r->seen.retaken_samples++;
+    return true;
+  }
+  r->seen.disturbed_samples++;
+  return false;
 }
 
 /* Warm-up launches; *LAST_S is the time of the last one. A launch that
@@ -296,11 +359,11 @@ static kt__status take_samples(run *r, int reps, double *samples, int *n, bool *
      * that the median falls among those taken in the gaps. */
     bool enough = *n >= r->o.min_samples && !(*n < KT__CONTENDED_SAMPLES && kt__samples_contended(samples, *n));
     if (enough && stable(samples, *n)) break;
-    if (out_of_time(r)) break;
+    if (out_of_time(r) && *n > 0) break; /* one sample at least, after retakes too */
     double s;
     kt__status st = time_reps(r, reps, &s);
     if (st != KT__ST_OK) return st;
-    samples[(*n)++] = s / reps;
+    if (!retake(r)) samples[(*n)++] = s / reps;
   }
   return KT__ST_OK;
 }
@@ -324,6 +387,8 @@ kt__status kt__measure(const kt__measure_opts *o, kt__timer_fn timer, void *ud, 
   if (st == KT__ST_OK && n == 0) {
     st = scale_reps(&r, 1, warm_s, &reps, &samples[n++]);
     if (st == KT__ST_OK && r.o.timing == KT_TIMING_AUTO) st = choose_timing(&r, &reps, &samples[0]);
+    /* The scaling's last sample counts as the first unless it was disturbed. */
+    if (st == KT__ST_OK && retake(&r)) n = 0;
   }
   bool stopped = false;
   if (st == KT__ST_OK) st = take_samples(&r, reps, samples, &n, &stopped);

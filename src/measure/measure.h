@@ -31,7 +31,51 @@ typedef struct kt__seen {
   uint64_t throttle_reasons;
   double power_max_w;
   unsigned temp_max_c;
+  /* Summed over the samples that read an energy counter: joules, and the
+   * seconds the counter's reads spanned (their ratio is the mean power). */
+  bool energy_known;
+  double energy_j, energy_s;
+  /* Validity: samples taken again because they were disturbed (the time
+   * allowed permitting), samples kept disturbed, and what disturbed them
+   * (KT__DISTURBED_*, or-ed). A measurement with kept disturbed samples is
+   * not valid (kt__seen_valid). */
+  int retaken_samples, disturbed_samples;
+  unsigned disturbance;
 } kt__seen;
+
+/* What disturbed a sample (kt__reading_disturbance). */
+enum {
+  KT__DISTURBED_THROTTLED = 1, /* SM clock below its maximum with a thermal or hardware slowdown reason */
+  KT__DISTURBED_SHARED = 2,    /* another process computed on the device */
+};
+
+/* NVML's clocks-event reasons that make a lower clock a disturbance:
+ * software and hardware thermal slowdown, hardware slowdown and the power
+ * brake (0x8, 0x20, 0x40, 0x80). Not the software power cap (0x4): a kernel
+ * that draws the card's power limit runs at that clock in an application
+ * too, so it is the kernel's own steady state, and no sample of it could be
+ * taken otherwise. Not idle (0x1) nor application clocks (0x2). */
+#define KT__THROTTLE_DISTURBING 0xe8ull
+
+/* What disturbed the sample R was read after (KT__DISTURBED_*), 0 for none
+ * or where the device did not say. */
+unsigned kt__reading_disturbance(const kt__reading *r);
+/* Whether SEEN's samples were all undisturbed. */
+bool kt__seen_valid(const kt__seen *seen);
+/* "throttled", "shared", "throttled, shared" for the bits of D. */
+const char *kt__disturbance_words(unsigned d);
+
+/* The mean power over SEEN's energy windows, in watts; NAN without them. */
+double kt__seen_watts(const kt__seen *seen);
+
+/* What a configuration is judged by under objective O, lower better: its
+ * SECONDS per launch (time); joules per launch, the mean power times
+ * SECONDS (energy); joules times seconds (edp). Where SEEN has no energy,
+ * INFINITY under energy and edp: such a configuration ranks last. */
+double kt__objective_score(kt_objective o, double seconds, const kt__seen *seen);
+/* "time", "energy", "edp"; and back (-1 for anything else). */
+const char *kt__objective_name(kt_objective o);
+int kt__objective_from_name(const char *name);
 
 /* Adds one sample's reading to SEEN. */
 void kt__seen_add(kt__seen *seen, const kt__reading *r);

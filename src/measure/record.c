@@ -17,6 +17,14 @@ void kt__measurement_json(kt__sbuf *b, const char *method, const kt__stats *s) {
   if (v->power_known) kt__sbuf_printf(b, ", \"power_max_w\": %.1f", v->power_max_w);
   if (v->temp_known) kt__sbuf_printf(b, ", \"temperature_max_c\": %u", v->temp_max_c);
   if (s->contended && s->min > 0) kt__sbuf_printf(b, ", \"contended\": true, \"spread\": %.3f", s->max / s->min - 1);
+  if (v->retaken_samples) kt__sbuf_printf(b, ", \"retaken_samples\": %d", v->retaken_samples);
+  kt__sbuf_printf(b, ", \"valid\": %s", kt__seen_valid(v) ? "true" : "false");
+  if (!kt__seen_valid(v))
+    kt__sbuf_printf(b, ", \"disturbed_samples\": %d, \"disturbance\": \"%s\"", v->disturbed_samples,
+                    kt__disturbance_words(v->disturbance));
+  double w = kt__seen_watts(v);
+  if (w >= 0 && s->median > 0)
+    kt__sbuf_printf(b, ", \"energy_per_launch_j\": %.6g, \"power_mean_w\": %.4g", w * s->median, w);
   kt__sbuf_printf(b, "}");
 }
 

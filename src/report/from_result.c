@@ -43,6 +43,9 @@ void kt__report_from_result(const kt_result *res, kt__report *r) {
     const kt__trial *t = &res->trials[order[j]];
     int at = kt__report_add_point(k, t->values, t->status, kt__trial_seconds(t), t->done_s);
     if (t->status != KT__ST_OK) kt__report_set_why(k, at, t->message);
+    if (t->status == KT__ST_OK && t->stats.timing != KT_TIMING_AUTO)
+      kt__report_set_measurement(k, at, res->timings ? res->timings[t->stats.timing] : kt__timing_name(t->stats.timing),
+                                 kt__seen_watts(&t->stats.seen) * kt__trial_seconds(t), kt__seen_valid(&t->stats.seen));
     if (order[j] == res->winner) k->winner = at;
     if (order[j] == res->default_trial) k->def = at;
   }

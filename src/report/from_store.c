@@ -61,6 +61,10 @@ static int add_key(void *ud, const kt__cache_key *ck, const kt__result_row *rows
     values_of(names, nnames, rec->config, values);
     int at = kt__report_add_point(k, values, rec->status, rec->stats.median, timestamp_s(rows[i].timestamp) - t0);
     if (rec->status != KT__ST_OK) kt__report_set_why(k, at, rec->message);
+    /* The store keeps the timing and the energy, not the validity (the measurement record's JSON has it). */
+    if (rec->status == KT__ST_OK && rec->stats.timing != KT_TIMING_AUTO)
+      kt__report_set_measurement(k, at, kt__timing_name(rec->stats.timing),
+                                 kt__seen_watts(&rec->stats.seen) * rec->stats.median, true);
     if (ck->winner_config && strcmp(rec->config, ck->winner_config) == 0) k->winner = i;
   }
   free(text);

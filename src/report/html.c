@@ -144,7 +144,8 @@ static void top_table(kt__sbuf *b, const kt__key_view *v) {
   const kt__report_key *k = v->k;
   int n = v->nok < TOP_ROWS ? v->nok : TOP_ROWS;
   kt__sbuf_printf(b, "<h3>The fastest configurations</h3>\n<table class='top'><tr><th>#</th><th>configuration</th>"
-                     "<th>time per launch</th><th>speed against the winner</th></tr>\n");
+                     "<th>time per launch</th><th>speed against the winner</th><th>measured by</th>"
+                     "<th>energy per launch</th></tr>\n");
   for (int j = 0; j < n; j++) {
     int i = v->sample[j]; /* the sample starts with the fastest, in order */
     kt__sbuf cfg = {0};
@@ -153,9 +154,15 @@ static void top_table(kt__sbuf *b, const kt__key_view *v) {
     kt__format_seconds(k->points[i].seconds, t, sizeof t);
     kt__sbuf_printf(b, "<tr><td class='num'>%d</td><td><code>", j + 1);
     esc(b, cfg.s);
-    kt__sbuf_printf(b, "</code>%s%s</td><td class='num'>%s</td><td class='num'>%.3f</td></tr>\n",
+    const kt__report_point *p = &k->points[i];
+    char energy[32] = "-";
+    if (p->joules >= 0) snprintf(energy, sizeof energy, "%.3g mJ", p->joules * 1e3);
+    kt__sbuf_printf(b,
+                    "</code>%s%s</td><td class='num'>%s</td><td class='num'>%.3f</td><td>%s%s</td>"
+                    "<td class='num'>%s</td></tr>\n",
                     i == k->winner ? " (winner)" : "", i == k->def ? " (default)" : "", t,
-                    k->winner >= 0 ? k->points[k->winner].seconds / k->points[i].seconds : 1.0);
+                    k->winner >= 0 ? k->points[k->winner].seconds / p->seconds : 1.0, p->method ? p->method : "-",
+                    p->valid ? "" : " (not valid: disturbed)", energy);
     kt__sbuf_free(&cfg);
   }
   kt__sbuf_printf(b, "</table>\n");
@@ -305,6 +312,7 @@ static void key_section(kt__sbuf *b, const kt__report_key *k, int index, int max
   kt__sbuf_printf(b, "<div class='plots'>");
   if (v.nok) kt__plot_distribution(b, &v);
   kt__plot_statuses(b, &v);
+  if (v.nok) kt__plot_energy(b, &v);
   kt__sbuf_printf(b, "</div>\n");
   if (v.nok && k->nnames) effect_section(b, &v);
   if (v.nok) progress_section(b, &v);

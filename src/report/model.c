@@ -31,10 +31,17 @@ int kt__report_add_point(kt__report_key *k, const int64_t *values, kt__status st
     k->values = kt__xreallocarray(k->values, (size_t)k->cap * (size_t)(k->nnames ? k->nnames : 1), sizeof *k->values);
   }
   bool ok = status == KT__ST_OK && seconds > 0 && isfinite(seconds);
-  k->points[k->n] =
-      (kt__report_point){ok || status != KT__ST_OK ? status : KT__ST_RUNTIME, ok ? seconds : NAN, at_s, NULL};
+  k->points[k->n] = (kt__report_point){
+      ok || status != KT__ST_OK ? status : KT__ST_RUNTIME, ok ? seconds : NAN, at_s, NULL, NULL, NAN, true};
   memcpy(&k->values[(size_t)k->n * (size_t)k->nnames], values, (size_t)k->nnames * sizeof *values);
   return k->n++;
+}
+
+void kt__report_set_measurement(kt__report_key *k, int at, const char *method, double joules, bool valid) {
+  kt__report_point *p = &k->points[at];
+  p->method = method;
+  p->joules = joules >= 0 ? joules : NAN;
+  p->valid = valid;
 }
 
 void kt__report_set_why(kt__report_key *k, int at, const char *why) {

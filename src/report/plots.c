@@ -41,9 +41,76 @@ static const char *point_tip(const kt__report_key *k, int i, const char *what, c
   char t[32];
   kt__config_format((const char *const *)k->names, &k->values[(size_t)i * (size_t)k->nnames], k->nnames, "", &cfg);
   kt__format_seconds(k->points[i].seconds, t, sizeof t);
-  snprintf(buf, len, "%s%s%s, %s", what ? what : "", what ? ": " : "", cfg.s, t);
+  const kt__report_point *p = &k->points[i];
+  char energy[48] = "";
+  if (p->joules >= 0) snprintf(energy, sizeof energy, ", %.3g mJ", p->joules * 1e3);
+  snprintf(buf, len, "%s%s%s, %s%s%s%s%s", what ? what : "", what ? ": " : "", cfg.s, t, energy,
+           p->method ? " by " : "", p->method ? p->method : "", p->valid ? "" : " (not valid: disturbed)");
   kt__sbuf_free(&cfg);
   return buf;
+}
+
+/* ---- time against energy ---- */
+
+static const kt__report_key *energy_subject;
+static int by_time_then_energy(const void *a, const void *b) {
+  const kt__report_point *x = &energy_subject->points[*(const int *)a], *y = &energy_subject->points[*(const int *)b];
+  if (x->seconds != y->seconds) return x->seconds < y->seconds ? -1 : 1;
+  return (x->joules > y->joules) - (x->joules < y->joules);
+}
+
+int kt__report_pareto(const kt__report_key *k, int *front) {
+  int *order = kt__xcalloc((size_t)k->n + 1, sizeof *order), n = 0, nf = 0;
+  for (int i = 0; i < k->n; i++)
+    if (k->points[i].status == KT__ST_OK && k->points[i].joules >= 0) order[n++] = i;
+  energy_subject = k; /* qsort has no user pointer; reports are made on one thread */
+  qsort(order, (size_t)n, sizeof *order, by_time_then_energy);
+  /* By time, each point that spends less energy than every faster one. */
+  double least = INFINITY;
+  for (int j = 0; j < n; j++)
+    if (k->points[order[j]].joules < least) least = k->points[order[j]].joules, front[nf++] = order[j];
+  free(order);
+  return nf;
+}
+
+bool kt__plot_energy(kt__sbuf *b, const kt__key_view *v) {
+  const kt__report_key *k = v->k;
+  double jmin = INFINITY, jmax = 0;
+  for (int i = 0; i < k->n; i++)
+    if (k->points[i].status == KT__ST_OK && k->points[i].joules > 0)
+      jmin = fmin(jmin, k->points[i].joules), jmax = fmax(jmax, k->points[i].joules);
+  if (!(jmax > 0)) return false;
+  int *front = kt__xcalloc((size_t)k->n + 1, sizeof *front);
+  int nf = kt__report_pareto(k, front);
+  kt__plot p;
+  kt__axis x = time_axis(v->tmin, v->tmax, "time per launch (log scale)");
+  kt__axis y = {.lo = jmin / 1.25, .hi = jmax * 1.25, .log = true, .label = "energy per launch, J (log scale)"};
+  kt__plot_begin(&p, b, "Time against energy per launch, with the Pareto front", WIDTH, HEIGHT, x, y, NULL, 0);
+  char tip[512];
+  for (int j = 0; j < v->nsample; j++) {
+    int i = v->sample[j];
+    if (k->points[i].joules > 0)
+      kt__plot_marker(&p, 0, k->points[i].seconds, k->points[i].joules, 4, "pt",
+                      point_tip(k, i, NULL, tip, sizeof tip));
+  }
+  double *xs = kt__xcalloc((size_t)nf + 1, sizeof *xs), *ys = kt__xcalloc((size_t)nf + 1, sizeof *ys);
+  for (int j = 0; j < nf; j++) {
+    xs[j] = k->points[front[j]].seconds, ys[j] = k->points[front[j]].joules;
+    kt__plot_marker(&p, 2, xs[j], ys[j], 6, "pt front", point_tip(k, front[j], "Pareto front", tip, sizeof tip));
+  }
+  kt__plot_line(&p, 2, xs, ys, nf, true, 1.5);
+  if (k->winner >= 0 && k->points[k->winner].joules > 0)
+    kt__plot_star(&p, k->points[k->winner].seconds, k->points[k->winner].joules, "pt winner",
+                  point_tip(k, k->winner, "winner", tip, sizeof tip));
+  const char *labels[] = {"valid configurations", "Pareto front (none both faster and cheaper)", "winner"};
+  int styles[] = {0, 2, 0};
+  kt__swatch kinds[] = {KT__SWATCH_MARKER, KT__SWATCH_LINE, KT__SWATCH_STAR};
+  kt__plot_legend(&p, labels, styles, kinds, 3);
+  kt__plot_end(&p);
+  free(xs);
+  free(ys);
+  free(front);
+  return true;
 }
 
 /* ---- the distribution of times, and the failures ---- */

@@ -26,5 +26,11 @@ bool kt__plot_progress(kt__sbuf *b, const kt__key_view *v, bool wall);
 void kt__plot_curves(kt__sbuf *b, const kt__key_view *v);
 bool kt__plot_winner_default(kt__sbuf *b, const kt__key_view *v);
 void kt__plot_timeline(kt__sbuf *b, const kt__key_view *v);
+/* The OK points with energy that no other is both faster and cheaper than
+ * (the Pareto front of time and energy) into FRONT, fastest first; their count. */
+int kt__report_pareto(const kt__report_key *k, int *front);
+/* Energy per launch against time per launch, the Pareto front drawn through
+ * its points; false (nothing drawn) when no point has energy. */
+bool kt__plot_energy(kt__sbuf *b, const kt__key_view *v);
 
 #endif

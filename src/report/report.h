@@ -13,6 +13,13 @@ typedef struct kt__report_point {
   double seconds; /* the time it is judged by; NAN unless OK */
   double at_s;    /* when it was settled, seconds after the key's first; NAN: unknown */
   char *why;      /* why it failed (its message, owned), or NULL */
+  /* How it was measured (kt__report_set_measurement): the method ("graph",
+   * "events", "profiling", "clock"; a static string, NULL: unknown), its
+   * energy per launch (NAN: none measured), and whether every sample kept
+   * was undisturbed. */
+  const char *method;
+  double joules;
+  bool valid;
 } kt__report_point;
 
 /* A search's progress over recorded spaces (replays): best[i] is the mean
@@ -60,6 +67,9 @@ kt__report_key *kt__report_add_key(kt__report *r, const char *kernel, const char
                                    const char *sizes, const char *const *names, int nnames);
 /* Appends a point (VALUES: nnames of them); returns its index. */
 int kt__report_add_point(kt__report_key *k, const int64_t *values, kt__status status, double seconds, double at_s);
+/* How point AT was measured: METHOD (static, or NULL), JOULES per launch
+ * (NAN: none), VALID (no disturbed sample kept). */
+void kt__report_set_measurement(kt__report_key *k, int at, const char *method, double joules, bool valid);
 /* Point AT failed for this reason (NULL or "": none given); kept in a copy. */
 void kt__report_set_why(kt__report_key *k, int at, const char *why);
 /* Adds an empty curve of N evaluations labelled LABEL; its best[] is zeroed. */

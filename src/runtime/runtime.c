@@ -239,9 +239,11 @@ static int choose_config(kt_kernel *k, const int64_t *sizes, void *const *args, 
   double secs = 0;
   int rc = KT_OK;
   kt__errbuf eb;
-  if (store && kt__store_winner(store, &key, &config, &secs, &eb) == KT_OK &&
+  kt_objective objective = k->ctx->opts.objective;
+  if (store && kt__store_winner(store, &key, objective, &config, &secs, &eb) == KT_OK &&
       read_stored(k, sizes, config, values, how)) {
-    kt__sbuf_printf(how, "stored winner");
+    kt__sbuf_printf(how, "stored winner%s%s", objective == KT_OBJECTIVE_TIME ? "" : " for ",
+                    objective == KT_OBJECTIVE_TIME ? "" : kt__objective_name(objective));
   } else if (policy == KT_MISS_TUNE || policy == KT_MISS_BACKGROUND || policy == KT_MISS_ONLINE) {
     bool created;
     kt__sbuf note = {0}; /* a snapshot refused: the copy was made before returning */

@@ -63,6 +63,7 @@ static kt_options context_options(const kt__tune_request *r) {
   o.compile_timeout_s = r->compile_timeout_s;
   o.run_timeout_s = r->run_timeout_s;
   o.max_tensor_bytes = r->max_tensor_bytes;
+  o.objective = (kt_objective)r->objective;
   return o;
 }
 
@@ -74,7 +75,8 @@ static kt_tune_options tune_options(const kt__tune_request *r) {
                            .no_cache = r->no_cache,
                            .finalists = r->finalists,
                            .rounds = r->rounds,
-                           .retry_failed = r->retry_failed};
+                           .retry_failed = r->retry_failed,
+                           .objective = (kt_objective)r->objective};
 }
 
 /* The kernel of the request, its sizes and pins set; ARGS: the caller's
@@ -106,7 +108,7 @@ static char *stored_winner(kt_kernel *k, const kt__tune_request *r) {
   char *config = NULL;
   double secs;
   kt__errbuf eb;
-  if (kt__store_winner(store, &key, &config, &secs, &eb) != KT_OK) config = NULL;
+  if (kt__store_winner(store, &key, k->ctx->opts.objective, &config, &secs, &eb) != KT_OK) config = NULL;
   kt__sbuf_free(&key_sizes);
   return config;
 }

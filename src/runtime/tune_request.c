@@ -52,6 +52,7 @@ static void describe(const kt_kernel *k, const int64_t *sizes, kt__tune_request 
   r->compile_timeout_s = o->compile_timeout_s;
   r->run_timeout_s = o->run_timeout_s;
   r->max_tensor_bytes = o->max_tensor_bytes;
+  r->objective = (int32_t)o->objective;
   if (t) {
     r->budget_configs = t->budget_configs;
     r->budget_s = t->budget_s;

@@ -256,7 +256,7 @@ static int import_winner(importer *im, int64_t key, json_object *jw, kt__errbuf 
   KT__FORWARD(get_str(im, jw, "timestamp", false, &ts, eb));
   KT__FORWARD(kt__store_prepare(im->s,
                                 "INSERT INTO winners(key_id, config, seconds, timestamp) "
-                                "VALUES(?1, ?2, ?3, ?4) ON CONFLICT(key_id) DO UPDATE SET "
+                                "VALUES(?1, ?2, ?3, ?4) ON CONFLICT(key_id, objective) DO UPDATE SET "
                                 "config=excluded.config, seconds=excluded.seconds, "
                                 "timestamp=excluded.timestamp "
                                 "WHERE excluded.timestamp > winners.timestamp",
@@ -273,7 +273,8 @@ static int import_winner(importer *im, int64_t key, json_object *jw, kt__errbuf 
 static int current_winner(importer *im, int64_t key, char **config, kt__errbuf *eb) {
   sqlite3_stmt *st;
   *config = NULL;
-  KT__FORWARD(kt__store_prepare(im->s, "SELECT config FROM winners WHERE key_id=?1", &st, "reading a winner", eb));
+  KT__FORWARD(kt__store_prepare(im->s, "SELECT config FROM winners WHERE key_id=?1 AND objective='time'", &st,
+                                "reading a winner", eb));
   sqlite3_bind_int64(st, 1, key);
   int rc = sqlite3_step(st);
   if (rc == SQLITE_ROW) *config = kt__xstrdup((const char *)sqlite3_column_text(st, 0));
@@ -290,14 +291,15 @@ static int current_winner(importer *im, int64_t key, char **config, kt__errbuf *
  * When neither is valid the newer winner stays. */
 static int decide_winner(importer *im, int64_t key, const char *before, const char *imported, kt__errbuf *eb) {
   sqlite3_stmt *st;
-  KT__FORWARD(kt__store_prepare(im->s,
-                                "UPDATE winners SET (config, seconds) = (SELECT r.config, r.median FROM results r "
-                                "WHERE r.key_id=?1 AND r.status='ok' AND r.median IS NOT NULL "
-                                "AND (r.config=?2 OR r.config=?3) ORDER BY r.median, r.config LIMIT 1) "
-                                "WHERE key_id=?1 AND EXISTS (SELECT 1 FROM results r WHERE r.key_id=?1 "
-                                "AND r.status='ok' AND r.median IS NOT NULL "
-                                "AND (r.config=?2 OR r.config=?3))",
-                                &st, "choosing the winner", eb));
+  KT__FORWARD(
+      kt__store_prepare(im->s,
+                        "UPDATE winners SET (config, seconds) = (SELECT r.config, r.median FROM results r "
+                        "WHERE r.key_id=?1 AND r.status='ok' AND r.median IS NOT NULL "
+                        "AND (r.config=?2 OR r.config=?3) ORDER BY r.median, r.config LIMIT 1) "
+                        "WHERE key_id=?1 AND objective='time' AND EXISTS (SELECT 1 FROM results r WHERE r.key_id=?1 "
+                        "AND r.status='ok' AND r.median IS NOT NULL "
+                        "AND (r.config=?2 OR r.config=?3))",
+                        &st, "choosing the winner", eb));
   sqlite3_bind_int64(st, 1, key);
   if (before) sqlite3_bind_text(st, 2, before, -1, SQLITE_TRANSIENT);
   if (imported) sqlite3_bind_text(st, 3, imported, -1, SQLITE_TRANSIENT);

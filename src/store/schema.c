@@ -68,8 +68,32 @@ static int migrate_to_3(kt__store *s, kt__errbuf *eb) {
   return rc == SQLITE_OK ? KT_OK : kt__store_fail(s, rc, "adding the measurement columns", eb);
 }
 
+/* Version 4: energy and objectives (issue 27). Each result keeps the joules
+ * its samples used and the seconds the counter's reads spanned (the
+ * measurement's kt__seen energy, read back for ranking by energy); a key
+ * has a winner per objective ("time", "energy", "edp"). SQLite cannot
+ * change a primary key in place: the winners move to a table keyed by
+ * (key, objective), the ones there so far as the time winners they were. */
+static int migrate_to_4(kt__store *s, kt__errbuf *eb) {
+  static const char *const sql = "ALTER TABLE results ADD COLUMN energy_j REAL;"
+                                 "ALTER TABLE results ADD COLUMN energy_s REAL;"
+                                 "CREATE TABLE winners_by_objective ("
+                                 "  key_id INTEGER NOT NULL REFERENCES keys(id) ON DELETE CASCADE,"
+                                 "  objective TEXT NOT NULL DEFAULT 'time',"
+                                 "  config TEXT NOT NULL,"
+                                 "  seconds REAL,"
+                                 "  timestamp TEXT NOT NULL,"
+                                 "  PRIMARY KEY (key_id, objective));"
+                                 "INSERT INTO winners_by_objective(key_id, objective, config, seconds, timestamp) "
+                                 "  SELECT key_id, 'time', config, seconds, timestamp FROM winners;"
+                                 "DROP TABLE winners;"
+                                 "ALTER TABLE winners_by_objective RENAME TO winners;";
+  int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+  return rc == SQLITE_OK ? KT_OK : kt__store_fail(s, rc, "adding energy and objectives to the schema", eb);
+}
+
 /* migrations[v - 1] takes the database from version v - 1 to v. */
-static int (*const migrations[])(kt__store *, kt__errbuf *) = {migrate_to_1, migrate_to_2, migrate_to_3};
+static int (*const migrations[])(kt__store *, kt__errbuf *) = {migrate_to_1, migrate_to_2, migrate_to_3, migrate_to_4};
 _Static_assert(sizeof migrations / sizeof migrations[0] == KT__SCHEMA_VERSION, "one migration per schema version");
 
 static int pragma_int(kt__store *s, const char *sql, int *value, kt__errbuf *eb) {

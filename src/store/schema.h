@@ -10,7 +10,7 @@
 
 /* The schema version this build writes (PRAGMA user_version). A database of
  * a newer version is refused with KT_STORE rather than misread. */
-#define KT__SCHEMA_VERSION 3
+#define KT__SCHEMA_VERSION 4
 
 typedef struct kt__store kt__store;
 

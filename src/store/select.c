@@ -72,7 +72,7 @@ int kt__store_select(kt__store *s, const kt_cache_filter *f, kt__key_row **rows,
                                  "(SELECT count(*) FROM results r WHERE r.key_id=k.id), "
                                  "(SELECT count(*) FROM results r WHERE r.key_id=k.id AND r.status='ok'), "
                                  "w.config, w.seconds, w.timestamp "
-                                 "FROM keys k LEFT JOIN winners w ON w.key_id=k.id "
+                                 "FROM keys k LEFT JOIN winners w ON w.key_id=k.id AND w.objective='time' "
                                  "WHERE ?1 IS NULL OR k.kernel=?1 ORDER BY k.id";
   sqlite3_stmt *st;
   int rc, cap = 0;

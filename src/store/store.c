@@ -212,14 +212,14 @@ typedef struct put_args {
 static int put_body(kt__store *s, void *ud, kt__errbuf *eb) {
   static const char *const sql =
       "INSERT INTO results(key_id, config, status, median, min, max, mean, stddev, nsamples, "
-      "reps, stopped_early, compile_s, message, timestamp, cause, timing, measurement) "
-      "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17) "
+      "reps, stopped_early, compile_s, message, timestamp, cause, timing, measurement, energy_j, energy_s) "
+      "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19) "
       "ON CONFLICT(key_id, config) DO UPDATE SET status=excluded.status, "
       "median=excluded.median, min=excluded.min, max=excluded.max, mean=excluded.mean, "
       "stddev=excluded.stddev, nsamples=excluded.nsamples, reps=excluded.reps, "
       "stopped_early=excluded.stopped_early, compile_s=excluded.compile_s, "
       "message=excluded.message, timestamp=excluded.timestamp, cause=excluded.cause, timing=excluded.timing, "
-      "measurement=excluded.measurement";
+      "measurement=excluded.measurement, energy_j=excluded.energy_j, energy_s=excluded.energy_s";
   const put_args *a = ud;
   const kt__record *r = a->r;
   int64_t id;
@@ -249,6 +249,10 @@ static int put_body(kt__store *s, void *ud, kt__errbuf *eb) {
     kt__measurement_json(&m, r->method, &r->stats);
     sqlite3_bind_text(st, 17, m.s, -1, SQLITE_TRANSIENT);
   }
+  if (r->status == KT__ST_OK && r->stats.seen.energy_known) {
+    bind_real(st, 18, r->stats.seen.energy_j);
+    bind_real(st, 19, r->stats.seen.energy_s);
+  }
   int rc = sqlite3_step(st);
   sqlite3_finalize(st);
   kt__sbuf_free(&m);
@@ -268,7 +272,7 @@ int kt__store_put(kt__store *s, const kt__store_key *k, const kt__record *r, kt_
 /* Result columns in the order read_result expects, prefixed by table alias r. */
 #define RESULT_COLUMNS                                                                 \
   "r.config, r.status, r.median, r.min, r.max, r.mean, r.stddev, r.nsamples, r.reps, " \
-  "r.stopped_early, r.compile_s, r.message, r.timestamp, r.cause, r.timing"
+  "r.stopped_early, r.compile_s, r.message, r.timestamp, r.cause, r.timing, r.energy_j, r.energy_s"
 
 /* One row into OUT with its strings copied; false for a status this build
  * does not know (written by a newer ktune: skipped rather than misread). */
@@ -292,6 +296,11 @@ static bool read_result(sqlite3_stmt *st, kt__result_row *out) {
   out->timestamp = kt__xstrdup(kt__col_text(st, 12));
   r->outside = sqlite3_column_type(st, 13) != SQLITE_NULL && strcmp(kt__col_text(st, 13), "outside") == 0;
   r->stats.timing = kt__timing_from_name(sqlite3_column_type(st, 14) == SQLITE_NULL ? NULL : kt__col_text(st, 14));
+  if (sqlite3_column_type(st, 15) != SQLITE_NULL && sqlite3_column_type(st, 16) != SQLITE_NULL) {
+    r->stats.seen.energy_known = true;
+    r->stats.seen.energy_j = sqlite3_column_double(st, 15);
+    r->stats.seen.energy_s = sqlite3_column_double(st, 16);
+  }
   return true;
 }
 
@@ -385,6 +394,7 @@ int kt__store_count(kt__store *s, const kt__store_key *k, long *count, kt__errbu
 
 typedef struct winner_args {
   const kt__store_key *k;
+  const char *objective;
   const char *config;
   double seconds;
 } winner_args;
@@ -397,8 +407,8 @@ static int winner_body(kt__store *s, void *ud, kt__errbuf *eb) {
   KT__FORWARD(key_id(s, a->k, true, &id, eb));
   kt__store_timestamp(ts);
   KT__FORWARD(kt__store_prepare(s,
-                                "INSERT INTO winners(key_id, config, seconds, timestamp) "
-                                "VALUES(?1, ?2, ?3, ?4) ON CONFLICT(key_id) DO UPDATE SET "
+                                "INSERT INTO winners(key_id, config, seconds, timestamp, objective) "
+                                "VALUES(?1, ?2, ?3, ?4, ?5) ON CONFLICT(key_id, objective) DO UPDATE SET "
                                 "config=excluded.config, seconds=excluded.seconds, "
                                 "timestamp=excluded.timestamp",
                                 &st, "recording the winner", eb));
@@ -406,38 +416,43 @@ static int winner_body(kt__store *s, void *ud, kt__errbuf *eb) {
   sqlite3_bind_text(st, 2, a->config, -1, SQLITE_TRANSIENT);
   bind_real(st, 3, a->seconds);
   sqlite3_bind_text(st, 4, ts, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(st, 5, a->objective, -1, SQLITE_STATIC);
   int rc = sqlite3_step(st);
   sqlite3_finalize(st);
   return rc == SQLITE_DONE ? KT_OK : kt__store_fail(s, rc, "recording the winner", eb);
 }
 
-int kt__store_set_winner(kt__store *s, const kt__store_key *k, const char *config, double seconds, kt__errbuf *eb) {
+int kt__store_set_winner(kt__store *s, const kt__store_key *k, kt_objective objective, const char *config,
+                         double seconds, kt__errbuf *eb) {
   KT__FORWARD(check_key(k, eb));
   KT__RETURN_IF(!config, eb, KT_INVALID, "winner without a configuration");
-  winner_args a = {k, config, seconds};
+  winner_args a = {k, kt__objective_name(objective), config, seconds};
   pthread_mutex_lock(&s->mu);
   int err = kt__store_write(s, "recording the winner", winner_body, &a, eb);
   pthread_mutex_unlock(&s->mu);
   return err;
 }
 
-int kt__store_winner(kt__store *s, const kt__store_key *k, char **config, double *seconds, kt__errbuf *eb) {
+int kt__store_winner(kt__store *s, const kt__store_key *k, kt_objective objective, char **config, double *seconds,
+                     kt__errbuf *eb) {
   KT__FORWARD(check_key(k, eb));
   sqlite3_stmt *st;
   *config = NULL;
   pthread_mutex_lock(&s->mu);
   int err = kt__store_prepare(s,
                               "SELECT w.config, w.seconds FROM winners w JOIN keys k ON w.key_id=k.id "
-                              "WHERE " KEY_MATCH " AND sizes=?10",
+                              "WHERE " KEY_MATCH " AND sizes=?10 AND w.objective=?11",
                               &st, "reading the winner", eb);
   if (err == KT_OK) {
     bind_key(st, k, true);
+    sqlite3_bind_text(st, 11, kt__objective_name(objective), -1, SQLITE_STATIC);
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) {
       *config = kt__xstrdup(kt__col_text(st, 0));
       if (seconds) *seconds = kt__col_real(st, 1);
     } else if (rc == SQLITE_DONE) {
-      err = kt__err(eb, KT_NOTFOUND, "no stored winner for %s (%s)", k->kernel, or_empty(k->sizes));
+      err = kt__err(eb, KT_NOTFOUND, "no stored %s winner for %s (%s)", kt__objective_name(objective), k->kernel,
+                    or_empty(k->sizes));
     } else {
       err = kt__store_fail(s, rc, "reading the winner", eb);
     }
@@ -464,8 +479,8 @@ static int each_winner_where(kt__store *s, const kt__store_key *k, const char *w
   pthread_mutex_lock(&s->mu);
   kt__sbuf sql = {0};
   kt__sbuf_printf(&sql,
-                  "SELECT k.sizes, w.config, w.seconds FROM winners w JOIN keys k ON w.key_id=k.id WHERE %s "
-                  "ORDER BY k.id",
+                  "SELECT k.sizes, w.config, w.seconds FROM winners w JOIN keys k ON w.key_id=k.id "
+                  "WHERE w.objective='time' AND %s ORDER BY k.id",
                   where);
   int err = kt__store_prepare(s, sql.s, &st, "reading winners", eb);
   kt__sbuf_free(&sql);

@@ -48,10 +48,14 @@ int kt__store_put(kt__store *s, const kt__store_key *k, const kt__record *r, kt_
 /* Calls FN for every record under K. */
 int kt__store_each(kt__store *s, const kt__store_key *k, void (*fn)(void *ud, const kt__record *r), void *ud,
                    kt__errbuf *eb);
-/* Records the winner of a finished tuning under K. */
-int kt__store_set_winner(kt__store *s, const kt__store_key *k, const char *config, double seconds, kt__errbuf *eb);
-/* The winner under K: KT_OK with *config malloc'ed, or KT_NOTFOUND. */
-int kt__store_winner(kt__store *s, const kt__store_key *k, char **config, double *seconds, kt__errbuf *eb);
+/* Records the winner of a finished tuning for OBJECTIVE under K (SECONDS:
+ * its time per launch, whatever the objective). */
+int kt__store_set_winner(kt__store *s, const kt__store_key *k, kt_objective objective, const char *config,
+                         double seconds, kt__errbuf *eb);
+/* The winner for OBJECTIVE under K: KT_OK with *config malloc'ed, or
+ * KT_NOTFOUND. */
+int kt__store_winner(kt__store *s, const kt__store_key *k, kt_objective objective, char **config, double *seconds,
+                     kt__errbuf *eb);
 
 /* ---- Beside the records: the default path, opening read-only, winners,
  * counts, the integrity check, the rows the cache commands print ---- */

@@ -99,7 +99,7 @@ void kt__records_put_winner(kt__tuning *t) {
   kt__sbuf cfg = {0};
   const kt__trial *w = &t->r->trials[t->r->winner];
   kt__result_config_string(t->r, w, &cfg);
-  store_failed(t, kt__store_set_winner(t->store, &t->key, cfg.s, kt__trial_seconds(w),
+  store_failed(t, kt__store_set_winner(t->store, &t->key, t->o.objective, cfg.s, kt__trial_seconds(w),
                                        t->store_failures ? &(kt__errbuf){{0}} : &t->store_eb));
   kt__sbuf_free(&cfg);
 }

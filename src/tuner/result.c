@@ -74,12 +74,16 @@ void kt__trial_why(const kt__trial *t, char *out, size_t size) {
 
 double kt__trial_seconds(const kt__trial *t) { return t->final_s > 0 ? t->final_s : t->stats.median; }
 
+double kt__trial_score(const kt_result *r, const kt__trial *t) {
+  return kt__objective_score(r->objective, kt__trial_seconds(t), &t->stats.seen);
+}
+
 static const kt_result *rank_subject;
-static int by_time(const void *a, const void *b) {
+static int by_objective(const void *a, const void *b) {
   const kt__trial *x = &rank_subject->trials[*(const int *)a], *y = &rank_subject->trials[*(const int *)b];
   bool fx = x->final_s > 0, fy = y->final_s > 0;
   if (fx != fy) return fy - fx;
-  double ta = kt__trial_seconds(x), tb = kt__trial_seconds(y);
+  double ta = kt__trial_score(rank_subject, x), tb = kt__trial_score(rank_subject, y);
   return (ta > tb) - (ta < tb);
 }
 
@@ -89,7 +93,7 @@ int kt__result_ranked(const kt_result *r, int *order, int max) {
   for (int i = 0; i < r->ntrials; i++)
     if (r->trials[i].status == KT__ST_OK && !r->trials[i].reference_only) all[n++] = i;
   rank_subject = r; /* qsort has no user pointer; results are ranked on one thread */
-  qsort(all, (size_t)n, sizeof *all, by_time);
+  qsort(all, (size_t)n, sizeof *all, by_objective);
   if (n > max) n = max;
   memcpy(order, all, (size_t)n * sizeof *order);
   free(all);
@@ -146,13 +150,30 @@ static void throughput(const kt_result *r, double s, kt__sbuf *b) {
   }
 }
 
+/* "  12.3 uJ 402 W": a launch's energy and the mean power, where measured. */
+static void energy(const kt__trial *t, kt__sbuf *b) {
+  double w = kt__seen_watts(&t->stats.seen), j = w * kt__trial_seconds(t);
+  if (!(w >= 0) || !(j >= 0)) return;
+  static const struct {
+    double scale;
+    const char *unit;
+  } units[] = {{1, "J"}, {1e-3, "mJ"}, {1e-6, "uJ"}, {1e-9, "nJ"}};
+  size_t i = 0;
+  while (i + 1 < sizeof units / sizeof units[0] && j < units[i].scale) i++;
+  kt__sbuf_printf(b, "  %.3g %s %.0f W", j / units[i].scale, units[i].unit, w);
+}
+
 static void table_row(const kt_result *r, const char *label, const kt__trial *t, FILE *out) {
   kt__sbuf cfg = {0}, tp = {0};
   char med[32], mn[32];
   kt__result_config_string(r, t, &cfg);
   format_time(kt__trial_seconds(t), med, sizeof med);
   format_time(t->stats.min, mn, sizeof mn);
+  energy(t, &tp);
   throughput(r, kt__trial_seconds(t), &tp);
+  if (!kt__seen_valid(&t->stats.seen))
+    kt__sbuf_printf(&tp, "  [not valid: %d samples %s]", t->stats.seen.disturbed_samples,
+                    kt__disturbance_words(t->stats.seen.disturbance));
   double spread = t->stats.median > 0 ? 100 * t->stats.stddev / t->stats.median : 0;
   fprintf(out, "  %-8s %10s  min %10s  +-%4.1f%%  %s%s\n", label, med, mn, spread, cfg.s, tp.s ? tp.s : "");
   kt__sbuf_free(&cfg);
@@ -256,6 +277,9 @@ int kt_result_print_table(const kt_result *r, FILE *out) {
     if (counts[s]) fprintf(out, " %d %s", counts[s], kt__status_name((kt__status)s));
   if (r->reused) fprintf(out, " (%d from the results database)", r->reused);
   fprintf(out, "\n");
+  if (r->objective != KT_OBJECTIVE_TIME)
+    fprintf(out, "objective %s: ranked by %s per launch (the samples' mean power times the time)\n",
+            kt__objective_name(r->objective), r->objective == KT_OBJECTIVE_ENERGY ? "joules" : "joules times seconds");
   int order[5];
   int n = kt__result_ranked(r, order, 5);
   for (int i = 0; i < n; i++) {
@@ -268,8 +292,20 @@ int kt_result_print_table(const kt_result *r, FILE *out) {
   if (r->winner >= 0 && r->default_trial >= 0 && r->trials[r->default_trial].status == KT__ST_OK) {
     double w = kt__trial_seconds(&r->trials[r->winner]), d = kt__trial_seconds(&r->trials[r->default_trial]);
     fprintf(out, "winner is %.2fx the speed of the default\n", d / w);
+    double we = kt__trial_score(r, &r->trials[r->winner]), de = kt__trial_score(r, &r->trials[r->default_trial]);
+    if (r->objective != KT_OBJECTIVE_TIME && isfinite(we) && isfinite(de) && we > 0)
+      fprintf(out, "winner's %s per launch is %.2fx the default's\n", kt__objective_name(r->objective), we / de);
   }
   if (r->within_noise) print_tie(r, out);
+  if (r->winner >= 0 && !kt__seen_valid(&r->trials[r->winner].stats.seen)) {
+    const kt__seen *v = &r->trials[r->winner].stats.seen;
+    fprintf(out,
+            "winner's measurement is not valid: %d of its samples were taken %s (%s) and could not be taken again "
+            "within the time allowed; tune again on a quiet device, or with more time (--budget)\n",
+            v->disturbed_samples,
+            v->disturbance & KT__DISTURBED_SHARED ? "while another process used the device" : "while throttled",
+            kt__disturbance_words(v->disturbance));
+  }
   if (r->winner < 0) fprintf(out, "no configuration was valid\n");
   if (r->kept_stored)
     fprintf(out, "winner kept from the results database: nothing was measured anew, so no finalist rounds "
@@ -377,6 +413,9 @@ static void json_summary(const kt_result *r, const kt__trial *t, const char *key
     kt__sbuf_printf(b, ",\n  \"%s_fraction_of_fp32_peak\": %.4g", key, r->flops / s / 1e9 / r->device.peak_gflops);
   if (t->status == KT__ST_OK && r->bytes > 0 && r->device.peak_gbps > 0)
     kt__sbuf_printf(b, ",\n  \"%s_fraction_of_bandwidth_peak\": %.4g", key, r->bytes / s / 1e9 / r->device.peak_gbps);
+  double w = kt__seen_watts(&t->stats.seen);
+  if (t->status == KT__ST_OK && w >= 0 && s > 0)
+    kt__sbuf_printf(b, ",\n  \"%s_joules_per_launch\": %.6g,\n  \"%s_watts\": %.4g", key, w * s, key, w);
 }
 
 /* How the time budget was spent; the phases are in the timeline. */
@@ -408,6 +447,11 @@ int kt_result_print_json(const kt_result *r, FILE *out) {
   kt__sbuf_printf(&b, ",\n  \"strategy_reason\": ");
   kt__sbuf_json_string(&b, r->strategy_reason ? r->strategy_reason : "");
   kt__sbuf_printf(&b, ",\n  \"timing\": \"%s\"", kt__timing_name(r->timing));
+  kt__sbuf_printf(&b, ",\n  \"objective\": \"%s\"", kt__objective_name(r->objective));
+  if (r->device.no_energy[0]) {
+    kt__sbuf_printf(&b, ",\n  \"no_energy\": ");
+    kt__sbuf_json_string(&b, r->device.no_energy);
+  }
   if (r->device.no_readings[0]) {
     kt__sbuf_printf(&b, ",\n  \"no_device_readings\": ");
     kt__sbuf_json_string(&b, r->device.no_readings);
@@ -424,6 +468,9 @@ int kt_result_print_json(const kt_result *r, FILE *out) {
   json_summary(r, r->runner_up >= 0 ? &r->trials[r->runner_up] : NULL, "runner_up", &b);
   kt__sbuf_printf(&b, ",\n  \"winner_within_noise\": %s", r->within_noise ? "true" : "false");
   json_summary(r, r->default_trial >= 0 ? &r->trials[r->default_trial] : NULL, "default", &b);
+  if (r->winner >= 0)
+    kt__sbuf_printf(&b, ",\n  \"winner_valid\": %s",
+                    kt__seen_valid(&r->trials[r->winner].stats.seen) ? "true" : "false");
   if (r->winner >= 0 && r->default_trial >= 0 && r->trials[r->default_trial].status == KT__ST_OK)
     kt__sbuf_printf(&b, ",\n  \"speedup_over_default\": %.6g",
                     kt__trial_seconds(&r->trials[r->default_trial]) / kt__trial_seconds(&r->trials[r->winner]));

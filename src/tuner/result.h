@@ -36,6 +36,7 @@ struct kt_result {
   kt__device_info device;
   const char *const *timings; /* the backend's names of its timing methods (kt__backend.timings) */
   kt_timing timing;           /* the method asked for (AUTO: chosen per configuration) */
+  kt_objective objective;     /* what the ranking and the winner minimise */
   char **names;               /* tuned names, then cluster names (owned) */
   int nnames, ntune;
   uint64_t space_size, valid_size; /* valid_size UINT64_MAX: not counted */
@@ -91,5 +92,7 @@ enum { KT__WHY_WIDTH = 160 };
 void kt__trial_why(const kt__trial *t, char *out, size_t size);
 /* The time a trial is judged by: its finalist-round median if it has one. */
 double kt__trial_seconds(const kt__trial *t);
+/* What T is ranked by under R's objective (kt__objective_score), lower better. */
+double kt__trial_score(const kt_result *r, const kt__trial *t);
 
 #endif

@@ -147,7 +147,9 @@ static int ok_trial_of(const kt__tuning *t, const char *config) {
  * each time, and every run for a key should end on the same winner. Only a
  * winner that the stored results still rank first (SECONDS, what it was
  * stored with, no slower than any reused result) is kept: one stored by a
- * narrower run (--pin) or an import is decided again. --retry-failed asks
+ * narrower run (--pin) or an import is decided again. Under energy or edp
+ * the stored winner's own reused result gives the score it must beat.
+ * --retry-failed asks
  * for measuring again, and so for the rounds; --no-cache reuses nothing.
  * True when the winner was kept. */
 bool kt__rounds_keep_stored_winner(kt__tuning *t) {
@@ -156,13 +158,14 @@ bool kt__rounds_keep_stored_winner(kt__tuning *t) {
   char *config = NULL;
   double seconds;
   kt__errbuf eb;
-  if (kt__store_winner(t->store, &t->key, &config, &seconds, &eb) != KT_OK) return false;
+  if (kt__store_winner(t->store, &t->key, t->o.objective, &config, &seconds, &eb) != KT_OK) return false;
   int found = ok_trial_of(t, config);
   free(config);
   if (found < 0) return false;
+  double score = t->o.objective == KT_OBJECTIVE_TIME ? seconds : kt__trial_score(t->r, &t->r->trials[found]);
   for (int i = 0; i < t->r->ntrials; i++) {
     const kt__trial *tr = &t->r->trials[i];
-    if (i != found && tr->reused && tr->status == KT__ST_OK && kt__trial_seconds(tr) < seconds) return false;
+    if (i != found && tr->reused && tr->status == KT__ST_OK && kt__trial_score(t->r, tr) < score) return false;
   }
   t->r->winner = found;
   t->r->kept_stored = true;

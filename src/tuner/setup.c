@@ -105,11 +105,24 @@ static int resolve_timing(kt__tuning *t) {
   return KT_OK;
 }
 
+/* An objective other than time needs the device's energy: a device that
+ * reports none (no NVML energy counter, no RAPL, OpenCL) refuses it, saying
+ * what is missing, before anything is measured or stored. */
+static int check_objective(kt__tuning *t) {
+  if (t->o.objective == KT_OBJECTIVE_TIME || !t->r->device.no_energy[0]) return KT_OK;
+  return kt__err(t->eb, KT_INVALID,
+                 "objective %s needs the energy of each launch, but %s (%s backend) reports none: %s. Tune for time "
+                 "(--objective time), or on a device that reports its energy (CUDA with NVML, a CPU with RAPL)",
+                 kt__objective_name(t->o.objective), t->r->device.name, t->k->backend->name, t->r->device.no_energy);
+}
+
 int kt__setup_start(kt__tuning *t) {
   const kt__kernel_decl *d = t->d;
   /* Bad options are refused before anything runs or is written. */
   if (t->o.strategy && !kt__strategy_find(t->o.strategy)) return kt__choice_unknown_strategy(t);
   KT__FORWARD(resolve_timing(t));
+  if ((unsigned)t->o.objective > KT_OBJECTIVE_EDP)
+    return kt__err(t->eb, KT_INVALID, "objective %d: expected time, energy or edp", (int)t->o.objective);
   t->sizes = kt__xcalloc((size_t)d->nsizes + 1, sizeof *t->sizes);
   KT__FORWARD(kt__kernel_resolve_sizes(t->k, t->sizes, t->eb));
   t->size_env = (kt__env){(const char *const *)d->sizes, t->sizes, d->nsizes, NULL};
@@ -120,6 +133,7 @@ int kt__setup_start(kt__tuning *t) {
   t->r->bincache = t->k->ctx->bincache;
   t->r->timings = t->k->backend->timings;
   t->r->timing = t->o.timing;
+  t->r->objective = t->o.objective;
   t->r->space_size = size;
   t->r->valid_size = valid;
   t->r->budget_s = t->o.budget_s > 0 ? t->o.budget_s : 0;
@@ -160,6 +174,7 @@ int kt__setup_start(kt__tuning *t) {
   KT__FORWARD(kt__worker_ready(&t->worker, &t->r->device, t->eb));
   t->sample_s = kt__tuner_sample_length(&t->k->ctx->env, &t->r->device);
   say_no_readings(t);
+  KT__FORWARD(check_objective(t));
   kt__trace("setup: worker started");
   if (t->early_default && !same_build_target(&t->build_device, &t->r->device)) {
     kt__trace("setup: the worker's device differs from the application's: the default is compiled again");

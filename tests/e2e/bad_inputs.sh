@@ -200,6 +200,10 @@ bad B137 'KTUNE_SAMPLE_S=5: expected the seconds a timing sample lasts' env KTUN
 bad B138 'KTUNE_VERIFY_ON=gpu: expected host' env KTUNE_VERIFY_ON=gpu "$KTUNE" tune $BAD/ok.c
 bad B139 '--timing fast: expected auto .chosen per configuration., graph' tune $BAD/ok.c --timing fast
 bad B148 'timing by graph: the cpu backend has no graphs .it times by clock.; use auto or events' tune $BAD/ok.c --timing graph
+bad B160 '--objective joules: expected time .seconds per launch., energy .joules per launch. or edp' tune $BAD/ok.c --objective joules
+# A powercap root that does not exist: no RAPL here, whatever the machine has.
+bad B161 'objective energy needs the energy of each launch, but .* reports none: no RAPL energy counter: /nonexistent/powercap does not exist.*--objective time' \
+  env KTUNE_POWERCAP_ROOT=/nonexistent/powercap "$KTUNE" tune $BAD/ok.c --objective energy
 # --- sheer numbers ---
 bad B70 'too_many_names.c: error: kernel f declares 71 tuned names; ktune handles at most 64' tune $BAD/too_many_names.c
 python3 -c "

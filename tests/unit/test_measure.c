@@ -411,3 +411,94 @@ TEST(quiet_measurement_is_not_marked) {
   ASSERT_TRUE(strstr(b.s, "contended") == NULL);
   kt__sbuf_free(&b);
 }
+
+/* Energy over the samples: the joules and the seconds of each sample's
+ * counter reads add up, their ratio is the mean power; samples without a
+ * reading leave it as it is, and the objectives score from it. */
+TEST(energy_of_the_samples_gives_the_mean_power_and_the_scores) {
+  kt__seen seen = {0};
+  ASSERT_TRUE(isnan(kt__seen_watts(&seen)));
+  ASSERT_TRUE(isinf(kt__objective_score(KT_OBJECTIVE_ENERGY, 1e-3, &seen)));
+  ASSERT_NEAR(kt__objective_score(KT_OBJECTIVE_TIME, 1e-3, &seen), 1e-3, 1e-15);
+  kt__seen_add(&seen, &(kt__reading){.energy_known = true, .energy_j = 0.3, .energy_s = 1e-3});
+  kt__seen_add(&seen, &(kt__reading){.energy_known = false, .energy_j = 99, .energy_s = 1});
+  kt__seen_add(&seen, &(kt__reading){.energy_known = true, .energy_j = 0.5, .energy_s = 3e-3});
+  ASSERT_NEAR(kt__seen_watts(&seen), 200.0, 1e-9);
+  ASSERT_NEAR(kt__objective_score(KT_OBJECTIVE_ENERGY, 2e-6, &seen), 4e-4, 1e-12);
+  ASSERT_NEAR(kt__objective_score(KT_OBJECTIVE_EDP, 2e-6, &seen), 8e-10, 1e-18);
+  kt__stats s = {.median = 2e-6, .reps = 100, .nsamples = 2, .timing = KT_TIMING_GRAPH, .seen = seen};
+  kt__sbuf b = {0};
+  kt__measurement_json(&b, NULL, &s);
+  ASSERT_CONTAINS(b.s, "\"energy_per_launch_j\": 0.0004, \"power_mean_w\": 200");
+  kt__sbuf_free(&b);
+  ASSERT_EQ(kt__objective_from_name("edp"), KT_OBJECTIVE_EDP);
+  ASSERT_EQ(kt__objective_from_name("joules"), -1);
+  ASSERT_STREQ(kt__objective_name(KT_OBJECTIVE_ENERGY), "energy");
+}
+
+/* A sample read with the SM clock below its maximum and a thermal or
+ * hardware slowdown reason was throttled; the software power cap alone is
+ * the kernel's own steady state; another process in the device's list
+ * shares it; a device that says nothing disturbs nothing. */
+TEST(disturbance_of_a_sample_from_its_reading) {
+  kt__reading r = {.clock_known = true, .sm_clock_mhz = 1500, .max_clock_mhz = 1980, .throttle_known = true};
+  r.throttle_reasons = 0x20; /* software thermal slowdown */
+  ASSERT_EQ(kt__reading_disturbance(&r), KT__DISTURBED_THROTTLED);
+  r.throttle_reasons = 0x4; /* the software power cap */
+  ASSERT_EQ(kt__reading_disturbance(&r), 0);
+  r.throttle_reasons = 0x80 | 0x4; /* the hardware power brake */
+  ASSERT_EQ(kt__reading_disturbance(&r), KT__DISTURBED_THROTTLED);
+  r.sm_clock_mhz = 1980; /* at its maximum: whatever the reasons, not slowed */
+  ASSERT_EQ(kt__reading_disturbance(&r), 0);
+  r.max_clock_mhz = 0; /* no maximum known: nothing judged */
+  r.sm_clock_mhz = 1000;
+  ASSERT_EQ(kt__reading_disturbance(&r), 0);
+  kt__reading shared = {.others_known = true, .other_processes = 1};
+  ASSERT_EQ(kt__reading_disturbance(&shared), KT__DISTURBED_SHARED);
+  shared.other_processes = 0;
+  ASSERT_EQ(kt__reading_disturbance(&shared), 0);
+  ASSERT_EQ(kt__reading_disturbance(&(kt__reading){0}), 0);
+  ASSERT_STREQ(kt__disturbance_words(KT__DISTURBED_THROTTLED | KT__DISTURBED_SHARED), "throttled, shared");
+}
+
+static const kt__reading clean = {.clock_known = true, .sm_clock_mhz = 1980, .max_clock_mhz = 1980};
+static const kt__reading hot = {
+    .clock_known = true, .sm_clock_mhz = 1200, .max_clock_mhz = 1980, .throttle_known = true, .throttle_reasons = 0x40};
+
+/* Now and then a throttled sample: each is taken again, none is kept, and
+ * the measurement is valid. */
+TEST(a_disturbed_sample_is_taken_again) {
+  const kt__reading readings[] = {clean, clean, hot, clean, clean, clean, hot};
+  fake f = {.per_launch = 1e-5, .readings = readings, .nreadings = 7};
+  kt__measure_opts o = {0};
+  kt__stats s;
+  ASSERT_EQ(kt__measure(&o, fake_timer, &f, &s, NULL), KT__ST_OK);
+  ASSERT_GE(s.seen.retaken_samples, 1);
+  ASSERT_EQ(s.seen.disturbed_samples, 0);
+  ASSERT_TRUE(kt__seen_valid(&s.seen));
+  ASSERT_EQ(s.seen.disturbance, KT__DISTURBED_THROTTLED); /* what was seen, though none was kept */
+  ASSERT_EQ(s.nsamples, 5);
+  kt__sbuf b = {0};
+  kt__measurement_json(&b, NULL, &s);
+  ASSERT_CONTAINS(b.s, "\"valid\": true");
+  kt__sbuf_free(&b);
+}
+
+/* Throttled throughout, with the time allowed spent: the samples kept are
+ * disturbed, the measurement is not valid and says why, and it still has a
+ * time (never a zero median that would win). */
+TEST(disturbed_throughout_is_not_valid) {
+  fake f = {.per_launch = 0.1, .readings = &hot, .nreadings = 1};
+  kt__measure_opts o = {.max_total_s = 0.75};
+  kt__stats s;
+  ASSERT_EQ(kt__measure(&o, fake_timer, &f, &s, NULL), KT__ST_OK);
+  ASSERT_GE(s.nsamples, 1);
+  ASSERT_EQ(s.seen.disturbed_samples, s.nsamples);
+  ASSERT_NEAR(s.median, 0.1, 1e-12);
+  ASSERT_FALSE(kt__seen_valid(&s.seen));
+  kt__sbuf b = {0};
+  kt__measurement_json(&b, NULL, &s);
+  ASSERT_CONTAINS(b.s, "\"valid\": false, \"disturbed_samples\": ");
+  ASSERT_CONTAINS(b.s, "\"disturbance\": \"throttled\"");
+  kt__sbuf_free(&b);
+}

@@ -261,3 +261,44 @@ TEST(effect_plot_shows_values_that_only_failed) {
   kt__sbuf_free(&b);
   kt__report_free(&r);
 }
+
+/* Points with energy: the Pareto front is the ones no other is both faster
+ * and cheaper than, fastest first; the page draws time against energy with
+ * it, and the table says how each was measured and what it cost. */
+TEST(energy_plot_has_the_pareto_front_and_the_table_the_method) {
+  kt__report r = {0};
+  kt__report_key *k = kt__report_add_key(&r, "e", "cuda", "Test GPU", "N=1", names, 2);
+  static const struct { double s, j; } pts[] = {{1e-3, 5e-3}, {2e-3, 3e-3}, {1.5e-3, 6e-3}, {3e-3, 1e-3}, {4e-3, 2e-3}};
+  for (int i = 0; i < 5; i++) {
+    int64_t v[2] = {i, 0};
+    int at = kt__report_add_point(k, v, KT__ST_OK, pts[i].s, i);
+    kt__report_set_measurement(k, at, i == 0 ? "graph" : "events", pts[i].j, i != 4);
+  }
+  k->def = 1;
+  k->winner = 0;
+  int front[5];
+  ASSERT_EQ(kt__report_pareto(k, front), 3);
+  ASSERT_EQ(front[0], 0); /* the fastest */
+  ASSERT_EQ(front[1], 1); /* slower, cheaper */
+  ASSERT_EQ(front[2], 3); /* the cheapest; 2 and 4 are dominated */
+  kt__sbuf b = {0};
+  kt__report_html(&r, &b);
+  ASSERT_CONTAINS(b.s, "Time against energy per launch, with the Pareto front");
+  ASSERT_EQ(count_of(b.s, "class='pt front'"), 3);
+  ASSERT_CONTAINS(b.s, "<th>measured by</th>");
+  ASSERT_CONTAINS(b.s, "<td>graph</td><td class='num'>5 mJ</td>");
+  ASSERT_CONTAINS(b.s, "events (not valid: disturbed)");
+  kt__sbuf_free(&b);
+  kt__report_free(&r);
+}
+
+/* Without energy there is no such plot, and the table says "-". */
+TEST(no_energy_no_energy_plot) {
+  kt__report r = {0};
+  generated(&r, 20);
+  kt__sbuf b = {0};
+  kt__report_html(&r, &b);
+  ASSERT_TRUE(strstr(b.s, "Time against energy") == NULL);
+  kt__sbuf_free(&b);
+  kt__report_free(&r);
+}

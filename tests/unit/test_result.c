@@ -1,4 +1,7 @@
 /* A tuning's result (src/tuner/result.c): how its configurations rank. */
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "harness.h"
 
 #include "tuner/result.h"
@@ -39,5 +42,58 @@ TEST(without_rounds_the_first_pass_ranks) {
   ASSERT_EQ(kt__result_ranked(r, order, 2), 2);
   ASSERT_EQ(order[0], 1);
   ASSERT_EQ(order[1], 0);
+  kt_result_destroy(r);
+}
+
+/* A trial of U=VALUE, ok, with median MEDIAN and mean power WATTS (< 0:
+ * no energy measured). */
+static void add_with_energy(kt_result *r, int64_t value, double median, double watts) {
+  add_ok(r, value, median, 0);
+  kt__seen *seen = &r->trials[r->ntrials - 1].stats.seen;
+  if (watts >= 0) *seen = (kt__seen){.energy_known = true, .energy_j = watts * 0.5, .energy_s = 0.5};
+}
+
+/* Three configurations: the fastest draws the most power. By time it wins;
+ * by energy (W x s) the slowest but frugal one; by edp (W x s x s) the
+ * middle one; one without energy ranks last under energy and edp. */
+TEST(objective_decides_the_ranking) {
+  static const struct {
+    kt_objective objective;
+    int first, second;
+  } cases[] = {{KT_OBJECTIVE_TIME, 0, 1}, {KT_OBJECTIVE_ENERGY, 2, 1}, {KT_OBJECTIVE_EDP, 1, 0}};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    kt_result *r = kt__result_create("k", "k.c", names, 1, 1);
+    r->objective = cases[c].objective;
+    add_with_energy(r, 1, 1.0e-3, 600); /* 0.60 mJ, edp 6.0e-7 */
+    add_with_energy(r, 2, 1.2e-3, 400); /* 0.48 mJ, edp 5.8e-7 */
+    add_with_energy(r, 3, 2.0e-3, 200); /* 0.40 mJ, edp 8.0e-7 */
+    add_with_energy(r, 4, 1.5e-3, -1);  /* no energy */
+    int order[4];
+    ASSERT_EQ(kt__result_ranked(r, order, 4), 4);
+    ASSERT_EQ(order[0], cases[c].first);
+    ASSERT_EQ(order[1], cases[c].second);
+    if (cases[c].objective != KT_OBJECTIVE_TIME) ASSERT_EQ(order[3], 3);
+    kt_result_destroy(r);
+  }
+}
+
+/* A winner whose samples were disturbed and kept is not passed off as a
+ * decision: its row and a line after the table say so, and --json too. */
+TEST(a_winner_measured_while_disturbed_is_said_to_be_not_valid) {
+  kt_result *r = kt__result_create("k", "k.c", names, 1, 1);
+  add_ok(r, 1, 1.0e-3, 0);
+  add_ok(r, 2, 2.0e-3, 0);
+  r->trials[0].stats.seen = (kt__seen){.disturbed_samples = 3, .disturbance = KT__DISTURBED_THROTTLED};
+  r->winner = 0;
+  char *text = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&text, &len);
+  kt_result_print_table(r, out);
+  kt_result_print_json(r, out);
+  fclose(out);
+  ASSERT_CONTAINS(text, "[not valid: 3 samples throttled]");
+  ASSERT_CONTAINS(text, "winner's measurement is not valid: 3 of its samples were taken while throttled");
+  ASSERT_CONTAINS(text, "\"winner_valid\": false");
+  free(text);
   kt_result_destroy(r);
 }

@@ -133,8 +133,9 @@ static kt__device_info cpu_device(void) {
   return info;
 }
 
-/* Stores CONFIG as the winner of kernel K at key sizes SIZES. */
-static void store_winner(kt_kernel *k, const kt__device_info *dev, const char *sizes, const char *config) {
+/* Stores CONFIG as the winner for OBJECTIVE of kernel K at key sizes SIZES. */
+static void store_winner_for(kt_kernel *k, const kt__device_info *dev, const char *sizes, kt_objective objective,
+                             const char *config) {
   kt__store *s = NULL;
   kt__errbuf eb;
   ASSERT_EQ(kt__store_open(tmp_path("results.db"), "kt_options.db_path", &s, &eb), KT_OK);
@@ -143,8 +144,13 @@ static void store_winner(kt_kernel *k, const kt__device_info *dev, const char *s
       config, KT__ST_OK, {.median = 1e-3, .min = 1e-3, .max = 1e-3, .mean = 1e-3, .nsamples = 1, .reps = 1}, 0, NULL,
       false,  NULL};
   ASSERT_EQ(kt__store_put(s, &key, &rec, &eb), KT_OK);
-  ASSERT_EQ(kt__store_set_winner(s, &key, config, 1e-3, &eb), KT_OK);
+  ASSERT_EQ(kt__store_set_winner(s, &key, objective, config, 1e-3, &eb), KT_OK);
   kt__store_close(s);
+}
+
+/* Stores CONFIG as the time winner of kernel K at key sizes SIZES. */
+static void store_winner(kt_kernel *k, const kt__device_info *dev, const char *sizes, const char *config) {
+  store_winner_for(k, dev, sizes, KT_OBJECTIVE_TIME, config);
 }
 
 /* ---- kernels ---------------------------------------------------------- */
@@ -358,6 +364,43 @@ TEST(stored_winner_is_launched_without_tuning) {
   ASSERT_CONTAINS(out, "key [N=32]: stored winner in ");
   ASSERT_CONTAINS(out, ": U=4\n");
   ASSERT_TRUE(strstr(out, "tuned") == NULL);
+  for (int i = 0; i < 32; i++) ASSERT_EQ(y[i], x[i] + 4);
+  kt_kernel_destroy(k);
+  kt_context_destroy(ctx);
+}
+
+/* A key with a time winner and an energy winner: a context that asks for
+ * energy launches the energy winner, one that asks nothing the time winner. */
+TEST(launch_takes_the_winner_of_the_contexts_objective) {
+  setenv("KTUNE_PRINT_AUTOTUNING", "1", 1);
+  kt_options o = {0};
+  o.db_path = tmp_path("results.db");
+  o.quiet = 1;
+  o.miss_policy = KT_MISS_DEFAULT;
+  o.objective = KT_OBJECTIVE_ENERGY;
+  kt_context *ctx = NULL;
+  ASSERT_EQ(kt_context_create(&o, &ctx), KT_OK);
+  kt_kernel *k = load(ctx, add_src);
+  kt__device_info dev = cpu_device();
+  store_winner_for(k, &dev, "N=32", KT_OBJECTIVE_TIME, "U=4");
+  store_winner_for(k, &dev, "N=32", KT_OBJECTIVE_ENERGY, "U=2");
+  float x[32], y[32];
+  for (int i = 0; i < 32; i++) x[i] = (float)i;
+  int n = 32, rc;
+  void *args[] = {x, y, &n};
+  const char *out = launch_captured(k, (int64_t[]){32}, args, &rc);
+  ASSERT_EQ(rc, KT_OK);
+  ASSERT_CONTAINS(out, "stored winner for energy");
+  ASSERT_CONTAINS(out, ": U=2\n");
+  for (int i = 0; i < 32; i++) ASSERT_EQ(y[i], x[i] + 2);
+  kt_kernel_destroy(k);
+  kt_context_destroy(ctx);
+  /* The same database, a context of the default objective: time's winner. */
+  ctx = context(KT_MISS_DEFAULT);
+  k = load(ctx, add_src);
+  out = launch_captured(k, (int64_t[]){32}, args, &rc);
+  ASSERT_EQ(rc, KT_OK);
+  ASSERT_CONTAINS(out, ": U=4\n");
   for (int i = 0; i < 32; i++) ASSERT_EQ(y[i], x[i] + 4);
   kt_kernel_destroy(k);
   kt_context_destroy(ctx);

@@ -323,14 +323,14 @@ TEST(winner_roundtrip) {
   kt__errbuf eb;
   char *cfg = NULL;
   double sec = 0;
-  ASSERT_EQ(kt__store_winner(s, &k, &cfg, &sec, &eb), KT_NOTFOUND);
-  ASSERT_EQ(kt__store_set_winner(s, &k, "BLOCK=256 VEC=4", 1.25e-5, &eb), KT_OK);
-  ASSERT_EQ(kt__store_winner(s, &k, &cfg, &sec, &eb), KT_OK);
+  ASSERT_EQ(kt__store_winner(s, &k, KT_OBJECTIVE_TIME, &cfg, &sec, &eb), KT_NOTFOUND);
+  ASSERT_EQ(kt__store_set_winner(s, &k, KT_OBJECTIVE_TIME, "BLOCK=256 VEC=4", 1.25e-5, &eb), KT_OK);
+  ASSERT_EQ(kt__store_winner(s, &k, KT_OBJECTIVE_TIME, &cfg, &sec, &eb), KT_OK);
   ASSERT_STREQ(cfg, "BLOCK=256 VEC=4");
   ASSERT_NEAR(sec, 1.25e-5, 0);
   free(cfg);
-  ASSERT_EQ(kt__store_set_winner(s, &k, "BLOCK=512 VEC=2", 1e-5, &eb), KT_OK);
-  ASSERT_EQ(kt__store_winner(s, &k, &cfg, &sec, &eb), KT_OK);
+  ASSERT_EQ(kt__store_set_winner(s, &k, KT_OBJECTIVE_TIME, "BLOCK=512 VEC=2", 1e-5, &eb), KT_OK);
+  ASSERT_EQ(kt__store_winner(s, &k, KT_OBJECTIVE_TIME, &cfg, &sec, &eb), KT_OK);
   ASSERT_STREQ(cfg, "BLOCK=512 VEC=2");
   free(cfg);
   kt__store_close(s);
@@ -347,18 +347,18 @@ TEST(host_cpu_device_key_ignores_the_reported_memory) {
   d.memory_bytes = 3ull << 30;
   kt__store_key k = key_for(&d, "N=1000");
   kt__errbuf eb;
-  ASSERT_EQ(kt__store_set_winner(s, &k, "ITEMS=4", 2e-6, &eb), KT_OK);
+  ASSERT_EQ(kt__store_set_winner(s, &k, KT_OBJECTIVE_TIME, "ITEMS=4", 2e-6, &eb), KT_OK);
   d.memory_bytes = 11ull << 30; /* the next process */
   char *cfg = NULL;
   double sec = 0;
-  ASSERT_EQ(kt__store_winner(s, &k, &cfg, &sec, &eb), KT_OK);
+  ASSERT_EQ(kt__store_winner(s, &k, KT_OBJECTIVE_TIME, &cfg, &sec, &eb), KT_OK);
   ASSERT_STREQ(cfg, "ITEMS=4");
   free(cfg);
   kt__device_info g = device("NVIDIA H100");
   kt__store_key kg = key_for(&g, "N=1000");
-  ASSERT_EQ(kt__store_set_winner(s, &kg, "ITEMS=8", 1e-6, &eb), KT_OK);
+  ASSERT_EQ(kt__store_set_winner(s, &kg, KT_OBJECTIVE_TIME, "ITEMS=8", 1e-6, &eb), KT_OK);
   g.memory_bytes = 80ull << 30; /* another model of that name */
-  ASSERT_EQ(kt__store_winner(s, &kg, &cfg, &sec, &eb), KT_NOTFOUND);
+  ASSERT_EQ(kt__store_winner(s, &kg, KT_OBJECTIVE_TIME, &cfg, &sec, &eb), KT_NOTFOUND);
   kt__store_close(s);
 }
 
@@ -378,9 +378,9 @@ TEST(each_winner_across_sizes) {
   kt__device_info d = device("NVIDIA H200"), other = device("NVIDIA A100");
   kt__errbuf eb;
   kt__store_key k1 = key_for(&d, "N=1024"), k2 = key_for(&d, "N=4096"), k3 = key_for(&other, "N=2048");
-  ASSERT_EQ(kt__store_set_winner(s, &k1, "B=1", 1e-6, &eb), KT_OK);
-  ASSERT_EQ(kt__store_set_winner(s, &k2, "B=2", 2e-6, &eb), KT_OK);
-  ASSERT_EQ(kt__store_set_winner(s, &k3, "B=3", 3e-6, &eb), KT_OK);
+  ASSERT_EQ(kt__store_set_winner(s, &k1, KT_OBJECTIVE_TIME, "B=1", 1e-6, &eb), KT_OK);
+  ASSERT_EQ(kt__store_set_winner(s, &k2, KT_OBJECTIVE_TIME, "B=2", 2e-6, &eb), KT_OK);
+  ASSERT_EQ(kt__store_set_winner(s, &k3, KT_OBJECTIVE_TIME, "B=3", 3e-6, &eb), KT_OK);
   winners_seen w = {0};
   ASSERT_EQ(kt__store_each_winner(s, &k1, see_winner, &w, &eb), KT_OK);
   ASSERT_EQ(w.n, 2);
@@ -397,10 +397,10 @@ TEST(each_winner_elsewhere_is_other_devices) {
   kt__errbuf eb;
   kt__store_key k1 = key_for(&d, "N=1024"), k2 = key_for(&d, "N=4096"), k3 = key_for(&other, "N=2048"),
                 k4 = key_for(&newer, "N=1024");
-  ASSERT_EQ(kt__store_set_winner(s, &k1, "B=1", 1e-6, &eb), KT_OK);
-  ASSERT_EQ(kt__store_set_winner(s, &k2, "B=2", 2e-6, &eb), KT_OK);
-  ASSERT_EQ(kt__store_set_winner(s, &k3, "B=3", 3e-6, &eb), KT_OK);
-  ASSERT_EQ(kt__store_set_winner(s, &k4, "B=4", 4e-6, &eb), KT_OK);
+  ASSERT_EQ(kt__store_set_winner(s, &k1, KT_OBJECTIVE_TIME, "B=1", 1e-6, &eb), KT_OK);
+  ASSERT_EQ(kt__store_set_winner(s, &k2, KT_OBJECTIVE_TIME, "B=2", 2e-6, &eb), KT_OK);
+  ASSERT_EQ(kt__store_set_winner(s, &k3, KT_OBJECTIVE_TIME, "B=3", 3e-6, &eb), KT_OK);
+  ASSERT_EQ(kt__store_set_winner(s, &k4, KT_OBJECTIVE_TIME, "B=4", 4e-6, &eb), KT_OK);
   winners_seen w = {0};
   ASSERT_EQ(kt__store_each_winner_elsewhere(s, &k1, see_winner, &w, &eb), KT_OK);
   ASSERT_EQ(w.n, 2); /* the A100's and the other driver's, not this device's two */
@@ -421,7 +421,7 @@ TEST(key_separation) {
   kt__store_key k = key_for(&base, "N=4096");
   kt__record r = record("BLOCK=64", KT__ST_OK, 1e-5);
   ASSERT_EQ(kt__store_put(s, &k, &r, &eb), KT_OK);
-  ASSERT_EQ(kt__store_set_winner(s, &k, "BLOCK=64", 1e-5, &eb), KT_OK);
+  ASSERT_EQ(kt__store_set_winner(s, &k, KT_OBJECTIVE_TIME, "BLOCK=64", 1e-5, &eb), KT_OK);
 
   /* Each variant differs from the base key in exactly one part. */
   kt__device_info dev[7];
@@ -445,7 +445,7 @@ TEST(key_separation) {
   for (int i = 0; i < nvar; i++) {
     char *cfg = NULL;
     ASSERT_EQ(count_under(s, &variants[i]), 0);
-    ASSERT_EQ(kt__store_winner(s, &variants[i], &cfg, NULL, &eb), KT_NOTFOUND);
+    ASSERT_EQ(kt__store_winner(s, &variants[i], KT_OBJECTIVE_TIME, &cfg, NULL, &eb), KT_NOTFOUND);
     collected got = {0};
     ASSERT_EQ(kt__store_each(s, &variants[i], collect, &got, &eb), KT_OK);
     ASSERT_EQ(got.n, 0);
@@ -499,12 +499,12 @@ TEST(reopen_keeps_records) {
   kt__store *s = open_ok(path);
   kt__record r = record("A=1", KT__ST_OK, 1e-3);
   ASSERT_EQ(kt__store_put(s, &k, &r, &eb), KT_OK);
-  ASSERT_EQ(kt__store_set_winner(s, &k, "A=1", 1e-3, &eb), KT_OK);
+  ASSERT_EQ(kt__store_set_winner(s, &k, KT_OBJECTIVE_TIME, "A=1", 1e-3, &eb), KT_OK);
   kt__store_close(s);
   s = open_ok(path);
   ASSERT_EQ(count_under(s, &k), 1);
   char *cfg;
-  ASSERT_EQ(kt__store_winner(s, &k, &cfg, NULL, &eb), KT_OK);
+  ASSERT_EQ(kt__store_winner(s, &k, KT_OBJECTIVE_TIME, &cfg, NULL, &eb), KT_OK);
   ASSERT_STREQ(cfg, "A=1");
   free(cfg);
   kt__store_close(s);
@@ -594,7 +594,7 @@ static void populate(const char *path) {
   rs[2].message = "error: \"quoted\"\nsecond line";
   rs[3].stats.stopped_early = true;
   for (size_t i = 0; i < 4; i++) ASSERT_EQ(kt__store_put(s, &k1, &rs[i], &eb), KT_OK);
-  ASSERT_EQ(kt__store_set_winner(s, &k1, "BLOCK=64 VEC=1", 1.234567890123e-5, &eb), KT_OK);
+  ASSERT_EQ(kt__store_set_winner(s, &k1, KT_OBJECTIVE_TIME, "BLOCK=64 VEC=1", 1.234567890123e-5, &eb), KT_OK);
   kt__record g = record("TILE_M=64 TILE_N=64", KT__ST_OK, 3e-4);
   ASSERT_EQ(kt__store_put(s, &k2, &g, &eb), KT_OK);
   kt__store_close(s);
@@ -703,13 +703,13 @@ TEST(import_chooses_the_winner_on_merged_results) {
   kt__record x = record("BLOCK=64 VEC=1", KT__ST_OK, 1e-5), y = record("BLOCK=128 VEC=1", KT__ST_OK, 3e-5);
   ASSERT_EQ(kt__store_put(s, &k1, &x, &eb), KT_OK);
   ASSERT_EQ(kt__store_put(s, &k1, &y, &eb), KT_OK);
-  ASSERT_EQ(kt__store_set_winner(s, &k1, "BLOCK=64 VEC=1", 1e-5, &eb), KT_OK);
+  ASSERT_EQ(kt__store_set_winner(s, &k1, KT_OBJECTIVE_TIME, "BLOCK=64 VEC=1", 1e-5, &eb), KT_OK);
   kt__store_close(s);
   usleep(2000); /* host b's winner is the newer one, and the slower */
   s = open_ok(b);
   y.stats.median = 2e-5;
   ASSERT_EQ(kt__store_put(s, &k1, &y, &eb), KT_OK);
-  ASSERT_EQ(kt__store_set_winner(s, &k1, "BLOCK=128 VEC=1", 2e-5, &eb), KT_OK);
+  ASSERT_EQ(kt__store_set_winner(s, &k1, KT_OBJECTIVE_TIME, "BLOCK=128 VEC=1", 2e-5, &eb), KT_OK);
   kt__store_close(s);
   export_to_file(a, fa);
   export_to_file(b, fb);
@@ -722,7 +722,7 @@ TEST(import_chooses_the_winner_on_merged_results) {
     s = open_ok(merged);
     char *config = NULL;
     double seconds = 0;
-    ASSERT_EQ(kt__store_winner(s, &k1, &config, &seconds, &eb), KT_OK);
+    ASSERT_EQ(kt__store_winner(s, &k1, KT_OBJECTIVE_TIME, &config, &seconds, &eb), KT_OK);
     ASSERT_STREQ(config, "BLOCK=64 VEC=1");
     ASSERT_NEAR(seconds, 1e-5, 0);
     free(config);
@@ -740,7 +740,7 @@ TEST(import_chooses_the_winner_on_merged_results) {
   s = open_ok(tmp_path("ab.db"));
   char *config = NULL;
   double seconds = 0;
-  ASSERT_EQ(kt__store_winner(s, &k1, &config, &seconds, &eb), KT_OK);
+  ASSERT_EQ(kt__store_winner(s, &k1, KT_OBJECTIVE_TIME, &config, &seconds, &eb), KT_OK);
   ASSERT_STREQ(config, "BLOCK=128 VEC=1");
   ASSERT_NEAR(seconds, 2e-5, 0);
   free(config);
@@ -918,7 +918,7 @@ TEST(cache_show_formats) {
   kt__store_key k2 = key_for(&a100, "M=64 N=128");
   k2.kernel = "gemm";
   kt__errbuf eb;
-  ASSERT_EQ(kt__store_set_winner(s, &k2, "TILE_M=64 TILE_N=64", 3e-4, &eb), KT_OK);
+  ASSERT_EQ(kt__store_set_winner(s, &k2, KT_OBJECTIVE_TIME, "TILE_M=64 TILE_N=64", 3e-4, &eb), KT_OK);
   kt__store_close(s);
   ASSERT_EQ(kt_cache_show(ctx, NULL, "dflags", stdout), KT_INVALID);
   ASSERT_CONTAINS(kt_errmsg(ctx), "2 stored winners match");
@@ -1076,5 +1076,76 @@ TEST(kill9_mid_write_keeps_committed) {
   kt__record r = record("K=next", KT__ST_OK, 1e-6);
   ASSERT_EQ(kt__store_put(s, &k, &r, &eb), KT_OK);
   ASSERT_EQ(count_under(s, &k), n + 1);
+  kt__store_close(s);
+}
+
+/* ---- energy and objectives (schema 4) ---- */
+
+/* A database as schema 3 left it (winners keyed by the key alone, no energy
+ * columns), with a time winner: opening it migrates to 4, the winner there
+ * before is the key's time winner, and a key now holds one per objective. */
+TEST(schema_3_database_migrates_to_winners_per_objective) {
+  const char *path = tmp_path("v3.db");
+  kt__device_info d = device("NVIDIA H200");
+  kt__store_key k = key_for(&d, "N=1");
+  kt__errbuf eb;
+  kt__store *s = open_ok(path);
+  kt__record r = record("A=1", KT__ST_OK, 1e-3);
+  ASSERT_EQ(kt__store_put(s, &k, &r, &eb), KT_OK);
+  ASSERT_EQ(kt__store_set_winner(s, &k, KT_OBJECTIVE_TIME, "A=1", 1e-3, &eb), KT_OK);
+  kt__store_close(s);
+  /* Back to schema 3's tables, as migrations 1 to 3 made them. */
+  sql_exec(path, "CREATE TABLE winners3 (key_id INTEGER PRIMARY KEY REFERENCES keys(id) ON DELETE CASCADE,"
+                 " config TEXT NOT NULL, seconds REAL, timestamp TEXT NOT NULL);"
+                 "INSERT INTO winners3 SELECT key_id, config, seconds, timestamp FROM winners;"
+                 "DROP TABLE winners; ALTER TABLE winners3 RENAME TO winners;"
+                 "ALTER TABLE results DROP COLUMN energy_j; ALTER TABLE results DROP COLUMN energy_s;"
+                 "PRAGMA user_version=3;");
+  ASSERT_EQ(sql_int(path, "SELECT count(*) FROM pragma_table_info('winners') WHERE name='objective'"), 0);
+  s = open_ok(path);
+  ASSERT_EQ(sql_int(path, "PRAGMA user_version"), 4);
+  char *cfg = NULL;
+  double sec = 0;
+  ASSERT_EQ(kt__store_winner(s, &k, KT_OBJECTIVE_TIME, &cfg, &sec, &eb), KT_OK);
+  ASSERT_STREQ(cfg, "A=1");
+  ASSERT_NEAR(sec, 1e-3, 1e-12);
+  free(cfg);
+  ASSERT_EQ(kt__store_winner(s, &k, KT_OBJECTIVE_ENERGY, &cfg, &sec, &eb), KT_NOTFOUND);
+  ASSERT_CONTAINS(eb.msg, "no stored energy winner");
+  /* An energy winner beside it leaves the time winner as it was. */
+  r = record("A=2", KT__ST_OK, 2e-3);
+  r.stats.seen = (kt__seen){.energy_known = true, .energy_j = 0.25, .energy_s = 1e-3};
+  ASSERT_EQ(kt__store_put(s, &k, &r, &eb), KT_OK);
+  ASSERT_EQ(kt__store_set_winner(s, &k, KT_OBJECTIVE_ENERGY, "A=2", 2e-3, &eb), KT_OK);
+  ASSERT_EQ(kt__store_winner(s, &k, KT_OBJECTIVE_ENERGY, &cfg, &sec, &eb), KT_OK);
+  ASSERT_STREQ(cfg, "A=2");
+  free(cfg);
+  ASSERT_EQ(kt__store_winner(s, &k, KT_OBJECTIVE_TIME, &cfg, &sec, &eb), KT_OK);
+  ASSERT_STREQ(cfg, "A=1");
+  free(cfg);
+  kt__store_close(s);
+  ASSERT_EQ(sql_int(path, "SELECT count(*) FROM winners"), 2);
+}
+
+/* A result's energy goes into the database and comes back (a later run
+ * ranks reused results by it); a result without energy comes back without. */
+TEST(energy_of_a_result_round_trips) {
+  const char *path = tmp_path("energy.db");
+  kt__device_info d = device("NVIDIA H200");
+  kt__store_key k = key_for(&d, "N=1");
+  kt__errbuf eb;
+  kt__store *s = open_ok(path);
+  kt__record r = record("A=1", KT__ST_OK, 1e-3);
+  r.stats.seen = (kt__seen){.energy_known = true, .energy_j = 0.75, .energy_s = 2.5e-3};
+  ASSERT_EQ(kt__store_put(s, &k, &r, &eb), KT_OK);
+  kt__record plain = record("A=2", KT__ST_OK, 2e-3);
+  ASSERT_EQ(kt__store_put(s, &k, &plain, &eb), KT_OK);
+  collected c = {0};
+  ASSERT_EQ(kt__store_each(s, &k, collect, &c, &eb), KT_OK);
+  ASSERT_EQ(c.n, 2);
+  ASSERT_TRUE(find(&c, "A=1")->stats.seen.energy_known);
+  ASSERT_NEAR(kt__seen_watts(&find(&c, "A=1")->stats.seen), 300.0, 1e-9);
+  ASSERT_FALSE(find(&c, "A=2")->stats.seen.energy_known);
+  collected_free(&c);
   kt__store_close(s);
 }
