@@ -54,7 +54,9 @@ typedef struct kt__online {
  * inout tensor under KT_MISS_ONLINE follows KT_MISS_BACKGROUND (a timed
  * launch on the caller's data applies the kernel: a candidate that ran
  * could not be run again on the same inputs, so one launch a call is the
- * only one, and the helper's copies are where several can be timed). */
+ * only one, and the helper's copies are where several can be timed), and
+ * so does a context whose objective is not time (the calls are timed by the
+ * clock alone; the helper measures energy). */
 kt_miss_policy kt__online_policy(const kt_kernel *k);
 
 /* The measuring state of LIST ("CONFIG;CONFIG;...", the helper's verified
