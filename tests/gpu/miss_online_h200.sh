@@ -30,7 +30,7 @@ cc -O2 -std=c11 -D_GNU_SOURCE -Iinclude -I"$CUDA/include" tests/gpu/miss_online_
 fail=0
 db=$(mktemp -u /tmp/miss-online-XXXXXX.db)
 KTUNE_TRACE=1 /tmp/miss_online_cuda "$db" "$N" >/tmp/miss-online.txt 2>/tmp/miss-online-trace.txt ||
-  { echo "miss_online_cuda failed"; fail=1; }
+  { echo "miss_online_cuda failed; its stderr's last lines (the trace):"; grep -av '^ktune-trace' /tmp/miss-online-trace.txt | tail -20; tail -20 /tmp/miss-online-trace.txt; fail=1; }
 cat /tmp/miss-online.txt
 grep -a '^ktune: kernel' /tmp/miss-online-trace.txt
 grep -q '^correct' /tmp/miss-online.txt || { echo "an output was wrong"; fail=1; }
