@@ -90,6 +90,10 @@ int main(int argc, char **argv) {
   }
   app a = {0};
   a.n = atoi(argv[2]);
+  if (a.n <= 0) {
+    fprintf(stderr, "%s: N must be a positive element count, not \"%s\"\n", argv[0], argv[2]);
+    return 2;
+  }
   CU(cuInit(0));
   CUdevice dev;
   CUcontext cuctx;

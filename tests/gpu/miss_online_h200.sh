@@ -6,7 +6,11 @@
 # time them (device events around each launch on its stream), and the winner
 # is adopted and stored. From the repository root with .carry carried:
 #
-#   tests/gpu/miss_online_h200.sh [N]    (default N = 2^24; exit status 0: every check passed)
+#   tests/gpu/miss_online_h200.sh [OUTDIR]    (N: $MISS_ONLINE_N, default 2^24; exit status 0: every check passed)
+#
+# The first argument is the output folder, as for every script that
+# tests/gpu/session_h200.sh runs (it passes one); the size comes from the
+# environment.
 #
 # Look for: "correct (...)"; the KTUNE_PRINT_AUTOTUNING lines ("verified 16
 # configurations (K passed; setup ..., compile ..., verify ..., measure
@@ -17,7 +21,7 @@
 # many calls of the winner); the timed launches counted from the trace (5 per
 # verified configuration, none after the adoption); and "PASS" at the end.
 set -u
-N=${1:-$((1 << 24))}
+N=${MISS_ONLINE_N:-$((1 << 24))}
 BUILD=${BUILD:-/tmp/kb-miss}
 KTUNE=$(bash scripts/h200_build.sh "$BUILD" 2>/dev/null | tail -1)
 [ -x "$KTUNE" ] || { echo "build failed"; tail -30 "$BUILD/build.log"; exit 1; }
