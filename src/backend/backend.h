@@ -40,6 +40,9 @@ typedef struct kt__device_info {
                             cannot be read (NVML missing): why; "" otherwise */
   char no_energy[256];   /* a device whose energy cannot be read (no NVML energy
                             counter, no RAPL, OpenCL): why; "" otherwise */
+  double energy_window_s; /* the shortest span of energy-counter reads that
+                             tells a configuration's energy (the counter moves
+                             in steps); 0: no counter */
 } kt__device_info;
 
 /* One configuration to build. */

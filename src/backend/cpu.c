@@ -539,6 +539,9 @@ static int cpu_open(int index, void **state, kt__device_info *info, kt__errbuf *
   cpu_state *s = kt__xcalloc(1, sizeof *s);
   describe_cpu(&s->info);
   kt__rapl_open(&s->rapl, s->info.no_energy, sizeof s->info.no_energy);
+  /* RAPL's counters move about every millisecond: 50 ms of samples span
+   * fifty of their steps. */
+  if (!s->info.no_energy[0]) s->info.energy_window_s = 0.05;
   *info = s->info;
   *state = s;
   return KT_OK;

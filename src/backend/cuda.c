@@ -400,6 +400,11 @@ static void open_nvml(cuda_state *s, kt__device_info *info) {
   s->nvml = kt__nvml_open(bus, info->no_readings, sizeof info->no_readings);
   if (!s->nvml) snprintf(info->no_energy, sizeof info->no_energy, "%s", info->no_readings);
   kt__nvml_no_energy(s->nvml, info->no_energy, sizeof info->no_energy);
+  /* NVML's total energy moves in steps about 100 ms apart on the H200 (12.6
+   * to 13.0 J at idle, bench/energy_winners_h200.sh, 2026-12-02 06:12 UTC):
+   * a few ms of samples read 0 J or a whole step (0 W, 1119 W), so the
+   * samples must span ten steps before their joules say anything. */
+  if (!info->no_energy[0]) info->energy_window_s = 1.0;
 }
 
 static int cuda_open(int index, void **state, kt__device_info *info, kt__errbuf *eb) {

@@ -158,6 +158,7 @@ static kt__status evaluate(kt__worker_state *c, const kt__request *rq, timing *t
   double t0 = kt__now();
   kt__measure_opts mo = rq->measure;
   mo.timing = kt__be_timing(c->s->backend, mo.timing);
+  mo.energy_window_s = c->info.energy_window_s;
   double *first_s = rq->kind == KT__REQ_EVAL ? &mo.first_s : NULL;
   kt__status st = kt__run_verified(c, tm->fn, tm->l, rq->values, first_s, eb);
   if (st == KT__ST_CORRECTNESS) { /* once more from freshly uploaded inputs */

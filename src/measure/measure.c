@@ -368,6 +368,27 @@ static kt__status take_samples(run *r, int reps, double *samples, int *n, bool *
   return KT__ST_OK;
 }
 
+/* Under an energy objective, more samples until the energy counter's reads
+ * span the device's window (kt__measure_opts.energy_window_s). */
+static kt__status fill_energy_window(run *r, int reps, double *samples, int *n) {
+  if (!r->o.energy_wanted || r->o.energy_window_s <= 0) return KT__ST_OK;
+  /* Samples of a quarter window each: what passes between samples (cache
+   * flushes, restores) then costs little beside the counter's span. */
+  double per_launch = *n > 0 ? samples[*n - 1] : 0;
+  if (per_launch > 0 && reps * per_launch < r->o.energy_window_s / 4) {
+    double want = ceil(r->o.energy_window_s / 4 / per_launch);
+    reps = want < 1e9 ? (int)want : 1000000000;
+  }
+  double until = kt__now() + 3 * r->o.energy_window_s;
+  while (r->seen.energy_s < r->o.energy_window_s && kt__now() < until) {
+    double s;
+    kt__status st = time_reps(r, reps, &s);
+    if (st != KT__ST_OK) return st;
+    if (!r->last_disturbance && *n < r->o.max_samples) samples[(*n)++] = s / reps;
+  }
+  return KT__ST_OK;
+}
+
 kt__status kt__measure(const kt__measure_opts *o, kt__timer_fn timer, void *ud, kt__stats *out, kt__errbuf *eb) {
   run r = {.o = *o, .timer = timer, .ud = ud, .eb = eb, .start = kt__now()};
   apply_defaults(&r.o);
@@ -392,6 +413,11 @@ kt__status kt__measure(const kt__measure_opts *o, kt__timer_fn timer, void *ud, 
   }
   bool stopped = false;
   if (st == KT__ST_OK) st = take_samples(&r, reps, samples, &n, &stopped);
+  if (st == KT__ST_OK) st = fill_energy_window(&r, reps, samples, &n); /* stopped early too: slower need not cost more energy */
+  if (r.seen.energy_known && r.seen.energy_s < r.o.energy_window_s) { /* too short to tell */
+    r.seen.energy_known = false;
+    r.seen.energy_j = r.seen.energy_s = 0;
+  }
   if (st == KT__ST_OK) {
     out->timing = r.how;
     out->seen = r.seen;

@@ -20,6 +20,14 @@ typedef struct kt__measure_opts {
                           launch count */
   kt_timing timing;    /* AUTO: chosen from the first sample (kt__timing_choose);
                           the tuner sends EVENTS to backends without graphs */
+  /* The device's kt__device_info.energy_window_s (the worker sets it): energy
+   * read over a shorter span of samples is left unknown, not taken for the
+   * configuration's. With energy_wanted (an energy or edp objective), samples
+   * go on past max_samples and max_total_s until their reads span it (at
+   * most 3 windows more of wall time), and only the energy is taken from the
+   * samples past max_samples. */
+  double energy_window_s;
+  bool energy_wanted;
 } kt__measure_opts;
 
 /* What the device reported over a measurement's samples (kt__reading,

@@ -502,3 +502,26 @@ TEST(disturbed_throughout_is_not_valid) {
   ASSERT_CONTAINS(b.s, "\"disturbance\": \"throttled\"");
   kt__sbuf_free(&b);
 }
+
+/* A counter that moves in steps (NVML's, about every 100 ms) says nothing
+ * over a few milliseconds of samples: energy over a shorter span than the
+ * device's window is unknown, never 0 J; under an energy objective the
+ * samples go on until their reads span the window. */
+TEST(energy_is_known_only_over_the_devices_window) {
+  static const kt__reading step = {.energy_known = true, .energy_j = 0.2, .energy_s = 2e-3};
+  fake f = {.per_launch = 2e-3, .readings = &step, .nreadings = 1};
+  kt__measure_opts o = {.min_samples = 3, .max_samples = 20, .max_total_s = 1000, .energy_window_s = 0.1};
+  kt__stats s;
+  ASSERT_EQ(kt__measure(&o, fake_timer, &f, &s, NULL), KT__ST_OK);
+  ASSERT_FALSE(s.seen.energy_known); /* 3-4 samples of 2 ms: 8 ms of reads */
+  ASSERT_TRUE(isnan(kt__seen_watts(&s.seen)));
+  int calls_time_only = f.calls;
+  fake g = {.per_launch = 2e-3, .readings = &step, .nreadings = 1};
+  o.energy_wanted = true;
+  ASSERT_EQ(kt__measure(&o, fake_timer, &g, &s, NULL), KT__ST_OK);
+  ASSERT_TRUE(s.seen.energy_known);
+  ASSERT_GE(s.seen.energy_s, 0.1);
+  ASSERT_NEAR(kt__seen_watts(&s.seen), 100.0, 1e-9);
+  ASSERT_TRUE(g.calls > calls_time_only);
+  ASSERT_TRUE(s.nsamples <= 20); /* the samples past max_samples give energy only */
+}
