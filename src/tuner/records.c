@@ -68,9 +68,13 @@ void kt__records_put(kt__tuning *t, const kt__trial *tr) { record_trial(t, tr, f
 void kt__records_update(kt__tuning *t, const kt__trial *tr) { record_trial(t, tr, true); }
 
 /* A stored failure is measured again when it was not the kernel's doing
- * (killed from outside), or when the caller asks (--retry-failed). */
+ * (killed from outside), or when the caller asks (--retry-failed). A stored
+ * measurement without energy (a time tuning's samples span too little of
+ * the counter to tell it) is measured again under an energy objective: it
+ * would rank last, unmeasured, whatever it costs. */
 static bool worth_reusing(const kt__tuning *t, const kt__record *rec) {
-  if (rec->status == KT__ST_OK) return true;
+  if (rec->status == KT__ST_OK)
+    return t->o.objective == KT_OBJECTIVE_TIME || t->r->device.no_energy[0] || rec->stats.seen.energy_known;
   return !rec->outside && !t->o.retry_failed;
 }
 

@@ -46,4 +46,12 @@ winners() { python3 -c "import sqlite3,sys; print(' '.join(r[0] for r in sqlite3
 expect_eq "$(winners)" "energy time" "a winner per objective"
 run_status 0 "$KTUNE" tune $K --objective edp
 expect_eq "$(winners)" "edp energy time" "edp's winner beside them"
+# A database a time tuning filled first: its samples span too little of the
+# counter to tell energy, so an energy tuning measures each configuration
+# again instead of ranking unmeasured ones last.
+KTUNE_DB="$TMP/time_first.db" run_status 0 "$KTUNE" tune $K
+KTUNE_DB="$TMP/time_first.db" run_status 0 "$KTUNE" tune $K --objective energy --json
+cp "$TMP/out" "$TMP/time_first.json"
+expect_eq "$(json "$TMP/time_first.json" 'all("power_mean_w" in c["measurement"] for c in d["configurations"] if c["status"] == "ok")')" True \
+  "after a time tuning, every configuration measured again for its energy"
 finish
