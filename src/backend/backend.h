@@ -30,15 +30,15 @@ typedef struct kt__device_info {
   int max_threads_per_block;   /* 0: no limit (CPU) */
   uint64_t max_shared_bytes;   /* per block, opt-in maximum; 0: n/a */
   int compute_units;
-  uint64_t l2_bytes;     /* last-level cache to flush between timed runs */
-  double peak_gflops;    /* fp32 peak; 0 when unknown */
-  double peak_gbps;      /* memory bandwidth peak; 0 when unknown */
-  bool host_cpu;         /* kernels run on the host's own cores (CPU backend, a CPU
+  uint64_t l2_bytes;      /* last-level cache to flush between timed runs */
+  double peak_gflops;     /* fp32 peak; 0 when unknown */
+  double peak_gbps;       /* memory bandwidth peak; 0 when unknown */
+  bool host_cpu;          /* kernels run on the host's own cores (CPU backend, a CPU
                                 OpenCL device): compiling while timing would disturb
                                 the timings, so the tuner alternates the two */
-  char no_readings[256]; /* a GPU whose clocks, throttling, power and temperature
+  char no_readings[256];  /* a GPU whose clocks, throttling, power and temperature
                             cannot be read (NVML missing): why; "" otherwise */
-  char no_energy[256];   /* a device whose energy cannot be read (no NVML energy
+  char no_energy[256];    /* a device whose energy cannot be read (no NVML energy
                             counter, no RAPL, OpenCL): why; "" otherwise */
   double energy_window_s; /* the shortest span of energy-counter reads that
                              tells a configuration's energy (the counter moves

@@ -51,7 +51,7 @@ typedef struct kt__worker_state {
    * page-locking at 256 MB on the H200 not paid again per key). */
   void *scratch;
   bool scratch_pinned;
-  void **outputs; /* with a check: a host copy of each output it is shown (NULL for inputs),
+  void **outputs;     /* with a check: a host copy of each output it is shown (NULL for inputs),
                      page-aligned (mmap) so that the check's child can make it read-only */
   bool check_faulted; /* the author's check, not the configuration, failed this request */
   size_t scratch_bytes;

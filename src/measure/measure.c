@@ -413,7 +413,8 @@ kt__status kt__measure(const kt__measure_opts *o, kt__timer_fn timer, void *ud, 
   }
   bool stopped = false;
   if (st == KT__ST_OK) st = take_samples(&r, reps, samples, &n, &stopped);
-  if (st == KT__ST_OK) st = fill_energy_window(&r, reps, samples, &n); /* stopped early too: slower need not cost more energy */
+  if (st == KT__ST_OK)
+    st = fill_energy_window(&r, reps, samples, &n); /* stopped early too: slower need not cost more energy */
   if (r.seen.energy_known && r.seen.energy_s < r.o.energy_window_s) { /* too short to tell */
     r.seen.energy_known = false;
     r.seen.energy_j = r.seen.energy_s = 0;

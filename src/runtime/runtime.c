@@ -636,7 +636,8 @@ static void store_online(kt_kernel *k, const int64_t *sizes, const kt__online *o
       rec.message = "its launch on the application's data failed (online tuning)";
     }
     rc = kt__store_put(store, &key, &rec, &eb);
-    if (rc == KT_OK && i == best) rc = kt__store_set_winner(store, &key, KT_OBJECTIVE_TIME, cfg.s, stats[i].median, &eb);
+    if (rc == KT_OK && i == best)
+      rc = kt__store_set_winner(store, &key, KT_OBJECTIVE_TIME, cfg.s, stats[i].median, &eb);
     kt__sbuf_free(&cfg);
   }
   if (rc != KT_OK && !k->ctx->opts.quiet)

@@ -31,7 +31,7 @@ typedef struct kt__tune_request {
   uint64_t seed;
   int32_t no_cache, finalists, rounds, retry_failed;
   int32_t verify_only; /* KT_MISS_ONLINE: verify, do not time (runtime/online.h) */
-  int32_t objective; /* kt_options.objective: the miss tunes for the winner kt_launch looks up */
+  int32_t objective;   /* kt_options.objective: the miss tunes for the winner kt_launch looks up */
   /* the kernel, the key and its device as this process saw it */
   char source_hash[65];
   kt__device_info device_info;

@@ -127,6 +127,28 @@ bad B145 'planted.json: keys\[0\]\.results\[0\]: config "U=1 B=1 -include /etc/s
 [ -e "$TMP/planted.db" ] && fail "B145: a refused import left a database"
 : >"$TMP/a_file"
 bad B146 'the binary cache .*a_file \(KTUNE_BINARY_CACHE or kt_options.binary_cache\) is not a folder' env KTUNE_BINARY_CACHE="$TMP/a_file" "$KTUNE" tune $BAD/ok.c
+# Results databases others could have planted winners in (docs/BAD_INPUTS.md B170-B172).
+mkdir -m 700 "$TMP/trust" "$TMP/trust/shared"
+cp "$TMP/one.db" "$TMP/trust/r.db" && chmod 646 "$TMP/trust/r.db"
+bad B170 'the results database .*trust/r.db can be written by every user \(mode 646\).*chmod go-w' "$KTUNE" cache list --db "$TMP/trust/r.db"
+cp "$TMP/one.db" "$TMP/trust/shared/r.db" && chmod 770 "$TMP/trust/shared"
+bad B172 'folder .*trust/shared can be written by its group \(mode 770\)' "$KTUNE" cache list --db "$TMP/trust/shared/r.db"
+if [ "$(id -u)" -eq 0 ]; then
+  cp "$TMP/one.db" "$TMP/trust/theirs.db" && chown nobody "$TMP/trust/theirs.db"
+  bad B171 'theirs.db belongs to user [0-9]+, not to you \(0\)' "$KTUNE" cache list --db "$TMP/trust/theirs.db"
+else
+  ids="$ids B171" # another user's file needs root to make; tests/e2e/db_trust.sh says the same as root
+fi
+# A check that writes a tensor it is given (B173; the other faults: tests/e2e/check_faults.sh).
+cat >"$TMP/writes_input.c" <<'SRC'
+#include <ktune.h>
+int writes_input(const kt_check_args *a) {
+  if (kt_check_value(a, "A", 0) == 2) ((float *)kt_check_tensor_named(a, "x")->data)[0] = -1;
+  return 1;
+}
+SRC
+bad B173 'the check .*writes_input.c:writes_input wrote the tensor x it is given .*judging A=2: that is the check.s fault' \
+  tune $BAD/ok.c --check "$TMP/writes_input.c:writes_input" --db "$TMP/trust/check.db" # found while tuning: A=1's result may be stored
 bad B95 'garbage.db: opening: file is not a database' "$KTUNE" report --db "$TMP/garbage.db" -o "$TMP/reports/r.html"
 bad B96 'missing/r.html: cannot write the report there' "$KTUNE" report --db "$TMP/one.db" -o "$TMP/missing/r.html"
 bad B97 'missing/r.html: cannot write the report there' tune $BAD/ok.c --report "$TMP/missing/r.html"
