@@ -54,10 +54,13 @@ rank_pid() {
 }
 # kill_rank_mid_key R: waits until rank R tunes a key (has a key process), then SIGKILL
 # a moment into it, if the key is still in flight then (CI once saw a fast key end within
-# the moment, leaving nothing to deal again): else it waits for the rank's next key.
+# the moment, leaving nothing to deal again): else it waits for the rank's next key, for
+# as long as the run goes ($TMP/ranks-ended; was 600 scans of /proc, which at a load of 15
+# took over 10 minutes after the run had ended).
+no_leftovers() { [ -z "$(leftovers)" ]; }
 in_flight() { [ -n "$(cat /proc/"$1"/task/*/children 2>/dev/null)" ]; }
 kill_rank_mid_key() {
-  for _ in $(seq 600); do
+  until [ -e "$TMP/ranks-ended" ]; do
     pid=$(rank_pid "$1")
     if [ -n "$pid" ] && in_flight "$pid"; then
       sleep 0.1
@@ -72,11 +75,12 @@ kill_rank_mid_key() {
 
 # Rank 1 killed with SIGKILL while it tunes: its key goes to another rank;
 # every key gets its winner; nothing rank 0 committed is lost.
-rm -f "$TMP/killed"
+rm -f "$TMP/killed" "$TMP/ranks-ended"
 KEYS2="--dim N=300000,400000 --dim M=1,2,3"
 kill_rank_mid_key 1 &
 killer=$!
 run_status 0 timeout 300 $MPIRUN -np 3 "$KTUNE" tune "$REP" $KEYS2 --db "$TMP/kill.db" --mpi --json
+touch "$TMP/ranks-ended"
 wait "$killer"
 [ -s "$TMP/killed" ] || fail "rank 1 was never seen tuning a key"
 expect_eq "$(json "$TMP/out" "len(d['keys'])")" 6 "a killed rank: every key in the document"
@@ -88,25 +92,26 @@ print(sorted(set(str(k['winner'] and k['winner']['config']) for k in json.load(s
   "a killed rank: every key stored with its winner"
 expect_eq "$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('PRAGMA integrity_check').fetchone()[0])" "$TMP/kill.db")" ok \
   "a killed rank: the database is whole"
-sleep 1
+wait_for 2 no_leftovers # the ranks' processes end on their own: awaited
 [ -z "$(leftovers)" ] || fail "processes left after a killed rank: $(leftovers | xargs ps -o pid,args -p)"
 
 # Rank 0 killed with SIGKILL: the database keeps what it committed, the
 # other ranks see it gone and end, their key processes with them.
-rm -f "$TMP/killed"
+rm -f "$TMP/killed" "$TMP/ranks-ended"
 cp "$TMP/mpi.db" "$TMP/zero.db"
 kill_rank_mid_key 0 &
 killer=$!
 timeout 300 $MPIRUN -np 3 "$KTUNE" tune "$REP" --dim N=500000,600000 --dim M=1,2 --db "$TMP/zero.db" --mpi \
   --quiet >"$TMP/out" 2>"$TMP/err"
 got=$?
+touch "$TMP/ranks-ended"
 wait "$killer"
 [ -s "$TMP/killed" ] || fail "rank 0 was never seen tuning a key"
 [ "$got" = 124 ] && fail "the ranks did not end after rank 0 died"
 expect_eq "$(winners "$TMP/zero.db" | grep -c "N=60000 M=1")" 1 "rank 0 killed: what it had committed is kept"
 expect_eq "$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('PRAGMA integrity_check').fetchone()[0])" "$TMP/zero.db")" ok \
   "rank 0 killed: the database is whole"
-sleep 1
+wait_for 2 no_leftovers # the ranks' processes end on their own: awaited
 [ -z "$(leftovers)" ] || fail "processes left after rank 0 was killed: $(leftovers | xargs ps -o pid,args -p)"
 
 # Without a launcher, --mpi says how to start it, and starts nothing.
