@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What the checks after every verified run cost (inputs compared,
-# guard zones, outputs' process state): `ktune tune` of sgemm.cu (174
-# configurations, two 64 MiB inputs) and elementwise.cu (16), whole, with
+# guard zones, outputs' process state): `ktune tune` of sgemm.cu (348
+# configurations since issue 31 item 4, 174 before: against a BASE that old,
+# compare per configuration; two 64 MiB inputs) and elementwise.cu (16), whole, with
 # this tree and with BASE (the tree before the checks), alternating, ROUNDS
 # times each. From the repository root, with .carry carried:
 #

@@ -20,7 +20,7 @@
 #      the run ends 0 and records nothing as failed by its configuration.
 #   6. tests/data/cuda_compile_seconds.cu with --budget 10s (configurations of
 #      seconds each to compile): the wall time within 5 % of the budget.
-#   7. sgemm.cu measured whole (174 configurations): the wall time, to
+#   7. sgemm.cu measured whole (348 configurations since issue 31 item 4; 174 before): the wall time, to
 #      compare with docs/BENCHMARKS.md (the checks after each run cost).
 #   8. tests/data/cuda_timed_runs.cu: configurations right only on runs from
 #      poisoned outputs are `correctness` (the run after the timed runs),
