@@ -195,10 +195,14 @@ double kt__now(void) {
 
 int kt__trace_fd = 2;
 
-void kt__trace(const char *fmt, ...) {
+bool kt__tracing(void) {
   static int enabled = -1;
   if (enabled < 0) enabled = kt__envvar_flag(KT__ENV_TRACE);
-  if (!enabled) return;
+  return enabled;
+}
+
+void kt__trace(const char *fmt, ...) {
+  if (!kt__tracing()) return;
   char line[512];
   va_list ap;
   va_start(ap, fmt);

@@ -132,6 +132,9 @@ double kt__now(void);
  * PID what", with monotonic seconds comparable across the tuner and its
  * worker, to see where a run's time goes. Nothing when unset. */
 void kt__trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Whether KTUNE_TRACE is on: lets a caller skip building what only a trace
+ * line would show (on kt_launch's path, say). */
+bool kt__tracing(void);
 /* Where kt__trace writes: stderr, except in a device worker, whose stderr
  * is captured as its kernels' output. */
 extern int kt__trace_fd;

@@ -453,6 +453,12 @@ void kt__kernel_key_sizes(const kt_kernel *k, const int64_t *sizes, kt__sbuf *ou
   free(values);
 }
 
+kt__store_key kt__kernel_store_key(const kt_kernel *k, const int64_t *sizes, const kt__device_info *device,
+                                   kt__sbuf *key_sizes) {
+  kt__kernel_key_sizes(k, sizes, key_sizes);
+  return (kt__store_key){k->source_hash, k->decl->name, device, key_sizes->s, NULL};
+}
+
 int kt_kernel_key_sizes(kt_kernel *k, char *buf, size_t len) {
   int64_t *values = kt__xcalloc((size_t)k->decl->nsizes + 1, sizeof *values);
   int rc = kt__kernel_resolve_sizes(k, values, &k->ctx->err);

@@ -59,11 +59,15 @@ int kt__kernel_resolve_sizes(kt_kernel *k, int64_t *values, kt__errbuf *eb);
 /* The results database of the context (opened lazily); NULL when disabled
  * or when it cannot be opened (the reason is then in ctx->err). */
 kt__store *kt__context_store(kt_context *ctx);
-/* Canonical "M=1 N=2" of the key sizes. */
 /* space_member.c: whether VALUES (every stage's names, as k->config) is a
  * configuration of the kernel's current space at SIZES (per decl->sizes):
  * each value among its name's choices and every @where true. */
 bool kt__kernel_config_in_space(const kt_kernel *k, const int64_t *sizes, const int64_t *values);
+/* Canonical "M=1 N=2" of the key sizes. */
 void kt__kernel_key_sizes(const kt_kernel *k, const int64_t *sizes, kt__sbuf *out);
+/* K's results key at SIZES on DEVICE; its sizes text is built in KEY_SIZES
+ * (the caller frees it, and keeps it while the key is used). */
+kt__store_key kt__kernel_store_key(const kt_kernel *k, const int64_t *sizes, const kt__device_info *device,
+                                   kt__sbuf *key_sizes);
 
 #endif

@@ -225,9 +225,9 @@ double kt__seen_watts(const kt__seen *seen) {
 }
 
 /* The mean power times the median time, rather than the joules over the
- * launches: a counter that moves in steps (NVML's every few milliseconds)
- * gives each window a share of the steps, and the power over all windows
- * averages that out, where the time per launch is the robust median. */
+ * launches: the time per launch is the robust median, and the power is the
+ * counter's over all the samples, which span at least the device's window
+ * (NVML's counter moves only every ~100 ms: kt__measure_opts.energy_window_s). */
 double kt__objective_score(kt_objective o, double seconds, const kt__seen *seen) {
   if (o == KT_OBJECTIVE_TIME) return seconds;
   double w = kt__seen_watts(seen);
@@ -384,7 +384,7 @@ static kt__status fill_energy_window(run *r, int reps, double *samples, int *n) 
     double s;
     kt__status st = time_reps(r, reps, &s);
     if (st != KT__ST_OK) return st;
-    if (!r->last_disturbance && *n < r->o.max_samples) samples[(*n)++] = s / reps;
+    if (!retake(r) && *n < r->o.max_samples) samples[(*n)++] = s / reps; /* disturbed: counted as elsewhere */
   }
   return KT__ST_OK;
 }

@@ -227,14 +227,12 @@ static int take_outcome(kt_kernel *k, kt__miss_job *j, bool created, kt__store *
 static int choose_config(kt_kernel *k, const int64_t *sizes, void *const *args, void *stream, int64_t *values,
                          kt__sbuf *how, kt__miss_job **bg) {
   kt__runtime_table *t = k->runtime;
-  const kt__kernel_decl *d = k->decl;
   kt_miss_policy policy = kt__online_policy(k);
   memcpy(values, k->config.defaults, (size_t)k->config.n * sizeof *values);
   kt__sbuf key_sizes = {0};
-  kt__kernel_key_sizes(k, sizes, &key_sizes);
+  kt__store_key key = kt__kernel_store_key(k, sizes, &t->device, &key_sizes);
   kt__store *store = kt__context_store(k->ctx);
   kt__trace("miss: results database open");
-  kt__store_key key = {k->source_hash, d->name, &t->device, key_sizes.s, NULL};
   char *config = NULL;
   double secs = 0;
   int rc = KT_OK;
@@ -622,9 +620,8 @@ static void store_online(kt_kernel *k, const int64_t *sizes, const kt__online *o
   if (!store) return;
   kt__runtime_table *t = k->runtime;
   kt__sbuf key_sizes = {0}, method = {0};
-  kt__kernel_key_sizes(k, sizes, &key_sizes);
+  kt__store_key key = kt__kernel_store_key(k, sizes, &t->device, &key_sizes);
   kt__sbuf_printf(&method, "online %s", o->method);
-  kt__store_key key = {k->source_hash, k->decl->name, &t->device, key_sizes.s, NULL};
   kt__errbuf eb;
   int rc = KT_OK;
   for (int i = 0; i < o->ncands && rc == KT_OK; i++) {
@@ -700,11 +697,13 @@ static int rt_online(kt_kernel *k, kt__rt_entry *e, void *const *args, void *str
   double secs = 0;
   const char *method = "";
   kt__status st = online_ready(k, e, cand) ? online_run(k, cand, args, stream, &secs, &method) : KT__ST_RUNTIME;
-  kt__sbuf shown = {0}; /* for the trace, which tests count launches by */
-  kt__config_format(k->config.names, cand->values, k->config.n, "", &shown);
-  if (st == KT__ST_OK) kt__trace("online: timed [%s] on the application's call: %.9f s", shown.s, secs);
-  else kt__trace("online: [%s] failed on the application's call, dropped: %s", shown.s, k->ctx->err.msg);
-  kt__sbuf_free(&shown);
+  if (kt__tracing()) { /* the trace, which tests count launches by; not formatted on every call otherwise */
+    kt__sbuf shown = {0};
+    kt__config_format(k->config.names, cand->values, k->config.n, "", &shown);
+    if (st == KT__ST_OK) kt__trace("online: timed [%s] on the application's call: %.9f s", shown.s, secs);
+    else kt__trace("online: [%s] failed on the application's call, dropped: %s", shown.s, k->ctx->err.msg);
+    kt__sbuf_free(&shown);
+  }
   if (st == KT__ST_OK) o->method = method;
   bool last = kt__online_end(o, c, secs, st != KT__ST_OK);
   int rc = st == KT__ST_OK ? KT_OK : rt_run(k, e, args, stream);

@@ -103,8 +103,7 @@ static char *stored_winner(kt_kernel *k, const kt__tune_request *r) {
   kt__store *store = kt__context_store(k->ctx);
   if (!store) return NULL;
   kt__sbuf key_sizes = {0};
-  kt__kernel_key_sizes(k, r->sizes, &key_sizes);
-  kt__store_key key = {k->source_hash, k->decl->name, &r->device_info, key_sizes.s, NULL};
+  kt__store_key key = kt__kernel_store_key(k, r->sizes, &r->device_info, &key_sizes);
   char *config = NULL;
   double secs;
   kt__errbuf eb;
