@@ -13,6 +13,8 @@ import sys
 
 import torch
 
+from gemm_wgmma_ref import median_seconds  # the same events timing as the bf16 bench
+
 
 def integers(m, n, k, seed):
     g = torch.Generator(device="cuda").manual_seed(seed)
@@ -26,23 +28,6 @@ def data(out, m, n, k):
     c = (a.double() @ b.double()).float()
     for name, t in (("a", a), ("b", b), ("c", c)):
         t.contiguous().cpu().numpy().tofile(f"{out}/{name}.bin")
-
-
-def median_seconds(fn, reps):
-    for _ in range(5):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(30):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        for _ in range(reps):
-            fn()
-        e.record()
-        e.synchronize()
-        times.append(s.elapsed_time(e) * 1e-3 / reps)
-    times.sort()
-    return times[len(times) // 2]
 
 
 def cublas(m, n, k):
