@@ -1,8 +1,10 @@
 #include "harness.h"
 
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdarg.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 enum { KT_TEST_MAX = 512 };
@@ -113,4 +115,40 @@ int kt_test_slowdown(void) {
     exit(2);
   }
   return (int)v;
+}
+
+static int capture_saved = -1, capture_fd = -1;
+
+void kt_test_capture_start(void) {
+  fflush(stderr);
+  capture_saved = dup(2);
+  capture_fd = open(kt_test_tmp_path("stderr.txt"), O_RDWR | O_CREAT | O_TRUNC, 0600);
+  ASSERT_TRUE(capture_saved >= 0 && capture_fd >= 0);
+  dup2(capture_fd, 2);
+}
+
+const char *kt_test_captured(void) {
+  static char text[1 << 21]; /* traces of several tunings */
+  fflush(stderr);
+  ssize_t n = pread(capture_fd, text, sizeof text - 1, 0);
+  text[n > 0 ? n : 0] = 0;
+  return text;
+}
+
+void kt_test_capture_end(void) {
+  fflush(stderr);
+  dup2(capture_saved, 2);
+  close(capture_saved);
+  close(capture_fd);
+}
+
+int kt_test_count(const char *hay, const char *needle) {
+  int n = 0;
+  for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle)) n++;
+  return n;
+}
+
+void kt_test_sleep(double s) {
+  struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+  nanosleep(&ts, NULL);
 }

@@ -25,6 +25,16 @@ const char *kt_test_tmp_path(const char *name);
  * (KTUNE_TEST_SLOWDOWN, default 10, as tests/e2e/common.bash): a bounded wait
  * for an event lasts its quiet bound times this. A bad value exits 2. */
 int kt_test_slowdown(void);
+/* The case's stderr into a file of its own folder (the KTUNE_PRINT_AUTOTUNING
+ * lines and the trace a test reads): start, what was printed so far (a
+ * static buffer; the capture goes on), end (stderr restored). */
+void kt_test_capture_start(void);
+const char *kt_test_captured(void);
+void kt_test_capture_end(void);
+/* How many times NEEDLE occurs in HAY. */
+int kt_test_count(const char *hay, const char *needle);
+/* Sleeps S seconds. */
+void kt_test_sleep(double s);
 
 /* An OpenCL C kernel for the tests that need one: y = x + 1 at N = 1000,
  * ITEMS elements a work-item (two configurations). */

@@ -52,53 +52,15 @@ static kt_kernel *load(kt_context *ctx, const char *label, const char *src, cons
   return k;
 }
 
-/* stderr into a file while a case runs, read back with captured(). */
-static int saved_stderr = -1, capture_fd = -1;
-
-static void capture_start(void) {
-  fflush(stderr);
-  saved_stderr = dup(2);
-  capture_fd = open(tmp_path("stderr.txt"), O_RDWR | O_CREAT | O_TRUNC, 0600);
-  ASSERT_TRUE(saved_stderr >= 0 && capture_fd >= 0);
-  dup2(capture_fd, 2);
-}
-
-/* What was printed so far (static); the capture goes on. */
-static const char *captured(void) {
-  static char text[1 << 20]; /* traces of several tunings */
-  fflush(stderr);
-  ssize_t n = pread(capture_fd, text, sizeof text - 1, 0);
-  text[n > 0 ? n : 0] = 0;
-  return text;
-}
-
 /* Polls what was printed for NEEDLE, SECONDS x kt_test_slowdown() at most
  * (a wait for an event, not a fixed sleep): whether it came. */
 static bool await_captured(const char *needle, double seconds) {
   long polls = (long)(seconds * kt_test_slowdown() / 0.01);
-  for (long i = 0; i < polls && !strstr(captured(), needle); i++) {
+  for (long i = 0; i < polls && !strstr(kt_test_captured(), needle); i++) {
     struct timespec ts = {0, 10 * 1000 * 1000};
     nanosleep(&ts, NULL);
   }
-  return strstr(captured(), needle) != NULL;
-}
-
-static void capture_end(void) {
-  fflush(stderr);
-  dup2(saved_stderr, 2);
-  close(saved_stderr);
-  close(capture_fd);
-}
-
-static int count(const char *hay, const char *needle) {
-  int n = 0;
-  for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle)) n++;
-  return n;
-}
-
-static void sleep_s(double s) {
-  struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-  nanosleep(&ts, NULL);
+  return strstr(kt_test_captured(), needle) != NULL;
 }
 
 /* Processes whose environment holds MARK (this case's helpers, their
@@ -127,7 +89,7 @@ static int processes_marked(const char *mark) {
 /* Waits up to 10 s x kt_test_slowdown() for the processes marked MARK to
  * end; how many remain. */
 static int processes_left(const char *mark) {
-  for (int i = 0; i < 100 * kt_test_slowdown() && processes_marked(mark); i++) sleep_s(0.1);
+  for (int i = 0; i < 100 * kt_test_slowdown() && processes_marked(mark); i++) kt_test_sleep(0.1);
   return processes_marked(mark);
 }
 
@@ -185,10 +147,10 @@ TEST(blocking_tunes_in_the_helper_on_the_callers_data) {
   x[0] = 777.0f;
   int n = 64;
   void *args[] = {x, y, &n};
-  capture_start();
+  kt_test_capture_start();
   int rc = kt_launch(k, (int64_t[]){64}, args, NULL);
-  const char *out = captured();
-  capture_end();
+  const char *out = kt_test_captured();
+  kt_test_capture_end();
   if (rc != KT_OK) kt_test_fail(__FILE__, __LINE__, "kt_launch: %s\n%s", kt_errmsg(ctx), out);
   ASSERT_CONTAINS(out, "ktune: kernel scale, key [N=64]: tuned 2 configurations");
   ASSERT_CONTAINS(out, ": BAD=0\n");
@@ -204,10 +166,10 @@ TEST(blocking_tunes_in_the_helper_on_the_callers_data) {
 static int launch_affine_captured(kt_kernel *k, float *x, float *y, int n, const char **out) {
   for (int i = 0; i < n; i++) x[i] = (float)i;
   void *args[] = {x, y, &n};
-  capture_start();
+  kt_test_capture_start();
   int rc = kt_launch(k, (int64_t[]){n}, args, NULL);
-  *out = captured();
-  capture_end();
+  *out = kt_test_captured();
+  kt_test_capture_end();
   return rc;
 }
 
@@ -303,16 +265,16 @@ static const char *tune_with_device_seen(const char *arch) {
   kt__tune_helper_opts helper = {.device = &seen};
   ASSERT_EQ(kt_kernel_set_size(k, "N", 256), KT_OK);
   kt_result *res = NULL;
-  capture_start();
+  kt_test_capture_start();
   int rc = kt__tune(k, NULL, &helper, &res);
-  const char *out = captured();
-  capture_end();
+  const char *out = kt_test_captured();
+  kt_test_capture_end();
   if (rc != KT_OK) kt_test_fail(__FILE__, __LINE__, "kt_tune: %s\n%s", kt_errmsg(ctx), out);
   ASSERT_TRUE(res->winner >= 0);
   int ok = 0;
   for (int i = 0; i < res->ntrials; i++) ok += res->trials[i].status == KT__ST_OK;
   ASSERT_EQ(ok, 4); /* the default once, and every other configuration */
-  ASSERT_EQ(count(out, "reference: compiled"), 1);
+  ASSERT_EQ(kt_test_count(out, "reference: compiled"), 1);
   kt_result_destroy(res);
   kt_kernel_destroy(k);
   kt_context_destroy(ctx);
@@ -368,10 +330,10 @@ static int tune_waiting_for_data(int (*wait)(void *, kt__errbuf *), void *ud, fl
   kt__tune_helper_opts helper = {.args = args, .args_wait = wait, .args_ud = ud};
   ASSERT_EQ(kt_kernel_set_size(k, "N", 256), KT_OK);
   kt_result *res = NULL;
-  capture_start();
+  kt_test_capture_start();
   int rc = kt__tune(k, NULL, &helper, &res);
-  *out = captured();
-  capture_end();
+  *out = kt_test_captured();
+  kt_test_capture_end();
   if (rc == KT_OK) ASSERT_TRUE(res && res->winner >= 0);
   kt_result_destroy(res);
   kt_kernel_destroy(k);
@@ -416,27 +378,27 @@ TEST(background_launches_the_fallback_then_the_winner) {
   for (int i = 0; i < 256; i++) x[i] = (float)i;
   int n = 256;
   void *args[] = {x, y, &n};
-  capture_start();
+  kt_test_capture_start();
   ASSERT_EQ(kt_launch(k, (int64_t[]){256}, args, NULL), KT_OK);
   check_affine(x, y, n);
-  ASSERT_CONTAINS(captured(), "key [N=256]: default configuration while the tuning runs in the background");
+  ASSERT_CONTAINS(kt_test_captured(), "key [N=256]: default configuration while the tuning runs in the background");
   /* The first call did not wait for the tuning (its line comes later). */
-  ASSERT_TRUE(strstr(captured(), ": tuned ") == NULL);
+  ASSERT_TRUE(strstr(kt_test_captured(), ": tuned ") == NULL);
   /* Later calls, until the winner is adopted (a minute at most). */
-  for (int i = 0; i < 600 && !strstr(captured(), "background tuning"); i++) {
+  for (int i = 0; i < 600 && !strstr(kt_test_captured(), "background tuning"); i++) {
     memset(y, 0, sizeof y);
     ASSERT_EQ(kt_launch(k, (int64_t[]){256}, args, NULL), KT_OK);
     check_affine(x, y, n);
-    sleep_s(0.1);
+    kt_test_sleep(0.1);
   }
   memset(y, 0, sizeof y);
   ASSERT_EQ(kt_launch(k, (int64_t[]){256}, args, NULL), KT_OK);
   check_affine(x, y, n);
-  const char *out = captured();
-  capture_end();
+  const char *out = kt_test_captured();
+  kt_test_capture_end();
   ASSERT_CONTAINS(out, "key [N=256]: tuned 4 configurations");
   ASSERT_CONTAINS(out, "key [N=256]: background tuning's winner in ");
-  ASSERT_EQ(count(out, "background tuning's winner"), 1); /* adopted once */
+  ASSERT_EQ(kt_test_count(out, "background tuning's winner"), 1); /* adopted once */
   ASSERT_TRUE(strstr(strstr(out, "background tuning's winner"), ": U=1\n") == NULL);
   ASSERT_EQ(processes_left(mark), 0);
   kt_kernel_destroy(k);
@@ -453,11 +415,11 @@ TEST(prepared_background_miss_builds_nothing) {
   const char *mark = mark_processes();
   kt_context *ctx = context(KT_MISS_BACKGROUND, NULL);
   kt_kernel *k = load(ctx, "affine.c", slow_source(0), "c");
-  capture_start();
+  kt_test_capture_start();
   ASSERT_EQ(kt_kernel_prepare(k), KT_OK);
-  const char *prepared = captured();
+  const char *prepared = kt_test_captured();
   ASSERT_CONTAINS(prepared, "prepare: default configuration loaded");
-  ASSERT_EQ(count(prepared, "miss: configuration built"), 1);
+  ASSERT_EQ(kt_test_count(prepared, "miss: configuration built"), 1);
   ASSERT_TRUE(k->runtime && k->runtime->state && k->runtime->device_known && ctx->store);
   ASSERT_EQ(k->runtime->nconfigs, 1);
   float x[256], y[256];
@@ -465,15 +427,15 @@ TEST(prepared_background_miss_builds_nothing) {
   int n = 256;
   void *args[] = {x, y, &n};
   ASSERT_EQ(kt_launch(k, (int64_t[]){256}, args, NULL), KT_OK);
-  const char *out = captured();
+  const char *out = kt_test_captured();
   ASSERT_CONTAINS(out, "key [N=256]: default configuration while the tuning runs in the background");
-  ASSERT_EQ(count(out, "miss: configuration built"), 1); /* the prepared one only */
+  ASSERT_EQ(kt_test_count(out, "miss: configuration built"), 1); /* the prepared one only */
   ASSERT_EQ(k->runtime->nconfigs, 1);
   check_affine(x, y, n);
   /* A second prepare does nothing more. */
   ASSERT_EQ(kt_kernel_prepare(k), KT_OK);
   ASSERT_EQ(k->runtime->nconfigs, 1);
-  capture_end();
+  kt_test_capture_end();
   ASSERT_EQ(kt_kernel_prepare(NULL), KT_INVALID);
   kt_kernel_destroy(k);
   kt_context_destroy(ctx);
@@ -495,7 +457,8 @@ static int spawned_pid(const char *out, int which) {
  * before): from the trace line, waiting up to 10 s x the slowdown. */
 static int background_helper_pid(void) {
   int pid = 0;
-  for (int i = 0; i < 100 * kt_test_slowdown() && (pid = spawned_pid(captured(), 0)) == 0; i++) sleep_s(0.1);
+  for (int i = 0; i < 100 * kt_test_slowdown() && (pid = spawned_pid(kt_test_captured(), 0)) == 0; i++)
+    kt_test_sleep(0.1);
   return pid;
 }
 
@@ -511,23 +474,23 @@ TEST(background_helper_killed_mid_tuning) {
   for (int i = 0; i < 256; i++) x[i] = (float)i;
   int n = 256;
   void *args[] = {x, y, &n};
-  capture_start();
+  kt_test_capture_start();
   ASSERT_EQ(kt_launch(k, (int64_t[]){256}, args, NULL), KT_OK);
-  ASSERT_CONTAINS(captured(), "while the tuning runs in the background (in ktune-tuner)");
+  ASSERT_CONTAINS(kt_test_captured(), "while the tuning runs in the background (in ktune-tuner)");
   int pid = background_helper_pid();
   ASSERT_TRUE(pid > 1);
   /* Killed while it measures: once its worker verified a configuration. */
   ASSERT_TRUE(await_captured("worker: verified", 10));
   ASSERT_EQ(kill(pid, SIGKILL), 0);
-  for (int i = 0; i < 100 && !strstr(captured(), "background tuning"); i++) {
+  for (int i = 0; i < 100 && !strstr(kt_test_captured(), "background tuning"); i++) {
     ASSERT_EQ(kt_launch(k, (int64_t[]){256}, args, NULL), KT_OK);
-    sleep_s(0.1);
+    kt_test_sleep(0.1);
   }
   memset(y, 0, sizeof y);
   ASSERT_EQ(kt_launch(k, (int64_t[]){256}, args, NULL), KT_OK);
   check_affine(x, y, n);
-  const char *out = captured();
-  capture_end();
+  const char *out = kt_test_captured();
+  kt_test_capture_end();
   char want[128];
   snprintf(want, sizeof want, "background tuning failed, kept the fallback (the tuning helper (pid %d) was killed",
            pid);
@@ -543,7 +506,7 @@ TEST(background_helper_killed_mid_tuning) {
  * MARK's to be left within 10 s (its helpers end with it or once their
  * tuning is stored); returns what the application printed. */
 static const char *run_application(void (*app)(const char *mark), const char *mark) {
-  capture_start();
+  kt_test_capture_start();
   fflush(NULL);
   pid_t pid = fork();
   if (pid == 0) app(mark);
@@ -551,8 +514,8 @@ static const char *run_application(void (*app)(const char *mark), const char *ma
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   ASSERT_EQ(processes_left(mark), 0);
-  const char *out = captured();
-  capture_end();
+  const char *out = kt_test_captured();
+  kt_test_capture_end();
   return out;
 }
 
@@ -590,10 +553,10 @@ TEST(background_tuning_finishes_after_the_application_exits) {
   for (int i = 0; i < 256; i++) x[i] = (float)i;
   int n = 256;
   void *args[] = {x, y, &n};
-  capture_start();
+  kt_test_capture_start();
   ASSERT_EQ(kt_launch(k, (int64_t[]){256}, args, NULL), KT_OK);
-  out = captured();
-  capture_end();
+  out = kt_test_captured();
+  kt_test_capture_end();
   ASSERT_CONTAINS(out, "key [N=256]: stored winner in ");
   check_affine(x, y, n);
   kt_kernel_destroy(k);
@@ -639,11 +602,11 @@ TEST(warm_helper_tunes_the_next_key_with_its_device_open) {
   const char *out = run_application(tunes_two_keys, mark_processes());
   ASSERT_CONTAINS(out, "key [N=256]: tuned 4 configurations");
   ASSERT_CONTAINS(out, "key [N=512]: tuned 4 configurations");
-  ASSERT_EQ(count(out, "miss: helper spawned"), 1);
-  ASSERT_EQ(count(out, "miss: handed to the warm helper"), 1);
-  ASSERT_EQ(count(out, "helper: a request of the application while warm"), 1);
-  ASSERT_EQ(count(out, "worker: device open"), 1);
-  ASSERT_EQ(count(out, "worker: bound to affine"), 1);
+  ASSERT_EQ(kt_test_count(out, "miss: helper spawned"), 1);
+  ASSERT_EQ(kt_test_count(out, "miss: handed to the warm helper"), 1);
+  ASSERT_EQ(kt_test_count(out, "helper: a request of the application while warm"), 1);
+  ASSERT_EQ(kt_test_count(out, "worker: device open"), 1);
+  ASSERT_EQ(kt_test_count(out, "worker: bound to affine"), 1);
   ASSERT_CONTAINS(out, "helper: leaving (no more requests)");
 }
 
@@ -671,9 +634,9 @@ TEST(warm_worker_keeps_its_scratch_between_keys_and_grows_it) {
   setenv("KTUNE_TRACE", "1", 1);
   setenv("KTUNE_HELPER_IDLE_S", "60", 1);
   const char *out = run_application(tunes_three_keys, mark_processes());
-  ASSERT_EQ(count(out, "worker: bound to affine"), 2);
-  ASSERT_EQ(count(out, "worker: scratch kept (2048 bytes)"), 1);
-  ASSERT_EQ(count(out, "worker: scratch grown from 2048 to 4096 bytes"), 1);
+  ASSERT_EQ(kt_test_count(out, "worker: bound to affine"), 2);
+  ASSERT_EQ(kt_test_count(out, "worker: scratch kept (2048 bytes)"), 1);
+  ASSERT_EQ(kt_test_count(out, "worker: scratch grown from 2048 to 4096 bytes"), 1);
 }
 
 /* The time of the first trace line holding WHAT, or -1. */
@@ -710,13 +673,13 @@ TEST(prepared_kernel_first_miss_goes_to_a_helper_with_its_device_open) {
   setenv("KTUNE_HELPER_IDLE_S", "60", 1);
   const char *out = run_application(prepares_then_misses, mark_processes()); /* none left within 10 s */
   ASSERT_CONTAINS(out, "key [N=256]: tuned 4 configurations");
-  ASSERT_EQ(count(out, "prepare: helper spawned"), 1);
-  ASSERT_EQ(count(out, "miss: helper spawned"), 0);
-  ASSERT_EQ(count(out, "miss: handed to the warm helper"), 1);
-  ASSERT_EQ(count(out, "miss: handed to the spare job thread"), 1); /* no thread created on the call */
-  ASSERT_EQ(count(out, "miss: job thread started"), 0);
-  ASSERT_EQ(count(out, "worker: device open"), 1);
-  ASSERT_EQ(count(out, "worker: bound to affine"), 1);
+  ASSERT_EQ(kt_test_count(out, "prepare: helper spawned"), 1);
+  ASSERT_EQ(kt_test_count(out, "miss: helper spawned"), 0);
+  ASSERT_EQ(kt_test_count(out, "miss: handed to the warm helper"), 1);
+  ASSERT_EQ(kt_test_count(out, "miss: handed to the spare job thread"), 1); /* no thread created on the call */
+  ASSERT_EQ(kt_test_count(out, "miss: job thread started"), 0);
+  ASSERT_EQ(kt_test_count(out, "worker: device open"), 1);
+  ASSERT_EQ(kt_test_count(out, "worker: bound to affine"), 1);
   double opened = trace_time(out, "helper: prepared: the worker's device is open");
   double missed = trace_time(out, "miss: a shape this handle has not launched");
   ASSERT_TRUE(opened > 0 && missed > opened);
@@ -761,10 +724,10 @@ TEST(no_warm_helper_with_idle_zero) {
   kt_context *ctx = context(KT_MISS_TUNE, NULL);
   kt_kernel *k = load(ctx, "affine.c", slow_source(0), "c");
   const char *first = miss_affine(k, 256);
-  ASSERT_EQ(count(first, "miss: helper spawned"), 1);
+  ASSERT_EQ(kt_test_count(first, "miss: helper spawned"), 1);
   ASSERT_TRUE(strstr(first, "worker: kept") == NULL);
   const char *second = miss_affine(k, 512);
-  ASSERT_EQ(count(second, "miss: helper spawned"), 1);
+  ASSERT_EQ(kt_test_count(second, "miss: helper spawned"), 1);
   ASSERT_TRUE(strstr(second, "handed to the warm helper") == NULL);
   kt_kernel_destroy(k);
   kt_context_destroy(ctx);
@@ -796,17 +759,17 @@ TEST(two_threads_missing_one_key_tune_once) {
     l[i].k = load(l[i].ctx, "affine.c", slow_source(0), "c");
     for (int j = 0; j < 256; j++) l[i].x[j] = (float)(j + i);
   }
-  capture_start();
+  kt_test_capture_start();
   pthread_t th[2];
   for (int i = 0; i < 2; i++) ASSERT_EQ(pthread_create(&th[i], NULL, launch_thread, &l[i]), 0);
   for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
-  const char *out = captured();
-  capture_end();
+  const char *out = kt_test_captured();
+  kt_test_capture_end();
   for (int i = 0; i < 2; i++) {
     ASSERT_EQ(l[i].rc, KT_OK);
     check_affine(l[i].x, l[i].y, 256);
   }
-  if (count(out, ": tuned ") != 1) kt_test_fail(__FILE__, __LINE__, "expected one tuning:\n%s", out);
+  if (kt_test_count(out, ": tuned ") != 1) kt_test_fail(__FILE__, __LINE__, "expected one tuning:\n%s", out);
   /* The other thread either waited for that tuning or found its winner stored. */
   ASSERT_TRUE(strstr(out, "winner of the tuning another thread started") || strstr(out, "stored winner"));
   for (int i = 0; i < 2; i++) {
@@ -819,7 +782,7 @@ TEST(two_processes_sharing_a_database_tune_once) {
   setenv("KTUNE_PRINT_AUTOTUNING", "1", 1);
   const char *db = tmp_path("results.db");
   (void)db;
-  capture_start();
+  kt_test_capture_start();
   pid_t pids[2];
   for (int i = 0; i < 2; i++) {
     fflush(NULL);
@@ -845,10 +808,10 @@ TEST(two_processes_sharing_a_database_tune_once) {
     ASSERT_EQ(waitpid(pids[i], &status, 0), pids[i]);
     ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   }
-  const char *out = captured();
-  capture_end();
-  if (count(out, ": tuned ") != 1) kt_test_fail(__FILE__, __LINE__, "expected one tuning:\n%s", out);
-  ASSERT_EQ(count(out, "stored winner"), 1); /* found after the lock, or before asking for it */
+  const char *out = kt_test_captured();
+  kt_test_capture_end();
+  if (kt_test_count(out, ": tuned ") != 1) kt_test_fail(__FILE__, __LINE__, "expected one tuning:\n%s", out);
+  ASSERT_EQ(kt_test_count(out, "stored winner"), 1); /* found after the lock, or before asking for it */
 }
 
 /* ---- an application that owns its OpenCL ------------------------------ */
@@ -896,10 +859,10 @@ TEST(opencl_application_misses_and_tunes_through_the_helper) {
   ASSERT_EQ(kt__be_upload(k->backend, state, bx, x, sizeof x, &eb), KT_OK);
   int n = N;
   void *args[] = {bx, by, &n};
-  capture_start();
+  kt_test_capture_start();
   int rc = kt_launch(k, (int64_t[]){N}, args, NULL);
-  const char *out = captured();
-  capture_end();
+  const char *out = kt_test_captured();
+  kt_test_capture_end();
   if (rc != KT_OK) kt_test_fail(__FILE__, __LINE__, "kt_launch: %s\n%s", kt_errmsg(ctx), out);
   ASSERT_CONTAINS(out, "ktune: kernel twice_plus, key [N=1000]: tuned 3 configurations");
   ASSERT_EQ(kt__be_download(k->backend, state, y, by, sizeof y, &eb), KT_OK);
@@ -952,19 +915,19 @@ TEST(opencl_background_tunes_on_the_input_as_it_was_at_the_call) {
   ASSERT_EQ(kt__be_upload(k->backend, state, bx, x, sizeof x, &eb), KT_OK);
   int n = N;
   void *args[] = {bx, by, &n};
-  capture_start();
+  kt_test_capture_start();
   ASSERT_EQ(kt_launch(k, (int64_t[]){N}, args, NULL), KT_OK);
   x[0] = 0; /* the caller's next input, written on its queue behind the call */
   ASSERT_EQ(kt__be_upload(k->backend, state, bx, x, sizeof x, &eb), KT_OK);
-  ASSERT_CONTAINS(captured(), "key [N=256]: default configuration while the tuning runs in the background");
-  ASSERT_TRUE(strstr(captured(), "copied them before returning") == NULL); /* the snapshot was taken */
-  for (int i = 0; i < 600 && !strstr(captured(), "background tuning"); i++) {
+  ASSERT_CONTAINS(kt_test_captured(), "key [N=256]: default configuration while the tuning runs in the background");
+  ASSERT_TRUE(strstr(kt_test_captured(), "copied them before returning") == NULL); /* the snapshot was taken */
+  for (int i = 0; i < 600 && !strstr(kt_test_captured(), "background tuning"); i++) {
     ASSERT_EQ(kt_launch(k, (int64_t[]){N}, args, NULL), KT_OK);
-    sleep_s(0.1);
+    kt_test_sleep(0.1);
   }
   ASSERT_EQ(kt_launch(k, (int64_t[]){N}, args, NULL), KT_OK);
-  const char *out = captured();
-  capture_end();
+  const char *out = kt_test_captured();
+  kt_test_capture_end();
   ASSERT_CONTAINS(out, "key [N=256]: tuned 4 configurations");
   ASSERT_CONTAINS(out, "key [N=256]: background tuning's winner in ");
   const char *winner = strstr(out, "background tuning's winner");

@@ -41,43 +41,6 @@ static kt_kernel *load(kt_context *ctx, const char *label, const char *src, cons
   return k;
 }
 
-/* stderr (the KTUNE_PRINT_AUTOTUNING lines and the trace) into a file. */
-static int saved_stderr = -1, capture_fd = -1;
-
-static void capture_start(void) {
-  fflush(stderr);
-  saved_stderr = dup(2);
-  capture_fd = open(kt_test_tmp_path("stderr.txt"), O_RDWR | O_CREAT | O_TRUNC, 0600);
-  ASSERT_TRUE(saved_stderr >= 0 && capture_fd >= 0);
-  dup2(capture_fd, 2);
-}
-
-static const char *captured(void) {
-  static char text[1 << 21];
-  fflush(stderr);
-  ssize_t n = pread(capture_fd, text, sizeof text - 1, 0);
-  text[n > 0 ? n : 0] = 0;
-  return text;
-}
-
-static void capture_end(void) {
-  fflush(stderr);
-  dup2(saved_stderr, 2);
-  close(saved_stderr);
-  close(capture_fd);
-}
-
-static int count(const char *hay, const char *needle) {
-  int n = 0;
-  for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle)) n++;
-  return n;
-}
-
-static void sleep_s(double s) {
-  struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-  nanosleep(&ts, NULL);
-}
-
 /* Rows of the case's database whose measurement record names METHOD. */
 static int rows_measured(const char *method) {
   sqlite3 *db = NULL;
@@ -123,11 +86,12 @@ static void call_scale(kt_kernel *k, float *x, float *y) {
 
 /* Calls until TEXT is printed (a minute at most), every output checked. */
 static void call_until(kt_kernel *k, float *x, float *y, const char *text) {
-  for (int i = 0; i < 3000 && !strstr(captured(), text); i++) {
+  for (int i = 0; i < 3000 && !strstr(kt_test_captured(), text); i++) {
     call_scale(k, x, y);
-    if (!strstr(captured(), "online tuning: ")) sleep_s(0.02); /* the helper still verifies */
+    if (!strstr(kt_test_captured(), "online tuning: ")) kt_test_sleep(0.02); /* the helper still verifies */
   }
-  if (!strstr(captured(), text)) kt_test_fail(__FILE__, __LINE__, "no \"%s\" in:\n%s", text, captured());
+  if (!strstr(kt_test_captured(), text))
+    kt_test_fail(__FILE__, __LINE__, "no \"%s\" in:\n%s", text, kt_test_captured());
 }
 
 TEST(online_times_the_verified_configurations_on_the_callers_calls_then_adopts) {
@@ -135,26 +99,26 @@ TEST(online_times_the_verified_configurations_on_the_callers_calls_then_adopts) 
   kt_kernel *k = load(ctx, "scale.c", scale_src, "c");
   float x[N], y[N];
   for (int i = 0; i < N; i++) x[i] = (float)i;
-  capture_start();
+  kt_test_capture_start();
   call_scale(k, x, y);
-  ASSERT_CONTAINS(captured(), "key [N=64]: default configuration while the configurations are verified");
+  ASSERT_CONTAINS(kt_test_captured(), "key [N=64]: default configuration while the configurations are verified");
   call_until(k, x, y, "online tuning's winner");
-  const char *out = captured();
+  const char *out = kt_test_captured();
   ASSERT_CONTAINS(out, "key [N=64]: verified 4 configurations (2 passed");
   ASSERT_CONTAINS(out, "online tuning: 2 verified configurations, each to be timed on 5 of the application's calls");
   /* Each verified configuration timed 5 times on the caller's calls; the
    * one that failed verification never. */
-  ASSERT_EQ(count(out, "online: timed [BAD=0 U=1]"), KT__ONLINE_SAMPLES);
-  ASSERT_EQ(count(out, "online: timed [BAD=0 U=2]"), KT__ONLINE_SAMPLES);
-  ASSERT_EQ(count(out, "online: timed [BAD=1"), 0);
-  ASSERT_EQ(count(out, "online tuning's winner"), 1);
+  ASSERT_EQ(kt_test_count(out, "online: timed [BAD=0 U=1]"), KT__ONLINE_SAMPLES);
+  ASSERT_EQ(kt_test_count(out, "online: timed [BAD=0 U=2]"), KT__ONLINE_SAMPLES);
+  ASSERT_EQ(kt_test_count(out, "online: timed [BAD=1"), 0);
+  ASSERT_EQ(kt_test_count(out, "online tuning's winner"), 1);
   ASSERT_CONTAINS(out, "measure: 2 configurations on 10 of the application's calls");
   ASSERT_CONTAINS(out, "s of their launches by clock");
   /* Later calls launch the winner untimed. */
   for (int i = 0; i < 20; i++) call_scale(k, x, y);
-  out = captured();
-  ASSERT_EQ(count(out, "online: timed ["), 2 * KT__ONLINE_SAMPLES);
-  ASSERT_EQ(count(out, "online tuning's winner"), 1);
+  out = kt_test_captured();
+  ASSERT_EQ(kt_test_count(out, "online: timed ["), 2 * KT__ONLINE_SAMPLES);
+  ASSERT_EQ(kt_test_count(out, "online tuning's winner"), 1);
   kt_kernel_destroy(k);
   kt_context_destroy(ctx);
   /* Stored: both candidates' samples, marked as measured online, and the
@@ -163,12 +127,12 @@ TEST(online_times_the_verified_configurations_on_the_callers_calls_then_adopts) 
   ctx = context(KT_MISS_ONLINE);
   k = load(ctx, "scale.c", scale_src, "c");
   call_scale(k, x, y);
-  out = captured();
-  capture_end();
+  out = kt_test_captured();
+  kt_test_capture_end();
   ASSERT_CONTAINS(out, "key [N=64]: stored winner in ");
   const char *stored = strstr(out, "key [N=64]: stored winner in ");
   ASSERT_TRUE(stored && strstr(stored, ": BAD=0 U="));
-  ASSERT_EQ(count(out, "verified 4 configurations"), 1); /* no second tuning */
+  ASSERT_EQ(kt_test_count(out, "verified 4 configurations"), 1); /* no second tuning */
   kt_kernel_destroy(k);
   kt_context_destroy(ctx);
 }
@@ -190,20 +154,20 @@ TEST(online_kernel_with_an_inout_tensor_tunes_in_the_background) {
   for (int i = 0; i < N; i++) x[i] = (float)i, y[i] = 0;
   int n = N;
   void *args[] = {x, y, &n};
-  capture_start();
+  kt_test_capture_start();
   int calls = 0;
-  for (; calls < 600 && (calls == 0 || !strstr(captured(), "background tuning's winner")); calls++) {
+  for (; calls < 600 && (calls == 0 || !strstr(kt_test_captured(), "background tuning's winner")); calls++) {
     ASSERT_EQ(kt_launch(k, (int64_t[]){N}, args, NULL), KT_OK);
     for (int i = 0; i < N; i++) ASSERT_EQ(y[i], (float)(calls + 1) * x[i]); /* applied once a call */
-    sleep_s(0.05);
+    kt_test_sleep(0.05);
   }
-  const char *out = captured();
-  capture_end();
+  const char *out = kt_test_captured();
+  kt_test_capture_end();
   ASSERT_CONTAINS(out, "key [N=64]: default configuration while the tuning runs in the background");
   ASSERT_CONTAINS(out, "key [N=64]: tuned 2 configurations");
   ASSERT_CONTAINS(out, "background tuning's winner");
-  ASSERT_EQ(count(out, "online: timed ["), 0);
-  ASSERT_EQ(count(out, "]: verified "), 0); /* no verify-only tuning */
+  ASSERT_EQ(kt_test_count(out, "online: timed ["), 0);
+  ASSERT_EQ(kt_test_count(out, "]: verified "), 0); /* no verify-only tuning */
   kt_kernel_destroy(k);
   kt_context_destroy(ctx);
 }
@@ -221,7 +185,7 @@ static void *call_many(void *arg) {
   for (int i = 0; i < N; i++) x[i] = (float)(i + c->calls);
   for (int i = 0; i < c->calls; i++) {
     call_scale(c->k, x, y);
-    sleep_s(0.002);
+    kt_test_sleep(0.002);
   }
   return NULL;
 }
@@ -231,7 +195,7 @@ TEST(online_calls_from_several_threads) {
   kt_kernel *k = load(ctx, "scale.c", scale_src, "c");
   float x[N], y[N];
   for (int i = 0; i < N; i++) x[i] = (float)i;
-  capture_start();
+  kt_test_capture_start();
   call_until(k, x, y, "online tuning: 2 verified");
   caller c[4];
   pthread_t th[4];
@@ -241,12 +205,12 @@ TEST(online_calls_from_several_threads) {
   }
   for (int i = 0; i < 4; i++) pthread_join(th[i], NULL);
   call_until(k, x, y, "online tuning's winner");
-  const char *out = captured();
-  capture_end();
-  ASSERT_EQ(count(out, "online: timed [BAD=0 U=1]"), KT__ONLINE_SAMPLES);
-  ASSERT_EQ(count(out, "online: timed [BAD=0 U=2]"), KT__ONLINE_SAMPLES);
-  ASSERT_EQ(count(out, "online: timed [BAD=1"), 0);
-  ASSERT_EQ(count(out, "online tuning's winner"), 1);
+  const char *out = kt_test_captured();
+  kt_test_capture_end();
+  ASSERT_EQ(kt_test_count(out, "online: timed [BAD=0 U=1]"), KT__ONLINE_SAMPLES);
+  ASSERT_EQ(kt_test_count(out, "online: timed [BAD=0 U=2]"), KT__ONLINE_SAMPLES);
+  ASSERT_EQ(kt_test_count(out, "online: timed [BAD=1"), 0);
+  ASSERT_EQ(kt_test_count(out, "online tuning's winner"), 1);
   kt_kernel_destroy(k);
   kt_context_destroy(ctx);
 }
@@ -265,17 +229,17 @@ TEST(online_candidate_that_fails_in_the_application_is_dropped) {
   kt_kernel *k = load(ctx, "scale.c", scale_src, "c");
   float x[N], y[N];
   for (int i = 0; i < N; i++) x[i] = (float)i;
-  capture_start();
+  kt_test_capture_start();
   call_until(k, x, y, "online tuning: 2 verified"); /* the fallback (BAD=0 U=1) is loaded */
   setenv("CC", "false", 1);
   call_until(k, x, y, "online tuning's winner");
   unsetenv("CC");
-  const char *out = captured();
-  capture_end();
+  const char *out = kt_test_captured();
+  kt_test_capture_end();
   ASSERT_CONTAINS(out, "online: [BAD=0 U=2] failed on the application's call, dropped");
-  ASSERT_EQ(count(out, "online: [BAD=0 U=2] failed"), 1);
-  ASSERT_EQ(count(out, "online: timed [BAD=0 U=2]"), 0);
-  ASSERT_EQ(count(out, "online: timed [BAD=0 U=1]"), KT__ONLINE_SAMPLES);
+  ASSERT_EQ(kt_test_count(out, "online: [BAD=0 U=2] failed"), 1);
+  ASSERT_EQ(kt_test_count(out, "online: timed [BAD=0 U=2]"), 0);
+  ASSERT_EQ(kt_test_count(out, "online: timed [BAD=0 U=1]"), KT__ONLINE_SAMPLES);
   const char *winner = strstr(out, "online tuning's winner");
   ASSERT_TRUE(winner && strstr(winner, ": BAD=0 U=1\n"));
   kt_kernel_destroy(k);
@@ -290,10 +254,10 @@ TEST(print_autotuning_gives_the_phases_of_a_miss) {
   kt_kernel *k = load(ctx, "scale.c", scale_src, "c");
   float x[N], y[N];
   for (int i = 0; i < N; i++) x[i] = (float)i;
-  capture_start();
+  kt_test_capture_start();
   call_scale(k, x, y);
-  const char *out = captured();
-  capture_end();
+  const char *out = kt_test_captured();
+  kt_test_capture_end();
   const char *line = strstr(out, "ktune: kernel scale, key [N=64]: tuned 4 configurations (0 stored before; setup ");
   if (!line) kt_test_fail(__FILE__, __LINE__, "no tuning line with its phases in:\n%s", out);
   const char *end = strchr(line, '\n');
@@ -339,21 +303,21 @@ TEST(opencl_online_times_the_verified_configurations_on_the_callers_buffers) {
   ASSERT_EQ(kt__be_upload(k->backend, state, bx, x, sizeof x, &eb), KT_OK);
   int n = M;
   void *args[] = {bx, by, &n};
-  capture_start();
-  for (int c = 0; c < 3000 && (c == 0 || !strstr(captured(), "online tuning's winner")); c++) {
+  kt_test_capture_start();
+  for (int c = 0; c < 3000 && (c == 0 || !strstr(kt_test_captured(), "online tuning's winner")); c++) {
     ASSERT_EQ(kt__be_upload(k->backend, state, by, poison, sizeof poison, &eb), KT_OK);
     ASSERT_EQ(kt_launch(k, (int64_t[]){M}, args, NULL), KT_OK);
     ASSERT_EQ(kt__be_download(k->backend, state, y, by, sizeof y, &eb), KT_OK);
     for (int i = 0; i < M; i++) ASSERT_EQ(y[i], 3.0f * x[i]);
-    if (!strstr(captured(), "online tuning: ")) sleep_s(0.02);
+    if (!strstr(kt_test_captured(), "online tuning: ")) kt_test_sleep(0.02);
   }
-  const char *out = captured();
-  capture_end();
+  const char *out = kt_test_captured();
+  kt_test_capture_end();
   ASSERT_CONTAINS(out, "key [N=256]: verified 4 configurations (2 passed");
   ASSERT_CONTAINS(out, "online tuning's winner");
-  ASSERT_EQ(count(out, "online: timed [BAD=0 WG=16]"), KT__ONLINE_SAMPLES);
-  ASSERT_EQ(count(out, "online: timed [BAD=0 WG=32]"), KT__ONLINE_SAMPLES);
-  ASSERT_EQ(count(out, "online: timed [BAD=1"), 0);
+  ASSERT_EQ(kt_test_count(out, "online: timed [BAD=0 WG=16]"), KT__ONLINE_SAMPLES);
+  ASSERT_EQ(kt_test_count(out, "online: timed [BAD=0 WG=32]"), KT__ONLINE_SAMPLES);
+  ASSERT_EQ(kt_test_count(out, "online: timed [BAD=1"), 0);
   kt__be_release(k->backend, state, bx);
   kt__be_release(k->backend, state, by);
   kt_kernel_destroy(k);
