@@ -3,7 +3,7 @@ against an independent graph timing (bench/graph_timer.cu) of the same ones.
 
     python3 bench/timing_rank.py DIR N...
 
-DIR/N/<timing>.json are `ktune tune --json` results (timing: auto, events),
+DIR/N/<timing>.json (N: a count, or RxC for softmax) are `ktune tune --json` results (timing: auto, events),
 DIR/N/graph.txt lines "BLOCK VEC us_per_launch". Prints one Markdown row per
 N and timing: Spearman's rho of ktune's medians against the graph times,
 ktune's winner's regret (its graph time over the best graph time, minus 1),
@@ -40,6 +40,11 @@ def key(cfg):
     return (int(cfg["BLOCK"]), int(cfg["VEC"]))
 
 
+def label(n):
+    """2^k for elementwise's element counts; softmax's "RxC" as it is."""
+    return f"2^{len(bin(int(n))) - 3}" if n.isdigit() else n
+
+
 def main():
     out, sizes = sys.argv[1], sys.argv[2:]
     print("| N | ktune --timing | Spearman | winner regret | methods used | ktune us/launch | graph us/launch |")
@@ -62,7 +67,7 @@ def main():
             methods = sorted({c.get("measurement", {}).get("method", "?") for c in ok})
             counts = {m: sum(1 for c in ok if c.get("measurement", {}).get("method", "?") == m) for m in methods}
             win = graph[key(r["winner"]["config"])]
-            print(f"| 2^{len(bin(int(n))) - 3} | {timing} | {spearman(kt, ref):.3f} | {100 * (win / best - 1):.1f}% "
+            print(f"| {label(n)} | {timing} | {spearman(kt, ref):.3f} | {100 * (win / best - 1):.1f}% "
                   f"| {', '.join(f'{m} {k}' for m, k in counts.items())} | {min(kt):.2f}-{max(kt):.2f} "
                   f"| {min(ref):.2f}-{max(ref):.2f} |")
 
