@@ -145,6 +145,13 @@ def _wait_until(what, seconds: float) -> bool:
 SLOW_N = 1280
 
 
+def _sigint_as_in_a_terminal():
+    """SIGINT back to its default in the child: a shell starts a background
+    job (`cmd &` without job control) with SIGINT ignored, which children
+    inherit, and a Python started so gets no KeyboardInterrupt at all."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("how", ["tune", "launch", "launch-ctypes"])
 def test_ctrl_c_interrupts_a_tuning(db, tmp_path, how):
     """SIGINT to a Python process that is tuning (ktune.tune, or a launch
@@ -167,7 +174,7 @@ def test_ctrl_c_interrupts_a_tuning(db, tmp_path, how):
         print("finished", flush=True)
     """)
     p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         start_new_session=True, cwd=HERE)
+                         start_new_session=True, cwd=HERE, preexec_fn=_sigint_as_in_a_terminal)
     assert p.stdout.readline().strip() == "tuning"
     if how != "tune":
         want = "ctypes" if how == "launch-ctypes" else "extension"
