@@ -67,25 +67,31 @@ static kt__space *make_space(const kt__tunedim *dims, int n, kt__expr *const *wh
   return s;
 }
 
-/* Every valid @autotune point, times every @cluster point; of those, the
- * ones numbered SHARD modulo NSHARDS (so that big spaces fit a test's time). */
+/* Every @cluster point, times every @autotune point valid beside it (the
+ * @where clauses may name the cluster's names too); of those, the ones
+ * numbered SHARD modulo NSHARDS (so that big spaces fit a test's time). */
 static void enumerate(compile_run *r, const kt__env *sizes, int shard, int nshards) {
   const kt__kernel_decl *d = r->decl;
-  kt__space *tune = make_space(d->tune, d->ntune, d->where, d->nwhere, sizes);
   kt__space *clu = make_space(d->cluster, d->ncluster, NULL, 0, sizes);
-  uint64_t nt = kt__space_size(tune), nc = kt__space_size(clu);
-  r->jobs = kt__xcalloc((size_t)(nt * nc), sizeof *r->jobs);
-  uint64_t seen = 0;
-  for (uint64_t i = 0; i < nt; i++) {
-    if (kt__space_valid_index(tune, i) != 1) continue;
-    for (uint64_t j = 0; j < nc; j++) {
+  uint64_t nc = kt__space_size(clu), seen = 0;
+  for (uint64_t j = 0; j < nc; j++) {
+    int64_t cv[MAX_NAMES];
+    const char *cn[MAX_NAMES];
+    kt__space_values(clu, j, cv);
+    for (int c = 0; c < d->ncluster; c++) cn[c] = d->cluster[c].name;
+    kt__env cluster_env = {cn, cv, d->ncluster, sizes};
+    kt__space *tune = make_space(d->tune, d->ntune, d->where, d->nwhere, &cluster_env);
+    uint64_t nt = kt__space_size(tune);
+    r->jobs = kt__xrealloc(r->jobs, (size_t)(r->njobs + nt) * sizeof *r->jobs);
+    for (uint64_t i = 0; i < nt; i++) {
+      if (kt__space_valid_index(tune, i) != 1) continue;
       if (seen++ % (uint64_t)nshards != (uint64_t)shard) continue;
       job *jb = &r->jobs[r->njobs++];
       kt__space_values(tune, i, jb->values);
-      kt__space_values(clu, j, jb->values + d->ntune);
+      memcpy(jb->values + d->ntune, cv, (size_t)d->ncluster * sizeof *cv);
     }
+    kt__space_free(tune);
   }
-  kt__space_free(tune);
   kt__space_free(clu);
 }
 
@@ -216,10 +222,10 @@ TEST(compiles_gemm_bf16_1) { compile_shard("kernels/cuda/gemm_bf16.cu", 90, 0, 4
 TEST(compiles_gemm_bf16_2) { compile_shard("kernels/cuda/gemm_bf16.cu", 90, 1, 4); }
 TEST(compiles_gemm_bf16_3) { compile_shard("kernels/cuda/gemm_bf16.cu", 90, 2, 4); }
 TEST(compiles_gemm_bf16_4) { compile_shard("kernels/cuda/gemm_bf16.cu", 90, 3, 4); }
-TEST(compiles_gemm_wgmma_1) { compile_shard("kernels/cuda/gemm_wgmma.cu", 25, 0, 4); }
-TEST(compiles_gemm_wgmma_2) { compile_shard("kernels/cuda/gemm_wgmma.cu", 25, 1, 4); }
-TEST(compiles_gemm_wgmma_3) { compile_shard("kernels/cuda/gemm_wgmma.cu", 25, 2, 4); }
-TEST(compiles_gemm_wgmma_4) { compile_shard("kernels/cuda/gemm_wgmma.cu", 25, 3, 4); }
+TEST(compiles_gemm_wgmma_1) { compile_shard("kernels/cuda/gemm_wgmma.cu", 76, 0, 4); }
+TEST(compiles_gemm_wgmma_2) { compile_shard("kernels/cuda/gemm_wgmma.cu", 76, 1, 4); }
+TEST(compiles_gemm_wgmma_3) { compile_shard("kernels/cuda/gemm_wgmma.cu", 76, 2, 4); }
+TEST(compiles_gemm_wgmma_4) { compile_shard("kernels/cuda/gemm_wgmma.cu", 76, 3, 4); }
 TEST(compiles_cluster) { compile_file("kernels/cuda/cluster.cu", 64); }
 TEST(compiles_spmv) { compile_file("kernels/cuda/spmv.cu", 24); }
 TEST(compiles_faulty) { compile_file("tests/data/cuda_faulty.cu", 4); }
