@@ -48,6 +48,9 @@ struct __align__(64) tma_map {
 #define CLUSTER_X 1
 #endif
 #define B_SLICE_ROWS (BN / CLUSTER_X) /* the rows of B one block's producer brings */
+/* Each slice starts where the 128-byte swizzle pattern does (every 1024 bytes),
+ * so the slices together are laid out as one box of BN rows. */
+static_assert(B_SLICE_ROWS * BK * 2 % 1024 == 0, "a slice of B must be whole 1024-byte swizzle blocks");
 
 __device__ __forceinline__ unsigned smem_addr(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
 
@@ -71,7 +74,8 @@ __device__ __forceinline__ void bar_arrive(unsigned long long *bar) {
 // release needs: the MMAs that read the stage have completed. With
 // .release.cluster the arrival waited on every earlier memory operation at
 // cluster scope, and CLUSTER_X=2 ran at 0.26-0.64 of CLUSTER_X=1 on the H200
-// (0.91-0.98 without it).
+// (0.89-1.00 without it; docs/BENCHMARKS.md, "The @cluster stage", says how
+// to rerun it).
 __device__ __forceinline__ void bar_arrive_in(unsigned long long *bar, unsigned rank) {
   asm volatile("{\n\t.reg .b32 remote;\n\tmapa.shared::cluster.u32 remote, %0, %1;\n\t"
                "mbarrier.arrive.shared::cluster.b64 _, [remote];\n\t}" ::"r"(smem_addr(bar)),
@@ -238,8 +242,7 @@ __device__ __forceinline__ void wgmma_256(float (&d)[128], unsigned long long da
 // have freed it. The stage's barrier expects the whole stage: A's tile from
 // this block's copy, B's slices from every block's multicast.
 __device__ void produce(const tma_map *amap, const tma_map *bmap, unsigned char *smem, unsigned long long *full,
-                        unsigned long long *empty, int tm, int tn, int ktiles) {
-  unsigned rank = CLUSTER_X > 1 ? cluster_rank() : 0;
+                        unsigned long long *empty, int tm, int tn, unsigned rank, int ktiles) {
   for (int kt = 0; kt < ktiles; kt++) {
     int s = kt % STAGES;
     bar_wait(&empty[s], ((kt / STAGES) & 1) ^ 1);
@@ -341,9 +344,10 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
   /* The 128-byte swizzle repeats every 1024 bytes: stages start there. */
   unsigned char *smem = raw + ((1024 - (smem_addr(raw) & 1023)) & 1023);
   /* A cluster's blocks: consecutive row tiles of one column tile. */
-  int tcm, tn, tm;
+  unsigned rank = CLUSTER_X > 1 ? cluster_rank() : 0;
+  int tcm, tn;
   tile_of(blockIdx.x / CLUSTER_X, m / BM / CLUSTER_X, n / BN, &tcm, &tn);
-  tm = tcm * CLUSTER_X + (CLUSTER_X > 1 ? (int)cluster_rank() : 0);
+  int tm = tcm * CLUSTER_X + (int)rank;
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; s++) {
       bar_init(&full[s], 1);
@@ -355,7 +359,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
   int wg = threadIdx.x / 128, ktiles = k / BK;
   if (wg == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
-    if (threadIdx.x == 0) produce(&amap, &bmap, smem, full, empty, tm, tn, ktiles);
+    if (threadIdx.x == 0) produce(&amap, &bmap, smem, full, empty, tm, tn, rank, ktiles);
   } else {
 #if CONSUMERS == 1
     asm volatile("setmaxnreg.inc.sync.aligned.u32 240;");

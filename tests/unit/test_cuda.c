@@ -74,12 +74,10 @@ static void enumerate(compile_run *r, const kt__env *sizes, int shard, int nshar
   const kt__kernel_decl *d = r->decl;
   kt__space *clu = make_space(d->cluster, d->ncluster, NULL, 0, sizes);
   uint64_t nc = kt__space_size(clu), seen = 0;
+  int64_t cv[MAX_NAMES];
+  kt__env cluster_env = {r->names + d->ntune, cv, d->ncluster, sizes}; /* setup_run: tune names, then cluster's */
   for (uint64_t j = 0; j < nc; j++) {
-    int64_t cv[MAX_NAMES];
-    const char *cn[MAX_NAMES];
     kt__space_values(clu, j, cv);
-    for (int c = 0; c < d->ncluster; c++) cn[c] = d->cluster[c].name;
-    kt__env cluster_env = {cn, cv, d->ncluster, sizes};
     kt__space *tune = make_space(d->tune, d->ntune, d->where, d->nwhere, &cluster_env);
     uint64_t nt = kt__space_size(tune);
     r->jobs = kt__xrealloc(r->jobs, (size_t)(r->njobs + nt) * sizeof *r->jobs);
