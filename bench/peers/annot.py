@@ -111,6 +111,7 @@ class Kernel:
     def __init__(self, name, attrs, source, path):
         self.name, self.source, self.path = name, source, path
         self.params = {}       # NAME -> list of choices, in declaration order
+        self.cluster = {}      # the @cluster stage's names; the peers tune @autotune only, at these defaults
         self.where = []        # C expressions
         self.grid, self.block = ["1"], ["1"]
         self.dims = {}         # runtime sizes: NAME -> int (from @dims, overridable)
@@ -119,15 +120,19 @@ class Kernel:
         for attr, arg in attrs:
             getattr(self, "_at_" + attr, lambda a: None)(arg)
 
-    def _at_autotune(self, arg):
+    def _at_autotune(self, arg, into=None):
+        into = self.params if into is None else into
         for part in split_top(arg):
             m = re.match(r"(\w+)\s+in\s+(?:\[(.*)\]|\{(.*)\})$", part, re.S)
             if not m:
                 raise ValueError(f"{self.path}: @autotune: cannot read {part!r}")
             if m.group(2) is not None:  # [a, b] doubles from a to b; three or more as written
-                self.params[m.group(1)] = choices([int(v, 0) for v in split_top(m.group(2))])
+                into[m.group(1)] = choices([int(v, 0) for v in split_top(m.group(2))])
             else:  # {a, b, ...}: exactly as written
-                self.params[m.group(1)] = [int(v, 0) for v in split_top(m.group(3))]
+                into[m.group(1)] = [int(v, 0) for v in split_top(m.group(3))]
+
+    def _at_cluster(self, arg):
+        self._at_autotune(arg, self.cluster)
 
     def _at_where(self, arg):
         self.where.append(arg)
@@ -163,8 +168,13 @@ class Kernel:
 
     # -- the space ------------------------------------------------------------
 
+    def _env(self, config):
+        """The names an expression may use: sizes, the @cluster defaults (ktune checks
+        the @autotune stage with those bound), then the configuration."""
+        return {**self.dims, **{n: v[0] for n, v in self.cluster.items()}, **config}
+
     def valid(self, config):
-        env = {**self.dims, **config}
+        env = self._env(config)
         return all(evaluate(w, env) for w in self.where)
 
     def space(self):
@@ -180,17 +190,17 @@ class Kernel:
 
     def launch(self, config):
         """(grid, block) as 3-tuples of ints for one configuration."""
-        env = {**self.dims, **config}
+        env = self._env(config)
         g = [evaluate(e, env) for e in self.grid] + [1, 1]
         b = [evaluate(e, env) for e in self.block] + [1, 1]
         return tuple(g[:3]), tuple(b[:3])
 
     def shared_bytes(self, config):
-        return evaluate(self.shared, {**self.dims, **config}) if self.shared else 0
+        return evaluate(self.shared, self._env(config)) if self.shared else 0
 
     def where_python(self):
         """@where as Python expression strings over the tuned names, sizes bound."""
-        return [to_python(w, self.dims) for w in self.where]
+        return [to_python(w, self._env({})) for w in self.where]
 
     def sizes(self):
         return " ".join(f"{k}={v}" for k, v in self.dims.items())

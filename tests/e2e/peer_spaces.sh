@@ -1,7 +1,9 @@
 # The peer benchmark (bench/peers) reads the annotations itself to give
 # Kernel Tuner and its re-measurement the same spaces as ktune: for every
 # shipped CUDA kernel, its names, choices, default, launch shape of the
-# default and the number of valid configurations must be ktune's.
+# default and the number of valid configurations must be ktune's, and its
+# @cluster names (bound at their defaults while the @autotune stage is
+# checked, as ktune does) too.
 . "$(dirname "$0")/common.bash"
 
 for f in kernels/cuda/*.cu; do
@@ -16,6 +18,9 @@ d = json.load(open(sys.argv[2]))
 ours = {n: v for n, v in k.params.items()}
 theirs = {x["name"]: x["choices"] for x in d["dims"]}
 assert ours == theirs, (ours, theirs)
+ours_c = dict(k.cluster)
+theirs_c = {x["name"]: x["choices"] for x in d.get("cluster_dims", [])}
+assert ours_c == theirs_c, (ours_c, theirs_c)
 assert k.default() == d["default"], (k.default(), d["default"])
 n = sum(1 for _ in k.space())
 assert n == d["valid_size"], (n, d["valid_size"])
