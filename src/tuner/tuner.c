@@ -6,8 +6,8 @@
  * the device worker verifies and times those already built. The fastest few
  * are re-timed in interleaved rounds and the winner is picked from those
  * rounds. Kernels with @cluster get a second stage over the cluster space,
- * with the @autotune winner fixed. Every measurement goes to the results
- * database as soon as it is made.
+ * run at each of the best few @autotune configurations. Every measurement
+ * goes to the results database as soon as it is made.
  *
  * This file keeps compiling and evaluating, the search stages, warm start
  * and kt_tune; the tuning's state and the files of its other phases are in
@@ -519,6 +519,29 @@ done:
   return rc;
 }
 
+/* The @cluster stage runs at this many of the first stage's fastest
+ * configurations, not only at its winner: a tile may win only with a cluster
+ * (on the H200, gemm_wgmma's M=128 N=14336 K=4096 ran 1.49x faster with two
+ * blocks multicasting B at a tile that was not the first stage's winner,
+ * docs/BENCHMARKS.md, "The @cluster stage"). Cluster spaces are a few
+ * configurations, so three bases cost a few more compiles. */
+enum { CLUSTER_BASES = 3 };
+
+/* Stage 1 at each of the CLUSTER_BASES fastest stage-0 configurations, the
+ * fastest first (a time budget that runs out cuts the slower bases). Their
+ * values are copied first: the stage adds trials, which moves the array. */
+static int search_cluster_stage(kt__tuning *t) {
+  int order[CLUSTER_BASES];
+  int nbases = kt__result_ranked(t->r, order, CLUSTER_BASES);
+  size_t width = (size_t)t->cfg->n;
+  int64_t *bases = kt__xcalloc((size_t)nbases * width, sizeof *bases);
+  for (int i = 0; i < nbases; i++) memcpy(bases + i * width, t->r->trials[order[i]].values, width * sizeof *bases);
+  int rc = KT_OK;
+  for (int i = 0; i < nbases && rc == KT_OK && !kt__interrupted; i++) rc = search(t, 1, bases + i * width);
+  free(bases);
+  return rc;
+}
+
 /* KTUNE_PRINT_AUTOTUNING: one line per tuning (kernel, key, time, winner);
  * none when the setup failed (nothing was measured: the caller reports the
  * error). */
@@ -574,8 +597,7 @@ int kt__tune(kt_kernel *k, const kt_tune_options *opts, const kt__tune_helper_op
   if (t.r) t.r->reference_s = lap(&mark);
   if (rc == KT_OK) rc = search(&t, 0, t.cfg->defaults);
   if (t.r) kt__rounds_pick_winner(&t); /* no result when the setup failed */
-  if (rc == KT_OK && t.d->ncluster > 0 && t.r->winner >= 0 && !kt__interrupted)
-    rc = search(&t, 1, t.r->trials[t.r->winner].values);
+  if (rc == KT_OK && t.d->ncluster > 0 && t.r->winner >= 0 && !kt__interrupted) rc = search_cluster_stage(&t);
   if (t.r) t.r->search_s = lap(&mark);
   if (rc == KT_OK && kt__budget_timed(&t)) t.r->finalists_reserved_s = kt__budget_finalists_reserve(&t);
   if (rc == KT_OK && !kt__interrupted && !t.h.verify_only && !kt__rounds_keep_stored_winner(&t)) kt__rounds_run(&t);
