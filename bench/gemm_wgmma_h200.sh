@@ -45,7 +45,7 @@ DATA="--dim M=4096 --dim N=4096 --dim K=4096 --input a=$W/a.bin:bf16 --input b=$
 
 say "default configuration against torch"
 # shellcheck disable=SC2086
-timeout 120 "$KTUNE" tune $K $DATA --autotune "BN=256 WG_M=64 CONSUMERS=2 STAGES=4 GROUP_M=8" --no-db --json \
+timeout 120 "$KTUNE" tune $K $DATA --autotune "BN=256 WG_M=64 CONSUMERS=2 STAGES=4 GROUP_M=8 TILES_PER_BLOCK=1" --no-db --json \
   >"$OUT/default.json" 2>>"$LOG"
 echo "default exit $?" | tee -a "$LOG"
 

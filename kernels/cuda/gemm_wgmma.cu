@@ -25,8 +25,13 @@
 // A stage is then written by every producer of the cluster, so it is free
 // only when the consumers of every block have released it: each consumer
 // arrives on the "empty" barrier of every block in the cluster.
+// A block (a cluster, with CLUSTER_X > 1) may take TILES_PER_BLOCK tiles in
+// turn, a grid's width apart: its ring then runs on across tiles, so the
+// producer fills the next tile's stages while the consumers store the last
+// one, and the block's start (barriers, cluster sync, the first copies'
+// latency) is paid once for them all.
 // Tuned: BN, WG_M (rows per consumer: BM = CONSUMERS * WG_M), CONSUMERS,
-// STAGES, GROUP_M, then CLUSTER_X. Sizes must be multiples of the tile, and
+// STAGES, GROUP_M, TILES_PER_BLOCK, then CLUSTER_X. Sizes must be multiples of the tile, and
 // the row tiles a multiple of the cluster (the where-clauses below).
 
 #include <cuda_bf16.h>
@@ -240,12 +245,13 @@ __device__ __forceinline__ void wgmma_256(float (&d)[128], unsigned long long da
 // One thread of the producer warpgroup: every k-tile of A's and B's tiles
 // into the ring, a stage once the consumers (of every block of the cluster)
 // have freed it. The stage's barrier expects the whole stage: A's tile from
-// this block's copy, B's slices from every block's multicast.
+// this block's copy, B's slices from every block's multicast. FIRST counts
+// the ring's k-tiles before this tile's (the block's earlier tiles).
 __device__ void produce(const tma_map *amap, const tma_map *bmap, unsigned char *smem, unsigned long long *full,
-                        unsigned long long *empty, int tm, int tn, unsigned rank, int ktiles) {
+                        unsigned long long *empty, int tm, int tn, unsigned rank, int ktiles, int first) {
   for (int kt = 0; kt < ktiles; kt++) {
-    int s = kt % STAGES;
-    bar_wait(&empty[s], ((kt / STAGES) & 1) ^ 1);
+    int s = (first + kt) % STAGES;
+    bar_wait(&empty[s], (((first + kt) / STAGES) & 1) ^ 1);
     unsigned char *stage = smem + s * STAGE_BYTES;
     bar_expect(&full[s], STAGE_BYTES);
     tma_load(stage, amap, &full[s], kt * BK, tm * BM);
@@ -270,13 +276,14 @@ __device__ __forceinline__ void release(unsigned long long *empty, int s) {
 #endif
 }
 
-// One consumer warpgroup: WG_M rows of the tile times all BN columns.
+// One consumer warpgroup: WG_M rows of the tile times all BN columns, the
+// ring's k-tiles FIRST to FIRST + KTILES - 1.
 __device__ void consume(unsigned char *smem, unsigned long long *full, unsigned long long *empty, int cw, int ktiles,
-                        float (&acc)[M_TILES][ACC]) {
+                        int first, float (&acc)[M_TILES][ACC]) {
   int tid = threadIdx.x % 128;
   for (int kt = 0; kt < ktiles; kt++) {
-    int s = kt % STAGES;
-    bar_wait(&full[s], (kt / STAGES) & 1);
+    int s = (first + kt) % STAGES;
+    bar_wait(&full[s], ((first + kt) / STAGES) & 1);
     const unsigned char *as = smem + s * STAGE_BYTES + cw * WG_M * BK * 2, *bs = smem + s * STAGE_BYTES + A_BYTES;
     fence_acc(acc);
     wgmma_fence();
@@ -288,10 +295,11 @@ __device__ void consume(unsigned char *smem, unsigned long long *full, unsigned 
     fence_acc(acc);
     wgmma_wait<1>(); /* the previous k-tile's MMAs are done: free its stage */
     fence_acc(acc);
-    if (kt > 0 && tid == 0) release(empty, (kt - 1) % STAGES);
+    if (kt > 0 && tid == 0) release(empty, (first + kt - 1) % STAGES);
   }
   wgmma_wait<0>();
   fence_acc(acc);
+  if (tid == 0) release(empty, (first + ktiles - 1) % STAGES); /* for the block's next tile */
 }
 
 // The accumulators of wgmma's m64 x BN layout, as bf16 pairs: thread T of
@@ -321,14 +329,14 @@ __device__ void tile_of(int pid, int tiles_m, int tiles_n, int *tm, int *tn) {
 }
 
 // @arch(sm_90a)
-// @autotune(BN in [256, 128, 64], WG_M in [64, 128], CONSUMERS in [2, 1], STAGES in [4, 3, 5, 6], GROUP_M in [8, 1, 16])
+// @autotune(BN in [256, 128, 64], WG_M in [64, 128], CONSUMERS in [2, 1], STAGES in [4, 3, 5, 6], GROUP_M in [8, 1, 16], TILES_PER_BLOCK in {1, 4})
 // @cluster(CLUSTER_X in [1, 4])
 // @where(M % (CONSUMERS * WG_M) == 0 && N % BN == 0 && K % 64 == 0)
 // @where(M / (CONSUMERS * WG_M) % CLUSTER_X == 0)
 // @where(WG_M / 64 * BN <= 256)
 // @where(STAGES * (CONSUMERS * WG_M + BN) * 128 + 1024 <= 227 * 1024)
 // @kernel gemm_wgmma(c: out tensor<bf16>[M, N], a: in tensor<bf16>[M, K], b: in tensor<bf16>[N, K], amap: tensormap(a, box = [CONSUMERS * WG_M, 64], swizzle = 128), bmap: tensormap(b, box = [BN / CLUSTER_X, 64], swizzle = 128), m: i32 = M, n: i32 = N, k: i32 = K)
-// @grid(M / (CONSUMERS * WG_M) * (N / BN))
+// @grid((M / (CONSUMERS * WG_M) / CLUSTER_X * (N / BN) + TILES_PER_BLOCK - 1) / TILES_PER_BLOCK * CLUSTER_X)
 // @block((CONSUMERS + 1) * 128)
 // @shared(STAGES * (CONSUMERS * WG_M + BN) * 128 + 1024)
 // @dims(M = 4096, N = 4096, K = 4096)
@@ -343,11 +351,12 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
   __shared__ __align__(8) unsigned long long full[STAGES], empty[STAGES];
   /* The 128-byte swizzle repeats every 1024 bytes: stages start there. */
   unsigned char *smem = raw + ((1024 - (smem_addr(raw) & 1023)) & 1023);
-  /* A cluster's blocks: consecutive row tiles of one column tile. */
+  /* A cluster's blocks: consecutive row tiles of one column tile. The
+   * cluster takes the cluster tiles CID, CID + CLUSTERS, ... (all its blocks
+   * the same number, so their rings stay in step). */
   unsigned rank = CLUSTER_X > 1 ? cluster_rank() : 0;
-  int tcm, tn;
-  tile_of(blockIdx.x / CLUSTER_X, m / BM / CLUSTER_X, n / BN, &tcm, &tn);
-  int tm = tcm * CLUSTER_X + (int)rank;
+  int tiles_cm = m / BM / CLUSTER_X, tiles_n = n / BN, cluster_tiles = tiles_cm * tiles_n;
+  int cid = blockIdx.x / CLUSTER_X, clusters = gridDim.x / CLUSTER_X;
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; s++) {
       bar_init(&full[s], 1);
@@ -359,20 +368,29 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
   int wg = threadIdx.x / 128, ktiles = k / BK;
   if (wg == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
-    if (threadIdx.x == 0) produce(&amap, &bmap, smem, full, empty, tm, tn, rank, ktiles);
+    if (threadIdx.x == 0)
+      for (int ct = cid, first = 0; ct < cluster_tiles; ct += clusters, first += ktiles) {
+        int tcm, tn;
+        tile_of(ct, tiles_cm, tiles_n, &tcm, &tn);
+        produce(&amap, &bmap, smem, full, empty, tcm * CLUSTER_X + (int)rank, tn, rank, ktiles, first);
+      }
   } else {
 #if CONSUMERS == 1
     asm volatile("setmaxnreg.inc.sync.aligned.u32 240;");
 #else
     asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
 #endif
-    float acc[M_TILES][ACC];
+    for (int ct = cid, first = 0; ct < cluster_tiles; ct += clusters, first += ktiles) {
+      int tcm, tn;
+      tile_of(ct, tiles_cm, tiles_n, &tcm, &tn);
+      float acc[M_TILES][ACC];
 #pragma unroll
-    for (int i = 0; i < M_TILES; i++)
+      for (int i = 0; i < M_TILES; i++)
 #pragma unroll
-      for (int j = 0; j < ACC; j++) acc[i][j] = 0.f;
-    consume(smem, full, empty, wg - 1, ktiles, acc);
-    store(c, n, tm * BM + (wg - 1) * WG_M, tn * BN, acc);
+        for (int j = 0; j < ACC; j++) acc[i][j] = 0.f;
+      consume(smem, full, empty, wg - 1, ktiles, first, acc);
+      store(c, n, (tcm * CLUSTER_X + (int)rank) * BM + (wg - 1) * WG_M, tn * BN, acc);
+    }
   }
   /* No block exits while the others may still arrive on its barriers. */
   if (CLUSTER_X > 1) cluster_sync();

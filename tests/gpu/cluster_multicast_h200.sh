@@ -3,10 +3,12 @@
 # a cluster of CLUSTER_X blocks. For each shape, torch makes random bf16
 # inputs and the fp32-accumulated reference (bench/gemm_wgmma_ref.py); ktune
 # pins the @autotune names to a configuration (the winners of earlier runs,
-# docs/BENCHMARKS.md) and runs its @cluster stage: CLUSTER_X=1, 2 and 4, each
+# docs/BENCHMARKS.md) but TILES_PER_BLOCK, which it tunes (1 and 4 tiles a
+# block), and runs its @cluster stage at both: CLUSTER_X=1, 2 and 4, each
 # verified against torch's product (--expect) and timed. Prints a line per
-# shape and configuration (each CLUSTER_X's status and time, the speedups of 2
-# and 4 blocks over 1), PASS, or FAIL where a configuration was not ok (4
+# shape, configuration and TILES_PER_BLOCK (each CLUSTER_X's status and time,
+# the speedups of 2 and 4 blocks over 1), PASS, or FAIL where a configuration
+# was not ok (4
 # may be absent: @where leaves it out where the row tiles do not fill it). Run from the repository root with .carry
 # carried; OUT (or $1) gets the JSON of every tuning.
 set -u
@@ -31,27 +33,31 @@ while read -r m n k cfgs; do
       --input b="$W/b.bin:bf16" --expect c="$W/c.bin:bf16" --autotune "$pins" --no-db --json \
       >"$OUT/$tag.json" 2>"$OUT/$tag.err"
     rc=$?
-    line=$(python3 - "$OUT/$tag.json" "$m" "$n" "$k" <<'PY'
+    lines=$(python3 - "$OUT/$tag.json" "$m" "$n" "$k" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 m, n, k = map(int, sys.argv[2:5])
 by = {}
 for c in r["configurations"]:
-    by[c["config"].get("CLUSTER_X", 1)] = c
-out, ok, secs = [], True, {}
-for x in (1, 2, 4):
-    c = by.get(x, {})
-    st, s = c.get("status", "absent"), c.get("median_s")
-    secs[x] = s
-    ok &= st == "ok" or (x == 4 and st == "absent")
-    out.append(f"CLUSTER_X={x} {st} " + (f"{s * 1e3:.4f} ms {2 * m * n * k / s / 1e12:.1f} TFLOP/s" if s else "-"))
-ratio = " ".join(f"{secs[1] / secs[x]:.3f}" if secs[1] and secs[x] else "-" for x in (2, 4))
+    by[(c["config"]["TILES_PER_BLOCK"], c["config"].get("CLUSTER_X", 1))] = c
 w = (r.get("winner") or {}).get("config", {})
-print(("PASS" if ok else "FAIL") + f" | {' | '.join(out)} | speedup of 2 and 4 over 1: {ratio} | winner CLUSTER_X={w.get('CLUSTER_X')}")
+for tiles in (1, 4):
+    out, ok, secs = [], True, {}
+    for x in (1, 2, 4):
+        c = by.get((tiles, x), {})
+        st, s = c.get("status", "absent"), c.get("median_s")
+        secs[x] = s
+        ok &= st == "ok" or (x == 4 and st == "absent")
+        out.append(f"CLUSTER_X={x} {st} " + (f"{s * 1e3:.4f} ms {2 * m * n * k / s / 1e12:.1f} TFLOP/s" if s else "-"))
+    ratio = " ".join(f"{secs[1] / secs[x]:.3f}" if secs[1] and secs[x] else "-" for x in (2, 4))
+    print(("PASS" if ok else "FAIL") + f" | TILES_PER_BLOCK={tiles} | {' | '.join(out)} | speedup of 2 and 4 over 1: {ratio}"
+          f" | winner TILES_PER_BLOCK={w.get('TILES_PER_BLOCK')} CLUSTER_X={w.get('CLUSTER_X')}")
 PY
 )
-    echo "$m $n $k $cfg (exit $rc): $line"
-    case $line in PASS*) ;; *) FAILS=$((FAILS + 1)); tail -5 "$OUT/$tag.err" ;; esac
+    while read -r line; do
+      echo "$m $n $k $cfg (exit $rc): $line"
+      case $line in PASS*) ;; *) FAILS=$((FAILS + 1)); tail -5 "$OUT/$tag.err" ;; esac
+    done <<<"$lines"
   done
 done <<'SHAPES'
 4096 4096 4096 BN=256,WG_M=64,CONSUMERS=2,STAGES=4,GROUP_M=8;BN=128,WG_M=64,CONSUMERS=2,STAGES=6,GROUP_M=8;BN=64,WG_M=64,CONSUMERS=1,STAGES=6,GROUP_M=8

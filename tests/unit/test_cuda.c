@@ -220,10 +220,14 @@ TEST(compiles_gemm_bf16_1) { compile_shard("kernels/cuda/gemm_bf16.cu", 90, 0, 4
 TEST(compiles_gemm_bf16_2) { compile_shard("kernels/cuda/gemm_bf16.cu", 90, 1, 4); }
 TEST(compiles_gemm_bf16_3) { compile_shard("kernels/cuda/gemm_bf16.cu", 90, 2, 4); }
 TEST(compiles_gemm_bf16_4) { compile_shard("kernels/cuda/gemm_bf16.cu", 90, 3, 4); }
-TEST(compiles_gemm_wgmma_1) { compile_shard("kernels/cuda/gemm_wgmma.cu", 76, 0, 4); }
-TEST(compiles_gemm_wgmma_2) { compile_shard("kernels/cuda/gemm_wgmma.cu", 76, 1, 4); }
-TEST(compiles_gemm_wgmma_3) { compile_shard("kernels/cuda/gemm_wgmma.cu", 76, 2, 4); }
-TEST(compiles_gemm_wgmma_4) { compile_shard("kernels/cuda/gemm_wgmma.cu", 76, 3, 4); }
+TEST(compiles_gemm_wgmma_1) { compile_shard("kernels/cuda/gemm_wgmma.cu", 76, 0, 8); }
+TEST(compiles_gemm_wgmma_2) { compile_shard("kernels/cuda/gemm_wgmma.cu", 76, 1, 8); }
+TEST(compiles_gemm_wgmma_3) { compile_shard("kernels/cuda/gemm_wgmma.cu", 76, 2, 8); }
+TEST(compiles_gemm_wgmma_4) { compile_shard("kernels/cuda/gemm_wgmma.cu", 76, 3, 8); }
+TEST(compiles_gemm_wgmma_5) { compile_shard("kernels/cuda/gemm_wgmma.cu", 76, 4, 8); }
+TEST(compiles_gemm_wgmma_6) { compile_shard("kernels/cuda/gemm_wgmma.cu", 76, 5, 8); }
+TEST(compiles_gemm_wgmma_7) { compile_shard("kernels/cuda/gemm_wgmma.cu", 76, 6, 8); }
+TEST(compiles_gemm_wgmma_8) { compile_shard("kernels/cuda/gemm_wgmma.cu", 76, 7, 8); }
 TEST(compiles_cluster) { compile_file("kernels/cuda/cluster.cu", 64); }
 TEST(compiles_spmv) { compile_file("kernels/cuda/spmv.cu", 24); }
 TEST(compiles_faulty) { compile_file("tests/data/cuda_faulty.cu", 4); }
