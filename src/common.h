@@ -56,6 +56,7 @@ const char *kt__status_name(kt__status st);
 kt__status kt__fail(kt__errbuf *eb, kt__status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int kt__status_from_name(const char *name); /* -1 when unknown */
 
+enum { KT__READING_PIDS = 8 };
 /* What the device said of itself around one timed sample (NVML on CUDA):
  * read by the backend, gathered over a measurement by src/measure/. A field
  * the device does not report stays at its *_known false. */
@@ -72,9 +73,11 @@ typedef struct kt__reading {
   double energy_j, energy_s;
   unsigned max_clock_mhz; /* the SM clock's maximum (0: unknown), what a throttled clock is below */
   /* Other processes computing on the device meanwhile: known only where the
-   * device's process list holds this one (PID namespaces apart, it cannot tell). */
+   * device's process list holds this one (PID namespaces apart, it cannot tell);
+   * the first KT__READING_PIDS of their process ids. */
   bool others_known;
   int other_processes;
+  unsigned other_pids[KT__READING_PIDS];
 } kt__reading;
 
 /* Element types of @kernel parameters. */

@@ -118,6 +118,7 @@ static void read_others(kt__nvml_device *d, kt__reading *out) {
   bool found = false;
   for (unsigned i = 0; i < n; i++) {
     if (list[i].pid == self) found = true;
+    else if (others < KT__READING_PIDS) out->other_pids[others++] = list[i].pid;
     else others++;
   }
   if (found) out->others_known = true, out->other_processes = others;

@@ -204,12 +204,20 @@ void kt__seen_add(kt__seen *seen, const kt__reading *r) {
   }
 }
 
-unsigned kt__reading_disturbance(const kt__reading *r) {
+/* Other processes in R but PEER_PID (0: none). */
+static int others_but(const kt__reading *r, int peer_pid) {
+  int n = r->other_processes;
+  for (int i = 0; i < n && i < KT__READING_PIDS && peer_pid > 0; i++)
+    if (r->other_pids[i] == (unsigned)peer_pid) return n - 1;
+  return n;
+}
+
+unsigned kt__reading_disturbance(const kt__reading *r, int peer_pid) {
   unsigned d = 0;
   if (r->clock_known && r->max_clock_mhz > 0 && r->sm_clock_mhz < r->max_clock_mhz && r->throttle_known &&
       (r->throttle_reasons & KT__THROTTLE_DISTURBING))
     d |= KT__DISTURBED_THROTTLED;
-  if (r->others_known && r->other_processes > 0) d |= KT__DISTURBED_SHARED;
+  if (r->others_known && others_but(r, peer_pid) > 0) d |= KT__DISTURBED_SHARED;
   return d;
 }
 
@@ -251,7 +259,7 @@ static kt__status time_reps(run *r, int reps, double *seconds) {
   kt__status st = r->timer(r->ud, r->how, reps, seconds, &reading, r->eb);
   if (st == KT__ST_OK && !(*seconds >= 0)) *seconds = 0; /* NaN or negative: a broken clock */
   if (st == KT__ST_OK) r->timed += *seconds, kt__seen_add(&r->seen, &reading);
-  r->last_disturbance = st == KT__ST_OK ? kt__reading_disturbance(&reading) : 0;
+  r->last_disturbance = st == KT__ST_OK ? kt__reading_disturbance(&reading, r->o.peer_pid) : 0;
   return st;
 }
 

@@ -28,6 +28,14 @@ typedef struct kt__measure_opts {
    * samples past max_samples. */
   double energy_window_s;
   bool energy_wanted;
+  /* A process whose context on the device does not make a sample "shared"
+   * (0: none): the application a tuning on a miss runs for. Its context is
+   * always there, and while a blocking miss tunes it waits; counting it
+   * retook every sample up to max_samples, 0.2 s a configuration at 256 MB
+   * on the H200 (docs/BENCHMARKS.md, "Tune on a miss at production sizes").
+   * What its own launches do to a background tuning's samples is judged by
+   * their spread instead (the "contended" mark). */
+  int peer_pid;
 } kt__measure_opts;
 
 /* What the device reported over a measurement's samples (kt__reading,
@@ -67,7 +75,7 @@ enum {
 
 /* What disturbed the sample R was read after (KT__DISTURBED_*), 0 for none
  * or where the device did not say. */
-unsigned kt__reading_disturbance(const kt__reading *r);
+unsigned kt__reading_disturbance(const kt__reading *r, int peer_pid);
 /* Whether SEEN's samples were all undisturbed. */
 bool kt__seen_valid(const kt__seen *seen);
 /* "throttled", "shared", "throttled, shared" for the bits of D. */

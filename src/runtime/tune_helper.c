@@ -157,7 +157,9 @@ static void tune_and_reply(kt_kernel *k, const kt__tune_request *r, void *const 
                                  .args_ud = &ready,
                                  .device = &r->device_info,
                                  .keep_worker = warm,
-                                 .verify_only = r->verify_only};
+                                 .verify_only = r->verify_only,
+                                 /* the application, which spawned this helper */
+                                 .peer_pid = (int)getppid()};
   kt_tune_options o = tune_options(r);
   kt_result *res = NULL;
   int rc = kt__tune(k, &o, &helper, &res);

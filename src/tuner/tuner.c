@@ -98,7 +98,8 @@ void kt__tuner_request_for(const kt__tuning *t, const kt__trial *tr, kt__req_kin
                                     .max_total_s = 0.25,
                                     .best_s = t->best_s,
                                     .timing = t->o.timing,
-                                    .energy_wanted = t->o.objective != KT_OBJECTIVE_TIME};
+                                    .energy_wanted = t->o.objective != KT_OBJECTIVE_TIME,
+                                    .peer_pid = t->h.peer_pid};
 }
 
 /* Asks the worker, waiting at most the run timeout and, with a time budget,

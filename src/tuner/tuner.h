@@ -29,6 +29,8 @@ typedef struct kt__tune_helper_opts {
    * application times them on its own calls, runtime/online.h), failures
    * are. No finalist rounds, no stored winner. */
   bool verify_only;
+  /* The application the tuning is for (kt__measure_opts.peer_pid); 0: none. */
+  int peer_pid;
 } kt__tune_helper_opts;
 
 /* kt_tune (include/ktune.h) with HELPER's options (NULL: none, as kt_tune). */

@@ -443,21 +443,21 @@ TEST(energy_of_the_samples_gives_the_mean_power_and_the_scores) {
 TEST(disturbance_of_a_sample_from_its_reading) {
   kt__reading r = {.clock_known = true, .sm_clock_mhz = 1500, .max_clock_mhz = 1980, .throttle_known = true};
   r.throttle_reasons = 0x20; /* software thermal slowdown */
-  ASSERT_EQ(kt__reading_disturbance(&r), KT__DISTURBED_THROTTLED);
+  ASSERT_EQ(kt__reading_disturbance(&r, 0), KT__DISTURBED_THROTTLED);
   r.throttle_reasons = 0x4; /* the software power cap */
-  ASSERT_EQ(kt__reading_disturbance(&r), 0);
+  ASSERT_EQ(kt__reading_disturbance(&r, 0), 0);
   r.throttle_reasons = 0x80 | 0x4; /* the hardware power brake */
-  ASSERT_EQ(kt__reading_disturbance(&r), KT__DISTURBED_THROTTLED);
+  ASSERT_EQ(kt__reading_disturbance(&r, 0), KT__DISTURBED_THROTTLED);
   r.sm_clock_mhz = 1980; /* at its maximum: whatever the reasons, not slowed */
-  ASSERT_EQ(kt__reading_disturbance(&r), 0);
+  ASSERT_EQ(kt__reading_disturbance(&r, 0), 0);
   r.max_clock_mhz = 0; /* no maximum known: nothing judged */
   r.sm_clock_mhz = 1000;
-  ASSERT_EQ(kt__reading_disturbance(&r), 0);
+  ASSERT_EQ(kt__reading_disturbance(&r, 0), 0);
   kt__reading shared = {.others_known = true, .other_processes = 1};
-  ASSERT_EQ(kt__reading_disturbance(&shared), KT__DISTURBED_SHARED);
+  ASSERT_EQ(kt__reading_disturbance(&shared, 0), KT__DISTURBED_SHARED);
   shared.other_processes = 0;
-  ASSERT_EQ(kt__reading_disturbance(&shared), 0);
-  ASSERT_EQ(kt__reading_disturbance(&(kt__reading){0}), 0);
+  ASSERT_EQ(kt__reading_disturbance(&shared, 0), 0);
+  ASSERT_EQ(kt__reading_disturbance(&(kt__reading){0}, 0), 0);
   ASSERT_STREQ(kt__disturbance_words(KT__DISTURBED_THROTTLED | KT__DISTURBED_SHARED), "throttled, shared");
 }
 

@@ -27,21 +27,34 @@ TEST(quiet_device_is_not_disturbed) {
   ASSERT_EQ(r.max_clock_mhz, 1980);
   ASSERT_TRUE(r.others_known);
   ASSERT_EQ(r.other_processes, 0);
-  ASSERT_EQ(kt__reading_disturbance(&r), 0);
+  ASSERT_EQ(kt__reading_disturbance(&r, 0), 0);
 }
 
 TEST(throttled_device_is_disturbed) {
   kt__reading r = read_as("throttled");
   ASSERT_EQ(r.sm_clock_mhz, 1200);
   ASSERT_EQ(r.throttle_reasons, 0x40);
-  ASSERT_EQ(kt__reading_disturbance(&r), KT__DISTURBED_THROTTLED);
+  ASSERT_EQ(kt__reading_disturbance(&r, 0), KT__DISTURBED_THROTTLED);
 }
 
 TEST(another_process_on_the_device_is_disturbed) {
   kt__reading r = read_as("shared");
   ASSERT_TRUE(r.others_known);
   ASSERT_EQ(r.other_processes, 1);
-  ASSERT_EQ(kt__reading_disturbance(&r), KT__DISTURBED_SHARED);
+  ASSERT_EQ(kt__reading_disturbance(&r, 0), KT__DISTURBED_SHARED);
+}
+
+/* The application a tuning on a miss is for (the fake's other process is
+ * pid 1) has its context on the device all along: it does not make a
+ * sample shared, another process still does. */
+TEST(the_peer_process_is_not_a_disturbance) {
+  kt__reading r = read_as("shared");
+  ASSERT_EQ(r.other_pids[0], 1u);
+  ASSERT_EQ(kt__reading_disturbance(&r, 1), 0);
+  ASSERT_EQ(kt__reading_disturbance(&r, 2), KT__DISTURBED_SHARED);
+  r.other_processes = 2; /* the peer and one more */
+  r.other_pids[1] = 7;
+  ASSERT_EQ(kt__reading_disturbance(&r, 1), KT__DISTURBED_SHARED);
 }
 
 /* A process list without this process (NVML in another PID namespace)
@@ -49,7 +62,7 @@ TEST(another_process_on_the_device_is_disturbed) {
 TEST(a_list_without_this_process_tells_nothing) {
   kt__reading r = read_as("foreign");
   ASSERT_FALSE(r.others_known);
-  ASSERT_EQ(kt__reading_disturbance(&r), 0);
+  ASSERT_EQ(kt__reading_disturbance(&r, 0), 0);
 }
 
 TEST(energy_counter_in_joules) {

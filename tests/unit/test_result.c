@@ -4,6 +4,7 @@
 
 #include "harness.h"
 
+#include "tuner/internal.h"
 #include "tuner/result.h"
 
 static const char *const names[] = {"U"};
@@ -95,5 +96,24 @@ TEST(a_winner_measured_while_disturbed_is_said_to_be_not_valid) {
   ASSERT_CONTAINS(text, "winner's measurement is not valid: 3 of its samples were taken while throttled");
   ASSERT_CONTAINS(text, "\"winner_valid\": false");
   free(text);
+  kt_result_destroy(r);
+}
+
+/* A tuning on a miss tells the worker, with every configuration it asks to
+ * be measured, which process is the application (kt__measure_opts.peer_pid),
+ * so that the application's own context on the device does not make every
+ * sample "shared"; a plain tuning names none. */
+TEST(a_miss_tunings_requests_name_the_application) {
+  kt__config cfg = {.names = (const char *[]){"U", NULL}, .n = 1, .ntune = 1};
+  kt_result *r = kt__result_create("k", "k.c", names, 1, 1);
+  add_ok(r, 4, 1e-3, 0);
+  kt__tuning t = {.cfg = &cfg, .h = {.peer_pid = 4242}, .sample_s = 0.0005};
+  kt__request req;
+  kt__tuner_request_for(&t, &r->trials[0], KT__REQ_EVAL, &req);
+  ASSERT_EQ(req.measure.peer_pid, 4242);
+  ASSERT_EQ(req.values[0], 4);
+  t.h.peer_pid = 0;
+  kt__tuner_request_for(&t, &r->trials[0], KT__REQ_SAMPLE, &req);
+  ASSERT_EQ(req.measure.peer_pid, 0);
   kt_result_destroy(r);
 }
