@@ -820,6 +820,11 @@ static bool too_long(parser *p, const kt__attr_text *a) {
   return false;
 }
 
+/* Attributes the language leaves to a backend, which reads them from the
+ * kernel's unknown attributes: kept without the "ignored" note, which would
+ * be untrue (`@arch(sm_90a)`: NVRTC's target, src/backend/nvrtc.c). */
+static bool read_by_a_backend(const char *name) { return strcmp(name, "arch") == 0; }
+
 /* attribute -> "@" IDENT [ "(" ... ")" ]   (one per line, continued while
  * brackets are open) */
 static void parse_attribute(parser *p, const kt__attr_text *a, kt__loc *seen) {
@@ -830,7 +835,7 @@ static void parse_attribute(parser *p, const kt__attr_text *a, kt__loc *seen) {
   if (which < 0) {
     kt__unknown_attr u = {kt__xstrndup(a->segs[0].text + 1, len), at};
     *PUSH(p->k->unknown, p->k->nunknown) = u;
-    kt__diag_note(p->d, at, "unknown attribute @%s ignored", u.name);
+    if (!read_by_a_backend(u.name)) kt__diag_note(p->d, at, "unknown attribute @%s ignored", u.name);
     return;
   }
   const struct attr_def *def = &attr_defs[which];

@@ -392,6 +392,21 @@ TEST(plain_comments_and_doxygen_are_ignored) {
   kt__file_free(f);
 }
 
+/* @arch is the CUDA backend's (the NVRTC target): kept, and no note says
+ * it is ignored. */
+TEST(arch_attribute_is_kept_without_a_note) {
+  char *notes;
+  kt__file *f = parse_ok_notes("// @arch(sm_90a)\n"
+                               "// @kernel k(x: tensor<f32>[N])\n"
+                               "void k(float *x) {}\n",
+                               &notes);
+  ASSERT_EQ(f->kernels[0].nunknown, 1);
+  ASSERT_STREQ(f->kernels[0].unknown[0].name, "arch");
+  ASSERT_TRUE(strstr(notes ? notes : "", "@arch") == NULL);
+  free(notes);
+  kt__file_free(f);
+}
+
 TEST(unknown_attribute_is_a_note) {
   char *notes;
   kt__file *f = parse_ok_notes("// @autotune(B in [1, 4])\n"
