@@ -78,9 +78,12 @@ as_user=""
 TMPDIR="$TMP/ro" run_status 2 $as_user "$KTUNE" tune $SLOW --no-db --no-binary-cache --quiet
 expect_contains "$TMP/err" "cannot create a private temporary folder in TMPDIR=$TMP/ro: Permission denied" "read-only TMPDIR"
 
-# --- The database's folder removed during the tuning.
+# --- The database's folder removed during the tuning. Launches 5 times
+# longer than the default's (N=320), so that the tuning still has seconds
+# of writes ahead when the folder goes: at N=64 the first stored result
+# could be seen only after the last (a make check under stress-ng: exit 0).
 mkdir "$TMP/dbdir" "$TMP/vanish.tmp"
-start_slow "$TMP/vanish.tmp" "$TMP/dbdir/results.db" --quiet --json
+start_slow "$TMP/vanish.tmp" "$TMP/dbdir/results.db" --quiet --json --dim N=320
 wait_for 10 stored_one "$TMP/dbdir/results.db" || fail "vanished database: nothing stored before it vanished"
 rm -rf "$TMP/dbdir"
 wait "$pid"

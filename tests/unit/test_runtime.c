@@ -245,7 +245,16 @@ TEST(hot_path_overhead_under_a_microsecond) {
   }
   printf("kt_launch %.1f ns, direct call %.1f ns, overhead %.1f ns per launch\n", best_launch * 1e9, best_direct * 1e9,
          (best_launch - best_direct) * 1e9);
+  /* Under the sanitizers every load and store is checked: the trivial path
+   * took 1.13 us a launch in CI's sanitized suite beside another suite on 2
+   * cores (load 9.5). There the bound only catches a path that does real
+   * work per call (a lock, a system call, a query); the 1 us holds for the
+   * build users run (20-50 ns here). */
+#ifdef KT_SANITIZED
+  ASSERT_TRUE(best_launch - best_direct < 1e-5);
+#else
   ASSERT_TRUE(best_launch - best_direct < 1e-6);
+#endif
   kt_kernel_destroy(k);
   kt_context_destroy(ctx);
 }
