@@ -25,7 +25,7 @@ while [ "$i" -le "$runs" ]; do
   start=$(date +%s)
   make -C "$root" check >"$log" 2>&1
   secs=$(($(date +%s) - start))
-  summary=$(tail -n 1 "$log")
+  summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
   failed=$(sed -n 's/^ *[0-9]*\/[0-9]* Test *#[0-9]*: \([^ ]*\) .*\*\*\*.*/\1/p; s/^FAILED \([^ ]*\).*/\1/p' "$log" | tr '\n' ' ')
   echo "run $i/$runs: ${secs}s, load $(cut -d' ' -f1 /proc/loadavg): $summary${failed:+ (failed: $failed)}"
   case "$summary" in *" 0 failed") green=$((green + 1)) ;; esac

@@ -24,6 +24,15 @@ results() {
 # Whether DB holds a result yet: the tuning has its database open and
 # writing (the moment to act, not a fixed sleep that a loaded machine outruns).
 stored_one() { [ "$(results "$1" 2>/dev/null)" -ge 1 ]; }
+# Breaks the environment of the running tuning (session $pid) with the
+# command given, while the whole session is stopped: the tuning cannot end
+# between the check that it is under way and the break, however loaded the
+# machine (a make check under stress-ng saw a tuning end first: exit 0).
+while_stopped() {
+  kill -STOP -- "-$pid"
+  "$@"
+  kill -CONT -- "-$pid"
+}
 # Whether no process of session $1 runs any more (a zombie is init's).
 session_ended() {
   for p in $(ps -eo pid=,sid= | awk -v s="$1" '$2 == s { print $1 }'); do
@@ -85,7 +94,7 @@ expect_contains "$TMP/err" "cannot create a private temporary folder in TMPDIR=$
 mkdir "$TMP/dbdir" "$TMP/vanish.tmp"
 start_slow "$TMP/vanish.tmp" "$TMP/dbdir/results.db" --quiet --json --dim N=320
 wait_for 10 stored_one "$TMP/dbdir/results.db" || fail "vanished database: nothing stored before it vanished"
-rm -rf "$TMP/dbdir"
+while_stopped rm -rf "$TMP/dbdir"
 wait "$pid"
 expect_eq "$?" 2 "vanished database: exit status"
 expect_contains "$TMP/slow.err" "writes to the results database failed" "vanished database: reported"
@@ -111,9 +120,9 @@ if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=1m tmpfs "$TMP/full" 2>/dev/null
   [ -e "$TMP/full/results.db" ] && fail "full disk at open: left $(ls -l "$TMP/full/results.db")"
   rm "$TMP/full/fill"
   mkdir "$TMP/full.tmp"
-  start_slow "$TMP/full.tmp" "$TMP/full/results.db" --quiet
+  start_slow "$TMP/full.tmp" "$TMP/full/results.db" --quiet --dim N=320
   wait_for 10 stored_one "$TMP/full/results.db" || fail "disk full during the tuning: nothing stored before"
-  dd if=/dev/zero of="$TMP/full/fill" bs=4k 2>/dev/null # full during the tuning
+  while_stopped dd if=/dev/zero of="$TMP/full/fill" bs=4k 2>/dev/null # full during the tuning
   wait "$pid"
   expect_eq "$?" 2 "disk full during the tuning: exit status"
   expect_contains "$TMP/slow.err" "database or disk is full" "disk full during the tuning: reported"
