@@ -1,12 +1,15 @@
 /* The autotuning_methodology score (src/search/methodology.h) of search
  * strategies on recorded spaces:
- *   methodology [-r REPEATS] [-s SEED] [-S name,name] [-t DIR] FILE...
+ *   methodology [-r REPEATS] [-s SEED] [-S name,name] [-t DIR] [-x DIR] FILE...
  * prints a Markdown table: each strategy's score per file and their mean
  * (the package's aggregate), after a table of each file's time window.
  * "default" is the strategy a tuning with only a time budget picks (the
  * window's end plus 10%). With -t, each file's repeats are written
  * to DIR/STRATEGY_FILE.tsv (repeat, cumulative seconds, best so far) for
  * bench/methodology_check.py, which scores them with the package itself.
+ * With -x, nothing is replayed: each strategy's repeats are read from
+ * DIR/STRATEGY_FILE.tsv in that format (another tool's runs, such as Kernel
+ * Tuner's strategies from bench/peers/kernel_tuner_replay.py) and scored.
  * Built and run by methodology.sh. */
 #include <inttypes.h>
 #include <math.h>
@@ -23,6 +26,7 @@ typedef struct bench {
   int repeats, nfiles, nstrats;
   uint64_t seed;
   const char *traces; /* -t DIR */
+  const char *given;  /* -x DIR */
   const char *strats[MAX_STRATS];
   const char *files[MAX_FILES];
   kt__recorded *rec[MAX_FILES];
@@ -34,6 +38,7 @@ static int parse_args(bench *b, int argc, char **argv) {
     if (!strcmp(argv[i], "-r") && i + 1 < argc) b->repeats = atoi(argv[++i]);
     else if (!strcmp(argv[i], "-s") && i + 1 < argc) b->seed = strtoull(argv[++i], NULL, 0);
     else if (!strcmp(argv[i], "-t") && i + 1 < argc) b->traces = argv[++i];
+    else if (!strcmp(argv[i], "-x") && i + 1 < argc) b->given = argv[++i];
     else if (!strcmp(argv[i], "-S") && i + 1 < argc)
       for (char *tok = strtok(argv[++i], ","); tok && b->nstrats < MAX_STRATS; tok = strtok(NULL, ","))
         b->strats[b->nstrats++] = tok;
@@ -109,10 +114,71 @@ static int write_traces(const bench *b, const char *strat, int f, const kt__stra
   return rc != KT_OK;
 }
 
+/* With -x: the repeats in DIR/STRAT_FILE.tsv ("repeat seconds best" lines,
+ * repeats numbered from 0 in order, best "nan" before any valid value). */
+static int read_traces(const char *path, kt__method_trace **out, int *n) {
+  FILE *in = fopen(path, "r");
+  if (!in) return -1;
+  int cap = 0, nt = 0, rep;
+  long cap_e = 0;
+  double t, best;
+  char word[64];
+  kt__method_trace *tr = NULL;
+  double *time = NULL, *bestv = NULL;
+  while (fscanf(in, "%d %lf %63s", &rep, &t, word) == 3) {
+    best = strcmp(word, "nan") ? strtod(word, NULL) : NAN;
+    if (rep >= nt) { /* a new repeat: close the last one */
+      if (nt == cap) tr = realloc(tr, (size_t)(cap = cap ? 2 * cap : 16) * sizeof *tr);
+      tr[nt++] = (kt__method_trace){NULL, NULL, 0};
+      time = bestv = NULL;
+      cap_e = 0;
+    }
+    kt__method_trace *cur = &tr[nt - 1];
+    if (cur->n == cap_e) {
+      cap_e = cap_e ? 2 * cap_e : 256;
+      time = realloc((double *)cur->time, (size_t)cap_e * sizeof *time);
+      bestv = realloc((double *)cur->best, (size_t)cap_e * sizeof *bestv);
+      cur->time = time;
+      cur->best = bestv;
+    }
+    time[cur->n] = t;
+    bestv[cur->n++] = best;
+  }
+  fclose(in);
+  *out = tr;
+  *n = nt;
+  return nt > 0 ? 0 : -1;
+}
+
+static int given_score(const bench *b, const char *strat, int f, double *score) {
+  char name[128], path[1024];
+  file_name(b->files[f], name, sizeof name);
+  snprintf(path, sizeof path, "%s/%s_%s.tsv", b->given, strat, name);
+  kt__method_trace *traces = NULL;
+  int n = 0;
+  if (read_traces(path, &traces, &n) != 0) {
+    fprintf(stderr, "%s: cannot read repeats\n", path);
+    return 1;
+  }
+  kt__method_window w;
+  kt__errbuf eb = {{0}};
+  int rc = kt__method_window_of(b->rec[f], KT__METHOD_CUTOFF, KT__METHOD_CUTOFF_START, &w, &eb);
+  if (rc == KT_OK) rc = kt__method_score_traces(b->rec[f], &w, traces, n, score, &eb);
+  if (rc != KT_OK) fprintf(stderr, "%s: %s\n", path, eb.msg);
+  kt__method_traces_free(traces, n);
+  return rc != KT_OK;
+}
+
 static int row(const bench *b, const char *strat) {
   double sum = 0;
   printf("| %s |", strat);
-  for (int f = 0; f < b->nfiles; f++) {
+  for (int f = 0; f < b->nfiles && b->given; f++) {
+    double score;
+    if (given_score(b, strat, f, &score)) return 1;
+    printf(" %.3f |", score);
+    sum += score;
+  }
+  for (int f = 0; f < b->nfiles && !b->given; f++) {
     const kt__strategy_ops *ops = ops_for(strat, b->rec[f]);
     if (!ops) {
       fprintf(stderr, "unknown strategy %s\n", strat);
@@ -136,7 +202,7 @@ static int row(const bench *b, const char *strat) {
 int main(int argc, char **argv) {
   bench b;
   if (parse_args(&b, argc, argv) != 0) {
-    fprintf(stderr, "usage: methodology [-r REPEATS] [-s SEED] [-S a,b] [-t DIR] FILE...\n");
+    fprintf(stderr, "usage: methodology [-r REPEATS] [-s SEED] [-S a,b] [-t DIR] [-x DIR] FILE...\n");
     return 2;
   }
   for (int f = 0; f < b.nfiles; f++) {
