@@ -25,10 +25,7 @@ trap 'rm -rf "$out"' EXIT
 traces=${KEEP:-$out/traces}
 mkdir -p "$traces"
 
-cc=${CC:-cc}
-$cc -std=c11 -O2 -D_GNU_SOURCE -I"$root/include" -I"$root/src" -o "$out/methodology" \
-  "$root/bench/methodology.c" "$root/src/common.c" "$root/src/envvars.c" "$root/src/config.c" "$root/src/lang/diag.c" \
-  "$root/src/lang/expr.c" "$root/src/lang/lexer.c" "$root/src/lang/decl.c" "$root/src/space/"*.c "$root/src/search/"*.c -lz -ljson-c -lm
+"$root/bench/build_replay_tool.sh" methodology "$out/methodology"
 "$python" -c 'import kernel_tuner' 2>/dev/null || { echo "kernel_tuner is not importable by $python (see the header of $0)" >&2; exit 2; }
 
 files=$(ls "$dir"/*.json.gz "$dir"/*_results*.json 2>/dev/null | grep -v _T1 | tr "\n" " " || true)

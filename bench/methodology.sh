@@ -12,10 +12,7 @@ shift $(($# < 2 ? $# : 2))
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-cc=${CC:-cc}
-$cc -std=c11 -O2 -D_GNU_SOURCE -I"$root/include" -I"$root/src" -o "$out/methodology" \
-  "$root/bench/methodology.c" "$root/src/common.c" "$root/src/envvars.c" "$root/src/config.c" "$root/src/lang/diag.c" \
-  "$root/src/lang/expr.c" "$root/src/lang/lexer.c" "$root/src/lang/decl.c" "$root/src/space/"*.c "$root/src/search/"*.c -lz -ljson-c -lm
+"$root/bench/build_replay_tool.sh" methodology "$out/methodology"
 
 files=$(ls "$dir"/*.json.gz "$dir"/*_results*.json 2>/dev/null | grep -v _T1 | tr "\n" " " || true)
 [ -n "$files" ] || { echo "no T4 results files in $dir" >&2; exit 2; }

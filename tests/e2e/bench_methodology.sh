@@ -2,13 +2,10 @@
 # Tuner's strategies are scored beside ktune's, docs/SEARCH.md): repeats it
 # wrote itself with -t and reads back score as the replay did; a repeat's
 # best made worse scores lower; a missing file is an error. Builds the bench
-# program as bench/methodology.sh does.
+# program as bench/methodology.sh does (bench/build_replay_tool.sh).
 . "$(dirname "$0")/common.bash"
 F=tests/data/t4/convolution_A4000.json.gz
-root=$PWD
-cc -std=c11 -O2 -D_GNU_SOURCE -I"$root/include" -I"$root/src" -o "$TMP/methodology" \
-  bench/methodology.c src/common.c src/envvars.c src/config.c src/lang/diag.c src/lang/expr.c src/lang/lexer.c \
-  src/lang/decl.c src/space/*.c src/search/*.c -lz -ljson-c -lm || { fail "bench/methodology does not build"; finish; }
+bench/build_replay_tool.sh methodology "$TMP/methodology" || { fail "bench/methodology does not build"; finish; }
 score() { sed -n "s/^| $1 | \([-0-9.]*\) |.*/\1/p" "$TMP/out"; }
 
 mkdir "$TMP/tr"
