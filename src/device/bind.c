@@ -49,7 +49,8 @@ void kt__bound_free(kt__bound *b) {
  * device and the setup kept. Before the next tuning compiles anything: its
  * compiled files may take the paths of the ones loaded here. */
 void kt__worker_release(kt__worker_state *c) {
-  /* The scratch buffer stays, page-locked, for the next tuning's setup. */
+  /* The scratch buffer stays, page-locked, for the next tuning's setup, and
+   * the device buffers, given back to the pool by kt__worker_free_buffers. */
   void *scratch = c->scratch;
   size_t scratch_bytes = c->scratch_bytes;
   bool pinned = c->scratch_pinned;
@@ -63,7 +64,8 @@ void kt__worker_release(kt__worker_state *c) {
                             .unbound = c->unbound,
                             .scratch = scratch,
                             .scratch_bytes = scratch_bytes,
-                            .scratch_pinned = pinned};
+                            .scratch_pinned = pinned,
+                            .pool = c->pool};
   *c = fresh;
 }
 

@@ -44,11 +44,12 @@ size_t kt__guard_zone_bytes(size_t bytes) {
   return (body < KT__GUARD_MAX_BYTES ? body : KT__GUARD_MAX_BYTES) + KT__GUARD_MIN_BYTES;
 }
 
-int kt__guarded_alloc(const kt__backend *be, void *state, size_t bytes, kt__guarded *g, kt__errbuf *eb) {
+int kt__guarded_alloc(const kt__backend *be, void *state, kt__devpool *pool, size_t bytes, kt__guarded *g,
+                      kt__errbuf *eb) {
   *g = (kt__guarded){.bytes = bytes};
   size_t zone = kt__guard_zone_bytes(bytes), body = round_up(bytes, KT__SLICE_ALIGN);
   size_t total = zone + body + zone, back_at = zone + bytes / KT__SLICE_ALIGN * KT__SLICE_ALIGN;
-  KT__FORWARD(kt__be_alloc(be, state, be->slice ? total : bytes, &g->whole, eb));
+  KT__FORWARD(kt__devpool_take(pool, be, state, be->slice ? total : bytes, &g->whole, eb));
   if (!be->slice) {
     g->inner = g->whole;
     return KT_OK;
@@ -61,13 +62,13 @@ int kt__guarded_alloc(const kt__backend *be, void *state, size_t bytes, kt__guar
   if (rc == KT_OK) rc = kt__be_slice(be, state, g->whole, 0, zone, &g->front, eb);
   if (rc == KT_OK) rc = kt__be_slice(be, state, g->whole, back_at, g->back_len, &g->back, eb);
   if (rc == KT_NOTFOUND) { /* this device cannot: the whole buffer, no zones */
-    kt__guarded_free(be, state, g);
+    kt__guarded_free(be, state, pool, g);
     *g = (kt__guarded){.bytes = bytes};
-    KT__FORWARD(kt__be_alloc(be, state, bytes, &g->whole, eb));
+    KT__FORWARD(kt__devpool_take(pool, be, state, bytes, &g->whole, eb));
     g->inner = g->whole;
     return KT_OK;
   }
-  if (rc != KT_OK) kt__guarded_free(be, state, g);
+  if (rc != KT_OK) kt__guarded_free(be, state, pool, g);
   return rc;
 }
 
@@ -110,11 +111,11 @@ int kt__guarded_check(const kt__backend *be, void *state, const kt__guarded *g, 
   return KT_OK;
 }
 
-void kt__guarded_free(const kt__backend *be, void *state, kt__guarded *g) {
+void kt__guarded_free(const kt__backend *be, void *state, kt__devpool *pool, kt__guarded *g) {
   kt__be_unslice(be, state, g->inner != g->whole ? g->inner : NULL);
   kt__be_unslice(be, state, g->front);
   kt__be_unslice(be, state, g->back);
-  kt__be_release(be, state, g->whole);
+  kt__devpool_give(pool, be, state, g->whole);
   free(g->host);
   *g = (kt__guarded){0};
 }

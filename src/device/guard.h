@@ -11,6 +11,7 @@
 #define KT_GUARD_H
 
 #include "../backend/backend.h"
+#include "devpool.h"
 
 enum {
   KT__GUARD_MIN_BYTES = 16 * KT__SLICE_ALIGN,  /* 64 KiB: a few rows of a small tensor */
@@ -40,12 +41,16 @@ typedef struct kt__guard_damage {
 size_t kt__guard_zone_bytes(size_t bytes);
 
 /* Allocates BYTES with zones around them where the backend can slice (else
- * plain, and the checks find nothing). */
-int kt__guarded_alloc(const kt__backend *be, void *state, size_t bytes, kt__guarded *g, kt__errbuf *eb);
+ * plain, and the checks find nothing), from POOL's kept allocations where
+ * one is large enough (NULL: a new one). The tensor and its zones are
+ * written before every use, so what a kept allocation held does not matter. */
+int kt__guarded_alloc(const kt__backend *be, void *state, kt__devpool *pool, size_t bytes, kt__guarded *g,
+                      kt__errbuf *eb);
 /* Writes the pattern into both zones; the tensor's bytes are kept. */
 int kt__guarded_arm(const kt__backend *be, void *state, const kt__guarded *g, kt__errbuf *eb);
 /* Compares both zones with the pattern: D->count is 0 when intact. */
 int kt__guarded_check(const kt__backend *be, void *state, const kt__guarded *g, kt__guard_damage *d, kt__errbuf *eb);
-void kt__guarded_free(const kt__backend *be, void *state, kt__guarded *g);
+/* Gives the allocation back to POOL (NULL: releases it). */
+void kt__guarded_free(const kt__backend *be, void *state, kt__devpool *pool, kt__guarded *g);
 
 #endif

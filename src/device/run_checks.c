@@ -281,7 +281,7 @@ static int reference_on_device(kt__worker_state *c, int k, kt__errbuf *eb) {
 static void drop_device_references(kt__worker_state *c, const char *why) {
   kt__trace("worker: outputs compared on the host: %s", why);
   for (int k = 0; k < c->s->args->ntensors; k++) {
-    if (c->refdev[k]) kt__be_release(c->s->backend, c->state, c->refdev[k]);
+    kt__devpool_give(&c->pool, c->s->backend, c->state, c->refdev[k]);
     c->refdev[k] = NULL;
   }
 }
@@ -488,12 +488,12 @@ static void keep_decoys(kt__worker_state *c, int k) {
   const kt__backend *be = c->s->backend;
   size_t bytes = c->s->args->tensors[k].bytes;
   kt__errbuf ignored;
-  if (!be->copy || kt__be_alloc(be, c->state, bytes, &c->decoydev[k], &ignored) != KT_OK) {
+  if (!be->copy || kt__devpool_take(&c->pool, be, c->state, bytes, &c->decoydev[k], &ignored) != KT_OK) {
     c->decoydev[k] = NULL;
     return;
   }
   if (kt__be_copy(be, c->state, c->decoydev[k], c->bufs[k], bytes, &ignored) != KT_OK) {
-    kt__be_release(be, c->state, c->decoydev[k]);
+    kt__devpool_give(&c->pool, be, c->state, c->decoydev[k]);
     c->decoydev[k] = NULL;
   }
 }

@@ -224,7 +224,8 @@ static kt__status serve_request(kt__worker_state *c, const kt__request *rq, kt__
  * memory for it, inputs are compared on the host. */
 static void keep_pristine_copy(kt__worker_state *c, int k) {
   kt__errbuf ignored;
-  if (kt__be_alloc(c->s->backend, c->state, c->s->args->tensors[k].bytes, &c->pristine[k], &ignored) != KT_OK)
+  if (kt__devpool_take(&c->pool, c->s->backend, c->state, c->s->args->tensors[k].bytes, &c->pristine[k], &ignored) !=
+      KT_OK)
     c->pristine[k] = NULL;
 }
 
@@ -234,7 +235,8 @@ static void keep_pristine_copy(kt__worker_state *c, int k) {
 static void keep_device_reference(kt__worker_state *c, int k) {
   kt__errbuf ignored;
   if (!c->s->backend->compare || kt__envvar_choice(KT__ENV_VERIFY_ON) == KT__VERIFY_ON_HOST) return;
-  if (kt__be_alloc(c->s->backend, c->state, c->s->args->tensors[k].bytes, &c->refdev[k], &ignored) != KT_OK)
+  if (kt__devpool_take(&c->pool, c->s->backend, c->state, c->s->args->tensors[k].bytes, &c->refdev[k], &ignored) !=
+      KT_OK)
     c->refdev[k] = NULL;
 }
 
@@ -256,6 +258,20 @@ static int check_setup(kt__worker_state *c, kt__errbuf *eb) {
   return KT_OK;
 }
 
+/* Frees what the last tuning left in the pool and this one's tensors did
+ * not take, but a buffer for each output's decoys, which are made later
+ * (run_checks.c, keep_decoys); returns how many were freed. */
+static int trim_pool(kt__worker_state *c) {
+  const kt__argset *a = c->s->args;
+  size_t *decoys = kt__xcalloc((size_t)a->ntensors + 1, sizeof *decoys);
+  int n = 0;
+  for (int k = 0; k < a->ntensors; k++)
+    if (a->tensors[k].mode == KT__MODE_OUT) decoys[n++] = a->tensors[k].bytes;
+  int freed = kt__devpool_trim(&c->pool, c->s->backend, c->state, decoys, n);
+  free(decoys);
+  return freed;
+}
+
 /* The buffers and state of C's setup, on its open device. */
 int kt__worker_make_buffers(kt__worker_state *c, kt__errbuf *eb) {
   const kt__worker_setup *s = c->s;
@@ -268,14 +284,18 @@ int kt__worker_make_buffers(kt__worker_state *c, kt__errbuf *eb) {
   c->decoydev = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->decoydev);
   c->ref_poisoned = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->ref_poisoned);
   size_t largest = 1;
+  c->pool.reused = c->pool.allocated = 0;
   for (int k = 0; k < a->ntensors; k++) {
-    KT__FORWARD(kt__guarded_alloc(s->backend, c->state, a->tensors[k].bytes, &c->guards[k], eb));
+    KT__FORWARD(kt__guarded_alloc(s->backend, c->state, &c->pool, a->tensors[k].bytes, &c->guards[k], eb));
     KT__FORWARD(kt__guarded_arm(s->backend, c->state, &c->guards[k], eb));
     c->bufs[k] = c->guards[k].inner;
     if (a->tensors[k].mode == KT__MODE_IN && s->backend->equal && s->backend->copy) keep_pristine_copy(c, k);
     if (a->tensors[k].compared) keep_device_reference(c, k);
     if (a->tensors[k].bytes > largest) largest = a->tensors[k].bytes;
   }
+  int reused = c->pool.reused, allocated = c->pool.allocated;
+  int freed = trim_pool(c);
+  kt__trace("worker: device buffers: %d kept from the last tuning, %d allocated, %d freed", reused, allocated, freed);
   if (c->scratch && c->scratch_bytes >= largest) {
     kt__trace("worker: scratch kept (%zu bytes)", c->scratch_bytes);
   } else {
@@ -328,12 +348,12 @@ void kt__worker_free_buffers(kt__worker_state *c) {
   free(c->queued);
   kt__config_free(&c->config);
   for (int i = 0; i < c->ncache; i++) kt__be_unload(c->s->backend, c->state, c->cache[i].fn);
-  for (int k = 0; c->pristine && k < c->s->args->ntensors; k++) kt__be_release(c->s->backend, c->state, c->pristine[k]);
-  for (int k = 0; c->refdev && k < c->s->args->ntensors; k++)
-    if (c->refdev[k]) kt__be_release(c->s->backend, c->state, c->refdev[k]);
+  const kt__backend *be = c->s->backend;
+  for (int k = 0; c->pristine && k < c->s->args->ntensors; k++) kt__devpool_give(&c->pool, be, c->state, c->pristine[k]);
+  for (int k = 0; c->refdev && k < c->s->args->ntensors; k++) kt__devpool_give(&c->pool, be, c->state, c->refdev[k]);
   for (int k = 0; c->decoydev && k < c->s->args->ntensors; k++)
-    if (c->decoydev[k]) kt__be_release(c->s->backend, c->state, c->decoydev[k]);
-  for (int k = 0; c->guards && k < c->s->args->ntensors; k++) kt__guarded_free(c->s->backend, c->state, &c->guards[k]);
+    kt__devpool_give(&c->pool, be, c->state, c->decoydev[k]);
+  for (int k = 0; c->guards && k < c->s->args->ntensors; k++) kt__guarded_free(be, c->state, &c->pool, &c->guards[k]);
   free(c->bufs);
   free(c->guards);
   free(c->pristine);
@@ -350,6 +370,7 @@ void kt__worker_free_buffers(kt__worker_state *c) {
 static void worker_teardown(kt__worker_state *c) {
   kt__worker_free_buffers(c);
   kt__worker_drop_scratch(c); /* a released worker's, kept for a next tuning that did not come */
+  kt__devpool_free(&c->pool, c->s->backend, c->state);
   kt__be_close(c->s->backend, c->state);
   kt__bound_free(c->bound);
 }

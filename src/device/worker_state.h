@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "devpool.h"
 #include "guard.h"
 #include "procstate.h"
 #include "protocol.h"
@@ -51,6 +52,10 @@ typedef struct kt__worker_state {
    * page-locking at 256 MB on the H200 not paid again per key). */
   void *scratch;
   bool scratch_pinned;
+  /* Every device buffer above comes from and goes back to POOL, which a
+   * worker released for the next tuning keeps: the next tuning's buffers
+   * reuse its allocations where they are large enough (devpool.h). */
+  kt__devpool pool;
   void **outputs;     /* with a check: a host copy of each output it is shown (NULL for inputs),
                      page-aligned (mmap) so that the check's child can make it read-only */
   bool check_faulted; /* the author's check, not the configuration, failed this request */

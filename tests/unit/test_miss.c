@@ -610,16 +610,18 @@ TEST(warm_helper_tunes_the_next_key_with_its_device_open) {
   ASSERT_CONTAINS(out, "helper: leaving (no more requests)");
 }
 
-/* Keys of 512, 256 and 1024 elements on one warm helper: its worker keeps
- * its (page-locked) scratch buffer for the smaller second key and grows it
- * for the larger third, instead of making it anew for each. */
-static void tunes_three_keys(const char *mark) {
+/* Keys of 512, 256, 1024 and 65536 elements on one warm helper: its worker
+ * keeps its (page-locked) scratch buffer for the smaller second key and
+ * grows it for the larger ones, and its device buffers (the tensors between
+ * their guard zones, the decoys) are taken from the last tuning's where
+ * they are large enough, instead of being made anew for each key. */
+static void tunes_four_keys(const char *mark) {
   (void)mark;
   kt_context *ctx = context(KT_MISS_TUNE, NULL);
   kt_kernel *k = load(ctx, "affine.c", slow_source(0), "c");
-  static float x[1024], y[1024];
-  int keys[] = {512, 256, 1024};
-  for (int i = 0; i < 3; i++) {
+  static float x[65536], y[65536];
+  int keys[] = {512, 256, 1024, 65536};
+  for (int i = 0; i < 4; i++) {
     int n = keys[i];
     for (int j = 0; j < n; j++) x[j] = (float)j;
     void *args[] = {x, y, &n};
@@ -630,13 +632,21 @@ static void tunes_three_keys(const char *mark) {
   _exit(0);
 }
 
-TEST(warm_worker_keeps_its_scratch_between_keys_and_grows_it) {
+TEST(warm_worker_keeps_its_scratch_and_device_buffers_between_keys) {
   setenv("KTUNE_TRACE", "1", 1);
   setenv("KTUNE_HELPER_IDLE_S", "60", 1);
-  const char *out = run_application(tunes_three_keys, mark_processes());
-  ASSERT_EQ(kt_test_count(out, "worker: bound to affine"), 2);
+  const char *out = run_application(tunes_four_keys, mark_processes());
+  ASSERT_EQ(kt_test_count(out, "worker: bound to affine"), 3);
   ASSERT_EQ(kt_test_count(out, "worker: scratch kept (2048 bytes)"), 1);
   ASSERT_EQ(kt_test_count(out, "worker: scratch grown from 2048 to 4096 bytes"), 1);
+  ASSERT_EQ(kt_test_count(out, "worker: scratch grown from 4096 to 262144 bytes"), 1);
+  /* x and y between guard zones (each zone a tensor's length rounded up to
+   * 4 KiB, plus 64 KiB: one size for 256 to 1024 floats), and y's decoys. */
+  ASSERT_EQ(kt_test_count(out, "worker: device buffers: 0 kept from the last tuning, 2 allocated, 0 freed"), 1);
+  ASSERT_EQ(kt_test_count(out, "worker: device buffers: 2 kept from the last tuning, 0 allocated, 0 freed"), 1);
+  /* 1024 floats: the decoys' 2 KiB buffer of the first key is too small */
+  ASSERT_EQ(kt_test_count(out, "worker: device buffers: 2 kept from the last tuning, 0 allocated, 1 freed"), 1);
+  ASSERT_EQ(kt_test_count(out, "worker: device buffers: 0 kept from the last tuning, 2 allocated, 3 freed"), 1);
 }
 
 /* The time of the first trace line holding WHAT, or -1. */
