@@ -349,7 +349,8 @@ void kt__worker_free_buffers(kt__worker_state *c) {
   kt__config_free(&c->config);
   for (int i = 0; i < c->ncache; i++) kt__be_unload(c->s->backend, c->state, c->cache[i].fn);
   const kt__backend *be = c->s->backend;
-  for (int k = 0; c->pristine && k < c->s->args->ntensors; k++) kt__devpool_give(&c->pool, be, c->state, c->pristine[k]);
+  for (int k = 0; c->pristine && k < c->s->args->ntensors; k++)
+    kt__devpool_give(&c->pool, be, c->state, c->pristine[k]);
   for (int k = 0; c->refdev && k < c->s->args->ntensors; k++) kt__devpool_give(&c->pool, be, c->state, c->refdev[k]);
   for (int k = 0; c->decoydev && k < c->s->args->ntensors; k++)
     kt__devpool_give(&c->pool, be, c->state, c->decoydev[k]);
