@@ -5,6 +5,7 @@
 #include "args.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,10 +222,9 @@ static size_t page_round(size_t n) {
   return (n + page - 1) / page * page;
 }
 
-/* Where each tensor's initial content and reference lie in the memfd: one
- * page-aligned region after another, in tensor order (both sides of a
- * kt__argset_attach compute the same); the total in A->map_bytes. */
-static void layout(kt__argset *a, size_t *initial, size_t *reference) {
+/* One page-aligned region after another, in tensor order (both sides of a
+ * kt__argset_attach compute the same). */
+void kt__argset_layout(kt__argset *a, size_t *initial, size_t *reference) {
   size_t at = 0;
   for (int k = 0; k < a->ntensors; k++) {
     const kt__host_tensor *t = &a->tensors[k];
@@ -236,12 +236,13 @@ static void layout(kt__argset *a, size_t *initial, size_t *reference) {
   a->map_bytes = at ? at : page_round(1);
 }
 
-/* Maps A's layout from FD (shared, writable) and points each tensor into it. */
-static int map_layout(const kt__kernel_decl *decl, kt__argset *a, int fd, kt__errbuf *eb) {
+/* Maps A's layout from FD at OFFSET (shared, writable) and points each
+ * tensor into it. */
+static int map_layout(const kt__kernel_decl *decl, kt__argset *a, int fd, size_t offset, kt__errbuf *eb) {
   size_t *initial = kt__xcalloc((size_t)a->ntensors + 1, sizeof *initial);
   size_t *reference = kt__xcalloc((size_t)a->ntensors + 1, sizeof *reference);
-  layout(a, initial, reference);
-  void *base = mmap(NULL, a->map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  kt__argset_layout(a, initial, reference);
+  void *base = mmap(NULL, a->map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)offset);
   int rc = KT_OK;
   if (base == MAP_FAILED) {
     rc = kt__err(eb, KT_NOMEM, "cannot map %zu bytes of shared memory for the tensors of %s: %s", a->map_bytes,
@@ -266,13 +267,13 @@ static int allocate(const kt__kernel_decl *decl, kt__argset *a, kt__errbuf *eb) 
                 strerror(errno));
   size_t *initial = kt__xcalloc((size_t)a->ntensors + 1, sizeof *initial);
   size_t *reference = kt__xcalloc((size_t)a->ntensors + 1, sizeof *reference);
-  layout(a, initial, reference);
+  kt__argset_layout(a, initial, reference);
   free(initial);
   free(reference);
   KT__RETURN_IF(ftruncate(a->fd, (off_t)a->map_bytes) != 0, eb, KT_NOMEM,
                 "cannot size %zu bytes of shared memory for the tensors of %s: %s", a->map_bytes, decl->name,
                 strerror(errno));
-  return map_layout(decl, a, a->fd, eb);
+  return map_layout(decl, a, a->fd, 0, eb);
 }
 
 static int read_whole(const kt__data_source *src, void *buf, size_t bytes, kt__errbuf *eb) {
@@ -348,7 +349,26 @@ int kt__argset_map(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t m
   return KT_OK;
 }
 
-int kt__argset_attach(const kt__kernel_decl *decl, const kt__env *sizes, int fd, const bool *compared,
+int kt__argset_adopt(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t max_bytes, int fd, size_t offset,
+                     kt__argset **out, kt__errbuf *eb) {
+  *out = NULL;
+  kt__argset *a = kt__xcalloc(1, sizeof *a);
+  a->fd = -1;
+  int rc = plan(decl, sizes, max_bytes, a, eb);
+  if (rc == KT_OK && (a->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0)
+    rc = kt__err(eb, KT_IO, "cannot keep the shared memory of the tensors of %s: %s", decl->name, strerror(errno));
+  a->fd_offset = offset;
+  a->adopted = true;
+  if (rc == KT_OK) rc = map_layout(decl, a, a->fd, offset, eb);
+  if (rc != KT_OK) {
+    kt__argset_free(a);
+    return rc;
+  }
+  *out = a;
+  return KT_OK;
+}
+
+int kt__argset_attach(const kt__kernel_decl *decl, const kt__env *sizes, int fd, size_t offset, const bool *compared,
                       const bool *reference_set, kt__argset **out, kt__errbuf *eb) {
   *out = NULL;
   kt__argset *a = kt__xcalloc(1, sizeof *a);
@@ -357,7 +377,7 @@ int kt__argset_attach(const kt__kernel_decl *decl, const kt__env *sizes, int fd,
   if (rc == KT_OK) {
     for (int k = 0; k < a->ntensors; k++)
       a->tensors[k].compared = compared[k], a->tensors[k].reference_set = reference_set[k];
-    rc = map_layout(decl, a, fd, eb);
+    rc = map_layout(decl, a, fd, offset, eb);
   }
   if (rc != KT_OK) {
     kt__argset_free(a);

@@ -151,10 +151,15 @@ static void reply_verified(const kt_result *res, int out) {
 /* Tunes on the caller's tensors ARGS, announced on READY, for the device
  * the application saw; WARM: the device worker is kept for the next miss.
  * Replies on OUT; the winner of an interrupted tuning still counts. */
-static void tune_and_reply(kt_kernel *k, const kt__tune_request *r, void *const *args, int ready, bool warm, int out) {
+static void tune_and_reply(kt_kernel *k, const kt__tune_request *r, int in, void *const *args, int ready, bool warm,
+                           int out) {
   kt__tune_helper_opts helper = {.args = args,
                                  .args_wait = wait_for_data,
                                  .args_ud = &ready,
+                                 .tensors_in_place = r->tensors_bytes > 0,
+                                 .tensors_fd = in,
+                                 .tensors_at = r->tensors_at,
+                                 .tensors_bytes = r->tensors_bytes,
                                  .device = &r->device_info,
                                  .keep_worker = warm,
                                  .verify_only = r->verify_only,
@@ -179,7 +184,7 @@ static void tune_and_reply(kt_kernel *k, const kt__tune_request *r, void *const 
   kt_result_destroy(res);
 }
 
-static int serve(const kt__tune_request *r, int ready, int out, bool warm) {
+static int serve(const kt__tune_request *r, int in, int ready, int out, bool warm) {
   kt_options opts = context_options(r);
   kt_context *ctx = NULL;
   kt_kernel *k = NULL;
@@ -198,7 +203,7 @@ static int serve(const kt__tune_request *r, int ready, int out, bool warm) {
     reply(out, stored);
     reply(out, "\n");
   } else {
-    tune_and_reply(k, r, args, ready, warm, out);
+    tune_and_reply(k, r, in, args, ready, warm, out);
   }
   free(stored);
   if (lock >= 0) close(lock); /* after the winner is stored */
@@ -227,7 +232,7 @@ static int serve_request(int in, int out, int ready, bool warm) {
     reply_failed(out, KT_INVALID, eb.msg);
   } else {
     kt__trace("helper: started");
-    status = serve(r, ready, out, warm);
+    status = serve(r, in, ready, out, warm);
     munmap((void *)r, len);
   }
   close(in);

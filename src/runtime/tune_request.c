@@ -11,10 +11,13 @@
 #include "../launch/args.h"
 #include "online.h"
 
-enum { PAGE = 4096 };
-static const uint64_t MAGIC = 0x31307165726b746bull; /* "ktkreq01" */
+static const uint64_t MAGIC = 0x32307165726b746bull; /* "ktkreq02" */
 
-static uint64_t round_up(uint64_t v) { return (v + PAGE - 1) / PAGE * PAGE; }
+/* To the system's page: the tensors' layout is mapped from its offset. */
+static uint64_t round_up(uint64_t v) {
+  uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+  return (v + page - 1) / page * page;
+}
 
 /* The strings of a request, laid out after its header. */
 typedef struct strings {
@@ -156,13 +159,19 @@ int kt__tune_request_create(const kt_kernel *k, const kt__backend *be, void *sta
   add_string(&s, t ? t->strategy : NULL, &r.strategy);
   add_string(&s, pins.s ? pins.s : "", &r.pins);
   add_string(&s, key, &r.key);
-  uint64_t end = round_up(s.end);
+  r.tensors_at = round_up(s.end);
+  size_t *initial = kt__xcalloc((size_t)a->ntensors + 1, sizeof *initial);
+  size_t *reference = kt__xcalloc((size_t)a->ntensors + 1, sizeof *reference);
+  kt__argset_layout(a, initial, reference);
+  r.tensors_bytes = a->map_bytes;
   for (int i = 0; i < a->ntensors; i++) {
     const kt__host_tensor *ht = &a->tensors[i];
     if (ht->mode == KT__MODE_OUT || !args[ht->param] || !ht->bytes) continue;
-    r.tensor[ht->param] = (kt__tune_span){end, ht->bytes};
-    end = round_up(end + ht->bytes);
+    r.tensor[ht->param] = (kt__tune_span){r.tensors_at + initial[i], ht->bytes};
   }
+  free(initial);
+  free(reference);
+  uint64_t end = r.tensors_at + r.tensors_bytes;
   r.total_bytes = end;
   int rc = KT_OK;
   *fd = memfd_create("ktune-tune-request", MFD_CLOEXEC);
@@ -227,6 +236,9 @@ static bool request_valid(const kt__tune_request *r) {
   if (r->nsizes < 0 || r->nsizes > KT__RT_MAX_SIZES || r->nparams < 0 || r->nparams > KT__RT_MAX_ARGS) return false;
   for (int i = 0; i < r->nparams; i++)
     if (!span_fits(r, r->tensor[i], false)) return false;
+  if (r->tensors_bytes && (r->tensors_at % (uint64_t)sysconf(_SC_PAGESIZE) || r->tensors_at < sizeof *r ||
+                           r->tensors_at > r->total_bytes || r->tensors_bytes > r->total_bytes - r->tensors_at))
+    return false;
   return r->source.len && r->kernel.len && r->source_hash[64] == 0;
 }
 

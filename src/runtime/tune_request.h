@@ -1,10 +1,16 @@
 /* What kt_launch hands the tuning helper (ktune-tuner) on a miss: one
  * memfd holding a fixed header, the strings it points at (the kernel's
- * source, its name, the database, the tuning options) and a page-aligned
- * copy of each of the caller's in and inout tensors, which the helper maps
- * and tunes on. The application writes it once and closes its end; the
- * helper only reads it. Both ends are built from the same sources, so the
- * layout needs no versioning beyond its magic and size checks. */
+ * source, its name, the database, the tuning options) and then the tuning's
+ * shared memory of tensors, laid out as the tuner lays it out
+ * (kt__argset_layout: each tensor's initial content and reference), with
+ * the caller's in and inout tensors written into their initial contents by
+ * the application. The helper's tuner maps that part as its own tensors
+ * (kt__argset_adopt) and tunes on them where they are: the caller's data is
+ * copied once, from the device into the request, not again into the
+ * tuner's memory. The application writes it once and closes its end; the
+ * helper writes only the tuner's part (outputs' initial contents and
+ * references). Both ends are built from the same sources, so the layout
+ * needs no versioning beyond its magic and size checks. */
 #ifndef KT_TUNE_REQUEST_H
 #define KT_TUNE_REQUEST_H
 
@@ -39,7 +45,10 @@ typedef struct kt__tune_request {
   int64_t sizes[KT__RT_MAX_SIZES];
   kt__tune_span path, source, kernel, db, strategy, pins, key;
   int32_t nparams;
-  kt__tune_span tensor[KT__RT_MAX_ARGS];
+  kt__tune_span tensor[KT__RT_MAX_ARGS]; /* the caller's in and inout tensors, inside the layout below */
+  /* The tensors' layout (page-aligned; its length kt__argset's map_bytes);
+   * 0 bytes: none (the bare request of kt_kernel_prepare). */
+  uint64_t tensors_at, tensors_bytes;
 } kt__tune_request;
 
 /* The caller's tensors of a request still to be written into it: the

@@ -49,8 +49,24 @@ static int locate_error(kt__tuning *t, int rc) {
  * written it: the wait overlaps the worker's opening of its device. */
 static int use_caller_data(kt__tuning *t) {
   if (t->h.args_wait) KT__FORWARD(t->h.args_wait(t->h.args_ud, t->eb));
-  kt__argset_take(t->args, t->h.args);
+  if (!t->args->adopted) kt__argset_take(t->args, t->h.args);
+  else kt__trace("setup: the caller's tensors used where the application wrote them");
   return KT_OK;
+}
+
+/* The tensors' shared memory: the application's, where it wrote the
+ * caller's tensors in the tuner's layout, else made here. */
+static int map_tensors(kt__tuning *t) {
+  uint64_t max = t->k->ctx->opts.max_tensor_bytes;
+  const kt__tune_helper_opts *h = &t->h;
+  if (h->tensors_in_place) {
+    int rc = kt__argset_adopt(t->d, &t->size_env, max, h->tensors_fd, (size_t)h->tensors_at, &t->args, t->eb);
+    if (rc != KT_OK || t->args->map_bytes == h->tensors_bytes) return rc;
+    kt__trace("setup: the request's layout of tensors differs from the tuner's: copied");
+    kt__argset_free(t->args);
+    t->args = NULL;
+  }
+  return kt__argset_map(t->d, &t->size_env, max, &t->args, t->eb);
 }
 
 /* Whether builds for A serve B: the same compiler input. */
@@ -142,7 +158,7 @@ int kt__setup_start(kt__tuning *t) {
   t->r->bytes = eval_work(t, d->bytes);
   if (!(t->workdir = kt__workdir(t->eb))) return KT_INVALID;
   kt__trace("setup: names and sizes");
-  int rc = kt__argset_map(d, &t->size_env, t->k->ctx->opts.max_tensor_bytes, &t->args, t->eb);
+  int rc = map_tensors(t);
   if (rc == KT_OK) rc = kt__constants_create(d, t->k->file->src.path, kt__tuning_seed(t), &t->constants, t->eb);
   if (rc != KT_OK) return locate_error(t, rc);
   KT__FORWARD(kt__judging_check_files(t));

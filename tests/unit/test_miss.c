@@ -610,7 +610,8 @@ TEST(warm_helper_tunes_the_next_key_with_its_device_open) {
   ASSERT_CONTAINS(out, "helper: leaving (no more requests)");
 }
 
-/* Keys of 512, 256, 1024 and 65536 elements on one warm helper: its worker
+/* Keys of 512, 256, 1024 and 65536 elements on one warm helper: its tuner
+ * maps the caller's tensors in the request instead of copying them, its worker
  * keeps its (page-locked) scratch buffer for the smaller second key and
  * grows it for the larger ones, and its device buffers (the tensors between
  * their guard zones, the decoys) are taken from the last tuning's where
@@ -647,6 +648,9 @@ TEST(warm_worker_keeps_its_scratch_and_device_buffers_between_keys) {
   /* 1024 floats: the decoys' 2 KiB buffer of the first key is too small */
   ASSERT_EQ(kt_test_count(out, "worker: device buffers: 2 kept from the last tuning, 0 allocated, 1 freed"), 1);
   ASSERT_EQ(kt_test_count(out, "worker: device buffers: 0 kept from the last tuning, 2 allocated, 3 freed"), 1);
+  /* The helper tuned on the tensors where the application wrote them into
+   * the request, not on a copy, each key: its outputs were right. */
+  ASSERT_EQ(kt_test_count(out, "setup: the caller's tensors used where the application wrote them"), 4);
 }
 
 /* The time of the first trace line holding WHAT, or -1. */
