@@ -44,6 +44,18 @@ size_t kt__guard_zone_bytes(size_t bytes) {
   return (body < KT__GUARD_MAX_BYTES ? body : KT__GUARD_MAX_BYTES) + KT__GUARD_MIN_BYTES;
 }
 
+/* The device copies of G's zones, where the backend can compare on the
+ * device; without the memory, the zones are compared on the host. */
+static void keep_zone_copies(const kt__backend *be, void *state, kt__devpool *pool, kt__guarded *g) {
+  kt__errbuf ignored;
+  if (!be->equal || !be->copy) return;
+  if (kt__devpool_take(pool, be, state, g->zone, &g->front_copy, &ignored) != KT_OK) g->front_copy = NULL;
+  if (g->front_copy && kt__devpool_take(pool, be, state, g->back_len, &g->back_copy, &ignored) != KT_OK) {
+    kt__devpool_give(pool, be, state, g->front_copy);
+    g->front_copy = NULL;
+  }
+}
+
 int kt__guarded_alloc(const kt__backend *be, void *state, kt__devpool *pool, size_t bytes, kt__guarded *g,
                       kt__errbuf *eb) {
   *g = (kt__guarded){.bytes = bytes};
@@ -69,6 +81,7 @@ int kt__guarded_alloc(const kt__backend *be, void *state, kt__devpool *pool, siz
     return KT_OK;
   }
   if (rc != KT_OK) kt__guarded_free(be, state, pool, g);
+  else keep_zone_copies(be, state, pool, g);
   return rc;
 }
 
@@ -78,7 +91,20 @@ int kt__guarded_arm(const kt__backend *be, void *state, const kt__guarded *g, kt
   KT__FORWARD(kt__be_upload(be, state, g->front, g->host, g->zone, eb));
   if (g->tail) KT__FORWARD(kt__be_download(be, state, g->host, g->back, g->back_len, eb));
   fill_pattern(g->host + g->tail, g->back_len - g->tail);
-  return kt__be_upload(be, state, g->back, g->host, g->back_len, eb);
+  KT__FORWARD(kt__be_upload(be, state, g->back, g->host, g->back_len, eb));
+  if (!g->front_copy) return KT_OK;
+  KT__FORWARD(kt__be_copy(be, state, g->front_copy, g->front, g->zone, eb));
+  return kt__be_copy(be, state, g->back_copy, g->back, g->back_len, eb);
+}
+
+/* Whether both zones still equal their copies, compared on the device. The
+ * back slice starts with the tensor's last TAIL bytes, which a run writes:
+ * they are copied into the back copy first. */
+static int intact_on_device(const kt__backend *be, void *state, const kt__guarded *g, bool *intact, kt__errbuf *eb) {
+  KT__FORWARD(kt__be_equal(be, state, g->front, g->front_copy, g->zone, intact, eb));
+  if (!*intact) return KT_OK;
+  if (g->tail) KT__FORWARD(kt__be_copy(be, state, g->back_copy, g->back, g->tail, eb));
+  return kt__be_equal(be, state, g->back, g->back_copy, g->back_len, intact, eb);
 }
 
 /* Changed bytes of a zone of N bytes at P, and the index of the first and
@@ -100,7 +126,10 @@ static size_t changed(const unsigned char *p, size_t n, size_t *first, size_t *l
 int kt__guarded_check(const kt__backend *be, void *state, const kt__guarded *g, kt__guard_damage *d, kt__errbuf *eb) {
   *d = (kt__guard_damage){0};
   if (!g->front) return KT_OK;
-  size_t first = 0, last = 0;
+  bool intact = false;
+  if (g->front_copy) KT__FORWARD(intact_on_device(be, state, g, &intact, eb));
+  if (intact) return KT_OK;
+  size_t first = 0, last = 0; /* where: on the host */
   KT__FORWARD(kt__be_download(be, state, g->host, g->front, g->zone, eb));
   size_t n = changed(g->host, g->zone, &first, &last);
   if (n) *d = (kt__guard_damage){.count = n, .before = true, .distance = g->zone - last};
@@ -116,6 +145,8 @@ void kt__guarded_free(const kt__backend *be, void *state, kt__devpool *pool, kt_
   kt__be_unslice(be, state, g->front);
   kt__be_unslice(be, state, g->back);
   kt__devpool_give(pool, be, state, g->whole);
+  kt__devpool_give(pool, be, state, g->front_copy);
+  kt__devpool_give(pool, be, state, g->back_copy);
   free(g->host);
   *g = (kt__guarded){0};
 }

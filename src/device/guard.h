@@ -27,6 +27,13 @@ typedef struct kt__guarded {
   size_t back_len;     /* the back slice starts at a slice boundary, so its first */
   size_t tail;         /* TAIL bytes are the tensor's end and the zone follows */
   unsigned char *host; /* a host buffer as long as the longer slice, for arming and checking */
+  /* Device copies of the zones as armed, where the backend compares and
+   * copies on the device: a check then compares each zone with its copy
+   * there and downloads the zones only to say where a difference is. Both
+   * zones of a 256 MB tensor are 8 MiB, downloaded after every verified run
+   * and every timed one (issue 29). NULL: downloaded and compared on the
+   * host. */
+  void *front_copy, *back_copy;
 } kt__guarded;
 
 /* Where a configuration wrote outside: COUNT bytes changed, the nearest
@@ -46,7 +53,8 @@ size_t kt__guard_zone_bytes(size_t bytes);
  * written before every use, so what a kept allocation held does not matter. */
 int kt__guarded_alloc(const kt__backend *be, void *state, kt__devpool *pool, size_t bytes, kt__guarded *g,
                       kt__errbuf *eb);
-/* Writes the pattern into both zones; the tensor's bytes are kept. */
+/* Writes the pattern into both zones (and their device copies); the
+ * tensor's bytes are kept. */
 int kt__guarded_arm(const kt__backend *be, void *state, const kt__guarded *g, kt__errbuf *eb);
 /* Compares both zones with the pattern: D->count is 0 when intact. */
 int kt__guarded_check(const kt__backend *be, void *state, const kt__guarded *g, kt__guard_damage *d, kt__errbuf *eb);
