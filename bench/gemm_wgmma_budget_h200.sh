@@ -3,7 +3,8 @@
 # (issue 31, item 5; issue 32, item 3). On the H200, from the repository
 # root with .carry carried:
 #
-#   bench/gemm_wgmma_budget_h200.sh            (BUDGETS="5 10 20" by default)
+#   bench/gemm_wgmma_budget_h200.sh            (BUDGETS="5 10 20" by default;
+#                                              EXTRA: more ktune options)
 #
 # kernels/cuda/gemm_wgmma.cu at 4096^3 (about 210 configurations with the
 # @cluster stage; NVRTC takes about 0.65 s for each), every tuning with an
@@ -24,6 +25,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 2
 OUT=${OUT:-$ROOT/build-gemm-budget}
 BUDGETS=${BUDGETS:-"5 10 20"}
+EXTRA=${EXTRA:-} # more ktune options for every run, e.g. EXTRA="--jobs 4": fewer compile threads
 mkdir -p "$OUT"
 W=$(mktemp -d /tmp/gemm_budget.XXXXXX)
 trap 'rm -rf "$W"' EXIT
@@ -33,7 +35,7 @@ LOG=$OUT/log.txt
 say() { echo "[$(($(date +%s) - T0))s] $*" | tee -a "$LOG"; }
 K=kernels/cuda/gemm_wgmma.cu
 
-say "gemm_wgmma budgets, $(git rev-parse --short HEAD 2>/dev/null), $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), $(nproc) cores"
+say "gemm_wgmma budgets ${BUDGETS// /, } s${EXTRA:+, $EXTRA}, $(git rev-parse --short HEAD 2>/dev/null), $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), $(nproc) cores"
 KTUNE=$(scripts/h200_build.sh "$W/build" 2>"$W/build.err" | tail -1)
 [ -x "$KTUNE" ] || { tail -30 "$W/build.err" | tee -a "$LOG"; exit 1; }
 python3 bench/gemm_wgmma_ref.py data "$W" 4096 4096 4096 2>>"$LOG" || exit 1
@@ -47,7 +49,7 @@ tune() {
   mkdir -p "$W/cache"
   t0=$(date +%s.%N)
   # shellcheck disable=SC2086
-  KTUNE_BINARY_CACHE="$W/cache" timeout 300 "$KTUNE" tune $K $DATA --no-db --json "$@" >"$OUT/$name.json" 2>>"$LOG"
+  KTUNE_BINARY_CACHE="$W/cache" timeout 300 "$KTUNE" tune $K $DATA --no-db --json $EXTRA "$@" >"$OUT/$name.json" 2>>"$LOG"
   rc=$?
   echo "$name $rc $(echo "$(date +%s.%N) $t0" | awk '{print $1 - $2}')" >>"$W/walls.txt"
   say "$name: exit $rc"
