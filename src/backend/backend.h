@@ -230,7 +230,8 @@ typedef struct kt__backend {
   /* WORKER: N back-to-back launches timed by method HOW (KT_TIMING_EVENTS,
    * or KT_TIMING_GRAPH where timings[KT_TIMING_GRAPH] is set); *seconds is
    * their total device time. READING (may be NULL) gets what the device
-   * reports of its clocks, throttling, power and temperature just after. */
+   * reports of its clocks, throttling, power and temperature just after,
+   * and the energy over the launches when READING->energy_wanted asks. */
   kt__status (*time)(void *state, void *fn, const kt__launch *l, int n, kt_timing how, double *seconds,
                      kt__reading *reading, kt__errbuf *eb);
   /* kt_launch under KT_MISS_ONLINE, optional: one launch as run makes it
