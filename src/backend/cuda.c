@@ -1190,7 +1190,7 @@ static bool stages_ready(void) {
   if (stages.buf[1] || stages.failed) return !stages.failed;
   for (int b = 0; b < 2 && !stages.failed; b++)
     stages.failed = cu.MemAllocHost(&stages.buf[b], STAGE_BYTES) != CUDA_SUCCESS;
-  if (stages.failed && stages.buf[0]) cu.MemFreeHost(stages.buf[0]);
+  if (stages.failed && stages.buf[0]) cu.MemFreeHost(stages.buf[0]), stages.buf[0] = NULL;
   return !stages.failed;
 }
 

@@ -229,8 +229,9 @@ void kt__argset_layout(kt__argset *a, size_t *initial, size_t *reference) {
   for (int k = 0; k < a->ntensors; k++) {
     const kt__host_tensor *t = &a->tensors[k];
     size_t len = page_round(t->bytes ? t->bytes : 1);
-    initial[k] = at, at += len;
-    reference[k] = writes(t->mode) ? at : SIZE_MAX;
+    if (initial) initial[k] = at;
+    at += len;
+    if (reference) reference[k] = writes(t->mode) ? at : SIZE_MAX;
     if (writes(t->mode)) at += len;
   }
   a->map_bytes = at ? at : page_round(1);
@@ -265,11 +266,7 @@ static int allocate(const kt__kernel_decl *decl, kt__argset *a, kt__errbuf *eb) 
   a->fd = memfd_create("ktune-tensors", MFD_CLOEXEC);
   KT__RETURN_IF(a->fd < 0, eb, KT_NOMEM, "cannot make shared memory for the tensors of %s: %s", decl->name,
                 strerror(errno));
-  size_t *initial = kt__xcalloc((size_t)a->ntensors + 1, sizeof *initial);
-  size_t *reference = kt__xcalloc((size_t)a->ntensors + 1, sizeof *reference);
-  kt__argset_layout(a, initial, reference);
-  free(initial);
-  free(reference);
+  kt__argset_layout(a, NULL, NULL);
   KT__RETURN_IF(ftruncate(a->fd, (off_t)a->map_bytes) != 0, eb, KT_NOMEM,
                 "cannot size %zu bytes of shared memory for the tensors of %s: %s", a->map_bytes, decl->name,
                 strerror(errno));
@@ -350,11 +347,15 @@ int kt__argset_map(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t m
 }
 
 int kt__argset_adopt(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t max_bytes, int fd, size_t offset,
-                     kt__argset **out, kt__errbuf *eb) {
+                     size_t bytes, kt__argset **out, kt__errbuf *eb) {
   *out = NULL;
   kt__argset *a = kt__xcalloc(1, sizeof *a);
   a->fd = -1;
   int rc = plan(decl, sizes, max_bytes, a, eb);
+  if (rc == KT_OK) kt__argset_layout(a, NULL, NULL);
+  if (rc == KT_OK && a->map_bytes != bytes)
+    rc = kt__err(eb, KT_NOTFOUND, "the shared memory holds %zu bytes of tensors, %s's layout %zu", bytes, decl->name,
+                 a->map_bytes);
   if (rc == KT_OK && (a->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0)
     rc = kt__err(eb, KT_IO, "cannot keep the shared memory of the tensors of %s: %s", decl->name, strerror(errno));
   a->fd_offset = offset;

@@ -56,17 +56,19 @@ typedef struct kt__argset {
 int kt__argset_map(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t max_bytes, kt__argset **out,
                    kt__errbuf *eb);
 /* As kt__argset_map, in shared memory another process made: FD (a memfd,
- * duplicated and kept open) from OFFSET (page-aligned) on holds A's layout
- * (kt__argset_layout), its in and inout tensors' initial contents written
- * already or to come. What the tuning helper tunes on: the application
+ * duplicated and kept open) from OFFSET (page-aligned) on holds BYTES of
+ * A's layout (kt__argset_layout), its in and inout tensors' initial
+ * contents written already or to come; KT_NOTFOUND, nothing mapped, when
+ * the layout of DECL at SIZES has another length (planned differently). What the tuning helper tunes on: the application
  * writes the caller's tensors straight into the layout in its request
  * (runtime/tune_request.h), so the helper maps them instead of copying them
  * (0.065 s at 256 MB on the H200, 0.34 s at 1 GB). */
 int kt__argset_adopt(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t max_bytes, int fd, size_t offset,
-                     kt__argset **out, kt__errbuf *eb);
+                     size_t bytes, kt__argset **out, kt__errbuf *eb);
 /* Where each tensor's initial content and reference lie in the shared
  * memory, from its layout's start (SIZE_MAX: no reference), in
- * A->tensors' order; sets A->map_bytes. */
+ * A->tensors' order (INITIAL, REFERENCE NULL: not wanted); sets
+ * A->map_bytes. */
 void kt__argset_layout(kt__argset *a, size_t *initial, size_t *reference);
 /* The tensors of DECL at SIZES in the shared memory another process mapped
  * (kt__argset_map's FD from OFFSET, received over a socket; not kept open),

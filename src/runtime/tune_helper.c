@@ -156,7 +156,6 @@ static void tune_and_reply(kt_kernel *k, const kt__tune_request *r, int in, void
   kt__tune_helper_opts helper = {.args = args,
                                  .args_wait = wait_for_data,
                                  .args_ud = &ready,
-                                 .tensors_in_place = r->tensors_bytes > 0,
                                  .tensors_fd = in,
                                  .tensors_at = r->tensors_at,
                                  .tensors_bytes = r->tensors_bytes,

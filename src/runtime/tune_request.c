@@ -161,8 +161,7 @@ int kt__tune_request_create(const kt_kernel *k, const kt__backend *be, void *sta
   add_string(&s, key, &r.key);
   r.tensors_at = round_up(s.end);
   size_t *initial = kt__xcalloc((size_t)a->ntensors + 1, sizeof *initial);
-  size_t *reference = kt__xcalloc((size_t)a->ntensors + 1, sizeof *reference);
-  kt__argset_layout(a, initial, reference);
+  kt__argset_layout(a, initial, NULL);
   r.tensors_bytes = a->map_bytes;
   for (int i = 0; i < a->ntensors; i++) {
     const kt__host_tensor *ht = &a->tensors[i];
@@ -170,7 +169,6 @@ int kt__tune_request_create(const kt_kernel *k, const kt__backend *be, void *sta
     r.tensor[ht->param] = (kt__tune_span){r.tensors_at + initial[i], ht->bytes};
   }
   free(initial);
-  free(reference);
   uint64_t end = r.tensors_at + r.tensors_bytes;
   r.total_bytes = end;
   int rc = KT_OK;

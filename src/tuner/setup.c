@@ -59,12 +59,12 @@ static int use_caller_data(kt__tuning *t) {
 static int map_tensors(kt__tuning *t) {
   uint64_t max = t->k->ctx->opts.max_tensor_bytes;
   const kt__tune_helper_opts *h = &t->h;
-  if (h->tensors_in_place) {
-    int rc = kt__argset_adopt(t->d, &t->size_env, max, h->tensors_fd, (size_t)h->tensors_at, &t->args, t->eb);
-    if (rc != KT_OK || t->args->map_bytes == h->tensors_bytes) return rc;
-    kt__trace("setup: the request's layout of tensors differs from the tuner's: copied");
-    kt__argset_free(t->args);
-    t->args = NULL;
+  if (h->tensors_bytes) {
+    int rc = kt__argset_adopt(t->d, &t->size_env, max, h->tensors_fd, (size_t)h->tensors_at, (size_t)h->tensors_bytes,
+                              &t->args, t->eb);
+    if (rc != KT_NOTFOUND) return rc;
+    kt__trace("setup: %s: copied", t->eb->msg);
+    t->eb->msg[0] = 0;
   }
   return kt__argset_map(t->d, &t->size_env, max, &t->args, t->eb);
 }

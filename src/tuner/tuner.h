@@ -16,11 +16,11 @@ typedef struct kt__tune_helper_opts {
    * already. */
   int (*args_wait)(void *ud, kt__errbuf *eb);
   void *args_ud;
-  /* ARGS lie in shared memory already laid out as the tuner's tensors
-   * (kt__argset_adopt): TENSORS_BYTES from TENSORS_AT in the memfd
-   * TENSORS_FD. The tuner maps it and does not copy ARGS; a layout of
-   * another length (a kernel planned differently) is copied as without. */
-  bool tensors_in_place;
+  /* With TENSORS_BYTES (0: not so), ARGS lie in shared memory already laid
+   * out as the tuner's tensors (kt__argset_adopt): TENSORS_BYTES from
+   * TENSORS_AT in the memfd TENSORS_FD. The tuner maps it and does not copy
+   * ARGS; a layout of another length (a kernel planned differently) is
+   * copied as without. */
   int tensors_fd;
   uint64_t tensors_at, tensors_bytes;
   /* The device as the application saw it, which the tuner compiles the

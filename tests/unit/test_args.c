@@ -1,4 +1,7 @@
 /* Host tensors, launch geometry, scalar values and the launch description from @kernel. */
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "harness.h"
 #include "lang/parser.h"
 #include "launch/args.h"
@@ -302,4 +305,35 @@ TEST(tensormap_description) {
     ASSERT_CONTAINS(eb.msg, bad[i].why);
   }
   kt__file_free(file);
+}
+
+/* Tensors laid out by another process in a memfd after a header (as a
+ * tuning request holds them): adopted where they lie, the first tensor's
+ * content seen through the mapping; a length other than the layout's is
+ * refused (KT_NOTFOUND) before anything is mapped. */
+TEST(tensors_adopted_in_shared_memory_at_an_offset) {
+  fx f;
+  setup(&f, 5, 4);
+  kt__errbuf eb = {{0}};
+  kt__argset *plan = NULL;
+  ASSERT_EQ(kt__argset_plan(f.decl, &f.env, 0, &plan, &eb), KT_OK);
+  size_t initial[8];
+  kt__argset_layout(plan, initial, NULL);
+  size_t at = (size_t)sysconf(_SC_PAGESIZE), bytes = plan->map_bytes;
+  int fd = memfd_create("test-adopt", MFD_CLOEXEC);
+  ASSERT_TRUE(fd >= 0);
+  ASSERT_EQ(ftruncate(fd, (off_t)(at + bytes)), 0);
+  float first = 42.5f;
+  ASSERT_EQ(pwrite(fd, &first, sizeof first, (off_t)(at + initial[0])), (ssize_t)sizeof first);
+  kt__argset *a = NULL;
+  ASSERT_EQ(kt__argset_adopt(f.decl, &f.env, 0, fd, at, bytes + 1, &a, &eb), KT_NOTFOUND);
+  ASSERT_TRUE(a == NULL);
+  ASSERT_EQ(kt__argset_adopt(f.decl, &f.env, 0, fd, at, bytes, &a, &eb), KT_OK);
+  close(fd); /* the argset keeps its own descriptor */
+  ASSERT_TRUE(a->adopted);
+  ASSERT_EQ(a->fd_offset, at);
+  ASSERT_EQ(((const float *)a->tensors[0].initial)[0], 42.5f);
+  kt__argset_free(a);
+  kt__argset_free(plan);
+  kt__file_free(f.file);
 }
