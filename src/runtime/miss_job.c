@@ -46,6 +46,9 @@ struct kt__miss_job {
   int retry_request;
   char *retry_path, *retry_key;
   double retry_idle_s;
+  /* The request, kept for the warm helper to hold for the next miss once
+   * this one is served (request_kept); -1: none. */
+  int request_keep;
 };
 
 /* A helper that stays after its tuning for the application's next miss
@@ -58,6 +61,7 @@ typedef struct warm_helper {
   bool busy;   /* under registry_lock: a job runs on it */
   bool dead;   /* under registry_lock: it ended, as STATUS says */
   int status;
+  int spare_request; /* under registry_lock: its last served request's memfd (-1: none) */
   struct warm_helper *next;
 } warm_helper;
 
@@ -78,7 +82,7 @@ kt__miss_job *kt__miss_job_get(const char *key, bool *created) {
     j->reply_fd = -1;
     j->ready_fd = -1;
     j->request_fd = j->reply_end = j->ready_end = -1;
-    j->retry_request = -1;
+    j->retry_request = j->request_keep = -1;
     pthread_mutex_init(&j->hold_lock, NULL);
     pthread_cond_init(&j->hold_cond, NULL);
     j->in_registry = true;
@@ -277,6 +281,7 @@ static void unlink_helper_locked(warm_helper *h) {
 }
 
 static void free_helper(warm_helper *h) {
+  if (h->spare_request >= 0) close(h->spare_request);
   free(h->key);
   free(h);
 }
@@ -292,6 +297,18 @@ static void release_helper(warm_helper *h) {
 }
 
 static void retake(kt__miss_job *j, kt__sbuf *failed);
+
+/* Warm helper H replied to the request in memfd FD (whole: its tuner and
+ * worker no longer touch the tensors) and keeps it for the next miss of
+ * its key (kt__miss_request_spare), in place of the one it kept before. */
+static void request_kept(warm_helper *h, int fd) {
+  if (fd < 0) return;
+  pthread_mutex_lock(&registry_lock);
+  int old = h->dead ? fd : h->spare_request;
+  if (!h->dead) h->spare_request = fd;
+  pthread_mutex_unlock(&registry_lock);
+  if (old >= 0) close(old);
+}
 
 static void *wait_helper(void *arg) {
   kt__miss_job *j = arg;
@@ -323,6 +340,9 @@ static void *wait_helper(void *arg) {
   }
   kt__sbuf_free(&text);
   kt__sbuf_free(&failed);
+  if (j->helper && complete && !failed.len) request_kept(j->helper, j->request_keep);
+  else if (j->request_keep >= 0) close(j->request_keep);
+  j->request_keep = -1;
   /* Free for the next miss before this one's waiters wake: a blocking
    * caller's next miss comes at once. */
   if (j->helper) release_helper(j->helper);
@@ -344,6 +364,8 @@ static void *keep_helper(void *arg) {
   h->status = status;
   close(h->control);
   h->control = -1;
+  if (h->spare_request >= 0) close(h->spare_request); /* its memory goes with it */
+  h->spare_request = -1;
   pthread_cond_broadcast(&helper_ended);
   bool unused = !h->busy;
   if (unused) unlink_helper_locked(h);
@@ -355,8 +377,10 @@ static void *keep_helper(void *arg) {
 /* A forked child of the application has none of its helpers: they are its
  * parent's, and the child's copy of a control socket would keep one alive. */
 static void forget_helpers(void) {
-  for (warm_helper *h = warm_helpers; h; h = h->next)
+  for (warm_helper *h = warm_helpers; h; h = h->next) {
     if (h->control >= 0) close(h->control);
+    if (h->spare_request >= 0) close(h->spare_request);
+  }
   warm_helpers = NULL; /* the records stay with the parent's threads */
 }
 
@@ -392,7 +416,7 @@ static warm_helper *keep(pid_t pid, int ctl, const char *key, bool busy) {
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   pthread_once(&once, watch_forks);
   warm_helper *h = kt__xcalloc(1, sizeof *h);
-  *h = (warm_helper){.pid = pid, .control = ctl, .key = kt__xstrdup(key), .busy = busy};
+  *h = (warm_helper){.pid = pid, .control = ctl, .key = kt__xstrdup(key), .busy = busy, .spare_request = -1};
   pthread_t th;
   pthread_attr_t attr;
   pthread_attr_init(&attr);
@@ -438,6 +462,25 @@ static bool warm_helper_of(const char *key) {
   while (h && (h->dead || strcmp(h->key, key) != 0)) h = h->next;
   pthread_mutex_unlock(&registry_lock);
   return h != NULL;
+}
+
+int kt__miss_request_spare(const char *warm_key) {
+  char path[4096];
+  kt__sbuf why = {0}, key = {0};
+  int fd = -1;
+  if (warm_key && kt__helper_exe_path(path, sizeof path, &why)) {
+    kt__sbuf_printf(&key, "%s|%s", path, warm_key);
+    pthread_mutex_lock(&registry_lock);
+    for (warm_helper *h = warm_helpers; h && fd < 0; h = h->next)
+      if (!h->dead && h->spare_request >= 0 && strcmp(h->key, key.s) == 0) {
+        fd = h->spare_request;
+        h->spare_request = -1;
+      }
+    pthread_mutex_unlock(&registry_lock);
+  }
+  kt__sbuf_free(&why);
+  kt__sbuf_free(&key);
+  return fd;
 }
 
 void kt__miss_helper_prepare(int request_fd, const char *warm_key, double idle_s) {
@@ -549,7 +592,8 @@ static void *run_job(void *arg) {
   if (launch(j, &why)) return wait_helper(j);
   close(j->reply_fd);
   close(j->ready_fd);
-  j->reply_fd = j->ready_fd = -1;
+  if (j->request_keep >= 0) close(j->request_keep);
+  j->reply_fd = j->ready_fd = j->request_keep = -1;
   wait_unheld(j); /* freeing the snapshot is a driver call too */
   kt__tune_pending_free(j->pending);
   j->pending = NULL;
@@ -669,6 +713,7 @@ void kt__miss_job_start(kt__miss_job *j, int request_fd, kt__tune_pending *pendi
   j->retry_path = kt__xstrdup(path);
   j->retry_key = key.s; /* the job's now */
   j->retry_idle_s = idle_s;
+  if (idle_s > 0) j->request_keep = fcntl(request_fd, F_DUPFD_CLOEXEC, 0);
   if (!pending) kt__miss_job_unhold(j); /* nothing left to download: no driver call to hold back */
   if (to_spare(j)) {
     kt__trace("miss: handed to the spare job thread");

@@ -49,6 +49,10 @@ typedef struct kt__tune_request {
   /* The tensors' layout (page-aligned; its length kt__argset's map_bytes);
    * 0 bytes: none (the bare request of kt_kernel_prepare). */
   uint64_t tensors_at, tensors_bytes;
+  /* The layout's pages exist already (the memfd of an earlier request,
+   * reused): the helper and its worker map them whole (MAP_POPULATE)
+   * instead of taking a fault per page. */
+  int32_t tensors_populated;
 } kt__tune_request;
 
 /* The caller's tensors of a request still to be written into it: the
@@ -56,7 +60,10 @@ typedef struct kt__tune_request {
  * order, which kt__tune_request_fill downloads later, in another thread. */
 typedef struct kt__tune_pending kt__tune_pending;
 
-/* Writes the request for K at SIZES into a new memfd (*FD, close-on-exec)
+/* Writes the request for K at SIZES into a memfd (*FD, close-on-exec): REUSE
+ * when it is one (a finished request's memfd, which the caller no longer
+ * shares with a running helper; it is taken over, closed on failure), else
+ * a new one,
  * with the caller's in/inout tensors in ARGS (BE's buffers, of device DEV,
  * opened as STATE in this process) as they are once the work on STREAM is
  * done; the caller's buffers are only read. Where the backend snapshots,
@@ -67,7 +74,7 @@ typedef struct kt__tune_pending kt__tune_pending;
  * names the tuning for the helper's lock. */
 int kt__tune_request_create(const kt_kernel *k, const kt__backend *be, void *state, const kt__device_info *dev,
                             const int64_t *sizes, void *const *args, void *stream, const char *db, const char *key,
-                            int *fd, kt__tune_pending **pending, kt__sbuf *note, kt__errbuf *eb);
+                            int reuse, int *fd, kt__tune_pending **pending, kt__sbuf *note, kt__errbuf *eb);
 /* The request of a helper started by kt_kernel_prepare, before any miss:
  * K, its context's options and DB, every size 1 and no tensors; the helper
  * only opens the device it names (DEV) and waits for the first miss. */

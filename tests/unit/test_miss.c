@@ -624,7 +624,7 @@ static void tunes_four_keys(const char *mark) {
   int keys[] = {512, 256, 1024, 65536};
   for (int i = 0; i < 4; i++) {
     int n = keys[i];
-    for (int j = 0; j < n; j++) x[j] = (float)j;
+    for (int j = 0; j < n; j++) x[j] = (float)(j + 1000 * i); /* not the last key's data */
     void *args[] = {x, y, &n};
     if (kt_launch(k, (int64_t[]){n}, args, NULL) != KT_OK) _exit(1);
     check_affine(x, y, n);
@@ -651,6 +651,11 @@ TEST(warm_worker_keeps_its_scratch_and_device_buffers_between_keys) {
   /* The helper tuned on the tensors where the application wrote them into
    * the request, not on a copy, each key: its outputs were right. */
   ASSERT_EQ(kt_test_count(out, "setup: the caller's tensors used where the application wrote them"), 4);
+  /* Each later key's request is written into the last one's memfd, which
+   * the warm helper kept: its pages exist for 256 and 1024 floats (one page
+   * per tensor, as for 512), and the memfd grows for 65536. */
+  ASSERT_EQ(kt_test_count(out, "miss: the memory of the last request reused"), 3);
+  ASSERT_EQ(kt_test_count(out, "setup: the request's pages mapped at once (reused)"), 2);
 }
 
 /* The time of the first trace line holding WHAT, or -1. */
