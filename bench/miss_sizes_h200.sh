@@ -13,7 +13,9 @@
 # 1. KT_MISS_TUNE twice per size: the first call for key R x R, then for key
 #    (R - 32) x R on the helper kept warm; the second run with KTUNE_TRACE=1
 #    (trace_R.txt, and trace_summary_R.txt from bench/miss_trace_summary.awk:
-#    where the first key's time went); the largest size once, traced;
+#    where the first key's time went); the largest size once, traced; then
+#    once more after kt_kernel_prepare (mode prepared: both keys on a warm
+#    helper);
 # 2. KT_MISS_BACKGROUND with the application calling every 50 ms (quiet)
 #    and every 2 ms (busy): seconds from the first call to the call that ran
 #    the winner, and the winner's kernel time beside the blocking mode's;
@@ -92,7 +94,9 @@ for r in $SIZES; do
   [ "$r" = "$largest" ] && run_triton
   [ "$r" = "$largest" ] || run_app tune "$r" 0 1 # the largest once, traced
   run_app tune "$r" 0 2 trace
+  run_app prepared "$r" 0 1 # the first key, too, on a warm helper
   awk -f bench/miss_trace_summary.awk "$OUT/trace_$r.txt" >"$OUT/trace_summary_$r.txt"
+  awk -v nth=2 -f bench/miss_trace_summary.awk "$OUT/trace_$r.txt" >"$OUT/trace_summary_second_$r.txt"
   for p in 50 2; do run_app background "$r" "$p" 1; done
   if [ -n "$ONLINE" ]; then
     for p in 50 2; do run_app online "$r" "$p" 1; done

@@ -6,8 +6,10 @@
 # tests/gpu/miss_h200.sh and bench/miss_cost_h200.sh:
 #
 #   awk -f bench/miss_trace_summary.awk trace.txt
+#   awk -v nth=2 -f bench/miss_trace_summary.awk trace.txt   (the second miss)
+BEGIN { if (!nth) nth = 1 }
 $1 == "ktune-trace" && !done {
-  if (!t0 && $4 == "miss:" && $5 == "tuning") { t0 = $2; prev = $2; app = $3 }
+  if (!t0 && $4 == "miss:" && $5 == "tuning" && $6 ~ /[|]/ && ++seen == nth) { t0 = $2; prev = $2; app = $3 }
   if (!t0) next
   who = $3 == app ? "app" : ("pid " $3)
   step = $4

@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 /* One part, as its thread sees it. */
@@ -92,4 +93,27 @@ void kt__prefault(void *buf, size_t bytes) {
   if (bytes == 0) return;
   prefault_job j = {buf, bytes, (uint64_t)sysconf(_SC_PAGESIZE)};
   kt__split_run(bytes / j.page + 2, 4096, kt__ncores(), prefault_body, &j);
+}
+
+typedef struct populate_job {
+  char *buf;
+  uint64_t bytes, page;
+} populate_job;
+
+static void populate_body(void *arg, int index, uint64_t begin, uint64_t len) {
+  (void)index;
+  populate_job *j = arg;
+#ifdef MADV_POPULATE_WRITE
+  uint64_t at = begin * j->page, end = (begin + len) * j->page;
+  if (end > j->bytes) end = j->bytes;
+  if (at < end) madvise(j->buf + at, end - at, MADV_POPULATE_WRITE);
+#else
+  (void)j, (void)begin, (void)len;
+#endif
+}
+
+void kt__populate(void *buf, size_t bytes) {
+  if (bytes == 0) return;
+  populate_job j = {buf, bytes, (uint64_t)sysconf(_SC_PAGESIZE)};
+  kt__split_run((bytes + j.page - 1) / j.page, 4096, kt__ncores(), populate_body, &j);
 }

@@ -25,4 +25,11 @@ bool kt__equal_parallel(const void *a, const void *b, size_t bytes, int threads)
  * kernel maps its pages now rather than during a later copy into it. */
 void kt__prefault(void *buf, size_t bytes);
 
+/* Fills the page tables of BUF (page-aligned), which maps pages that exist
+ * already (shared memory written before), on every core and without
+ * touching the contents (MADV_POPULATE_WRITE, Linux 5.14: a fault per page
+ * costs a tenth of a second per GB; on older kernels nothing is done and
+ * the faults come later). */
+void kt__populate(void *buf, size_t bytes);
+
 #endif

@@ -1197,6 +1197,7 @@ static bool stages_ready(void) {
 /* BYTES from SRC into HOST a chunk at a time: the chunk after the one being
  * copied on the cores is already on its way into the other stage. */
 static CUresult download_staged(void *host, CUdeviceptr src, size_t bytes) {
+  double dma_s = 0, copy_s = 0;
   CUevent done[2] = {NULL, NULL};
   CUresult r = cu.EventCreate(&done[0], CU_EVENT_DISABLE_TIMING);
   if (r == CUDA_SUCCESS) r = cu.EventCreate(&done[1], CU_EVENT_DISABLE_TIMING);
@@ -1210,9 +1211,14 @@ static CUresult download_staged(void *host, CUdeviceptr src, size_t bytes) {
     }
     if (c == 0 || r != CUDA_SUCCESS) continue;
     size_t prev = c - 1, at = prev * STAGE_BYTES, len = bytes - at < STAGE_BYTES ? bytes - at : STAGE_BYTES;
+    double t0 = kt__now();
     r = cu.EventSynchronize(done[prev % 2]); /* chunk C - 1 has come: onto the cores */
+    double t1 = kt__now();
     if (r == CUDA_SUCCESS) kt__copy_parallel((char *)host + at, stages.buf[prev % 2], len, cores);
+    dma_s += t1 - t0, copy_s += kt__now() - t1;
   }
+  kt__trace("miss: %.0f MB downloaded through the stages (%.4f s waiting for the device, %.4f s copying on %d cores)",
+            (double)bytes / 1e6, dma_s, copy_s, cores);
   if (r != CUDA_SUCCESS) cu.StreamSynchronize(CU_STREAM_PER_THREAD); /* nothing left writing a stage */
   for (int b = 0; b < 2; b++)
     if (done[b]) cu.EventDestroy(done[b]);
@@ -1237,6 +1243,7 @@ static int cuda_snapshot_read(void *state, void *snap, int i, void *host, kt__er
   CUresult r = cu.CtxPushCurrent(s->ctx);
   if (r != CUDA_SUCCESS) return cu_error(s, r, "cuCtxPushCurrent", eb);
   if (!p->waited) r = cu.EventSynchronize(p->done);
+  if (!p->waited) kt__trace("miss: the snapshot's copy on the device is done");
   p->waited = r == CUDA_SUCCESS;
   if (r == CUDA_SUCCESS) r = download_snapshot(host, p->buf[i], p->bytes[i]);
   CUcontext prev;

@@ -237,14 +237,14 @@ void kt__argset_layout(kt__argset *a, size_t *initial, size_t *reference) {
   a->map_bytes = at ? at : page_round(1);
 }
 
-/* Maps A's layout from FD at OFFSET (shared, writable; whole at once when
- * A->populated) and points each tensor into it. */
+/* Maps A's layout from FD at OFFSET (shared, writable; its page tables
+ * filled at once when A->populated) and points each tensor into it. */
 static int map_layout(const kt__kernel_decl *decl, kt__argset *a, int fd, size_t offset, kt__errbuf *eb) {
   size_t *initial = kt__xcalloc((size_t)a->ntensors + 1, sizeof *initial);
   size_t *reference = kt__xcalloc((size_t)a->ntensors + 1, sizeof *reference);
   kt__argset_layout(a, initial, reference);
-  int flags = MAP_SHARED | (a->populated ? MAP_POPULATE : 0);
-  void *base = mmap(NULL, a->map_bytes, PROT_READ | PROT_WRITE, flags, fd, (off_t)offset);
+  void *base = mmap(NULL, a->map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)offset);
+  if (base != MAP_FAILED && a->populated) kt__populate(base, a->map_bytes);
   int rc = KT_OK;
   if (base == MAP_FAILED) {
     rc = kt__err(eb, KT_NOMEM, "cannot map %zu bytes of shared memory for the tensors of %s: %s", a->map_bytes,

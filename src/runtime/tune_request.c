@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../launch/args.h"
+#include "../parallel.h"
 #include "online.h"
 
 static const uint64_t MAGIC = 0x33307165726b746bull; /* "ktkreq03" */
@@ -90,8 +91,18 @@ struct kt__tune_pending {
   char *base; /* the request, mapped until filled */
   size_t len;
   int n;
-  uint64_t offset[KT__RT_MAX_ARGS];
+  uint64_t offset[KT__RT_MAX_ARGS], bytes[KT__RT_MAX_ARGS];
+  bool populated; /* the request's pages exist (a reused memfd) */
 };
+
+/* This mapping's page tables for the tensors of P, filled at once where
+ * their pages exist (kt__populate), instead of a fault per page in the
+ * copy. */
+static void populate_tensors(const kt__tune_pending *p) {
+  if (!p->populated) return;
+  for (int i = 0; i < p->n; i++) kt__populate(p->base + p->offset[i], p->bytes[i]);
+  kt__trace("miss: the request's pages for the caller's tensors mapped at once");
+}
 
 void kt__tune_pending_free(kt__tune_pending *p) {
   if (!p) return;
@@ -103,6 +114,7 @@ void kt__tune_pending_free(kt__tune_pending *p) {
 int kt__tune_request_fill(kt__tune_pending *p, kt__errbuf *eb) {
   if (!p) return KT_OK;
   int rc = KT_OK;
+  populate_tensors(p);
   for (int i = 0; i < p->n && rc == KT_OK; i++)
     rc = kt__be_snapshot_read(p->be, p->state, p->snap, i, p->base + p->offset[i], eb);
   kt__trace("miss: the caller's tensors downloaded into the request");
@@ -119,7 +131,7 @@ static bool snapshot_tensors(const kt__backend *be, void *state, const kt__tune_
   for (int i = 0; i < r->nparams; i++)
     if (r->tensor[i].len) {
       bufs[p->n] = args[i];
-      bytes[p->n] = r->tensor[i].len;
+      bytes[p->n] = p->bytes[p->n] = r->tensor[i].len;
       p->offset[p->n++] = r->tensor[i].offset;
     }
   kt__errbuf eb;
@@ -131,6 +143,7 @@ static bool snapshot_tensors(const kt__backend *be, void *state, const kt__tune_
     return false;
   }
   p->be = be, p->state = state, p->base = base, p->len = len;
+  p->populated = r->tensors_populated != 0;
   *out = p;
   kt__trace("miss: snapshot of the caller's tensors enqueued");
   return true;
