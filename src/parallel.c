@@ -90,30 +90,16 @@ static void prefault_body(void *arg, int index, uint64_t begin, uint64_t len) {
 }
 
 void kt__prefault(void *buf, size_t bytes) {
-  if (bytes == 0) return;
+  if (bytes == 0 || kt__populate(buf, bytes)) return;
   prefault_job j = {buf, bytes, (uint64_t)sysconf(_SC_PAGESIZE)};
   kt__split_run(bytes / j.page + 2, 4096, kt__ncores(), prefault_body, &j);
 }
 
-typedef struct populate_job {
-  char *buf;
-  uint64_t bytes, page;
-} populate_job;
-
-static void populate_body(void *arg, int index, uint64_t begin, uint64_t len) {
-  (void)index;
-  populate_job *j = arg;
+bool kt__populate(void *buf, size_t bytes) {
 #ifdef MADV_POPULATE_WRITE
-  uint64_t at = begin * j->page, end = (begin + len) * j->page;
-  if (end > j->bytes) end = j->bytes;
-  if (at < end) madvise(j->buf + at, end - at, MADV_POPULATE_WRITE);
+  return bytes == 0 || madvise(buf, bytes, MADV_POPULATE_WRITE) == 0;
 #else
-  (void)j, (void)begin, (void)len;
+  (void)buf, (void)bytes;
+  return false;
 #endif
-}
-
-void kt__populate(void *buf, size_t bytes) {
-  if (bytes == 0) return;
-  populate_job j = {buf, bytes, (uint64_t)sysconf(_SC_PAGESIZE)};
-  kt__split_run((bytes + j.page - 1) / j.page, 4096, kt__ncores(), populate_body, &j);
 }

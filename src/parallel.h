@@ -21,15 +21,19 @@ void kt__copy_parallel(void *dst, const void *src, size_t bytes, int threads);
 /* memcmp(A, B, BYTES) == 0 on up to THREADS threads. */
 bool kt__equal_parallel(const void *a, const void *b, size_t bytes, int threads);
 
-/* Touches every page of BUF (writing zeros) on every core, so that the
- * kernel maps its pages now rather than during a later copy into it. */
+/* Maps every page of BUF now rather than during a later copy into it:
+ * kt__populate where the kernel can, else a write of a zero byte into each
+ * page on every core. */
 void kt__prefault(void *buf, size_t bytes);
 
-/* Fills the page tables of BUF (page-aligned), which maps pages that exist
- * already (shared memory written before), on every core and without
- * touching the contents (MADV_POPULATE_WRITE, Linux 5.14: a fault per page
- * costs a tenth of a second per GB; on older kernels nothing is done and
- * the faults come later). */
-void kt__populate(void *buf, size_t bytes);
+/* Fills the page tables of BUF (page-aligned) at once, allocating the
+ * pages of shared memory that do not exist yet and keeping the contents of
+ * those that do (MADV_POPULATE_WRITE, Linux 5.14; false where refused).
+ * One call, on one core: on the H100 machine a fault per page cost 0.35 s
+ * for 268 MB of fresh shared memory copied on 16 cores (they contend for
+ * the file's pages) and still 0.16 s for pages that existed; populating
+ * 802 MB of existing pages took 0.044 s in one call and 0.104 s split over
+ * the cores. */
+bool kt__populate(void *buf, size_t bytes);
 
 #endif

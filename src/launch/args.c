@@ -300,7 +300,10 @@ int kt__argset_fill(const kt__kernel_decl *decl, uint64_t seed, const kt__data_s
   for (int k = 0; k < a->ntensors; k++) {
     kt__host_tensor *t = &a->tensors[k];
     const kt__data_source *in = inputs && inputs[t->param].path ? &inputs[t->param] : NULL;
-    if (!given_by_caller(t, given)) KT__FORWARD(write_initial(t, &decl->params[t->param], in, seed, k, eb));
+    if (!given_by_caller(t, given)) {
+      if (!a->populated) kt__prefault(t->initial, t->bytes); /* at once, rather than a fault per page */
+      KT__FORWARD(write_initial(t, &decl->params[t->param], in, seed, k, eb));
+    }
     if (t->reference && expects && expects[t->param].path)
       KT__FORWARD(read_whole(&expects[t->param], t->reference, t->bytes, eb));
     /* Mapped now, while the worker opens its device, rather than page by

@@ -64,10 +64,8 @@ int kt__argset_map(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t m
  * writes the caller's tensors straight into the layout in its request
  * (runtime/tune_request.h), so the helper maps them instead of copying them
  * (0.065 s at 256 MB on the H200, 0.34 s at 1 GB). POPULATED: the layout's
- * pages exist already (a reused request), and are mapped at once on every
- * core (kt__populate) rather than a fault per page (a tenth of a second
- * per GB touched); fresh pages are left to the faults of the copies that
- * write them, which run on every core too. */
+ * pages exist already (a reused request), and are mapped at once
+ * (kt__populate) rather than a fault per page. */
 int kt__argset_adopt(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t max_bytes, int fd, size_t offset,
                      size_t bytes, bool populated, kt__argset **out, kt__errbuf *eb);
 /* Where each tensor's initial content and reference lie in the shared

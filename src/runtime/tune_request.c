@@ -95,13 +95,14 @@ struct kt__tune_pending {
   bool populated; /* the request's pages exist (a reused memfd) */
 };
 
-/* This mapping's page tables for the tensors of P, filled at once where
- * their pages exist (kt__populate), instead of a fault per page in the
- * copy. */
+/* This mapping's page tables for the tensors of P, filled at once
+ * (kt__populate, the pages allocated where they are new), instead of a
+ * fault per page in the copy on every core. */
 static void populate_tensors(const kt__tune_pending *p) {
-  if (!p->populated) return;
-  for (int i = 0; i < p->n; i++) kt__populate(p->base + p->offset[i], p->bytes[i]);
-  kt__trace("miss: the request's pages for the caller's tensors mapped at once");
+  bool done = true;
+  for (int i = 0; i < p->n; i++) done &= kt__populate(p->base + p->offset[i], p->bytes[i]);
+  if (done) kt__trace("miss: the request's pages for the caller's tensors mapped at once (%s)",
+                      p->populated ? "reused" : "new");
 }
 
 void kt__tune_pending_free(kt__tune_pending *p) {
