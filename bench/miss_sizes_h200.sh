@@ -59,8 +59,8 @@ run_app() { # MODE R PERIOD_MS RUN [TRACE]
   local db tag="size=$2 mode=$1 period=$3 run=$4"
   db=$(mktemp -u /tmp/miss-sizes-XXXXXX.db)
   say "kt_launch $tag"
-  if [ -n "${5:-}" ]; then
-    KTUNE_TRACE=1 /tmp/miss_sizes "$db" "$1" "$2" "$3" >"$OUT/app.txt" 2>"$OUT/trace_$2.txt"
+  if [ -n "${5:-}" ]; then # trace, or another name for the trace's file
+    KTUNE_TRACE=1 /tmp/miss_sizes "$db" "$1" "$2" "$3" >"$OUT/app.txt" 2>"$OUT/${5}_$2.txt"
   else
     /tmp/miss_sizes "$db" "$1" "$2" "$3" >"$OUT/app.txt" 2>>"$LOG"
   fi || { say "miss_sizes $tag FAILED"; FAILED=$((FAILED + 1)); }
@@ -94,7 +94,8 @@ for r in $SIZES; do
   [ "$r" = "$largest" ] && run_triton
   [ "$r" = "$largest" ] || run_app tune "$r" 0 1 # the largest once, traced
   run_app tune "$r" 0 2 trace
-  run_app prepared "$r" 0 1 # the first key, too, on a warm helper
+  run_app prepared "$r" 0 1 trace_prepared # the first key, too, on a warm helper
+  awk -f bench/miss_trace_summary.awk "$OUT/trace_prepared_$r.txt" >"$OUT/trace_summary_prepared_$r.txt"
   awk -f bench/miss_trace_summary.awk "$OUT/trace_$r.txt" >"$OUT/trace_summary_$r.txt"
   awk -v nth=2 -f bench/miss_trace_summary.awk "$OUT/trace_$r.txt" >"$OUT/trace_summary_second_$r.txt"
   for p in 50 2; do run_app background "$r" "$p" 1; done
