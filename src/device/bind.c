@@ -133,8 +133,7 @@ static int bound_make(const kt__bind *b, const char *bytes, int memfd, const kt_
   memcpy(n->sizes, sizes, (size_t)b->nsizes * sizeof *n->sizes);
   n->size_env = (kt__env){(const char *const *)decl->sizes, n->sizes, decl->nsizes, NULL};
   KT__FORWARD(
-      kt__argset_attach(decl, &n->size_env, memfd, (size_t)b->tensors_offset, compared, reference_set,
-                        b->tensors_populated != 0, &n->args, eb));
+      kt__argset_attach(decl, &n->size_env, memfd, (size_t)b->tensors_offset, compared, reference_set, &n->args, eb));
   KT__RETURN_IF(n->args->ntensors != b->ntensors, eb, KT_INTERNAL, "the bound kernel has %d tensors, not %d",
                 n->args->ntensors, b->ntensors);
   if (b->has_constants) KT__FORWARD(kt__constants_create(decl, path, b->constants_seed, &n->constants, eb));

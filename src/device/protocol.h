@@ -63,8 +63,7 @@ typedef struct kt__bind {
   uint64_t path_len, source_len, kernel_len, workdir_len;
   int32_t nextra, has_check;
   uint64_t extra_len, check_object_len, check_symbol_len, check_source_len;
-  uint64_t tensors_offset;   /* where the tensors' layout starts in the memfd sent with it */
-  int32_t tensors_populated; /* its pages exist already (kt__argset_attach) */
+  uint64_t tensors_offset; /* where the tensors' layout starts in the memfd sent with it */
 } kt__bind;
 
 /* Every run that is checked starts from the same state: each tensor holds

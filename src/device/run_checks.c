@@ -42,6 +42,7 @@ static kt__status restore_inputs(kt__worker_state *c, kt__errbuf *eb) {
   for (int k = 0; k < a->ntensors && !c->inputs_fresh; k++) {
     const kt__host_tensor *t = &a->tensors[k];
     if (t->mode != KT__MODE_IN) continue;
+    kt__populate(t->initial, t->bytes); /* mapped at once, not a fault per page of the copy */
     if (kt__be_upload(c->s->backend, c->state, c->bufs[k], t->initial, t->bytes, eb) != KT_OK) return KT__ST_RUNTIME;
     if (c->pristine[k] && kt__be_copy(c->s->backend, c->state, c->pristine[k], c->bufs[k], t->bytes, eb) != KT_OK)
       return KT__ST_RUNTIME;
@@ -265,6 +266,7 @@ kt__status kt__run_reference(kt__worker_state *c, void *fn, const kt__launch *l,
       st = KT__ST_RUNTIME;
       break;
     }
+    kt__populate(t->reference, t->bytes); /* at once: faults on every core contend for the file */
     kt__copy_parallel(t->reference, c->scratch, t->bytes, c->cores);
     kt__trace("worker: reference downloaded");
   }

@@ -237,14 +237,13 @@ void kt__argset_layout(kt__argset *a, size_t *initial, size_t *reference) {
   a->map_bytes = at ? at : page_round(1);
 }
 
-/* Maps A's layout from FD at OFFSET (shared, writable; its page tables
- * filled at once when A->populated) and points each tensor into it. */
+/* Maps A's layout from FD at OFFSET (shared, writable) and points each
+ * tensor into it. */
 static int map_layout(const kt__kernel_decl *decl, kt__argset *a, int fd, size_t offset, kt__errbuf *eb) {
   size_t *initial = kt__xcalloc((size_t)a->ntensors + 1, sizeof *initial);
   size_t *reference = kt__xcalloc((size_t)a->ntensors + 1, sizeof *reference);
   kt__argset_layout(a, initial, reference);
   void *base = mmap(NULL, a->map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)offset);
-  if (base != MAP_FAILED && a->populated) kt__populate(base, a->map_bytes);
   int rc = KT_OK;
   if (base == MAP_FAILED) {
     rc = kt__err(eb, KT_NOMEM, "cannot map %zu bytes of shared memory for the tensors of %s: %s", a->map_bytes,
@@ -301,7 +300,7 @@ int kt__argset_fill(const kt__kernel_decl *decl, uint64_t seed, const kt__data_s
     kt__host_tensor *t = &a->tensors[k];
     const kt__data_source *in = inputs && inputs[t->param].path ? &inputs[t->param] : NULL;
     if (!given_by_caller(t, given)) {
-      if (!a->populated) kt__prefault(t->initial, t->bytes); /* at once, rather than a fault per page */
+      kt__prefault(t->initial, t->bytes); /* at once, rather than a fault per page */
       KT__FORWARD(write_initial(t, &decl->params[t->param], in, seed, k, eb));
     }
     if (t->reference && expects && expects[t->param].path)
@@ -351,11 +350,10 @@ int kt__argset_map(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t m
 }
 
 int kt__argset_adopt(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t max_bytes, int fd, size_t offset,
-                     size_t bytes, bool populated, kt__argset **out, kt__errbuf *eb) {
+                     size_t bytes, kt__argset **out, kt__errbuf *eb) {
   *out = NULL;
   kt__argset *a = kt__xcalloc(1, sizeof *a);
   a->fd = -1;
-  a->populated = populated;
   int rc = plan(decl, sizes, max_bytes, a, eb);
   if (rc == KT_OK) kt__argset_layout(a, NULL, NULL);
   if (rc == KT_OK && a->map_bytes != bytes)
@@ -375,11 +373,10 @@ int kt__argset_adopt(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t
 }
 
 int kt__argset_attach(const kt__kernel_decl *decl, const kt__env *sizes, int fd, size_t offset, const bool *compared,
-                      const bool *reference_set, bool populated, kt__argset **out, kt__errbuf *eb) {
+                      const bool *reference_set, kt__argset **out, kt__errbuf *eb) {
   *out = NULL;
   kt__argset *a = kt__xcalloc(1, sizeof *a);
   a->fd = -1;
-  a->populated = populated;
   int rc = plan(decl, sizes, UINT64_MAX, a, eb);
   if (rc == KT_OK) {
     for (int k = 0; k < a->ntensors; k++)

@@ -41,7 +41,6 @@ typedef struct kt__argset {
   int fd;
   size_t fd_offset; /* where the layout starts in FD (page-aligned; kt__argset_adopt) */
   bool adopted;     /* made by kt__argset_adopt: the caller's tensors are in it already */
-  bool populated;   /* adopted or attached with every page there already: mapped whole */
   void *base;
   size_t map_bytes;
 } kt__argset;
@@ -63,11 +62,9 @@ int kt__argset_map(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t m
  * the layout of DECL at SIZES has another length (planned differently). What the tuning helper tunes on: the application
  * writes the caller's tensors straight into the layout in its request
  * (runtime/tune_request.h), so the helper maps them instead of copying them
- * (0.065 s at 256 MB on the H200, 0.34 s at 1 GB). POPULATED: the layout's
- * pages exist already (a reused request), and are mapped at once
- * (kt__populate) rather than a fault per page. */
+ * (0.065 s at 256 MB on the H200, 0.34 s at 1 GB). */
 int kt__argset_adopt(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t max_bytes, int fd, size_t offset,
-                     size_t bytes, bool populated, kt__argset **out, kt__errbuf *eb);
+                     size_t bytes, kt__argset **out, kt__errbuf *eb);
 /* Where each tensor's initial content and reference lie in the shared
  * memory, from its layout's start (SIZE_MAX: no reference), in
  * A->tensors' order (INITIAL, REFERENCE NULL: not wanted); sets
@@ -76,10 +73,9 @@ void kt__argset_layout(kt__argset *a, size_t *initial, size_t *reference);
 /* The tensors of DECL at SIZES in the shared memory another process mapped
  * (kt__argset_map's FD from OFFSET, received over a socket; not kept open),
  * with how that process judges each output (COMPARED, REFERENCE_SET, per
- * tensor): what a worker that outlives one tuning serves the next one from.
- * POPULATED as for kt__argset_adopt. */
+ * tensor): what a worker that outlives one tuning serves the next one from. */
 int kt__argset_attach(const kt__kernel_decl *decl, const kt__env *sizes, int fd, size_t offset, const bool *compared,
-                      const bool *reference_set, bool populated, kt__argset **out, kt__errbuf *eb);
+                      const bool *reference_set, kt__argset **out, kt__errbuf *eb);
 /* The tensors' shapes and sizes only (no memory mapped: initial and
  * reference stay NULL), with the same checks: what kt_launch needs to copy
  * the caller's tensors for a tuning. */

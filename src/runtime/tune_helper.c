@@ -159,7 +159,6 @@ static void tune_and_reply(kt_kernel *k, const kt__tune_request *r, int in, void
                                  .tensors_fd = in,
                                  .tensors_at = r->tensors_at,
                                  .tensors_bytes = r->tensors_bytes,
-                                 .tensors_populated = r->tensors_populated != 0,
                                  .device = &r->device_info,
                                  .keep_worker = warm,
                                  .verify_only = r->verify_only,

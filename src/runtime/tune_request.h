@@ -49,10 +49,6 @@ typedef struct kt__tune_request {
   /* The tensors' layout (page-aligned; its length kt__argset's map_bytes);
    * 0 bytes: none (the bare request of kt_kernel_prepare). */
   uint64_t tensors_at, tensors_bytes;
-  /* The layout's pages exist already (the memfd of an earlier request,
-   * reused): the helper and its worker map them whole (MAP_POPULATE)
-   * instead of taking a fault per page. */
-  int32_t tensors_populated;
 } kt__tune_request;
 
 /* The caller's tensors of a request still to be written into it: the

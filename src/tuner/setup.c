@@ -61,8 +61,7 @@ static int map_tensors(kt__tuning *t) {
   const kt__tune_helper_opts *h = &t->h;
   if (h->tensors_bytes) {
     int rc = kt__argset_adopt(t->d, &t->size_env, max, h->tensors_fd, (size_t)h->tensors_at, (size_t)h->tensors_bytes,
-                              h->tensors_populated, &t->args, t->eb);
-    if (rc == KT_OK && h->tensors_populated) kt__trace("setup: the request's pages mapped at once (reused)");
+                              &t->args, t->eb);
     if (rc != KT_NOTFOUND) return rc;
     kt__trace("setup: %s: copied", t->eb->msg);
     t->eb->msg[0] = 0;

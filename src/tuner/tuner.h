@@ -23,7 +23,6 @@ typedef struct kt__tune_helper_opts {
    * copied as without. */
   int tensors_fd;
   uint64_t tensors_at, tensors_bytes;
-  bool tensors_populated; /* its pages exist already (kt__argset_adopt) */
   /* The device as the application saw it, which the tuner compiles the
    * default for while its worker opens it; NULL: none. */
   const kt__device_info *device;

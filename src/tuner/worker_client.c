@@ -163,8 +163,7 @@ static void bind_message(const kt__worker_setup *s, char **msg, size_t *len) {
                 .workdir_len = strlen(s->workdir),
                 .nextra = s->nextra,
                 .has_check = s->check != NULL,
-                .tensors_offset = a->fd_offset,
-                .tensors_populated = a->populated};
+                .tensors_offset = a->fd_offset};
   for (int i = 0; i < s->nextra; i++) b.extra_len += strlen(s->extra_names[i]) + 1;
   if (s->check) {
     b.check_object_len = strlen(s->check->object);

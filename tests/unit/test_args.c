@@ -326,9 +326,9 @@ TEST(tensors_adopted_in_shared_memory_at_an_offset) {
   float first = 42.5f;
   ASSERT_EQ(pwrite(fd, &first, sizeof first, (off_t)(at + initial[0])), (ssize_t)sizeof first);
   kt__argset *a = NULL;
-  ASSERT_EQ(kt__argset_adopt(f.decl, &f.env, 0, fd, at, bytes + 1, false, &a, &eb), KT_NOTFOUND);
+  ASSERT_EQ(kt__argset_adopt(f.decl, &f.env, 0, fd, at, bytes + 1, &a, &eb), KT_NOTFOUND);
   ASSERT_TRUE(a == NULL);
-  ASSERT_EQ(kt__argset_adopt(f.decl, &f.env, 0, fd, at, bytes, false, &a, &eb), KT_OK);
+  ASSERT_EQ(kt__argset_adopt(f.decl, &f.env, 0, fd, at, bytes, &a, &eb), KT_OK);
   close(fd); /* the argset keeps its own descriptor */
   ASSERT_TRUE(a->adopted);
   ASSERT_EQ(a->fd_offset, at);
