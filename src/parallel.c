@@ -97,7 +97,8 @@ void kt__prefault(void *buf, size_t bytes) {
 
 bool kt__populate(void *buf, size_t bytes) {
 #ifdef MADV_POPULATE_WRITE
-  return bytes == 0 || madvise(buf, bytes, MADV_POPULATE_WRITE) == 0;
+  /* A read-only mapping (the worker's inputs) takes the read form. */
+  return bytes == 0 || madvise(buf, bytes, MADV_POPULATE_WRITE) == 0 || madvise(buf, bytes, MADV_POPULATE_READ) == 0;
 #else
   (void)buf, (void)bytes;
   return false;
