@@ -338,11 +338,11 @@ static void *wait_helper(void *arg) {
     kt__sbuf_free(&j->why);
     kt__sbuf_printf(&j->why, "%s", failed.s);
   }
-  kt__sbuf_free(&text);
-  kt__sbuf_free(&failed);
   if (j->helper && complete && !failed.len) request_kept(j->helper, j->request_keep);
   else if (j->request_keep >= 0) close(j->request_keep);
   j->request_keep = -1;
+  kt__sbuf_free(&text);
+  kt__sbuf_free(&failed);
   /* Free for the next miss before this one's waiters wake: a blocking
    * caller's next miss comes at once. */
   if (j->helper) release_helper(j->helper);
