@@ -1,6 +1,7 @@
 #include "rforest.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,8 +19,38 @@ void kt__rf_init(kt__rforest *f, int nfeat, const int *levels, int ntrees, int m
 void kt__rf_free(kt__rforest *f) {
   free(f->nodes);
   free(f->rows);
+  free(f->pool);
   f->nodes = NULL;
   f->rows = NULL;
+  f->pool = NULL;
+}
+
+void kt__rf_subspace(kt__rforest *f, const uint64_t *names, double keep) {
+  f->names = names;
+  f->keep = keep;
+  f->all_names = 0;
+  for (int k = 0; names && k < f->nfeat; k++) f->all_names |= names[k];
+}
+
+static bool subspace_on(const kt__rforest *f) { return f->names && f->keep < 1; }
+
+/* The pool: every feature whose names are all in KEPT. */
+static void fill_pool(kt__rforest *f, uint64_t kept) {
+  f->npool = 0;
+  for (int k = 0; k < f->nfeat; k++)
+    if (!f->names || !(f->names[k] & ~kept)) f->pool[f->npool++] = k;
+}
+
+/* The features of the next tree. With a subspace, a name that wins the
+ * first splits of every tree no longer hides the others from all of them,
+ * and trees that lack a name disagree where it matters, so their spread
+ * says more than the bootstrap's alone (forest.c measures what it gains). */
+static void draw_pool(kt__rforest *f, kt__rng *rng) {
+  uint64_t kept = 0;
+  for (uint64_t rest = subspace_on(f) ? f->all_names : 0; rest; rest &= rest - 1)
+    if (kt__rng_unit(rng) < f->keep) kept |= rest & (~rest + 1); /* the lowest name left */
+  fill_pool(f, kept ? kept : f->all_names);
+  if (f->npool == 0) fill_pool(f, f->all_names); /* no feature of only the kept names */
 }
 
 static int new_node(kt__rforest *f) {
@@ -81,11 +112,11 @@ static int build(kt__rforest *f, int *rows, int n, int depth, kt__rng *rng) {
   if (n < 2 * f->min_leaf || depth >= f->max_depth) return node;
   /* The parent's own score: a split must beat it. */
   split best = {-1, 0, total * total / n + 1e-12};
-  int mtry = (f->nfeat * 2 + 2) / 3;
-  for (int k = 0; k < f->nfeat; k++) /* selection sampling: MTRY of NFEAT */
-    if ((int)kt__rng_below(rng, (uint64_t)(f->nfeat - k)) < mtry) {
+  int mtry = (f->npool * 2 + 2) / 3;
+  for (int k = 0; k < f->npool; k++) /* selection sampling: MTRY of the pool */
+    if ((int)kt__rng_below(rng, (uint64_t)(f->npool - k)) < mtry) {
       mtry--;
-      try_feature(f, rows, n, k, total, &best);
+      try_feature(f, rows, n, f->pool[k], total, &best);
     }
   if (best.feat < 0) return node;
   int nl = partition(f, rows, n, &best);
@@ -106,8 +137,10 @@ void kt__rf_fit(kt__rforest *f, const unsigned char *x, const double *y, int n, 
     f->rowcap = n;
     f->rows = kt__xreallocarray(f->rows, (size_t)n, sizeof *f->rows);
   }
+  if (!f->pool) f->pool = kt__xreallocarray(NULL, (size_t)(f->nfeat ? f->nfeat : 1), sizeof *f->pool);
   for (int t = 0; t < f->ntrees; t++) {
     for (int i = 0; i < n; i++) f->rows[i] = (int)kt__rng_below(rng, (uint64_t)n);
+    draw_pool(f, rng);
     f->root[t] = build(f, f->rows, n, 0, rng);
   }
 }
