@@ -22,8 +22,9 @@ void kt__copy_parallel(void *dst, const void *src, size_t bytes, int threads);
 bool kt__equal_parallel(const void *a, const void *b, size_t bytes, int threads);
 
 /* Maps every page of BUF now rather than during a later copy into it:
- * kt__populate where the kernel can, else a write of a zero byte into each
- * page on every core. */
+ * kt__populate where the kernel can (BUF page-aligned), else a write of a
+ * zero byte into each page on every core; what BUF holds afterwards is for
+ * the caller to write. */
 void kt__prefault(void *buf, size_t bytes);
 
 /* Fills the page tables of BUF (page-aligned) at once, allocating the
