@@ -71,6 +71,8 @@ int kt__devpool_trim(kt__devpool *pool, const kt__backend *be, void *state, cons
   return freed;
 }
 
+void kt__devpool_count_anew(kt__devpool *pool) { pool->reused = pool->allocated = 0; }
+
 void kt__devpool_free(kt__devpool *pool, const kt__backend *be, void *state) {
   kt__devpool_trim(pool, be, state, NULL, 0);
   for (int i = 0; i < pool->nlent; i++) kt__be_release(be, state, pool->lent[i].buf);

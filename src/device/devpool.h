@@ -32,6 +32,9 @@ void kt__devpool_give(kt__devpool *pool, const kt__backend *be, void *state, voi
  * N sizes in SPARE, the one a take of that size would get next; returns how
  * many were freed. */
 int kt__devpool_trim(kt__devpool *pool, const kt__backend *be, void *state, const size_t *spare, int n);
+/* Counts the takes (REUSED, ALLOCATED) from zero again: a tuning's buffers
+ * are counted apart from the last tuning's. */
+void kt__devpool_count_anew(kt__devpool *pool);
 /* Frees every allocation, kept or lent, and the pool's own memory. */
 void kt__devpool_free(kt__devpool *pool, const kt__backend *be, void *state);
 

@@ -284,7 +284,7 @@ int kt__worker_make_buffers(kt__worker_state *c, kt__errbuf *eb) {
   c->decoydev = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->decoydev);
   c->ref_poisoned = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->ref_poisoned);
   size_t largest = 1;
-  c->pool.reused = c->pool.allocated = 0;
+  kt__devpool_count_anew(&c->pool);
   for (int k = 0; k < a->ntensors; k++) {
     KT__FORWARD(kt__guarded_alloc(s->backend, c->state, &c->pool, a->tensors[k].bytes, &c->guards[k], eb));
     KT__FORWARD(kt__guarded_arm(s->backend, c->state, &c->guards[k], eb));
