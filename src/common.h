@@ -61,11 +61,6 @@ enum { KT__READING_PIDS = 8 };
  * read by the backend, gathered over a measurement by src/measure/. A field
  * the device does not report stays at its *_known false. */
 typedef struct kt__reading {
-  /* In, from the caller: read the energy counter around the sample. Each
-   * read costs (NVML's total energy took 3.0 ms at the median, 15 ms at
-   * worst, on an H100 with driver 580: bench/nvml_call_cost.c), so it is
-   * asked for only where the energy can be known (kt__measure). */
-  bool energy_wanted;
   bool clock_known, throttle_known, power_known, temp_known;
   unsigned sm_clock_mhz;
   uint64_t throttle_reasons; /* NVML's clocks-event reasons (a bit mask) */

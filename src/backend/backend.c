@@ -220,12 +220,12 @@ kt__status kt__be_run_timed(const kt__backend *be, void *state, void *fn, const 
 }
 
 kt__status kt__be_time(const kt__backend *be, void *state, void *fn, const kt__launch *l, int n, kt_timing how,
-                       double *seconds, kt__reading *reading, kt__errbuf *eb) {
+                       bool energy, double *seconds, kt__reading *reading, kt__errbuf *eb) {
   *seconds = 0;
-  if (reading) *reading = (kt__reading){.energy_wanted = reading->energy_wanted}; /* the caller's ask kept */
+  if (reading) *reading = (kt__reading){0};
   if (!kt__be_can_time(be, how) || how == KT_TIMING_AUTO)
     return kt__fail(eb, KT__ST_RUNTIME, "the %s backend cannot time by method %d", be->name, (int)how);
-  return be->time(state, fn, l, n, how, seconds, reading, eb);
+  return be->time(state, fn, l, n, how, energy, seconds, reading, eb);
 }
 
 bool kt__be_can_time(const kt__backend *be, kt_timing how) {

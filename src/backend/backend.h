@@ -231,8 +231,11 @@ typedef struct kt__backend {
    * or KT_TIMING_GRAPH where timings[KT_TIMING_GRAPH] is set); *seconds is
    * their total device time. READING (may be NULL) gets what the device
    * reports of its clocks, throttling, power and temperature just after,
-   * and the energy over the launches when READING->energy_wanted asks. */
-  kt__status (*time)(void *state, void *fn, const kt__launch *l, int n, kt_timing how, double *seconds,
+   * and with ENERGY the energy over the launches. Each read of the energy
+   * counter costs (NVML's took 3.0 ms at the median, 15 ms at worst, on an
+   * H100 with driver 580: bench/nvml_call_cost.c), so it is asked for only
+   * where the energy can be known (kt__measure). */
+  kt__status (*time)(void *state, void *fn, const kt__launch *l, int n, kt_timing how, bool energy, double *seconds,
                      kt__reading *reading, kt__errbuf *eb);
   /* kt_launch under KT_MISS_ONLINE, optional: one launch as run makes it
    * (on l->stream, the caller's, else the backend's own), timed by device
@@ -360,7 +363,7 @@ kt__status kt__be_run(const kt__backend *be, void *state, void *fn, const kt__la
 kt__status kt__be_run_timed(const kt__backend *be, void *state, void *fn, const kt__launch *l, double *seconds,
                             const char **method, kt__errbuf *eb);
 kt__status kt__be_time(const kt__backend *be, void *state, void *fn, const kt__launch *l, int n, kt_timing how,
-                       double *seconds, kt__reading *reading, kt__errbuf *eb);
+                       bool energy, double *seconds, kt__reading *reading, kt__errbuf *eb);
 /* Whether BE can time by method HOW (AUTO: always, as EVENTS where there is
  * no graph). */
 bool kt__be_can_time(const kt__backend *be, kt_timing how);

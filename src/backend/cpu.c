@@ -702,8 +702,8 @@ static double seconds_between(const struct timespec *a, const struct timespec *b
   return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) * 1e-9;
 }
 
-static kt__status cpu_time(void *state, void *fn, const kt__launch *l, int n, kt_timing how, double *seconds,
-                           kt__reading *reading, kt__errbuf *eb) {
+static kt__status cpu_time(void *state, void *fn, const kt__launch *l, int n, kt_timing how, bool energy_wanted,
+                           double *seconds, kt__reading *reading, kt__errbuf *eb) {
   (void)how; /* one method; a CPU reports nothing of its clocks here, only RAPL's energy */
   cpu_state *s = state;
   call_args c;
@@ -712,7 +712,7 @@ static kt__status cpu_time(void *state, void *fn, const kt__launch *l, int n, kt
   entry_fn entry = ((cpu_fn *)fn)->entry;
   struct timespec t0, t1, c0, c1;
   kt__rapl_counts e0, e1;
-  bool energy = reading && reading->energy_wanted && s->rapl.n && kt__rapl_read(&s->rapl, &e0);
+  bool energy = reading && energy_wanted && s->rapl.n && kt__rapl_read(&s->rapl, &e0);
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
   clock_gettime(CLOCK_MONOTONIC, &t0);
   for (int i = 0; i < n; i++) entry(c.ptr);

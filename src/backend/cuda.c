@@ -786,8 +786,8 @@ static CUresult graph_n(cuda_state *s, cuda_fn *fn, const kt__cuda_launch_dims *
   return r;
 }
 
-static kt__status cuda_time(void *state, void *f, const kt__launch *l, int n, kt_timing how, double *seconds,
-                            kt__reading *reading, kt__errbuf *eb) {
+static kt__status cuda_time(void *state, void *f, const kt__launch *l, int n, kt_timing how, bool energy_wanted,
+                            double *seconds, kt__reading *reading, kt__errbuf *eb) {
   cuda_state *s = state;
   kt__cuda_launch_dims d;
   params p;
@@ -797,7 +797,7 @@ static kt__status cuda_time(void *state, void *f, const kt__launch *l, int n, kt
   /* The energy counter is read around the launches and their wait, after
    * the cache flush before them. */
   double e0 = 0, e1 = 0, t0 = kt__now();
-  bool energy = reading && reading->energy_wanted && kt__nvml_energy(s->nvml, &e0);
+  bool energy = reading && energy_wanted && kt__nvml_energy(s->nvml, &e0);
   CUresult r = graph ? graph_n(s, f, &d, l, p.values, n > 0 ? n : 1) : launch_n(s, f, &d, p.values, n > 0 ? n : 1);
   if (r != CUDA_SUCCESS) return cu_status(s, r, graph ? "a graph of the launches" : "cuLaunchKernel", eb);
   /* Faults of the kernels surface here, at the first synchronisation. */

@@ -125,7 +125,7 @@ static void read_others(kt__nvml_device *d, kt__reading *out) {
 }
 
 void kt__nvml_read(kt__nvml_device *d, kt__reading *out) {
-  *out = (kt__reading){.energy_wanted = out->energy_wanted};
+  *out = (kt__reading){0};
   if (!d) return;
   unsigned v = 0;
   unsigned long long reasons = 0;

@@ -878,9 +878,9 @@ static kt__status kernels_time(cl_state *s, const cl_event *events, int n, doubl
   return KT__ST_OK;
 }
 
-static kt__status cl_time(void *state, void *fn, const kt__launch *l, int n, kt_timing how, double *seconds,
-                          kt__reading *reading, kt__errbuf *eb) {
-  (void)how, (void)reading; /* one method (no graphs); no device readings */
+static kt__status cl_time(void *state, void *fn, const kt__launch *l, int n, kt_timing how, bool energy,
+                          double *seconds, kt__reading *reading, kt__errbuf *eb) {
+  (void)how, (void)energy, (void)reading; /* one method (no graphs); no device readings */
   cl_state *s = state;
   cl_range r;
   if (is_lost(s, eb)) return KT__ST_RUNTIME;

@@ -571,7 +571,7 @@ kt__status kt__run_verified(kt__worker_state *c, void *fn, const kt__launch *l, 
   kt__status st = seconds ? restore_all(c, false, eb) : run_once(c, fn, l, eb);
   if (st == KT__ST_OK && seconds) {
     kt__be_flush_cache(c->s->backend, c->state);
-    st = kt__be_time(c->s->backend, c->state, fn, l, 1, KT_TIMING_EVENTS, seconds, NULL, eb);
+    st = kt__be_time(c->s->backend, c->state, fn, l, 1, KT_TIMING_EVENTS, false, seconds, NULL, eb);
   }
   if (st == KT__ST_OK) st = check_run(c, eb);
   if (st == KT__ST_OK) st = verify_outputs(c, eb);

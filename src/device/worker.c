@@ -108,13 +108,13 @@ typedef struct timing {
 } timing;
 
 /* One sample: restore state and flush caches (not timed), then REPS launches. */
-static kt__status timed_sample(void *ud, kt_timing how, int reps, double *seconds, kt__reading *reading,
+static kt__status timed_sample(void *ud, kt_timing how, int reps, bool energy, double *seconds, kt__reading *reading,
                                kt__errbuf *eb) {
   timing *t = ud;
   kt__status st = kt__run_restore_state(t->c, eb);
   if (st != KT__ST_OK) return st;
   kt__be_flush_cache(t->c->s->backend, t->c->state);
-  return kt__be_time(t->c->s->backend, t->c->state, t->fn, t->l, reps, how, seconds, reading, eb);
+  return kt__be_time(t->c->s->backend, t->c->state, t->fn, t->l, reps, how, energy, seconds, reading, eb);
 }
 
 enum { PREBUILD_MAX = 256 };
@@ -182,7 +182,7 @@ static kt__status evaluate(kt__worker_state *c, const kt__request *rq, timing *t
 static kt__status sample(timing *tm, const kt__request *rq, kt__reply *rp, kt__errbuf *eb) {
   int reps = rq->reps > 0 ? rq->reps : 1;
   double s = 0;
-  kt__status st = timed_sample(tm, kt__be_timing(tm->c->s->backend, rq->measure.timing), reps, &s, NULL, eb);
+  kt__status st = timed_sample(tm, kt__be_timing(tm->c->s->backend, rq->measure.timing), reps, false, &s, NULL, eb);
   rp->sample_s = s / reps;
   return st == KT__ST_OK ? kt__run_after_timed(tm->c, tm->fn, tm->l, rq->values, eb) : st;
 }

@@ -267,8 +267,8 @@ static bool energy_now(const run *r) {
 }
 
 static kt__status time_reps(run *r, int reps, double *seconds) {
-  kt__reading reading = {.energy_wanted = energy_now(r)};
-  kt__status st = r->timer(r->ud, r->how, reps, seconds, &reading, r->eb);
+  kt__reading reading = {0};
+  kt__status st = r->timer(r->ud, r->how, reps, energy_now(r), seconds, &reading, r->eb);
   if (st == KT__ST_OK && !(*seconds >= 0)) *seconds = 0; /* NaN or negative: a broken clock */
   if (st == KT__ST_OK) r->timed += *seconds, r->last_sample_s = *seconds, kt__seen_add(&r->seen, &reading);
   r->last_disturbance = st == KT__ST_OK ? kt__reading_disturbance(&reading, r->o.peer_pid) : 0;

@@ -130,9 +130,9 @@ bool kt__samples_contended(const double *samples, int n);
 
 /* Times REPS back-to-back launches by method HOW (GRAPH or EVENTS); total
  * seconds in *SECONDS, and what the device said meanwhile in *READING
- * (left all unknown where it says nothing). */
-typedef kt__status (*kt__timer_fn)(void *ud, kt_timing how, int reps, double *seconds, kt__reading *reading,
-                                   kt__errbuf *eb);
+ * (left all unknown where it says nothing), the energy only with ENERGY. */
+typedef kt__status (*kt__timer_fn)(void *ud, kt_timing how, int reps, bool energy, double *seconds,
+                                   kt__reading *reading, kt__errbuf *eb);
 
 /* Events around launches made one by one measure the launches, not the
  * kernels, once a kernel is shorter than its launch: a sample of REPS

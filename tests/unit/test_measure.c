@@ -17,10 +17,13 @@ typedef struct fake {
   int graph_calls, events_calls;
   const kt__reading *readings;
   int nreadings;
+  int energy_calls; /* samples asked to read the energy */
 } fake;
 
-static kt__status fake_timer(void *ud, kt_timing how, int reps, double *seconds, kt__reading *reading, kt__errbuf *eb) {
+static kt__status fake_timer(void *ud, kt_timing how, int reps, bool energy, double *seconds, kt__reading *reading,
+                             kt__errbuf *eb) {
   fake *f = ud;
+  f->energy_calls += energy;
   if (f->calls < 2) f->first_reps[f->calls] = reps;
   if (++f->calls == f->fail_at) return kt__fail(eb, KT__ST_RUNTIME, "device fault at call %d", f->calls);
   double factor = f->nnoise ? f->noise[(f->calls - 1) % f->nnoise] : 1.0;
@@ -505,8 +508,9 @@ TEST(disturbed_throughout_is_not_valid) {
 
 /* A counter that moves in steps (NVML's, about every 100 ms) says nothing
  * over a few milliseconds of samples: energy over a shorter span than the
- * device's window is unknown, never 0 J; under an energy objective the
- * samples go on until their reads span the window. */
+ * device's window is unknown, never 0 J, and a time tuning does not ask the
+ * backend to read it (each read cost milliseconds); under an energy
+ * objective the samples go on until their reads span the window. */
 TEST(energy_is_known_only_over_the_devices_window) {
   static const kt__reading step = {.energy_known = true, .energy_j = 0.2, .energy_s = 2e-3};
   fake f = {.per_launch = 2e-3, .readings = &step, .nreadings = 1};
@@ -515,6 +519,7 @@ TEST(energy_is_known_only_over_the_devices_window) {
   ASSERT_EQ(kt__measure(&o, fake_timer, &f, &s, NULL), KT__ST_OK);
   ASSERT_FALSE(s.seen.energy_known); /* 3-4 samples of 2 ms: 8 ms of reads */
   ASSERT_TRUE(isnan(kt__seen_watts(&s.seen)));
+  ASSERT_EQ(f.energy_calls, 0); /* samples of 2 ms never span a quarter window: no counter read asked */
   int calls_time_only = f.calls;
   fake g = {.per_launch = 2e-3, .readings = &step, .nreadings = 1};
   o.energy_wanted = true;
@@ -523,5 +528,6 @@ TEST(energy_is_known_only_over_the_devices_window) {
   ASSERT_GE(s.seen.energy_s, 0.1);
   ASSERT_NEAR(kt__seen_watts(&s.seen), 100.0, 1e-9);
   ASSERT_TRUE(g.calls > calls_time_only);
-  ASSERT_TRUE(s.nsamples <= 20); /* the samples past max_samples give energy only */
+  ASSERT_EQ(g.energy_calls, g.calls); /* an energy objective reads it around every sample */
+  ASSERT_TRUE(s.nsamples <= 20);      /* the samples past max_samples give energy only */
 }

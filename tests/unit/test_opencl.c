@@ -347,14 +347,14 @@ TEST(timing_is_positive_and_grows_with_launches) {
    * one of them does not make it look as long as eight. */
   double one = 1e9, many = 0, t = 0;
   for (int i = 0; i < 3; i++) {
-    ASSERT_EQ(kt__be_time(be, f.state, fn, &l, 1, KT_TIMING_EVENTS, &t, NULL, &f.eb), KT__ST_OK);
+    ASSERT_EQ(kt__be_time(be, f.state, fn, &l, 1, KT_TIMING_EVENTS, false, &t, NULL, &f.eb), KT__ST_OK);
     ASSERT_TRUE(t > 0);
     one = t < one ? t : one;
   }
-  ASSERT_EQ(kt__be_time(be, f.state, fn, &l, 8, KT_TIMING_EVENTS, &many, NULL, &f.eb), KT__ST_OK);
+  ASSERT_EQ(kt__be_time(be, f.state, fn, &l, 8, KT_TIMING_EVENTS, false, &many, NULL, &f.eb), KT__ST_OK);
   ASSERT_TRUE(many > one * 2); /* eight launches take clearly longer than one */
   ASSERT_TRUE(many < 60);
-  ASSERT_EQ(kt__be_time(be, f.state, fn, &l, 0, KT_TIMING_EVENTS, &one, NULL, &f.eb), KT__ST_RUNTIME);
+  ASSERT_EQ(kt__be_time(be, f.state, fn, &l, 0, KT_TIMING_EVENTS, false, &one, NULL, &f.eb), KT__ST_RUNTIME);
   kt__be_flush_cache(be, f.state); /* must not disturb the next run */
   ASSERT_EQ(kt__be_run(be, f.state, fn, &l, &f.eb), KT__ST_OK);
   kt__be_release(be, f.state, buf);
