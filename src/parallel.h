@@ -31,11 +31,13 @@ void kt__prefault(void *buf, size_t bytes);
  * pages of shared memory that do not exist yet and keeping the contents of
  * those that do (MADV_POPULATE_WRITE, or _READ on a read-only mapping;
  * Linux 5.14; false where refused).
- * One call, on one core: on the H100 machine a fault per page cost 0.35 s
- * for 268 MB of fresh shared memory copied on 16 cores (they contend for
- * the file's pages) and still 0.16 s for pages that existed; populating
- * 802 MB of existing pages took 0.044 s in one call and 0.104 s split over
- * the cores. */
+ * One call, on one core: in a miss on the H100 machine (the application,
+ * the helper and the worker touching one file at once) a fault per page
+ * cost 0.35 s for 268 MB of fresh shared memory copied on 16 cores, and
+ * populating 802 MB of existing pages took 0.044 s in one call against
+ * 0.104 s split over the cores (docs/BENCHMARKS.md, fifteenth session).
+ * Alone, on a 2-core machine, splitting is faster (bench/shm_pages.c): the
+ * choice is the GPU machine's, under contention. */
 bool kt__populate(void *buf, size_t bytes);
 
 #endif

@@ -18,8 +18,8 @@
 
 /* --- what a verified run starts from -------------------------------------- */
 
-static bool init_given(const kt__worker_state *c, const kt__host_tensor *t) {
-  return c->s->decl->params[t->param].init_given;
+static bool poisoned_output(const kt__worker_state *c, const kt__host_tensor *t) {
+  return kt__output_poisoned(c->s->decl, t);
 }
 
 /* The poison value of one element (ALT: the second poison), written over
@@ -60,9 +60,8 @@ static kt__status restore_all(kt__worker_state *c, bool alt_poison, kt__errbuf *
   for (int k = 0; k < a->ntensors; k++) {
     const kt__host_tensor *t = &a->tensors[k];
     if (t->mode == KT__MODE_IN) continue;
-    int rc = t->mode == KT__MODE_OUT && !init_given(c, t)
-                 ? poison(c, k, alt_poison, eb)
-                 : kt__be_upload(c->s->backend, c->state, c->bufs[k], t->initial, t->bytes, eb);
+    int rc = poisoned_output(c, t) ? poison(c, k, alt_poison, eb)
+                                   : kt__be_upload(c->s->backend, c->state, c->bufs[k], t->initial, t->bytes, eb);
     if (rc != KT_OK) return KT__ST_RUNTIME;
   }
   return restore_inputs(c, eb);
@@ -77,7 +76,7 @@ kt__status kt__run_restore_state(kt__worker_state *c, kt__errbuf *eb) {
   const kt__argset *a = c->s->args;
   for (int k = 0; k < a->ntensors; k++) {
     const kt__host_tensor *t = &a->tensors[k];
-    if (t->mode == KT__MODE_INOUT || (t->mode == KT__MODE_OUT && init_given(c, t)))
+    if (t->mode == KT__MODE_INOUT || (t->mode == KT__MODE_OUT && !poisoned_output(c, t)))
       if (kt__be_upload(c->s->backend, c->state, c->bufs[k], t->initial, t->bytes, eb) != KT_OK) return KT__ST_RUNTIME;
   }
   return restore_inputs(c, eb);
@@ -195,8 +194,7 @@ static kt__status check_run(kt__worker_state *c, kt__errbuf *eb) {
 /* Outputs that the reference run may have left unwritten: no initial value
  * (so poisoned before the run) and poison still in the reference. */
 static bool maybe_unwritten(kt__worker_state *c, const kt__host_tensor *t) {
-  return t->mode == KT__MODE_OUT && !init_given(c, t) &&
-         kt__count_poison(t->type, t->reference, t->count, false, c->cores);
+  return poisoned_output(c, t) && kt__count_poison(t->type, t->reference, t->count, false, c->cores);
 }
 
 /* A reference that leaves elements unwritten is no reference: every correct
@@ -214,7 +212,7 @@ static kt__status check_reference_written(kt__worker_state *c, void *fn, const k
   if (st == KT__ST_OK) st = kt__be_run(c->s->backend, c->state, fn, l, eb);
   for (int k = 0; k < a->ntensors && st == KT__ST_OK; k++) {
     const kt__host_tensor *t = &a->tensors[k];
-    if (t->mode != KT__MODE_OUT || init_given(c, t)) continue; /* count_unwritten finds none where no poison was */
+    if (!poisoned_output(c, t)) continue; /* count_unwritten finds none where no poison was */
     if (kt__be_download(c->s->backend, c->state, c->scratch, c->bufs[k], t->bytes, eb) != KT_OK) return KT__ST_RUNTIME;
     uint64_t first = 0, n = kt__count_unwritten(t->type, t->reference, c->scratch, t->count, &first);
     if (!n) continue;
@@ -234,7 +232,8 @@ static kt__status check_reference_written(kt__worker_state *c, void *fn, const k
 /* The device's copy of each output's reference (compare_on_device), copied
  * on the device from the reference run's output, which is what the shared
  * reference is downloaded from: uploading that back on first use cost 0.055 s
- * per 256 MB on the H100. A backend that cannot copy uploads it then. */
+ * per 256 MB on the H100 (bench/miss_sizes_h200.sh's second-key trace at
+ * 8e9242d). A backend that cannot copy uploads it then. */
 static void keep_reference_on_device(kt__worker_state *c) {
   const kt__argset *a = c->s->args;
   for (int k = 0; k < a->ntensors; k++) {
@@ -372,7 +371,7 @@ static kt__status found_when(kt__status st, const char *prefix, kt__errbuf *eb) 
  * element unwritten would match it. */
 static bool reference_poisoned(kt__worker_state *c, int k) {
   const kt__host_tensor *t = &c->s->args->tensors[k];
-  if (t->mode != KT__MODE_OUT || init_given(c, t) || !t->compared) return false;
+  if (!poisoned_output(c, t) || !t->compared) return false;
   if (!c->ref_poisoned[k])
     c->ref_poisoned[k] = kt__count_poison(t->type, t->reference, t->count, false, c->cores) ? 2 : 1;
   return c->ref_poisoned[k] == 2;
@@ -539,9 +538,8 @@ static kt__status restore_with_decoys(kt__worker_state *c, kt__errbuf *eb) {
   for (int k = 0; k < a->ntensors; k++) {
     const kt__host_tensor *t = &a->tensors[k];
     if (t->mode == KT__MODE_IN) continue;
-    int rc = t->mode == KT__MODE_OUT && !init_given(c, t)
-                 ? decoy(c, k, eb)
-                 : kt__be_upload(c->s->backend, c->state, c->bufs[k], t->initial, t->bytes, eb);
+    int rc = poisoned_output(c, t) ? decoy(c, k, eb)
+                                   : kt__be_upload(c->s->backend, c->state, c->bufs[k], t->initial, t->bytes, eb);
     if (rc != KT_OK) return KT__ST_RUNTIME;
   }
   return restore_inputs(c, eb);

@@ -279,6 +279,10 @@ static int read_whole(const kt__data_source *src, void *buf, size_t bytes, kt__e
   return kt__data_read(src, &h, buf, bytes, eb);
 }
 
+bool kt__output_poisoned(const kt__kernel_decl *decl, const kt__host_tensor *t) {
+  return t->mode == KT__MODE_OUT && !decl->params[t->param].init_given;
+}
+
 /* Whether tensor T's initial content is the caller's (kt__argset_take). */
 static bool given_by_caller(const kt__host_tensor *t, void *const *given) {
   return given && t->mode != KT__MODE_OUT && given[t->param];
@@ -299,11 +303,9 @@ int kt__argset_fill(const kt__kernel_decl *decl, uint64_t seed, const kt__data_s
   for (int k = 0; k < a->ntensors; k++) {
     kt__host_tensor *t = &a->tensors[k];
     const kt__data_source *in = inputs && inputs[t->param].path ? &inputs[t->param] : NULL;
-    /* An output without an initial value is poisoned on the device before
-     * every checked run and holds decoys before the others; its initial
-     * content is never read, and writing poison into it cost the first
-     * miss's helper a tenth of a second per 256 MB of fresh pages. */
-    bool unread = t->mode == KT__MODE_OUT && !decl->params[t->param].init_given && !in;
+    /* Writing poison into a poisoned output's unread initial content cost
+     * the first miss's helper a tenth of a second per 256 MB of fresh pages. */
+    bool unread = kt__output_poisoned(decl, t) && !in;
     if (!given_by_caller(t, given) && !unread) {
       kt__prefault(t->initial, t->bytes); /* at once, rather than a fault per page */
       KT__FORWARD(write_initial(t, &decl->params[t->param], in, seed, k, eb));

@@ -45,6 +45,11 @@ typedef struct kt__argset {
   size_t map_bytes;
 } kt__argset;
 
+/* Whether tensor T of DECL is an output without an initial value: the
+ * worker poisons it before every checked run (and fills it with decoys
+ * before the others), so its initial content is never read. */
+bool kt__output_poisoned(const kt__kernel_decl *decl, const kt__host_tensor *t);
+
 /* Maps the shared memory of the tensors of DECL for runtime sizes SIZES (a
  * shape that uses tuned names is allocated for the largest over their
  * choices), before a worker is forked, so that it sees the same pages;
@@ -59,10 +64,11 @@ int kt__argset_map(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t m
  * duplicated and kept open) from OFFSET (page-aligned) on holds BYTES of
  * A's layout (kt__argset_layout), its in and inout tensors' initial
  * contents written already or to come; KT_NOTFOUND, nothing mapped, when
- * the layout of DECL at SIZES has another length (planned differently). What the tuning helper tunes on: the application
- * writes the caller's tensors straight into the layout in its request
- * (runtime/tune_request.h), so the helper maps them instead of copying them
- * (0.065 s at 256 MB on the H200, 0.34 s at 1 GB). */
+ * the layout of DECL at SIZES has another length (planned differently).
+ * What the tuning helper tunes on: the application writes the caller's
+ * tensors straight into the layout in its request (runtime/tune_request.h),
+ * so the helper maps them instead of copying them (0.065 s at 256 MB on the
+ * H200, 0.34 s at 1 GB). */
 int kt__argset_adopt(const kt__kernel_decl *decl, const kt__env *sizes, uint64_t max_bytes, int fd, size_t offset,
                      size_t bytes, kt__argset **out, kt__errbuf *eb);
 /* Where each tensor's initial content and reference lie in the shared

@@ -40,15 +40,14 @@ struct kt__miss_job {
   bool in_registry;           /* under registry_lock */
   kt__miss_job *next;         /* registry */
   struct warm_helper *helper; /* the helper that stays warm (NULL: it exits after this job) */
-  /* Handed to a helper that was warm already: until it says it took the
-   * request, a copy of the request and how to start another helper if it
-   * died first (retake). */
-  int retry_request;
+  /* When a helper may stay warm (RETRY_IDLE_S > 0): a copy of the request,
+   * for another helper if the warm one it was handed to died before taking
+   * it (HANDED_WARM: retake), and for the warm helper to keep for the next
+   * miss once this one is served (request_kept); -1: none. */
+  int request;
+  bool handed_warm;
   char *retry_path, *retry_key;
   double retry_idle_s;
-  /* The request, kept for the warm helper to hold for the next miss once
-   * this one is served (request_kept); -1: none. */
-  int request_keep;
 };
 
 /* A helper that stays after its tuning for the application's next miss
@@ -82,7 +81,7 @@ kt__miss_job *kt__miss_job_get(const char *key, bool *created) {
     j->reply_fd = -1;
     j->ready_fd = -1;
     j->request_fd = j->reply_end = j->ready_end = -1;
-    j->retry_request = j->request_keep = -1;
+    j->request = -1;
     pthread_mutex_init(&j->hold_lock, NULL);
     pthread_cond_init(&j->hold_cond, NULL);
     j->in_registry = true;
@@ -281,7 +280,6 @@ static void unlink_helper_locked(warm_helper *h) {
 }
 
 static void free_helper(warm_helper *h) {
-  if (h->spare_request >= 0) close(h->spare_request);
   free(h->key);
   free(h);
 }
@@ -300,7 +298,8 @@ static void retake(kt__miss_job *j, kt__sbuf *failed);
 
 /* Warm helper H replied to the request in memfd FD (whole: its tuner and
  * worker no longer touch the tensors) and keeps it for the next miss of
- * its key (kt__miss_request_spare), in place of the one it kept before. */
+ * the application (kt__miss_request_spare), in place of the one it kept
+ * before. */
 static void request_kept(warm_helper *h, int fd) {
   if (fd < 0) return;
   pthread_mutex_lock(&registry_lock);
@@ -317,9 +316,7 @@ static void *wait_helper(void *arg) {
    * by kt_kernel_prepare) takes the request after it, and a dead one's
    * replacement is told again that the data is there (retake). */
   if (j->ready_fd >= 0) hand_data(j, &failed);
-  if (j->retry_request >= 0 && !failed.len) retake(j, &failed);
-  if (j->retry_request >= 0) close(j->retry_request);
-  j->retry_request = -1;
+  if (j->handed_warm && j->request >= 0 && !failed.len) retake(j, &failed);
   read_reply(j->reply_fd, &text);
   close(j->reply_fd);
   int status = 0;
@@ -338,9 +335,9 @@ static void *wait_helper(void *arg) {
     kt__sbuf_free(&j->why);
     kt__sbuf_printf(&j->why, "%s", failed.s);
   }
-  if (j->helper && complete && !failed.len) request_kept(j->helper, j->request_keep);
-  else if (j->request_keep >= 0) close(j->request_keep);
-  j->request_keep = -1;
+  if (j->helper && complete && !failed.len) request_kept(j->helper, j->request);
+  else if (j->request >= 0) close(j->request);
+  j->request = -1;
   kt__sbuf_free(&text);
   kt__sbuf_free(&failed);
   /* Free for the next miss before this one's waiters wake: a blocking
@@ -404,7 +401,7 @@ static bool to_warm_helper(kt__miss_job *j, const char *key, int request_fd, int
   }
   j->pid = h->pid;
   j->helper = h;
-  j->retry_request = fcntl(request_fd, F_DUPFD_CLOEXEC, 0);
+  j->handed_warm = true;
   kt__trace("miss: handed to the warm helper (pid %d)", (int)h->pid);
   return true;
 }
@@ -464,22 +461,15 @@ static bool warm_helper_of(const char *key) {
   return h != NULL;
 }
 
-int kt__miss_request_spare(const char *warm_key) {
-  char path[4096];
-  kt__sbuf why = {0}, key = {0};
+int kt__miss_request_spare(void) {
   int fd = -1;
-  if (warm_key && kt__helper_exe_path(path, sizeof path, &why)) {
-    kt__sbuf_printf(&key, "%s|%s", path, warm_key);
-    pthread_mutex_lock(&registry_lock);
-    for (warm_helper *h = warm_helpers; h && fd < 0; h = h->next)
-      if (!h->dead && h->spare_request >= 0 && strcmp(h->key, key.s) == 0) {
-        fd = h->spare_request;
-        h->spare_request = -1;
-      }
-    pthread_mutex_unlock(&registry_lock);
-  }
-  kt__sbuf_free(&why);
-  kt__sbuf_free(&key);
+  pthread_mutex_lock(&registry_lock);
+  for (warm_helper *h = warm_helpers; h && fd < 0; h = h->next)
+    if (!h->dead && h->spare_request >= 0) {
+      fd = h->spare_request;
+      h->spare_request = -1;
+    }
+  pthread_mutex_unlock(&registry_lock);
   return fd;
 }
 
@@ -552,7 +542,7 @@ static void retake(kt__miss_job *j, kt__sbuf *failed) {
     kt__sbuf why = {0};
     if (pipe2(fds, O_CLOEXEC) != 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ready) != 0)
       kt__sbuf_printf(&why, "no pipe for the tuning helper: %s", strerror(errno));
-    else start_helper(j, j->retry_path, j->retry_key, j->retry_idle_s, j->retry_request, fds[1], ready[0], &why);
+    else start_helper(j, j->retry_path, j->retry_key, j->retry_idle_s, j->request, fds[1], ready[0], &why);
     if (fds[1] >= 0) close(fds[1]);
     if (ready[0] >= 0) close(ready[0]);
     close(j->reply_fd);
@@ -567,8 +557,6 @@ static void retake(kt__miss_job *j, kt__sbuf *failed) {
     }
     kt__sbuf_free(&why);
   }
-  close(j->retry_request);
-  j->retry_request = -1;
 }
 
 /* Starts J's helper (a warm one takes the request, else a new one is
@@ -592,8 +580,8 @@ static void *run_job(void *arg) {
   if (launch(j, &why)) return wait_helper(j);
   close(j->reply_fd);
   close(j->ready_fd);
-  if (j->request_keep >= 0) close(j->request_keep);
-  j->reply_fd = j->ready_fd = j->request_keep = -1;
+  if (j->request >= 0) close(j->request);
+  j->reply_fd = j->ready_fd = j->request = -1;
   wait_unheld(j); /* freeing the snapshot is a driver call too */
   kt__tune_pending_free(j->pending);
   j->pending = NULL;
@@ -713,7 +701,7 @@ void kt__miss_job_start(kt__miss_job *j, int request_fd, kt__tune_pending *pendi
   j->retry_path = kt__xstrdup(path);
   j->retry_key = key.s; /* the job's now */
   j->retry_idle_s = idle_s;
-  if (idle_s > 0) j->request_keep = fcntl(request_fd, F_DUPFD_CLOEXEC, 0);
+  if (idle_s > 0) j->request = fcntl(request_fd, F_DUPFD_CLOEXEC, 0);
   if (!pending) kt__miss_job_unhold(j); /* nothing left to download: no driver call to hold back */
   if (to_spare(j)) {
     kt__trace("miss: handed to the spare job thread");

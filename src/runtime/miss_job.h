@@ -45,12 +45,13 @@ void kt__miss_job_start(kt__miss_job *j, int request_fd, kt__tune_pending *pendi
  * application's next miss, IDLE_S seconds: kt__miss_helper_idle_s; 0: no
  * helper stays) serves it, else a new one starts, which then stays warm. */
 double kt__miss_helper_idle_s(const kt__envvars *env);
-/* The memfd of the last finished request that a warm helper of WARM_KEY
- * served, taken (the caller owns it), for kt__tune_request_create to reuse:
- * its pages exist already. -1 when there is none. A warm helper keeps one
- * such memfd while it lives (its memory is the application's until the
- * helper leaves, KTUNE_HELPER_IDLE_S after its last miss). */
-int kt__miss_request_spare(const char *warm_key);
+/* The memfd of a finished request that a warm helper served, taken (the
+ * caller owns it), for kt__tune_request_create to reuse: its pages exist
+ * already. Any helper's will do (memory is memory; nothing maps it any
+ * more). -1 when there is none. A warm helper keeps the memfd of the last
+ * request it served while it lives (its memory is the application's until
+ * the helper leaves, KTUNE_HELPER_IDLE_S after its last miss). */
+int kt__miss_request_spare(void);
 /* kt_kernel_prepare: starts the warm helper of WARM_KEY (as
  * kt__miss_job_start names it) before any miss, on the bare request in
  * REQUEST_FD (closed here, tune_request.h): it opens its device and waits

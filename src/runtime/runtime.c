@@ -181,19 +181,17 @@ static kt__miss_job *tuning_job(kt_kernel *k, kt__store *store, const kt__store_
   int fd = -1;
   kt__tune_pending *pending = NULL;
   kt__trace("miss: tuning %s", name.s);
-  kt__sbuf device = {0};
-  const char *warm = warm_key(k, &device);
-  int spare = kt__miss_request_spare(warm);
   if (kt__tune_request_create(k, t->be, t->state, &t->device, sizes, args, stream, store ? kt__store_path(store) : NULL,
-                              name.s, spare, &fd, &pending, note, &eb) != KT_OK)
+                              name.s, kt__miss_request_spare(), &fd, &pending, note, &eb) != KT_OK)
     kt__miss_job_fail(j, eb.msg);
   else {
     kt__trace("miss: request written");
     /* In the background the fallback is loaded first (rt_miss unholds). */
     if (kt__online_policy(k) != KT_MISS_TUNE) kt__miss_job_hold(j);
-    kt__miss_job_start(j, fd, pending, warm, kt__miss_helper_idle_s(&k->ctx->env));
+    kt__sbuf device = {0};
+    kt__miss_job_start(j, fd, pending, warm_key(k, &device), kt__miss_helper_idle_s(&k->ctx->env));
+    kt__sbuf_free(&device);
   }
-  kt__sbuf_free(&device);
   pthread_mutex_unlock(&eb_lock);
   kt__sbuf_free(&name);
   return j;

@@ -2,6 +2,7 @@
 #include "tune_request.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -73,24 +74,21 @@ static void describe(const kt_kernel *k, const int64_t *sizes, kt__tune_request 
   r->verify_only = kt__online_policy(k) == KT_MISS_ONLINE;
 }
 
-/* This mapping's page tables for the N tensors at OFFSET (BYTES each) from
- * BASE, filled at once (kt__populate, the pages allocated where they are
- * new), instead of a fault per page in the copy on every core. */
-static void populate_tensors(char *base, int n, const uint64_t *offset, const uint64_t *bytes, bool reused) {
+/* This mapping's page tables for the caller's tensors in the request at
+ * BASE (its header says where), filled at once (kt__populate, the pages
+ * allocated where they are new), instead of a fault per page in the copy
+ * on every core. */
+static void populate_tensors(char *base) {
+  const kt__tune_request *r = (const kt__tune_request *)base;
   bool done = true;
-  for (int i = 0; i < n; i++) done &= kt__populate(base + offset[i], bytes[i]);
-  if (done)
-    kt__trace("miss: the request's pages for the caller's tensors mapped at once (%s)", reused ? "reused" : "new");
+  for (int i = 0; i < r->nparams; i++) done &= kt__populate(base + r->tensor[i].offset, r->tensor[i].len);
+  if (done) kt__trace("miss: the request's pages for the caller's tensors mapped at once");
 }
 
 /* Copies the caller's in and inout tensors into the request at BASE. */
 static int copy_tensors(const kt__backend *be, void *state, const kt__argset *a, void *const *args, void *stream,
-                        char *base, const kt__tune_request *r, bool reused, kt__errbuf *eb) {
-  uint64_t offset[KT__RT_MAX_ARGS], bytes[KT__RT_MAX_ARGS];
-  int n = 0;
-  for (int i = 0; i < r->nparams; i++)
-    if (r->tensor[i].len) offset[n] = r->tensor[i].offset, bytes[n++] = r->tensor[i].len;
-  populate_tensors(base, n, offset, bytes, reused);
+                        char *base, const kt__tune_request *r, kt__errbuf *eb) {
+  populate_tensors(base);
   KT__FORWARD(kt__be_wait(be, state, stream, eb));
   for (int i = 0; i < a->ntensors; i++) {
     const kt__host_tensor *t = &a->tensors[i];
@@ -106,8 +104,7 @@ struct kt__tune_pending {
   char *base; /* the request, mapped until filled */
   size_t len;
   int n;
-  uint64_t offset[KT__RT_MAX_ARGS], bytes[KT__RT_MAX_ARGS];
-  bool populated; /* the request's pages exist (a reused memfd) */
+  uint64_t offset[KT__RT_MAX_ARGS];
 };
 
 void kt__tune_pending_free(kt__tune_pending *p) {
@@ -120,7 +117,7 @@ void kt__tune_pending_free(kt__tune_pending *p) {
 int kt__tune_request_fill(kt__tune_pending *p, kt__errbuf *eb) {
   if (!p) return KT_OK;
   int rc = KT_OK;
-  populate_tensors(p->base, p->n, p->offset, p->bytes, p->populated);
+  populate_tensors(p->base);
   for (int i = 0; i < p->n && rc == KT_OK; i++)
     rc = kt__be_snapshot_read(p->be, p->state, p->snap, i, p->base + p->offset[i], eb);
   kt__trace("miss: the caller's tensors downloaded into the request");
@@ -130,15 +127,14 @@ int kt__tune_request_fill(kt__tune_pending *p, kt__errbuf *eb) {
 /* The snapshot of the caller's tensors into *OUT, which then owns BASE;
  * false when the backend takes none or refused (NOTE says why). */
 static bool snapshot_tensors(const kt__backend *be, void *state, const kt__tune_request *r, void *const *args,
-                             void *stream, char *base, size_t len, bool populated, kt__tune_pending **out,
-                             kt__sbuf *note) {
+                             void *stream, char *base, size_t len, kt__tune_pending **out, kt__sbuf *note) {
   kt__tune_pending *p = kt__xcalloc(1, sizeof *p);
   void *bufs[KT__RT_MAX_ARGS];
   size_t bytes[KT__RT_MAX_ARGS];
   for (int i = 0; i < r->nparams; i++)
     if (r->tensor[i].len) {
       bufs[p->n] = args[i];
-      bytes[p->n] = p->bytes[p->n] = r->tensor[i].len;
+      bytes[p->n] = r->tensor[i].len;
       p->offset[p->n++] = r->tensor[i].offset;
     }
   kt__errbuf eb;
@@ -150,7 +146,6 @@ static bool snapshot_tensors(const kt__backend *be, void *state, const kt__tune_
     return false;
   }
   p->be = be, p->state = state, p->base = base, p->len = len;
-  p->populated = populated;
   *out = p;
   kt__trace("miss: snapshot of the caller's tensors enqueued");
   return true;
@@ -158,21 +153,25 @@ static bool snapshot_tensors(const kt__backend *be, void *state, const kt__tune_
 
 /* The request's memfd of BYTES: REUSE sized to them when given, else a new
  * one; -1 with errno when none. Fresh pages of shared memory are allocated
- * and zeroed one fault at a time, 0.15 s per 256 MB on this project's
- * machines (and a miss's request holds the tensors and their references:
- * three times that for a transpose), while writing pages that exist costs
- * 0.02 s; so a warm helper's next miss reuses the last request's memfd
- * (grown, never shrunk: a request may be shorter than its memfd), and
- * *POPULATED says that the layout's pages all exist already (for the
- * trace). */
-static int request_memory(int reuse, uint64_t bytes, bool *populated) {
+ * and zeroed as they are first touched, and a miss's request holds the
+ * tensors and their references (three times the tensor for a transpose):
+ * on the H100 machine a second key of 256 MB spent 0.34 s on them, so a
+ * warm helper's memfd is reused by the next miss (grown, never shrunk: a
+ * request may be shorter than its memfd; bench/shm_pages.c measures pages
+ * fresh and existing). */
+static int request_memory(int reuse, uint64_t bytes) {
   struct stat st;
-  *populated = false;
-  if (reuse >= 0 && fstat(reuse, &st) == 0 && ((uint64_t)st.st_size >= bytes || ftruncate(reuse, (off_t)bytes) == 0)) {
-    *populated = (uint64_t)st.st_size >= bytes;
-    kt__trace("miss: the memory of the last request reused (%.0f MB of %.0f MB there)",
-              (double)((uint64_t)st.st_size < bytes ? (uint64_t)st.st_size : bytes) / 1e6, (double)bytes / 1e6);
-    return reuse;
+  if (reuse >= 0 && fstat(reuse, &st) == 0) {
+    uint64_t had = (uint64_t)st.st_size;
+    if (had >= bytes) {
+      kt__trace("miss: the memory of the last request reused (%" PRIu64 " bytes)", bytes);
+      return reuse;
+    }
+    if (ftruncate(reuse, (off_t)bytes) == 0) {
+      kt__trace("miss: the memory of the last request reused (grown from %" PRIu64 " to %" PRIu64 " bytes)", had,
+                bytes);
+      return reuse;
+    }
   }
   if (reuse >= 0) close(reuse);
   int fd = memfd_create("ktune-tune-request", MFD_CLOEXEC);
@@ -224,8 +223,7 @@ int kt__tune_request_create(const kt_kernel *k, const kt__backend *be, void *sta
   uint64_t end = r.tensors_at + r.tensors_bytes;
   r.total_bytes = end;
   int rc = KT_OK;
-  bool populated;
-  *fd = request_memory(reuse, end, &populated);
+  *fd = request_memory(reuse, end);
   char *base = MAP_FAILED;
   if (*fd < 0 || (base = mmap(NULL, end, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0)) == MAP_FAILED) {
     rc = kt__err(eb, KT_IO, "kt_launch: cannot make the %.3g MB request of a tuning in memory: %s", (double)end / 1e6,
@@ -234,9 +232,8 @@ int kt__tune_request_create(const kt_kernel *k, const kt__backend *be, void *sta
     memcpy(base, &r, sizeof r);
     for (int i = 0; i < s.n; i++)
       if (s.text[i]) memcpy(base + s.span[i]->offset, s.text[i], s.span[i]->len + 1);
-    if (snapshot_tensors(be, state, &r, args, stream, base, end, populated, pending, note))
-      base = MAP_FAILED; /* its now */
-    else rc = copy_tensors(be, state, a, args, stream, base, &r, populated, eb);
+    if (snapshot_tensors(be, state, &r, args, stream, base, end, pending, note)) base = MAP_FAILED; /* its now */
+    else rc = copy_tensors(be, state, a, args, stream, base, &r, eb);
   }
   if (base != MAP_FAILED) munmap(base, end);
   if (rc != KT_OK && *fd >= 0) close(*fd), *fd = -1;

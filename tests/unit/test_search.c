@@ -8,6 +8,7 @@
 
 #include "search/policy.h"
 #include "search/replay.h"
+#include "search/rforest.h"
 #include "search/rng.h"
 #include "search/strategies.h"
 #include "search/u64map.h"
@@ -604,4 +605,39 @@ TEST(replay_warm_start) {
   ASSERT_NEAR(st.evals_mean, 30, 0);
   kt__recorded_free(conv);
   kt__recorded_free(dedisp);
+}
+
+/* A forest over two features, the time depending on the first only: fitted
+ * with seed SEED, and with a subspace of names (a name per feature) kept
+ * with probability KEEP when NAMES; the mean and spread predicted at every
+ * level of the first feature (second at 0) into MEAN and SD. */
+static void fit_two_features(const uint64_t *names, double keep, uint64_t seed, double *mean, double *sd) {
+  static const int levels[2] = {8, 8};
+  unsigned char x[64 * 2];
+  double y[64];
+  for (int i = 0; i < 64; i++) x[2 * i] = (unsigned char)(i % 8), x[2 * i + 1] = (unsigned char)(i / 8), y[i] = i % 8;
+  kt__rforest f;
+  kt__rf_init(&f, 2, levels, 24, 2, 12);
+  if (names) kt__rf_subspace(&f, names, keep);
+  kt__rng rng;
+  kt__rng_seed(&rng, seed);
+  kt__rf_fit(&f, x, y, 64, &rng);
+  for (int v = 0; v < 8; v++) kt__rf_predict(&f, (const unsigned char[]){(unsigned char)v, 0}, &mean[v], &sd[v]);
+  kt__rf_free(&f);
+}
+
+/* kt__rf_subspace: KEEP >= 1 is the plain forest, bit for bit; with names
+ * left out, some trees cannot split on the one feature that matters, and
+ * the trees disagree more (forest_align's time forest under a count
+ * budget, docs/SEARCH.md "Names per tree"). */
+TEST(forest_subspace_off_is_the_plain_forest_and_on_widens_the_spread) {
+  static const uint64_t names[2] = {1, 2};
+  double m0[8], s0[8], m1[8], s1[8], mh[8], sh[8];
+  fit_two_features(NULL, 1, 7, m0, s0);
+  fit_two_features(names, 1, 7, m1, s1);
+  for (int v = 0; v < 8; v++) ASSERT_TRUE(m0[v] == m1[v] && s0[v] == s1[v]);
+  fit_two_features(names, 0.5, 7, mh, sh);
+  double spread0 = 0, spreadh = 0;
+  for (int v = 0; v < 8; v++) spread0 += s0[v], spreadh += sh[v];
+  ASSERT_TRUE(spreadh > spread0 + 0.5);
 }
