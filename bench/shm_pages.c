@@ -105,7 +105,8 @@ int main(int argc, char **argv) {
       for (int t = 1; t <= threads; t = t == 1 && threads > 1 ? threads : threads + 1) {
         if (populate == SPLIT && t == 1) continue;
         double pop[3], write[3], sum[3];
-        for (int r = 0; r < 3; r++) run(src, bytes, existing, populate, t, &pop[r], &write[r]), sum[r] = pop[r] + write[r];
+        for (int r = 0; r < 3; r++)
+          run(src, bytes, existing, populate, t, &pop[r], &write[r]), sum[r] = pop[r] + write[r];
         qsort(pop, 3, sizeof *pop, cmp);
         qsort(write, 3, sizeof *write, cmp);
         qsort(sum, 3, sizeof *sum, cmp);
