@@ -106,8 +106,8 @@ static int row(const bench *b, const char *strat, long budget) {
       return 1;
     }
     if (b->verbose)
-      fprintf(stderr, "%s %s %ld: mean %.4f std %.4f min %.4f failed %.2f\n", short_name(b->files[f]), strat, budget,
-              st.mean, st.std, st.min, st.failed_mean);
+      fprintf(stderr, "%s %s %ld: mean %.4f std %.4f min %.4f below0.80 %d failed %.2f\n", short_name(b->files[f]),
+              strat, budget, st.mean, st.std, st.min, st.below_080, st.failed_mean);
     printf(" %.3f |", st.mean);
     sum += st.mean;
   }

@@ -512,6 +512,8 @@ static void summarise(double *frac, int n, kt__replay_stats *st) {
   st->min = frac[0];
   st->max = frac[n - 1];
   st->median = n % 2 ? frac[n / 2] : 0.5 * (frac[n / 2 - 1] + frac[n / 2]);
+  st->below_080 = 0;
+  while (st->below_080 < n && frac[st->below_080] < 0.80) st->below_080++;
 }
 
 int kt__replay_run(const kt__recorded *r, const kt__strategy_ops *ops, long budget, int repeats, uint64_t seed,

@@ -36,6 +36,7 @@ double kt__recorded_mean_cost(const kt__recorded *r);
 typedef struct kt__replay_stats {
   int repeats;
   double mean, std, min, max, median; /* of t_opt / t_best_found per repeat */
+  int below_080;                      /* repeats that ended under 0.80 of the optimum (issue 32's worst-repeat goal) */
   double evals_mean;                  /* configurations evaluated per repeat */
   double failed_mean;                 /* of which failed */
   double seconds_mean;                /* recorded seconds those evaluations took, per repeat */

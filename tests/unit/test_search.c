@@ -491,6 +491,12 @@ TEST(replay_shipped_dataset_is_deterministic) {
   ASSERT_NEAR(a.mean, 0.862973967, 1e-9);
   ASSERT_EQ(kt__replay_run(r, &kt__strategy_random, 50, 20, 7, NULL, 0, &a, &eb), KT_OK);
   ASSERT_NEAR(a.mean, 0.792965928, 1e-9);
+  /* Repeats under 0.80 of the optimum: as many as the sorted fractions say. */
+  ASSERT_TRUE(a.min < 0.80 && a.below_080 >= 1 && a.below_080 < 20);
+  ASSERT_TRUE(a.below_080 <= 10 || a.median < 0.80);
+  ASSERT_TRUE(a.below_080 >= 10 || a.median >= 0.80);
+  ASSERT_EQ(kt__replay_run(r, &kt__strategy_random, 50, 20, 7, NULL, 0, &b, &eb), KT_OK);
+  ASSERT_EQ(a.below_080, b.below_080);
   ASSERT_EQ(kt__replay_run(r, &kt__strategy_forest_align, 50, 5, 7, NULL, 0, &a, &eb), KT_OK);
   ASSERT_NEAR(a.mean, 0.928307, 1e-6); /* printed with 6 digits by ktune replay --json */
   kt__recorded_free(r);
