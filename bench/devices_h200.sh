@@ -9,13 +9,8 @@
 # Writes OUTDIR/devices.txt (PASS/FAIL lines) and the JSON documents.
 #   bench/devices_h200.sh [OUTDIR]     (OUTDIR: $OUT, else ./gpu-out)
 set -u
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-cd "$ROOT" || exit 2
-OUTDIR=${1:-${OUT:-$ROOT/gpu-out}}
-mkdir -p "$OUTDIR"
-WORK=$(mktemp -d)
+. "$(dirname "$0")/../tests/gpu/checks.bash" # ROOT (the working directory), OUTDIR, WORK
 trap 'rm -rf "$WORK"' EXIT
-. tests/gpu/checks.bash
 checks_begin devices.txt "--device all, device lists, the compile lock"
 export KTUNE_BINARY_CACHE="$WORK/bin"
 KERNEL=kernels/cuda/elementwise.cu

@@ -21,12 +21,7 @@
 # the cache) and the compile busy time, for docs/BENCHMARKS.md.
 # Exit status 0 when every check passed.
 set -u
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$ROOT" || exit 2
-OUTDIR=${1:-${OUT:-$ROOT/gpu-out}}
-WORK=$(mktemp -d)
-mkdir -p "$OUTDIR"
-. tests/gpu/checks.bash
+. "$(dirname "$0")/checks.bash" # ROOT (the working directory), OUTDIR, WORK
 checks_begin bincache.txt "ktune binary cache"
 export KTUNE_DB="$WORK/results.db"
 export KTUNE_BINARY_CACHE="$WORK/binaries"

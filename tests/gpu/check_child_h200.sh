@@ -9,12 +9,7 @@
 #
 # Summary lines PASS/FAIL in OUTDIR/check_child.txt. Exit 0 when all passed.
 set -u
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$ROOT" || exit 2
-OUTDIR=${1:-${OUT:-$ROOT/gpu-out}}
-WORK=$(mktemp -d)
-mkdir -p "$OUTDIR"
-. tests/gpu/checks.bash
+. "$(dirname "$0")/checks.bash" # ROOT (the working directory), OUTDIR, WORK
 checks_begin check_child.txt "the author's check in a child of the CUDA worker"
 export KTUNE_BINARY_CACHE="$WORK/bin" KTUNE_DB="$WORK/r.db"
 

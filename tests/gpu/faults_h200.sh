@@ -32,12 +32,7 @@
 #      device memory sized for stride bugs); the winner is the correct one.
 # Exit status 0 when every check passed.
 set -u
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$ROOT" || exit 2
-OUTDIR=${1:-${OUT:-$ROOT/gpu-out}}
-WORK=$(mktemp -d)
-mkdir -p "$OUTDIR"
-. tests/gpu/checks.bash
+. "$(dirname "$0")/checks.bash" # ROOT (the working directory), OUTDIR, WORK
 checks_begin faults.txt "ktune CUDA faults"
 export KTUNE_DB="$WORK/results.db"
 

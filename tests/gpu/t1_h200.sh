@@ -14,12 +14,7 @@
 # default's d_filter). The summary line gives the winner, its time and the
 # count per status: OUTDIR/t1.txt, the JSON in OUTDIR/t1.json.
 set -u
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$ROOT" || exit 2
-OUTDIR=${1:-${OUT:-$ROOT/gpu-out}}
-WORK=$(mktemp -d)
-mkdir -p "$OUTDIR"
-. tests/gpu/checks.bash
+. "$(dirname "$0")/checks.bash" # ROOT (the working directory), OUTDIR, WORK
 checks_begin t1.txt "ktune --t1"
 export KTUNE_DB="$WORK/results.db"
 "$KTUNE" tune --t1 tests/data/t1/convolution_T1.json --budget 60s --json --no-db >"$OUTDIR/t1.json" 2>"$OUTDIR/t1.err"

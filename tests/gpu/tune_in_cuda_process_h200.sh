@@ -23,12 +23,7 @@
 # first tuning's time in docs/BENCHMARKS.md: the fresh image costs about a
 # millisecond on the CPU). Exit status 0 when every check passed.
 set -u
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$ROOT" || exit 2
-OUTDIR=${1:-${OUT:-$ROOT/gpu-out}}
-WORK=$(mktemp -d)
-mkdir -p "$OUTDIR"
-. tests/gpu/checks.bash
+. "$(dirname "$0")/checks.bash" # ROOT (the working directory), OUTDIR, WORK
 checks_begin tune_in_cuda.txt "kt_tune in a process that holds the CUDA driver"
 DIR=$(dirname "$KTUNE")
 export KTUNE_HELPER="$DIR/ktune-tuner" # the program below is linked with libktune.a elsewhere

@@ -18,12 +18,7 @@
 #      device's median is below the host's and the winners' statuses agree.
 # Exit status 0 when every check passed.
 set -u
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$ROOT" || exit 2
-OUTDIR=${1:-${OUT:-$ROOT/gpu-out}}
-WORK=$(mktemp -d)
-mkdir -p "$OUTDIR"
-. tests/gpu/checks.bash
+. "$(dirname "$0")/checks.bash" # ROOT (the working directory), OUTDIR, WORK
 checks_begin verify_device.txt "ktune verification on the device"
 export KTUNE_DB="$WORK/results.db"
 
