@@ -24,7 +24,7 @@ py() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $1" "$2" </d
 checks_begin() {
   SUMMARY="$OUTDIR/$1"
   : >"$SUMMARY"
-  say "$2 on $(hostname), $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+  say "$2 on $(hostname), $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git describe --always --dirty 2>/dev/null || echo '?')"
   KTUNE=$(scripts/h200_build.sh "$WORK/build" 2>"$OUTDIR/build.log" | tail -1)
   [ -x "$KTUNE" ] || { say "FAIL  build (see build.log)"; exit 1; }
 }

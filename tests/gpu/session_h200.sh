@@ -20,7 +20,9 @@ OUTDIR=${OUT:-$ROOT/gpu-out}
 WORK=$(mktemp -d)
 mkdir -p "$OUTDIR"
 SUMMARY="$OUTDIR/summary.txt"
-{ echo "session_h200: $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"; nvidia-smi -L 2>/dev/null; } >"$SUMMARY"
+# "-dirty": the files differ from that commit (on the device machine the copy's git can
+# lag behind the files it was sent with: then name the tree from where it was sent).
+{ echo "session_h200: $(date -u +%FT%TZ) commit $(git describe --always --dirty 2>/dev/null || echo unknown)"; nvidia-smi -L 2>/dev/null; } >"$SUMMARY"
 t0=$(date +%s)
 KTUNE_H200_BUILT=$(scripts/h200_build.sh --tests "$ROOT/build-h200" 2>"$WORK/build.log" | tail -1)
 echo "build: $KTUNE_H200_BUILT in $(($(date +%s) - t0)) s" >>"$SUMMARY"
