@@ -22,6 +22,8 @@
 #    the winner's `measurement` record as stored (contended or not);
 # 3. KT_MISS_ONLINE the same way, where include/ktune.h has it (else one
 #    line saying that it is not there);
+# 0. bench/shm_pages.c at 256 MB on every core (shm_pages.txt): one populate
+#    call against a split, the choice kt__populate made from the traces;
 # 4. bench/peers/triton_transpose.py: Triton's autotuned transpose, its first
 #    call and its winner's kernel time at each size (run before the largest
 #    size's runs).
@@ -39,7 +41,7 @@ RES="$OUT/results.txt"
 : >"$RES"
 say() { echo "[$(date -u +%H:%M:%S)] $*" | tee -a "$LOG"; }
 SIZES=${SIZES:-"2048 8192 16384"}
-say "miss sizes bench, $(git rev-parse --short HEAD 2>/dev/null)," \
+say "miss sizes bench, $(git describe --always --dirty 2>/dev/null)," \
   "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1), sizes $SIZES"
 
 KTUNE=$(bash scripts/h200_build.sh /tmp/kb-miss 2>>"$LOG" | tail -1)
@@ -53,6 +55,10 @@ grep -q 'KT_MISS_ONLINE' include/ktune.h && ONLINE="-DKT_HAVE_MISS_ONLINE"
 cc -O2 -std=c11 -D_GNU_SOURCE $ONLINE -Iinclude -I"$CUDA/include" tests/gpu/miss_sizes.c "$DIR/libktune.a" \
   $(cat "$DIR/link.txt") -L"$CUDA/lib64/stubs" -lcuda -o /tmp/miss_sizes 2>>"$LOG" ||
   { say "miss_sizes did not build"; exit 1; }
+
+# Shared memory's pages alone, before any miss runs beside it.
+cc -O2 -pthread -o /tmp/shm_pages bench/shm_pages.c 2>>"$LOG" && /tmp/shm_pages 256 >"$OUT/shm_pages.txt" 2>>"$LOG" ||
+  say "shm_pages did not run"
 
 FAILED=0
 run_app() { # MODE R PERIOD_MS RUN [TRACE]
