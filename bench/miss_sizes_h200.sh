@@ -10,6 +10,8 @@
 # tensors: R = 2048, 8192, 16384 (16 MB, 256 MB, 1 GB each), a fresh
 # database per run, the binary cache warmed first by one tuning at the
 # smallest size (so that the figures are the warm-cache ones):
+# 0. bench/shm_pages.c at 256 MB on every core (shm_pages.txt): one populate
+#    call against a split, the choice kt__populate made from the traces;
 # 1. KT_MISS_TUNE twice per size: the first call for key R x R, then for key
 #    (R - 32) x R on the helper kept warm; the second run with KTUNE_TRACE=1
 #    (trace_R.txt, and trace_summary_R.txt from bench/miss_trace_summary.awk:
@@ -22,8 +24,6 @@
 #    the winner's `measurement` record as stored (contended or not);
 # 3. KT_MISS_ONLINE the same way, where include/ktune.h has it (else one
 #    line saying that it is not there);
-# 0. bench/shm_pages.c at 256 MB on every core (shm_pages.txt): one populate
-#    call against a split, the choice kt__populate made from the traces;
 # 4. bench/peers/triton_transpose.py: Triton's autotuned transpose, its first
 #    call and its winner's kernel time at each size (run before the largest
 #    size's runs).
