@@ -1242,8 +1242,8 @@ static int cuda_snapshot_read(void *state, void *snap, int i, void *host, kt__er
    * made current for these calls only. */
   CUresult r = cu.CtxPushCurrent(s->ctx);
   if (r != CUDA_SUCCESS) return cu_error(s, r, "cuCtxPushCurrent", eb);
-  if (!p->waited) r = cu.EventSynchronize(p->done);
-  if (!p->waited) kt__trace("miss: the snapshot's copy on the device is done");
+  if (!p->waited && (r = cu.EventSynchronize(p->done)) == CUDA_SUCCESS)
+    kt__trace("miss: the snapshot's copy on the device is done");
   p->waited = r == CUDA_SUCCESS;
   if (r == CUDA_SUCCESS) r = download_snapshot(host, p->buf[i], p->bytes[i]);
   CUcontext prev;
