@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Where a recorded space's best configurations lie (docs/SEARCH.md, "Why the
+needle is hard, counted"): splits a T4 results file by its short names (at most
+MAX_CHOICES values each, default 4) into parts, and prints the parts by median
+fraction of the optimum (t_opt / t) with how many of their configurations run
+and reach GOAL (default 0.80); then the chance that R random points (default 10)
+miss the part that holds most of those, and how many random points inside it
+give a 90% and a 98% chance of one at GOAL.
+
+    python3 bench/space_parts.py FILE.json.gz [--max-choices 4] [--goal 0.80] [--random 10] [--top 10]
+"""
+import argparse
+import collections
+import gzip
+import json
+import statistics
+from math import comb
+
+
+def load(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        results = json.load(f)["results"]
+    names = list(results[0]["configuration"])
+    runs = [(r["measurements"][0]["value"], tuple(r["configuration"][n] for n in names))
+            for r in results if r["invalidity"] == "correct"]
+    return names, runs, len(results)
+
+
+def chance_of_one(good, total, draws):
+    """At least one of GOOD among TOTAL in DRAWS draws without replacement."""
+    return 1 - comb(total - good, draws) / comb(total, draws) if draws <= total - good else 1.0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("file")
+    ap.add_argument("--max-choices", type=int, default=4)
+    ap.add_argument("--goal", type=float, default=0.80)
+    ap.add_argument("--random", type=int, default=10)
+    ap.add_argument("--top", type=int, default=10)
+    a = ap.parse_args()
+    names, runs, recorded = load(a.file)
+    values = [sorted({c[i] for _, c in runs}) for i in range(len(names))]
+    short = [i for i in range(len(names)) if 1 < len(values[i]) <= a.max_choices]
+    best = min(t for t, _ in runs)
+    parts = collections.defaultdict(list)
+    for t, c in runs:
+        parts[tuple(c[i] for i in short)].append(best / t)
+    at_goal = sum(f >= a.goal for fs in parts.values() for f in fs)
+    print("%s: %d recorded, %d run, %d at or above %.2f of the optimum; %d parts by %s"
+          % (a.file, recorded, len(runs), at_goal, a.goal, len(parts), ", ".join(names[i] for i in short)))
+    print("| part | run | median | best | at or above %.2f |" % a.goal)
+    print("|---|---:|---:|---:|---:|")
+    ranked = sorted(parts.items(), key=lambda kv: -statistics.median(kv[1]))
+    for key, fs in ranked[:a.top]:
+        print("| %s | %d | %.3f | %.3f | %d |" % (",".join(map(str, key)), len(fs), statistics.median(fs), max(fs),
+                                                  sum(f >= a.goal for f in fs)))
+    holding = sorted(((sum(f >= a.goal for f in fs), k) for k, fs in parts.items() if max(fs) >= a.goal), reverse=True)
+    print("parts holding those: " + ", ".join("%s (%d)" % (",".join(map(str, k)), n) for n, k in holding))
+    key, fs = max(parts.items(), key=lambda kv: sum(f >= a.goal for f in kv[1]))
+    good = sum(f >= a.goal for f in fs)
+    miss = (1 - len(fs) / recorded) ** a.random
+    inside = {p: next(k for k in range(1, len(fs) + 1) if chance_of_one(good, len(fs), k) >= p) for p in (0.90, 0.98)}
+    print("part %s holds %d of the %d: %d random points miss it with probability %.2f; inside it, %d random "
+          "points find one with probability 0.90, %d with 0.98"
+          % (",".join(map(str, key)), good, at_goal, a.random, miss, inside[0.90], inside[0.98]))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,26 @@
+# What docs/SEARCH.md's figures of search trials and of a space's parts are
+# reproduced with stays runnable: every patch of bench/search_trials/ still
+# applies to the tree, one of them builds and, without its variable, replays
+# exactly as the default does; bench/space_parts.py counts a shipped space.
+. "$(dirname "$0")/common.bash"
+root=$(pwd)
+mkdir -p "$TMP/tree"
+cp -r include src bench "$TMP/tree/"
+for p in bench/search_trials/*.patch; do
+  (cd "$TMP/tree" && patch -s -p1 --dry-run <"$root/$p") >"$TMP/patch.err" 2>&1 || {
+    fail "$p no longer applies:"
+    cat "$TMP/patch.err" >&2
+  }
+done
+args="-r 3 -s 1 -b 40 -S forest_align -v tests/data/t4/convolution_A4000.json.gz"
+bench/build_replay_tool.sh strategies "$TMP/strategies" || fail "bench/strategies.c does not build"
+# shellcheck disable=SC2086
+"$TMP/strategies" $args >"$TMP/default.md" 2>/dev/null
+# shellcheck disable=SC2086
+bench/search_trials/run.sh random_start.patch $args >"$TMP/trial.md" 2>/dev/null || fail "search_trials/run.sh failed"
+grep -q '^| forest_align | 40 |' "$TMP/default.md" || fail "no replay row from bench/strategies"
+cmp -s "$TMP/default.md" "$TMP/trial.md" || fail "random_start.patch without KT_INIT replays differently from the default"
+python3 bench/space_parts.py tests/data/t4/convolution_A4000.json.gz >"$TMP/parts" || fail "space_parts.py failed"
+expect_contains "$TMP/parts" "4362 recorded, 4201 run, 28 at or above 0.80" "the space's counts"
+expect_contains "$TMP/parts" "part 1,4,0,0,0 holds 8 of the 28" "the part that holds the most"
+finish
