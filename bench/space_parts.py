@@ -7,12 +7,18 @@ and reach GOAL (default 0.80); then the chance that R random points (default 10)
 miss the part that holds most of those, and how many random points inside it
 give a 90% and a 98% chance of one at GOAL.
 
-    python3 bench/space_parts.py FILE.json.gz [--max-choices 4] [--goal 0.80] [--random 10] [--top 10]
+With --trace TRACE (written by `bench/strategies -t TRACE ... FILE`), it then
+tells, for each strategy and budget traced on FILE, how the repeats that ended
+under GOAL and those that did not reached that part: how many of their
+evaluations fell in it, and when the first did.
+
+    python3 bench/space_parts.py FILE.json.gz [--max-choices 4] [--goal 0.80] [--random 10] [--top 10] [--trace TRACE]
 """
 import argparse
 import collections
 import gzip
 import json
+import os
 import statistics
 from math import comb
 
@@ -32,6 +38,40 @@ def chance_of_one(good, total, draws):
     return 1 - comb(total - good, draws) / comb(total, draws) if draws <= total - good else 1.0
 
 
+def read_trace(path, file_name):
+    """{(strategy, budget): {repeat: [(fraction, {name: value})]}} for FILE_NAME's lines of a trace."""
+    names, runs = None, collections.defaultdict(lambda: collections.defaultdict(list))
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            if w[0] == "#":
+                if w[1] == file_name:
+                    names = w[3:]
+            elif w[0] == file_name:
+                runs[(w[1], int(w[2]))][int(w[3])].append((float(w[5]), dict(zip(names, w[6:]))))
+    return runs
+
+
+def traced(runs, part_names, part, goal):
+    """Prints how the traced repeats reached PART (values of PART_NAMES)."""
+    for (strat, budget), repeats in sorted(runs.items()):
+        rows = {True: [], False: []}
+        for evals in repeats.values():
+            hits = [i for i, (_, cfg) in enumerate(evals, 1)
+                    if tuple(cfg[n] for n in part_names) == tuple(map(str, part))]
+            rows[max(f for f, _ in evals) >= goal].append(hits)
+        for reached in (False, True):
+            hs = rows[reached]
+            if not hs:
+                continue
+            counts = collections.Counter(min(len(h), 2) for h in hs)
+            firsts = sorted(h[0] for h in hs if h)
+            print("%s, %d evaluations: %d repeats %s %.2f: the part never sampled in %d, once in %d, more often in %d; "
+                  "first sampled at evaluation %s (median)"
+                  % (strat, budget, len(hs), "at or above" if reached else "under", goal, counts[0], counts[1],
+                     counts[2], statistics.median(firsts) if firsts else "-"))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("file")
@@ -39,6 +79,7 @@ def main():
     ap.add_argument("--goal", type=float, default=0.80)
     ap.add_argument("--random", type=int, default=10)
     ap.add_argument("--top", type=int, default=10)
+    ap.add_argument("--trace")
     a = ap.parse_args()
     names, runs, recorded = load(a.file)
     values = [sorted({c[i] for _, c in runs}) for i in range(len(names))]
@@ -65,6 +106,8 @@ def main():
     print("part %s holds %d of the %d: %d random points miss it with probability %.2f; inside it, %d random "
           "points find one with probability 0.90, %d with 0.98"
           % (",".join(map(str, key)), good, at_goal, a.random, miss, inside[0.90], inside[0.98]))
+    if a.trace:
+        traced(read_trace(a.trace, os.path.basename(a.file)), [names[i] for i in short], key, a.goal)
 
 
 if __name__ == "__main__":

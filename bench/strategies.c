@@ -1,7 +1,11 @@
 /* Replay evaluation of every search strategy on recorded spaces:
- *   strategies [-r REPEATS] [-s SEED] [-b 25,50,...] [-S name,name] [-w] FILE...
+ *   strategies [-r REPEATS] [-s SEED] [-b 25,50,...] [-S name,name] [-w] [-v] [-t TRACE] FILE...
  * prints a Markdown table (mean fraction of optimum per file and overall)
- * and, with -v, one line per run on stderr. With -w, each file's tunings
+ * and, with -v, one line per run on stderr. With -t, every evaluation of
+ * every repeat is written to TRACE, a line each: file, strategy, budget,
+ * repeat, evaluation, fraction of the optimum (0 for a failure), then the
+ * configuration's values; a line "# FILE names NAME..." comes first for each
+ * file (bench/space_parts.py --trace reads it). With -w, each file's tunings
  * start warm from the best configuration of every other file of the same
  * kernel (the name before the first '_': the same kernel on other GPUs), as
  * kt_tune does with winners stored for other devices. Built and run by
@@ -18,6 +22,7 @@ enum { MAX_FILES = 64, MAX_BUDGETS = 16, MAX_STRATS = 32 };
 typedef struct bench {
   int repeats, nfiles, nbudgets, nstrats, verbose, warm;
   uint64_t seed;
+  FILE *trace;
   long budgets[MAX_BUDGETS];
   const char *strats[MAX_STRATS];
   const char *files[MAX_FILES];
@@ -38,7 +43,9 @@ static int parse_args(bench *b, int argc, char **argv) {
     else if (!strcmp(argv[i], "-S") && i + 1 < argc) parse_list(argv[++i], b->strats, &b->nstrats, MAX_STRATS);
     else if (!strcmp(argv[i], "-v")) b->verbose = 1;
     else if (!strcmp(argv[i], "-w")) b->warm = 1;
-    else if (argv[i][0] == '-') return -1;
+    else if (!strcmp(argv[i], "-t") && i + 1 < argc) {
+      if (!(b->trace = fopen(argv[++i], "w"))) return -1;
+    } else if (argv[i][0] == '-') return -1;
     else if (b->nfiles < MAX_FILES) b->files[b->nfiles++] = argv[i];
   }
   for (int i = 0; i < b->nbudgets; i++) b->budgets[i] = atol(budgets[i]);
@@ -88,6 +95,35 @@ static int warm_for(const bench *b, int f, uint64_t *warm) {
   return n;
 }
 
+/* What a traced evaluation is written with (-t). */
+typedef struct trace_ctx {
+  const bench *b;
+  int file;
+  const char *strat;
+  long budget;
+} trace_ctx;
+
+static void trace_line(void *ud, int repeat, long eval, uint64_t index, kt__status status, double time) {
+  const trace_ctx *t = ud;
+  const kt__recorded *r = t->b->rec[t->file];
+  const kt__space *sp = kt__recorded_space(r);
+  int64_t v[KT__MAX_NAMES];
+  kt__space_values(sp, index, v);
+  fprintf(t->b->trace, "%s %s %ld %d %ld %.6f", short_name(t->b->files[t->file]), t->strat, t->budget, repeat, eval,
+          status == KT__ST_OK ? kt__recorded_optimum(r) / time : 0.0);
+  for (int d = 0; d < kt__space_ndims(sp); d++) fprintf(t->b->trace, " %lld", (long long)v[d]);
+  fputc('\n', t->b->trace);
+}
+
+static void trace_names(const bench *b) {
+  for (int f = 0; b->trace && f < b->nfiles; f++) {
+    const kt__space *sp = kt__recorded_space(b->rec[f]);
+    fprintf(b->trace, "# %s names", short_name(b->files[f]));
+    for (int d = 0; d < kt__space_ndims(sp); d++) fprintf(b->trace, " %s", kt__space_name(sp, d));
+    fputc('\n', b->trace);
+  }
+}
+
 static int row(const bench *b, const char *strat, long budget) {
   const kt__strategy_ops *ops = kt__strategy_find(strat);
   if (!ops) {
@@ -101,7 +137,9 @@ static int row(const bench *b, const char *strat, long budget) {
     kt__errbuf eb = {{0}};
     uint64_t warm[MAX_FILES];
     int nwarm = warm_for(b, f, warm);
-    if (kt__replay_run(b->rec[f], ops, budget, b->repeats, b->seed, warm, nwarm, &st, &eb) != KT_OK) {
+    trace_ctx tc = {b, f, strat, budget};
+    if (kt__replay_run_traced(b->rec[f], ops, budget, b->repeats, b->seed, warm, nwarm, &st,
+                              b->trace ? trace_line : NULL, &tc, &eb) != KT_OK) {
       fprintf(stderr, "%s: %s\n", b->files[f], eb.msg);
       return 1;
     }
@@ -119,7 +157,7 @@ static int row(const bench *b, const char *strat, long budget) {
 int main(int argc, char **argv) {
   bench b;
   if (parse_args(&b, argc, argv) != 0) {
-    fprintf(stderr, "usage: strategies [-r REPEATS] [-s SEED] [-b 25,50] [-S a,b] [-v] [-w] FILE...\n");
+    fprintf(stderr, "usage: strategies [-r REPEATS] [-s SEED] [-b 25,50] [-S a,b] [-v] [-w] [-t TRACE] FILE...\n");
     return 2;
   }
   for (int f = 0; f < b.nfiles; f++) {
@@ -130,9 +168,14 @@ int main(int argc, char **argv) {
     }
   }
   header(&b);
+  trace_names(&b);
   int rc = 0;
   for (int s = 0; s < b.nstrats && !rc; s++)
     for (int i = 0; i < b.nbudgets && !rc; i++) rc = row(&b, b.strats[s], b.budgets[i]);
   for (int f = 0; f < b.nfiles; f++) kt__recorded_free(b.rec[f]);
+  if (b.trace && fclose(b.trace) != 0) {
+    perror("strategies: the trace");
+    rc = 1;
+  }
   return rc;
 }

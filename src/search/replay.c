@@ -407,6 +407,9 @@ typedef struct one_run {
   double spent;  /* recorded seconds of the evaluations made */
   double *curve; /* NULL, or curve[i] += t_opt / best after i+1 evaluations, for i < len */
   long len;
+  kt__replay_trace_fn *trace; /* NULL, or told every evaluation */
+  void *trace_ud;
+  int repeat;
 } one_run;
 
 /* The run's score so far: t_opt / best found, 0 before anything ran. */
@@ -422,6 +425,7 @@ static void evaluate(const kt__recorded *r, kt__strategy *st, uint64_t index, on
   run->failed += status != KT__ST_OK;
   if (t < run->best) run->best = t;
   if (run->curve && run->evals <= run->len) run->curve[run->evals - 1] += fraction(r, run);
+  if (run->trace) run->trace(run->trace_ud, run->repeat, run->evals, index, status, t);
   kt__strategy_tell(st, index, status, t);
 }
 
@@ -431,10 +435,13 @@ static void finish_curve(const kt__recorded *r, one_run *run) {
 }
 
 /* What a repeat may spend: BUDGET evaluations (0: no limit), SECONDS of
- * recorded evaluation time (INFINITY: no limit). */
+ * recorded evaluation time (INFINITY: no limit); and who is told each
+ * evaluation (kt__replay_run_traced). */
 typedef struct limits {
   long budget;
   double seconds;
+  kt__replay_trace_fn *trace;
+  void *trace_ud;
 } limits;
 
 static double cost_of(const kt__recorded *r, uint64_t index) {
@@ -473,7 +480,12 @@ static long planned(const kt__recorded *r, const limits *lim) {
  * device would. */
 static int replay_once(const kt__recorded *r, const kt__strategy_ops *ops, const limits *lim, uint64_t seed,
                        const uint64_t *warm, int nwarm, one_run *run, kt__errbuf *eb) {
-  *run = (one_run){.best = INFINITY, .curve = run->curve, .len = run->len};
+  *run = (one_run){.best = INFINITY,
+                   .curve = run->curve,
+                   .len = run->len,
+                   .trace = run->trace,
+                   .trace_ud = run->trace_ud,
+                   .repeat = run->repeat};
   kt__strategy *st = kt__strategy_create(ops, r->space, seed, planned(r, lim));
   KT__RETURN_IF(!st, eb, KT_INTERNAL, "strategy %s could not start", ops->name);
   kt__u64map seen = {0};
@@ -530,7 +542,7 @@ static int replay_repeats(const kt__recorded *r, const kt__strategy_ops *ops, co
   if (curve) memset(curve, 0, (size_t)len * sizeof *curve);
   int rc = KT_OK;
   for (int i = 0; i < repeats && rc == KT_OK; i++) {
-    one_run run = {.curve = curve, .len = curve ? len : 0};
+    one_run run = {.curve = curve, .len = curve ? len : 0, .trace = lim->trace, .trace_ud = lim->trace_ud, .repeat = i};
     rc = replay_once(r, ops, lim, kt__replay_seed(seed, i), warm, nwarm, &run, eb);
     frac[i] = fraction(r, &run);
     st->evals_mean += (double)run.evals / repeats;
@@ -547,14 +559,22 @@ int kt__replay_run_curve(const kt__recorded *r, const kt__strategy_ops *ops, lon
                          const uint64_t *warm, int nwarm, kt__replay_stats *st, double *curve, long len,
                          kt__errbuf *eb) {
   KT__RETURN_IF(budget < 0, eb, KT_INVALID, "the budget must not be negative");
-  limits lim = {budget, INFINITY};
+  limits lim = {budget, INFINITY, NULL, NULL};
   return replay_repeats(r, ops, &lim, repeats, seed, warm, nwarm, st, curve, len, eb);
+}
+
+int kt__replay_run_traced(const kt__recorded *r, const kt__strategy_ops *ops, long budget, int repeats, uint64_t seed,
+                          const uint64_t *warm, int nwarm, kt__replay_stats *st, kt__replay_trace_fn *trace, void *ud,
+                          kt__errbuf *eb) {
+  KT__RETURN_IF(budget < 0, eb, KT_INVALID, "the budget must not be negative");
+  limits lim = {budget, INFINITY, trace, ud};
+  return replay_repeats(r, ops, &lim, repeats, seed, warm, nwarm, st, NULL, 0, eb);
 }
 
 int kt__replay_run_timed(const kt__recorded *r, const kt__strategy_ops *ops, double seconds, int repeats, uint64_t seed,
                          const uint64_t *warm, int nwarm, kt__replay_stats *st, kt__errbuf *eb) {
   KT__RETURN_IF(!(seconds > 0 && isfinite(seconds)), eb, KT_INVALID,
                 "the time budget must be a positive number of seconds");
-  limits lim = {0, seconds};
+  limits lim = {0, seconds, NULL, NULL};
   return replay_repeats(r, ops, &lim, repeats, seed, warm, nwarm, st, NULL, 0, eb);
 }

@@ -59,6 +59,18 @@ int kt__replay_run_curve(const kt__recorded *r, const kt__strategy_ops *ops, lon
                          const uint64_t *warm, int nwarm, kt__replay_stats *st, double *curve, long len,
                          kt__errbuf *eb);
 
+/* Called after each evaluation of a traced replay: the repeat (from 0), the
+ * evaluation (from 1, warm ones included), the configuration and what it
+ * gave (its recorded status, and its time or INFINITY). */
+typedef void kt__replay_trace_fn(void *ud, int repeat, long eval, uint64_t index, kt__status status, double time);
+
+/* As kt__replay_run, and TRACE (NULL: none) is called with UD after every
+ * evaluation: how a search reached its result, repeat by repeat
+ * (bench/strategies -t). */
+int kt__replay_run_traced(const kt__recorded *r, const kt__strategy_ops *ops, long budget, int repeats, uint64_t seed,
+                          const uint64_t *warm, int nwarm, kt__replay_stats *st, kt__replay_trace_fn *trace, void *ud,
+                          kt__errbuf *eb);
+
 /* As kt__replay_run with a budget of SECONDS instead of a count: each
  * evaluation spends its recorded cost (kt__recorded_cost), and a repeat ends
  * before the first evaluation that would end past SECONDS. The strategy is

@@ -1,7 +1,9 @@
 # What docs/SEARCH.md's figures of search trials and of a space's parts are
 # reproduced with stays runnable: every patch of bench/search_trials/ still
 # applies to the tree, one of them builds and, without its variable, replays
-# exactly as the default does; bench/space_parts.py counts a shipped space.
+# exactly as the default does; bench/space_parts.py counts a shipped space;
+# bench/strategies -t traces every evaluation without changing the replay, and
+# space_parts.py --trace accounts for every traced repeat.
 . "$(dirname "$0")/common.bash"
 root=$(pwd)
 mkdir -p "$TMP/tree"
@@ -23,4 +25,18 @@ cmp -s "$TMP/default.md" "$TMP/trial.md" || fail "random_start.patch without KT_
 python3 bench/space_parts.py tests/data/t4/convolution_A4000.json.gz >"$TMP/parts" || fail "space_parts.py failed"
 expect_contains "$TMP/parts" "4362 recorded, 4201 run, 28 at or above 0.80" "the space's counts"
 expect_contains "$TMP/parts" "part 1,4,0,0,0 holds 8 of the 28" "the part that holds the most"
+# shellcheck disable=SC2086
+"$TMP/strategies" $args -t "$TMP/trace" >"$TMP/traced.md" 2>"$TMP/traced.err" || fail "strategies -t failed"
+cmp -s "$TMP/default.md" "$TMP/traced.md" || fail "a traced replay differs from the untraced one"
+[ "$(grep -vc '^#' "$TMP/trace")" = 120 ] || fail "the trace should hold 3 repeats of 40 evaluations"
+expect_contains "$TMP/trace" "# convolution_A4000.json.gz names block_size_x" "the trace's names line"
+# The mean of each repeat's best traced fraction is the replay's mean.
+traced_mean=$(awk '!/^#/ {if ($6 > b[$4]) b[$4] = $6} END {for (r in b) s += b[r]; printf "%.6f", s / 3}' "$TMP/trace")
+replay_mean=$(sed -n 's/.* mean \([0-9.]*\) .*/\1/p' "$TMP/traced.err")
+awk -v t="$traced_mean" -v r="$replay_mean" 'BEGIN {d = t - r; exit !(r != "" && d < 0.0001 && d > -0.0001)}' ||
+  fail "the trace's mean of best fractions ($traced_mean) is not the replay's mean (${replay_mean:-none})"
+python3 bench/space_parts.py tests/data/t4/convolution_A4000.json.gz --trace "$TMP/trace" >"$TMP/parts_traced" ||
+  fail "space_parts.py --trace failed"
+counted=$(sed -n 's/^forest_align, 40 evaluations: \([0-9]*\) repeats.*/\1/p' "$TMP/parts_traced" | awk '{s += $1} END {print s}')
+[ "$counted" = 3 ] || fail "space_parts.py --trace accounted for ${counted:-no} repeats, not 3"
 finish
