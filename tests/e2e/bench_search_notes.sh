@@ -1,6 +1,6 @@
 # What docs/SEARCH.md's figures of search trials and of a space's parts are
 # reproduced with stays runnable: every patch of bench/search_trials/ still
-# applies to the tree, one of them builds and, without its variable, replays
+# applies to the tree, two of them build and, without their variables, replay
 # exactly as the default does; bench/space_parts.py counts a shipped space;
 # bench/strategies -t traces every evaluation without changing the replay, and
 # space_parts.py --trace accounts for every traced repeat.
@@ -22,6 +22,9 @@ bench/build_replay_tool.sh strategies "$TMP/strategies" || fail "bench/strategie
 bench/search_trials/run.sh random_start.patch $args >"$TMP/trial.md" 2>/dev/null || fail "search_trials/run.sh failed"
 grep -q '^| forest_align | 40 |' "$TMP/default.md" || fail "no replay row from bench/strategies"
 cmp -s "$TMP/default.md" "$TMP/trial.md" || fail "random_start.patch without KT_INIT replays differently from the default"
+# shellcheck disable=SC2086
+bench/search_trials/run.sh escapes.patch $args >"$TMP/escapes.md" 2>/dev/null || fail "search_trials/run.sh escapes.patch failed"
+cmp -s "$TMP/default.md" "$TMP/escapes.md" || fail "escapes.patch without its variables replays differently from the default"
 python3 bench/space_parts.py tests/data/t4/convolution_A4000.json.gz >"$TMP/parts" || fail "space_parts.py failed"
 expect_contains "$TMP/parts" "4362 recorded, 4201 run, 28 at or above 0.80" "the space's counts"
 expect_contains "$TMP/parts" "part 1,4,0,0,0 holds 8 of the 28" "the part that holds the most"
