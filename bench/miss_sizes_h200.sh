@@ -18,6 +18,11 @@
 #    where the first key's time went); the largest size once, traced; then
 #    once more after kt_kernel_prepare (mode prepared: both keys on a warm
 #    helper);
+# 1b. the blocking first call again with shorter timing samples, once per
+#    length in $SAMPLE_TRIES (KTUNE_SAMPLE_S, seconds; default 0.0005, ""
+#    for none), traced (trace_s<LENGTH>_R.txt and its summary): do the
+#    winner and the finalist rounds stay, and what does the miss save?
+#    (row run=s<LENGTH> of table.txt);
 # 2. KT_MISS_BACKGROUND with the application calling every 50 ms (quiet)
 #    and every 2 ms (busy): seconds from the first call to the call that ran
 #    the winner, and the winner's kernel time beside the blocking mode's;
@@ -41,6 +46,7 @@ RES="$OUT/results.txt"
 : >"$RES"
 say() { echo "[$(date -u +%H:%M:%S)] $*" | tee -a "$LOG"; }
 SIZES=${SIZES:-"2048 8192 16384"}
+SAMPLE_TRIES=${SAMPLE_TRIES-0.0005}
 say "miss sizes bench, $(git describe --always --dirty 2>/dev/null)," \
   "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1), sizes $SIZES"
 
@@ -104,6 +110,10 @@ for r in $SIZES; do
   awk -f bench/miss_trace_summary.awk "$OUT/trace_prepared_$r.txt" >"$OUT/trace_summary_prepared_$r.txt"
   awk -f bench/miss_trace_summary.awk "$OUT/trace_$r.txt" >"$OUT/trace_summary_$r.txt"
   awk -v nth=2 -f bench/miss_trace_summary.awk "$OUT/trace_$r.txt" >"$OUT/trace_summary_second_$r.txt"
+  for s in $SAMPLE_TRIES; do
+    KTUNE_SAMPLE_S=$s run_app tune "$r" 0 "s$s" "trace_s$s"
+    awk -f bench/miss_trace_summary.awk "$OUT/trace_s${s}_$r.txt" >"$OUT/trace_summary_s${s}_$r.txt"
+  done
   for p in 50 2; do run_app background "$r" "$p" 1; done
   if [ -n "$ONLINE" ]; then
     for p in 50 2; do run_app online "$r" "$p" 1; done
