@@ -10,7 +10,8 @@ give a 90% and a 98% chance of one at GOAL.
 With --trace TRACE (written by `bench/strategies -t TRACE ... FILE`), it then
 tells, for each strategy and budget traced on FILE, how the repeats that ended
 under GOAL and those that did not reached that part: how many of their
-evaluations fell in it, and when the first did.
+evaluations fell in it, and when the first did; and the configuration most of
+the repeats under GOAL ended on.
 
     python3 bench/space_parts.py FILE.json.gz [--max-choices 4] [--goal 0.80] [--random 10] [--top 10] [--trace TRACE]
 """
@@ -48,18 +49,24 @@ def read_trace(path, file_name):
                 if w[1] == file_name:
                     names = w[3:]
             elif w[0] == file_name:
+                if names is None:
+                    raise SystemExit("%s: no '# %s names' line before its evaluations" % (path, file_name))
                 runs[(w[1], int(w[2]))][int(w[3])].append((float(w[5]), dict(zip(names, w[6:]))))
     return runs
 
 
 def traced(runs, part_names, part, goal):
     """Prints how the traced repeats reached PART (values of PART_NAMES)."""
+    part = tuple(map(str, part))
     for (strat, budget), repeats in sorted(runs.items()):
         rows = {True: [], False: []}
+        ends = collections.Counter()  # where the repeats under GOAL ended
         for evals in repeats.values():
-            hits = [i for i, (_, cfg) in enumerate(evals, 1)
-                    if tuple(cfg[n] for n in part_names) == tuple(map(str, part))]
-            rows[max(f for f, _ in evals) >= goal].append(hits)
+            hits = [i for i, (_, cfg) in enumerate(evals, 1) if tuple(cfg[n] for n in part_names) == part]
+            best, cfg = max(evals, key=lambda e: e[0])
+            rows[best >= goal].append(hits)
+            if best < goal:
+                ends[(best, tuple(sorted(cfg.items())))] += 1
         for reached in (False, True):
             hs = rows[reached]
             if not hs:
@@ -70,6 +77,10 @@ def traced(runs, part_names, part, goal):
                   "first sampled at evaluation %s (median)"
                   % (strat, budget, len(hs), "at or above" if reached else "under", goal, counts[0], counts[1],
                      counts[2], statistics.median(firsts) if firsts else "-"))
+        if ends:
+            (frac, cfg), n = ends.most_common(1)[0]
+            print("%s, %d evaluations: %d of the %d repeats under %.2f ended on %s (%.4f)"
+                  % (strat, budget, n, len(rows[False]), goal, " ".join("%s=%s" % kv for kv in cfg), frac))
 
 
 def main():

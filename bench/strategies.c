@@ -10,6 +10,7 @@
  * kernel (the name before the first '_': the same kernel on other GPUs), as
  * kt_tune does with winners stored for other devices. Built and run by
  * strategies.sh. */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@ enum { MAX_FILES = 64, MAX_BUDGETS = 16, MAX_STRATS = 32 };
 typedef struct bench {
   int repeats, nfiles, nbudgets, nstrats, verbose, warm;
   uint64_t seed;
+  const char *trace_path; /* -t */
   FILE *trace;
   long budgets[MAX_BUDGETS];
   const char *strats[MAX_STRATS];
@@ -43,9 +45,8 @@ static int parse_args(bench *b, int argc, char **argv) {
     else if (!strcmp(argv[i], "-S") && i + 1 < argc) parse_list(argv[++i], b->strats, &b->nstrats, MAX_STRATS);
     else if (!strcmp(argv[i], "-v")) b->verbose = 1;
     else if (!strcmp(argv[i], "-w")) b->warm = 1;
-    else if (!strcmp(argv[i], "-t") && i + 1 < argc) {
-      if (!(b->trace = fopen(argv[++i], "w"))) return -1;
-    } else if (argv[i][0] == '-') return -1;
+    else if (!strcmp(argv[i], "-t") && i + 1 < argc) b->trace_path = argv[++i];
+    else if (argv[i][0] == '-') return -1;
     else if (b->nfiles < MAX_FILES) b->files[b->nfiles++] = argv[i];
   }
   for (int i = 0; i < b->nbudgets; i++) b->budgets[i] = atol(budgets[i]);
@@ -166,6 +167,10 @@ int main(int argc, char **argv) {
       fprintf(stderr, "%s\n", eb.msg);
       return 2;
     }
+  }
+  if (b.trace_path && !(b.trace = fopen(b.trace_path, "w"))) {
+    fprintf(stderr, "strategies: cannot write the trace %s: %s\n", b.trace_path, strerror(errno));
+    return 2;
   }
   header(&b);
   trace_names(&b);

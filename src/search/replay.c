@@ -407,32 +407,8 @@ typedef struct one_run {
   double spent;  /* recorded seconds of the evaluations made */
   double *curve; /* NULL, or curve[i] += t_opt / best after i+1 evaluations, for i < len */
   long len;
-  kt__replay_trace_fn *trace; /* NULL, or told every evaluation */
-  void *trace_ud;
-  int repeat;
+  int repeat; /* from 0, for the trace */
 } one_run;
-
-/* The run's score so far: t_opt / best found, 0 before anything ran. */
-static double fraction(const kt__recorded *r, const one_run *run) {
-  return isfinite(run->best) ? r->optimum / run->best : 0.0;
-}
-
-/* "Runs" INDEX: counts it, keeps the best time, tells the strategy. */
-static void evaluate(const kt__recorded *r, kt__strategy *st, uint64_t index, one_run *run) {
-  double t;
-  kt__status status = kt__recorded_lookup(r, index, &t);
-  run->evals++;
-  run->failed += status != KT__ST_OK;
-  if (t < run->best) run->best = t;
-  if (run->curve && run->evals <= run->len) run->curve[run->evals - 1] += fraction(r, run);
-  if (run->trace) run->trace(run->trace_ud, run->repeat, run->evals, index, status, t);
-  kt__strategy_tell(st, index, status, t);
-}
-
-/* A repeat that stopped before LEN evaluations keeps its last score. */
-static void finish_curve(const kt__recorded *r, one_run *run) {
-  for (long i = run->evals; run->curve && i < run->len; i++) run->curve[i] += fraction(r, run);
-}
 
 /* What a repeat may spend: BUDGET evaluations (0: no limit), SECONDS of
  * recorded evaluation time (INFINITY: no limit); and who is told each
@@ -443,6 +419,29 @@ typedef struct limits {
   kt__replay_trace_fn *trace;
   void *trace_ud;
 } limits;
+
+/* The run's score so far: t_opt / best found, 0 before anything ran. */
+static double fraction(const kt__recorded *r, const one_run *run) {
+  return isfinite(run->best) ? r->optimum / run->best : 0.0;
+}
+
+/* "Runs" INDEX: counts it, keeps the best time, tells the trace and the
+ * strategy. */
+static void evaluate(const kt__recorded *r, kt__strategy *st, const limits *lim, uint64_t index, one_run *run) {
+  double t;
+  kt__status status = kt__recorded_lookup(r, index, &t);
+  run->evals++;
+  run->failed += status != KT__ST_OK;
+  if (t < run->best) run->best = t;
+  if (run->curve && run->evals <= run->len) run->curve[run->evals - 1] += fraction(r, run);
+  if (lim->trace) lim->trace(lim->trace_ud, run->repeat, run->evals, index, status, t);
+  kt__strategy_tell(st, index, status, t);
+}
+
+/* A repeat that stopped before LEN evaluations keeps its last score. */
+static void finish_curve(const kt__recorded *r, one_run *run) {
+  for (long i = run->evals; run->curve && i < run->len; i++) run->curve[i] += fraction(r, run);
+}
 
 static double cost_of(const kt__recorded *r, uint64_t index) {
   double c = kt__recorded_cost(r, index);
@@ -463,7 +462,7 @@ static bool fits(const kt__recorded *r, const limits *lim, const one_run *run, u
 static void evaluate_timed(const kt__recorded *r, kt__strategy *st, const limits *lim, uint64_t index, one_run *run) {
   double cost = cost_of(r, index);
   run->spent += cost;
-  evaluate(r, st, index, run);
+  evaluate(r, st, lim, index, run);
   if (isfinite(lim->seconds)) kt__strategy_spent(st, index, cost, lim->seconds - run->spent);
 }
 
@@ -480,12 +479,7 @@ static long planned(const kt__recorded *r, const limits *lim) {
  * device would. */
 static int replay_once(const kt__recorded *r, const kt__strategy_ops *ops, const limits *lim, uint64_t seed,
                        const uint64_t *warm, int nwarm, one_run *run, kt__errbuf *eb) {
-  *run = (one_run){.best = INFINITY,
-                   .curve = run->curve,
-                   .len = run->len,
-                   .trace = run->trace,
-                   .trace_ud = run->trace_ud,
-                   .repeat = run->repeat};
+  *run = (one_run){.best = INFINITY, .curve = run->curve, .len = run->len, .repeat = run->repeat};
   kt__strategy *st = kt__strategy_create(ops, r->space, seed, planned(r, lim));
   KT__RETURN_IF(!st, eb, KT_INTERNAL, "strategy %s could not start", ops->name);
   kt__u64map seen = {0};
@@ -542,7 +536,7 @@ static int replay_repeats(const kt__recorded *r, const kt__strategy_ops *ops, co
   if (curve) memset(curve, 0, (size_t)len * sizeof *curve);
   int rc = KT_OK;
   for (int i = 0; i < repeats && rc == KT_OK; i++) {
-    one_run run = {.curve = curve, .len = curve ? len : 0, .trace = lim->trace, .trace_ud = lim->trace_ud, .repeat = i};
+    one_run run = {.curve = curve, .len = curve ? len : 0, .repeat = i};
     rc = replay_once(r, ops, lim, kt__replay_seed(seed, i), warm, nwarm, &run, eb);
     frac[i] = fraction(r, &run);
     st->evals_mean += (double)run.evals / repeats;
@@ -555,20 +549,25 @@ static int replay_repeats(const kt__recorded *r, const kt__strategy_ops *ops, co
   return rc;
 }
 
+/* A budget of BUDGET evaluations, with or without a curve and a trace. */
+static int replay_counted(const kt__recorded *r, const kt__strategy_ops *ops, long budget, int repeats, uint64_t seed,
+                          const uint64_t *warm, int nwarm, kt__replay_stats *st, double *curve, long len,
+                          kt__replay_trace_fn *trace, void *ud, kt__errbuf *eb) {
+  KT__RETURN_IF(budget < 0, eb, KT_INVALID, "the budget must not be negative");
+  limits lim = {budget, INFINITY, trace, ud};
+  return replay_repeats(r, ops, &lim, repeats, seed, warm, nwarm, st, curve, len, eb);
+}
+
 int kt__replay_run_curve(const kt__recorded *r, const kt__strategy_ops *ops, long budget, int repeats, uint64_t seed,
                          const uint64_t *warm, int nwarm, kt__replay_stats *st, double *curve, long len,
                          kt__errbuf *eb) {
-  KT__RETURN_IF(budget < 0, eb, KT_INVALID, "the budget must not be negative");
-  limits lim = {budget, INFINITY, NULL, NULL};
-  return replay_repeats(r, ops, &lim, repeats, seed, warm, nwarm, st, curve, len, eb);
+  return replay_counted(r, ops, budget, repeats, seed, warm, nwarm, st, curve, len, NULL, NULL, eb);
 }
 
 int kt__replay_run_traced(const kt__recorded *r, const kt__strategy_ops *ops, long budget, int repeats, uint64_t seed,
                           const uint64_t *warm, int nwarm, kt__replay_stats *st, kt__replay_trace_fn *trace, void *ud,
                           kt__errbuf *eb) {
-  KT__RETURN_IF(budget < 0, eb, KT_INVALID, "the budget must not be negative");
-  limits lim = {budget, INFINITY, trace, ud};
-  return replay_repeats(r, ops, &lim, repeats, seed, warm, nwarm, st, NULL, 0, eb);
+  return replay_counted(r, ops, budget, repeats, seed, warm, nwarm, st, NULL, 0, trace, ud, eb);
 }
 
 int kt__replay_run_timed(const kt__recorded *r, const kt__strategy_ops *ops, double seconds, int repeats, uint64_t seed,

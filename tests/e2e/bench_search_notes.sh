@@ -3,7 +3,8 @@
 # applies to the tree, two of them build and, without their variables, replay
 # exactly as the default does; bench/space_parts.py counts a shipped space;
 # bench/strategies -t traces every evaluation without changing the replay, and
-# space_parts.py --trace accounts for every traced repeat.
+# space_parts.py --trace accounts for every traced repeat and names where the
+# misses ended.
 . "$(dirname "$0")/common.bash"
 root=$(pwd)
 mkdir -p "$TMP/tree"
@@ -42,4 +43,11 @@ python3 bench/space_parts.py tests/data/t4/convolution_A4000.json.gz --trace "$T
   fail "space_parts.py --trace failed"
 counted=$(sed -n 's/^forest_align, 40 evaluations: \([0-9]*\) repeats.*/\1/p' "$TMP/parts_traced" | awk '{s += $1} END {print s}')
 [ "$counted" = 3 ] || fail "space_parts.py --trace accounted for ${counted:-no} repeats, not 3"
+# With a goal none reaches, every repeat misses, and the end it names is one repeat's best.
+python3 bench/space_parts.py tests/data/t4/convolution_A4000.json.gz --goal 0.999 --trace "$TMP/trace" >"$TMP/ends" ||
+  fail "space_parts.py --trace --goal 0.999 failed"
+expect_contains "$TMP/ends" "3 repeats under 1.00" "every repeat under the goal"
+end=$(sed -n 's/^forest_align, 40 evaluations: [1-3] of the 3 repeats under 1.00 ended on .* (\([0-9.]*\))$/\1/p' "$TMP/ends")
+awk '!/^#/ {if ($6 > b[$4]) b[$4] = $6} END {for (r in b) printf "%.4f\n", b[r]}' "$TMP/trace" | grep -qx "${end:-none}" ||
+  fail "space_parts.py --trace named no repeat's end (${end:-no line})"
 finish
