@@ -26,6 +26,12 @@ cmp -s "$TMP/default.md" "$TMP/trial.md" || fail "random_start.patch without KT_
 # shellcheck disable=SC2086
 bench/search_trials/run.sh escapes.patch $args >"$TMP/escapes.md" 2>/dev/null || fail "search_trials/run.sh escapes.patch failed"
 cmp -s "$TMP/default.md" "$TMP/escapes.md" || fail "escapes.patch without its variables replays differently from the default"
+# misses.sh sums the per-seed lines: seed 1 alone is the -v line of the same replay.
+bench/search_trials/misses.sh - forest_align 1 tests/data/t4/convolution_A4000.json.gz >"$TMP/misses" ||
+  fail "search_trials/misses.sh failed"
+"$TMP/strategies" -r 50 -s 1 -b 100 -S forest_align -v tests/data/t4/convolution_A4000.json.gz 2>"$TMP/seed1" >/dev/null
+expect_eq "$(cat "$TMP/misses")" "$(awk '{printf "%s: mean %.4f, %d repeats under 0.80\n", $1, $5, $11}' "$TMP/seed1")" \
+  "misses.sh's sum over one seed"
 python3 bench/space_parts.py tests/data/t4/convolution_A4000.json.gz >"$TMP/parts" || fail "space_parts.py failed"
 expect_contains "$TMP/parts" "4362 recorded, 4201 run, 28 at or above 0.80" "the space's counts"
 expect_contains "$TMP/parts" "part 1,4,0,0,0 holds 8 of the 28" "the part that holds the most"
