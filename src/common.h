@@ -126,6 +126,17 @@ void kt__sbuf_append(kt__sbuf *b, const char *s, size_t n);
 void kt__sbuf_json_string(kt__sbuf *b, const char *s); /* quoted, escaped */
 void kt__sbuf_free(kt__sbuf *b);
 
+/* A span of a device buffer that another process on the same device can
+ * open (a CUDA IPC handle of its allocation, and where the span starts in
+ * it): how kt_launch hands a blocking miss's tuning the caller's tensors
+ * without a copy through host memory (backend.h, share and copy_shared).
+ * SET 0: none. */
+typedef struct kt__shared_buffer {
+  unsigned char handle[64];
+  uint64_t offset, bytes;
+  int32_t set, pad_;
+} kt__shared_buffer;
+
 /* Set by kt_interrupt() (signal handlers); long loops poll it. */
 extern volatile int kt__interrupted;
 

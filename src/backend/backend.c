@@ -147,6 +147,14 @@ int kt__be_copy(const kt__backend *be, void *state, void *dst, void *src, size_t
   return be->copy ? be->copy(state, dst, src, bytes, eb) : KT_NOTFOUND;
 }
 
+int kt__be_share(const kt__backend *be, void *state, void *buf, size_t bytes, kt__shared_buffer *out, kt__errbuf *eb) {
+  return be->share ? be->share(state, buf, bytes, out, eb) : KT_NOTFOUND;
+}
+
+int kt__be_copy_shared(const kt__backend *be, void *state, void *dst, const kt__shared_buffer *src, kt__errbuf *eb) {
+  return be->copy_shared ? be->copy_shared(state, dst, src, eb) : KT_NOTFOUND;
+}
+
 kt__status kt__be_set_constant(const kt__backend *be, void *state, void *fn, const char *name, const void *host,
                                size_t bytes, kt__errbuf *eb) {
   if (!be->set_constant)

@@ -295,6 +295,17 @@ typedef struct kt__backend {
    * of the caller's buffers sees what its earlier kernels wrote. NULL: the
    * backend's download already waits for it (the CPU has no queue). */
   int (*wait)(void *state, void *stream, kt__errbuf *eb);
+  /* kt_launch, optional: makes BYTES of the caller's device buffer BUF
+   * openable by a process on the same device (*OUT), copying nothing.
+   * KT_NOTFOUND when this memory cannot be shared (a stream-ordered pool's,
+   * the VMM API's without a shareable handle): the caller then copies it
+   * through host memory. The buffer must stay allocated and unchanged until
+   * the other process has copied it. */
+  int (*share)(void *state, void *buf, size_t bytes, kt__shared_buffer *out, kt__errbuf *eb);
+  /* WORKER, optional with share: copies SRC (another process's buffer,
+   * shared by share) into device buffer DST, on the device, and lets go of
+   * SRC again; done when it returns. */
+  int (*copy_shared)(void *state, void *dst, const kt__shared_buffer *src, kt__errbuf *eb);
   /* kt_launch, optional: a miss's copy of the caller's N buffers BUFS
    * (BYTES each) without waiting: device-to-device copies into buffers of
    * the backend's own, enqueued on STREAM (NULL: the backend's queue)
@@ -386,6 +397,9 @@ void kt__be_snapshot_free(const kt__backend *be, void *state, void *snap);
 /* KT_NOTFOUND when the backend cannot compare or copy on the device. */
 int kt__be_equal(const kt__backend *be, void *state, void *a, void *b, size_t bytes, bool *same, kt__errbuf *eb);
 int kt__be_copy(const kt__backend *be, void *state, void *dst, void *src, size_t bytes, kt__errbuf *eb);
+/* KT_NOTFOUND when the backend cannot share buffers between processes. */
+int kt__be_share(const kt__backend *be, void *state, void *buf, size_t bytes, kt__shared_buffer *out, kt__errbuf *eb);
+int kt__be_copy_shared(const kt__backend *be, void *state, void *dst, const kt__shared_buffer *src, kt__errbuf *eb);
 kt__status kt__be_set_constant(const kt__backend *be, void *state, void *fn, const char *name, const void *host,
                                size_t bytes, kt__errbuf *eb);
 /* KT_NOTFOUND when the backend cannot compare on the device. */

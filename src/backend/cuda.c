@@ -98,6 +98,11 @@ static struct {
   CUresult (*GraphDestroy)(CUgraph);
   CUresult (*DeviceGetPCIBusId)(char *, int, CUdevice);
   kt__cu_encode_tiled_fn TensorMapEncodeTiled; /* TMA tensor maps (CUDA 12) */
+  /* A blocking miss's tensors handed to the helper's worker on the device (share, copy_shared). */
+  CUresult (*MemGetAddressRange)(CUdeviceptr *, size_t *, CUdeviceptr);
+  CUresult (*IpcGetMemHandle)(CUipcMemHandle *, CUdeviceptr);
+  CUresult (*IpcOpenMemHandle)(CUdeviceptr *, CUipcMemHandle, unsigned);
+  CUresult (*IpcCloseMemHandle)(CUdeviceptr);
 } cu = {.once = PTHREAD_ONCE_INIT};
 
 /* POSIX guarantees that dlsym's object pointers convert to functions. */
@@ -176,6 +181,10 @@ static int resolve_driver(void *lib) {
   set_fn(&cu.GraphDestroy, optional(lib, "cuGraphDestroy"));
   set_fn(&cu.DeviceGetPCIBusId, optional(lib, "cuDeviceGetPCIBusId"));
   set_fn(&cu.TensorMapEncodeTiled, optional(lib, "cuTensorMapEncodeTiled"));
+  set_fn(&cu.MemGetAddressRange, optional(lib, "cuMemGetAddressRange_v2"));
+  set_fn(&cu.IpcGetMemHandle, optional(lib, "cuIpcGetMemHandle"));
+  set_fn(&cu.IpcOpenMemHandle, optional(lib, "cuIpcOpenMemHandle_v2"));
+  set_fn(&cu.IpcCloseMemHandle, optional(lib, "cuIpcCloseMemHandle"));
   void *elapsed = optional(lib, "cuEventElapsedTime_v2");
   set_fn(&cu.EventElapsedTime, elapsed ? elapsed : optional(lib, "cuEventElapsedTime"));
   if (!cu.EventElapsedTime)
@@ -1065,6 +1074,56 @@ static void cuda_unpin_host(void *state, void *host) {
   if (!s->poisoned) cu.MemHostUnregister(host); /* an error: it was not pinned */
 }
 
+/* ---- a blocking miss's buffers, shared with the helper's worker ---- */
+
+/* The caller's BUF as a legacy IPC handle of its whole allocation and the
+ * span's offset in it. Memory from a stream-ordered pool or from cuMemCreate
+ * has no such handle (the driver refuses): the caller then copies through
+ * host memory, as before. The application's context is current (kt_launch's
+ * thread). */
+static int cuda_share(void *state, void *buf, size_t bytes, kt__shared_buffer *out, kt__errbuf *eb) {
+  cuda_state *s = state;
+  if (poisoned(s, eb)) return KT_INTERNAL;
+  KT__RETURN_IF(!cu.MemGetAddressRange || !cu.IpcGetMemHandle || !cu.IpcOpenMemHandle || !cu.IpcCloseMemHandle, eb,
+                KT_NOTFOUND, "this driver has no CUDA IPC");
+  CUdeviceptr p = (CUdeviceptr)(uintptr_t)buf, base = 0;
+  size_t size = 0;
+  CUipcMemHandle h;
+  CUresult r = cu.CtxPushCurrent(s->ctx);
+  if (r != CUDA_SUCCESS) return cu_error(s, r, "cuCtxPushCurrent", eb);
+  r = cu.MemGetAddressRange(&base, &size, p);
+  if (r == CUDA_SUCCESS && (p - base > size || bytes > size - (p - base))) r = CUDA_ERROR_INVALID_VALUE;
+  if (r == CUDA_SUCCESS) r = cu.IpcGetMemHandle(&h, base);
+  CUcontext prev;
+  cu.CtxPopCurrent(&prev);
+  KT__RETURN_IF(r != CUDA_SUCCESS, eb, KT_NOTFOUND, "buffer %p cannot be shared with the helper (%s)", buf,
+                err_name(r));
+  _Static_assert(sizeof h.reserved == sizeof out->handle, "an IPC handle is 64 bytes");
+  *out = (kt__shared_buffer){.offset = (uint64_t)(p - base), .bytes = bytes, .set = 1};
+  memcpy(out->handle, h.reserved, sizeof out->handle);
+  return KT_OK;
+}
+
+/* Opens the application's allocation, copies the span and closes it again
+ * at once: nothing of the application's stays mapped in the worker, which
+ * outlives the miss (a kept worker), and the application may free it. */
+static int cuda_copy_shared(void *state, void *dst, const kt__shared_buffer *src, kt__errbuf *eb) {
+  cuda_state *s = state;
+  if (poisoned(s, eb)) return KT_INTERNAL;
+  KT__RETURN_IF(!cu.IpcOpenMemHandle || !cu.IpcCloseMemHandle, eb, KT_NOTFOUND, "this driver has no CUDA IPC");
+  CUipcMemHandle h;
+  memcpy(h.reserved, src->handle, sizeof h.reserved);
+  CUdeviceptr base = 0;
+  CUresult r = cu.IpcOpenMemHandle(&base, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
+  if (r != CUDA_SUCCESS) return cu_error(s, r, "cuIpcOpenMemHandle (the application's tensor)", eb);
+  r = cu.MemcpyDtoD((CUdeviceptr)(uintptr_t)dst, base + src->offset, src->bytes);
+  /* A copy between device buffers may return before it is done. */
+  if (r == CUDA_SUCCESS) r = cu.CtxSynchronize();
+  CUresult closed = cu.IpcCloseMemHandle(base);
+  if (r == CUDA_SUCCESS) r = closed;
+  return r == CUDA_SUCCESS ? KT_OK : cu_error(s, r, "copying the application's tensor on the device", eb);
+}
+
 /* ---- a miss's snapshot of the caller's buffers ---- */
 
 /* Device copies of the caller's buffers, taken in its stream's order, and
@@ -1291,6 +1350,8 @@ const kt__backend kt__backend_cuda = {
     .upload = cuda_upload,
     .download = cuda_download,
     .wait = cuda_wait,
+    .share = cuda_share,
+    .copy_shared = cuda_copy_shared,
     .snapshot = cuda_snapshot_take,
     .snapshot_read = cuda_snapshot_read,
     .snapshot_free = cuda_snapshot_free,

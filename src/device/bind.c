@@ -116,8 +116,10 @@ static int bound_make(const kt__bind *b, const char *bytes, int memfd, const kt_
   const int64_t *sizes = (const int64_t *)(const void *)bytes;
   const bool *compared = (const bool *)(bytes + (size_t)b->nsizes * sizeof(int64_t));
   const bool *reference_set = compared + b->ntensors;
-  const char *path = (const char *)(reference_set + b->ntensors), *source = path + b->path_len + 1,
-             *kernel = source + b->source_len + 1, *workdir = kernel + b->kernel_len + 1;
+  const char *shared = (const char *)(reference_set + b->ntensors);
+  const char *path = shared + (b->has_shared ? (size_t)b->ntensors * sizeof(kt__shared_buffer) : 0),
+             *source = path + b->path_len + 1, *kernel = source + b->source_len + 1,
+             *workdir = kernel + b->kernel_len + 1;
   extra_make(n, b, workdir + b->workdir_len + 1);
   kt__diag d;
   kt__diag_init(&d, NULL);
@@ -136,6 +138,8 @@ static int bound_make(const kt__bind *b, const char *bytes, int memfd, const kt_
       kt__argset_attach(decl, &n->size_env, memfd, (size_t)b->tensors_offset, compared, reference_set, &n->args, eb));
   KT__RETURN_IF(n->args->ntensors != b->ntensors, eb, KT_INTERNAL, "the bound kernel has %d tensors, not %d",
                 n->args->ntensors, b->ntensors);
+  for (int k = 0; k < b->ntensors && b->has_shared; k++) /* not aligned: copied */
+    memcpy(&n->args->tensors[k].shared, shared + (size_t)k * sizeof(kt__shared_buffer), sizeof(kt__shared_buffer));
   if (b->has_constants) KT__FORWARD(kt__constants_create(decl, path, b->constants_seed, &n->constants, eb));
   n->workdir = kt__xstrdup(workdir);
   n->bincache = b->bincache;
@@ -162,7 +166,8 @@ static int bound_make(const kt__bind *b, const char *bytes, int memfd, const kt_
 /* Reads the kt__bind after a KT__REQ_BIND request, and its bytes. */
 static char *read_bind(int fd, kt__bind *b) {
   if (kt__recv_all(fd, b, sizeof *b, 0, false, NULL) != KT__RECV_OK) return NULL;
-  uint64_t len = (uint64_t)b->nsizes * sizeof(int64_t) + 2 * (uint64_t)b->ntensors + b->path_len + b->source_len +
+  uint64_t len = (uint64_t)b->nsizes * sizeof(int64_t) + 2 * (uint64_t)b->ntensors +
+                 (b->has_shared ? (uint64_t)b->ntensors * sizeof(kt__shared_buffer) : 0) + b->path_len + b->source_len +
                  b->kernel_len + b->workdir_len + 4 + (uint64_t)b->nextra * sizeof(int64_t) + b->extra_len +
                  (b->has_check ? b->check_object_len + b->check_symbol_len + b->check_source_len + 3 : 0);
   if (b->nsizes < 0 || b->ntensors < 0 || b->nextra < 0 || b->nextra > KT__MAX_NAMES || len > ((uint64_t)1 << 31))

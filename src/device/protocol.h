@@ -51,7 +51,7 @@ typedef struct kt__worker_setup {
  * only. A check that is a callback (kt_tune_options.check: a function of the
  * tuner's process) cannot be carried. The bytes: NSIZES sizes (int64),
  * NTENSORS compared flags and as many reference_set flags (one byte each),
- * then the path, the source, the kernel's name and the workdir, each LEN
+ * with HAS_SHARED NTENSORS kt__shared_buffer (kt__host_tensor.shared), then the path, the source, the kernel's name and the workdir, each LEN
  * bytes and a NUL; then NEXTRA extra values (int64) and EXTRA_LEN bytes of
  * their names, each with its NUL; then, with HAS_CHECK, the check's object,
  * symbol and source, each LEN bytes and a NUL. */
@@ -61,7 +61,7 @@ typedef struct kt__bind {
   double atol, rtol;
   kt__bincache bincache;
   uint64_t path_len, source_len, kernel_len, workdir_len;
-  int32_t nextra, has_check;
+  int32_t nextra, has_check, has_shared, pad_;
   uint64_t extra_len, check_object_len, check_symbol_len, check_source_len;
   uint64_t tensors_offset; /* where the tensors' layout starts in the memfd sent with it */
 } kt__bind;

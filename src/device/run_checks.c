@@ -35,6 +35,36 @@ static int poison(kt__worker_state *c, int k, bool alt, kt__errbuf *eb) {
   return kt__be_upload(c->s->backend, c->state, c->bufs[k], c->scratch, t->bytes, eb);
 }
 
+/* Tensor K's initial content into its device buffer: copied on the device
+ * where the application shared it, else uploaded. */
+static int load_initial(kt__worker_state *c, int k, kt__errbuf *eb) {
+  const kt__host_tensor *t = &c->s->args->tensors[k];
+  if (c->initdev[k]) return kt__be_copy(c->s->backend, c->state, c->bufs[k], c->initdev[k], t->bytes, eb);
+  return kt__be_upload(c->s->backend, c->state, c->bufs[k], t->initial, t->bytes, eb);
+}
+
+/* Tensor K's initial content on the host: INITIAL, or, where the worker
+ * copied it from the application's device memory, a download of that
+ * (made on first need: a changed input's message, an author's check).
+ * NULL when the download failed (EB says why). */
+static const void *initial_on_host(kt__worker_state *c, int k, kt__errbuf *eb) {
+  const kt__host_tensor *t = &c->s->args->tensors[k];
+  if (!c->initdev[k]) return t->initial;
+  if (c->initial_host[k]) return c->initial_host[k];
+  /* Page-aligned, as INITIAL is, for an author's check's child to protect. */
+  size_t len = t->bytes ? t->bytes : 1;
+  void *host = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (host == MAP_FAILED) {
+    kt__err(eb, KT_NOMEM, "no memory for a host copy of input %s", c->s->decl->params[t->param].name);
+    return NULL;
+  }
+  if (kt__be_download(c->s->backend, c->state, host, c->initdev[k], t->bytes, eb) != KT_OK) {
+    munmap(host, len);
+    return NULL;
+  }
+  return c->initial_host[k] = host;
+}
+
 /* The `in` tensors from their initial content (and their device copies to
  * compare with), unless they still hold it. */
 static kt__status restore_inputs(kt__worker_state *c, kt__errbuf *eb) {
@@ -42,8 +72,8 @@ static kt__status restore_inputs(kt__worker_state *c, kt__errbuf *eb) {
   for (int k = 0; k < a->ntensors && !c->inputs_fresh; k++) {
     const kt__host_tensor *t = &a->tensors[k];
     if (t->mode != KT__MODE_IN) continue;
-    kt__populate(t->initial, t->bytes); /* mapped at once, not a fault per page of the copy */
-    if (kt__be_upload(c->s->backend, c->state, c->bufs[k], t->initial, t->bytes, eb) != KT_OK) return KT__ST_RUNTIME;
+    if (!c->initdev[k]) kt__populate(t->initial, t->bytes); /* mapped at once, not a fault per page of the copy */
+    if (load_initial(c, k, eb) != KT_OK) return KT__ST_RUNTIME;
     if (c->pristine[k] && kt__be_copy(c->s->backend, c->state, c->pristine[k], c->bufs[k], t->bytes, eb) != KT_OK)
       return KT__ST_RUNTIME;
   }
@@ -60,8 +90,7 @@ static kt__status restore_all(kt__worker_state *c, bool alt_poison, kt__errbuf *
   for (int k = 0; k < a->ntensors; k++) {
     const kt__host_tensor *t = &a->tensors[k];
     if (t->mode == KT__MODE_IN) continue;
-    int rc = poisoned_output(c, t) ? poison(c, k, alt_poison, eb)
-                                   : kt__be_upload(c->s->backend, c->state, c->bufs[k], t->initial, t->bytes, eb);
+    int rc = poisoned_output(c, t) ? poison(c, k, alt_poison, eb) : load_initial(c, k, eb);
     if (rc != KT_OK) return KT__ST_RUNTIME;
   }
   return restore_inputs(c, eb);
@@ -77,7 +106,7 @@ kt__status kt__run_restore_state(kt__worker_state *c, kt__errbuf *eb) {
   for (int k = 0; k < a->ntensors; k++) {
     const kt__host_tensor *t = &a->tensors[k];
     if (t->mode == KT__MODE_INOUT || (t->mode == KT__MODE_OUT && !poisoned_output(c, t)))
-      if (kt__be_upload(c->s->backend, c->state, c->bufs[k], t->initial, t->bytes, eb) != KT_OK) return KT__ST_RUNTIME;
+      if (load_initial(c, k, eb) != KT_OK) return KT__ST_RUNTIME;
   }
   return restore_inputs(c, eb);
 }
@@ -134,12 +163,12 @@ static kt__status check_guards(kt__worker_state *c, kt__errbuf *eb) {
 }
 
 /* The elements of tensor T (as SCRATCH holds it) that differ from its
- * initial content, and the first of them. */
-static uint64_t changed_elements(const kt__host_tensor *t, const void *scratch, uint64_t *first) {
+ * initial content INITIAL, and the first of them. */
+static uint64_t changed_elements(const kt__host_tensor *t, const void *initial, const void *scratch, uint64_t *first) {
   size_t esize = kt__dtype_size(t->type);
   uint64_t n = 0;
   for (uint64_t i = 0; i < t->count; i++)
-    if (memcmp((const char *)scratch + i * esize, (const char *)t->initial + i * esize, esize) != 0 && n++ == 0)
+    if (memcmp((const char *)scratch + i * esize, (const char *)initial + i * esize, esize) != 0 && n++ == 0)
       *first = i;
   return n;
 }
@@ -159,10 +188,12 @@ static kt__status check_inputs(kt__worker_state *c, kt__errbuf *eb) {
         return KT__ST_RUNTIME;
       if (same) continue;
     }
+    const void *initial = initial_on_host(c, k, eb);
+    if (!initial) return KT__ST_RUNTIME;
     if (kt__be_download(c->s->backend, c->state, c->scratch, c->bufs[k], t->bytes, eb) != KT_OK) return KT__ST_RUNTIME;
-    if (kt__equal_parallel(c->scratch, t->initial, t->bytes, c->cores)) continue;
+    if (kt__equal_parallel(c->scratch, initial, t->bytes, c->cores)) continue;
     c->inputs_fresh = false;
-    uint64_t first = 0, n = changed_elements(t, c->scratch, &first);
+    uint64_t first = 0, n = changed_elements(t, initial, c->scratch, &first);
     char where[512];
     kt__tensor_index_text(c->s->decl, t, first, where, sizeof where);
     const char *name = c->s->decl->params[t->param].name;
@@ -454,11 +485,13 @@ static kt__status run_check(kt__worker_state *c, const int64_t *values, kt__errb
     bool out = t->mode != KT__MODE_IN;
     if (out && kt__be_download(c->s->backend, c->state, c->outputs[k], c->bufs[k], t->bytes, eb) != KT_OK)
       st = KT__ST_RUNTIME;
+    const void *initial = out ? NULL : initial_on_host(c, k, eb);
+    if (!out && !initial) st = KT__ST_RUNTIME;
     uint64_t *shape = &shapes[(size_t)k * KT__DATA_MAX_DIMS];
     ts[k] = (kt_check_tensor){.name = c->s->decl->params[t->param].name,
                               .type = kt__dtype_name(t->type),
                               .is_output = out,
-                              .data = out ? c->outputs[k] : t->initial,
+                              .data = out ? c->outputs[k] : initial,
                               .reference = out && t->reference_set ? t->reference : NULL,
                               .ndims = t->ndims < KT__DATA_MAX_DIMS ? t->ndims : KT__DATA_MAX_DIMS,
                               .shape = shape};
@@ -538,8 +571,7 @@ static kt__status restore_with_decoys(kt__worker_state *c, kt__errbuf *eb) {
   for (int k = 0; k < a->ntensors; k++) {
     const kt__host_tensor *t = &a->tensors[k];
     if (t->mode == KT__MODE_IN) continue;
-    int rc = poisoned_output(c, t) ? decoy(c, k, eb)
-                                   : kt__be_upload(c->s->backend, c->state, c->bufs[k], t->initial, t->bytes, eb);
+    int rc = poisoned_output(c, t) ? decoy(c, k, eb) : load_initial(c, k, eb);
     if (rc != KT_OK) return KT__ST_RUNTIME;
   }
   return restore_inputs(c, eb);

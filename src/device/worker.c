@@ -240,6 +240,30 @@ static void keep_device_reference(kt__worker_state *c, int k) {
     c->refdev[k] = NULL;
 }
 
+/* Tensor K's initial content where the application shared it on the device
+ * (a blocking miss, kt__host_tensor.shared), copied into a buffer of this
+ * worker's once, on the device: nothing crosses host memory. */
+static int copy_shared_initial(kt__worker_state *c, int k, kt__errbuf *eb) {
+  const kt__host_tensor *t = &c->s->args->tensors[k];
+  double t0 = kt__now();
+  KT__FORWARD(kt__devpool_take(&c->pool, c->s->backend, c->state, t->bytes, &c->initdev[k], eb));
+  int rc = kt__be_copy_shared(c->s->backend, c->state, c->initdev[k], &t->shared, eb);
+  const char *name = c->s->decl->params[t->param].name;
+  if (rc != KT_OK) {
+    kt__devpool_give(&c->pool, c->s->backend, c->state, c->initdev[k]);
+    c->initdev[k] = NULL;
+    char why[512];
+    snprintf(why, sizeof why, "%.500s", eb->msg);
+    return kt__err(eb, KT_IO,
+                   "cannot copy tensor %s from the application's device memory: %s (KTUNE_SHARE_TENSORS=0 in "
+                   "the application copies it through host memory instead)",
+                   name, why);
+  }
+  kt__trace("worker: tensor %s copied from the application's device memory (%.0f MB in %.4f s)", name,
+            (double)t->bytes / 1e6, kt__now() - t0);
+  return KT_OK;
+}
+
 static size_t output_copy_bytes(const kt__host_tensor *t) { return t->bytes ? t->bytes : 1; }
 
 /* The author's check: loaded before the process state is taken (dlopen
@@ -283,6 +307,8 @@ int kt__worker_make_buffers(kt__worker_state *c, kt__errbuf *eb) {
   c->refdev_ready = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->refdev_ready);
   c->decoydev = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->decoydev);
   c->ref_poisoned = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->ref_poisoned);
+  c->initdev = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->initdev);
+  c->initial_host = kt__xcalloc((size_t)(a->ntensors ? a->ntensors : 1), sizeof *c->initial_host);
   size_t largest = 1;
   kt__devpool_count_anew(&c->pool);
   for (int k = 0; k < a->ntensors; k++) {
@@ -291,6 +317,7 @@ int kt__worker_make_buffers(kt__worker_state *c, kt__errbuf *eb) {
     c->bufs[k] = c->guards[k].inner;
     if (a->tensors[k].mode == KT__MODE_IN && s->backend->equal && s->backend->copy) keep_pristine_copy(c, k);
     if (a->tensors[k].compared) keep_device_reference(c, k);
+    if (a->tensors[k].shared.set) KT__FORWARD(copy_shared_initial(c, k, eb));
     if (a->tensors[k].bytes > largest) largest = a->tensors[k].bytes;
   }
   int reused = c->pool.reused, allocated = c->pool.allocated;
@@ -354,6 +381,9 @@ void kt__worker_free_buffers(kt__worker_state *c) {
   for (int k = 0; c->refdev && k < c->s->args->ntensors; k++) kt__devpool_give(&c->pool, be, c->state, c->refdev[k]);
   for (int k = 0; c->decoydev && k < c->s->args->ntensors; k++)
     kt__devpool_give(&c->pool, be, c->state, c->decoydev[k]);
+  for (int k = 0; c->initdev && k < c->s->args->ntensors; k++) kt__devpool_give(&c->pool, be, c->state, c->initdev[k]);
+  for (int k = 0; c->initial_host && k < c->s->args->ntensors; k++)
+    if (c->initial_host[k]) munmap(c->initial_host[k], output_copy_bytes(&c->s->args->tensors[k]));
   for (int k = 0; c->guards && k < c->s->args->ntensors; k++) kt__guarded_free(be, c->state, &c->pool, &c->guards[k]);
   free(c->bufs);
   free(c->guards);
@@ -361,6 +391,8 @@ void kt__worker_free_buffers(kt__worker_state *c) {
   free(c->refdev);
   free(c->refdev_ready);
   free(c->decoydev);
+  free(c->initdev);
+  free(c->initial_host);
   free(c->ref_poisoned);
   kt__worker_drop_scratch(c);
   for (int k = 0; c->outputs && k < c->s->args->ntensors; k++)

@@ -46,6 +46,13 @@ typedef struct kt__worker_state {
    * uploaded (0.2 s per run at 256 MB on the H200). NULL: not made yet, or
    * the backend cannot copy, or no memory: made on the host each time. */
   void **decoydev;
+  /* Per tensor the application shared on the device (kt__host_tensor.shared),
+   * its initial content, copied from there once (worker.c, copy_shared_initial):
+   * the source of every restore instead of the host's INITIAL, which was
+   * never written. INITIAL_HOST: downloaded from it when the host needs it
+   * (a changed input's message, an author's check). NULL: not shared. */
+  void **initdev;
+  void **initial_host;
   /* Host buffer as large as the largest tensor, page-locked where the
    * backend can (SCRATCH_PINNED); kept by a worker released for the next
    * tuning, which grows it only when its tensors are larger (0.08 s of

@@ -28,6 +28,11 @@ typedef struct kt__host_tensor {
    * holds the expected content (the default's, --expect's or @reference's),
    * which an author's check then sees. */
   bool compared, reference_set;
+  /* The initial content where another process holds it on the device (a
+   * blocking miss's caller's tensor: runtime/tune_request.h), which the
+   * worker copies there instead of uploading INITIAL; INITIAL was then
+   * never written. SHARED.set 0: none. */
+  kt__shared_buffer shared;
 } kt__host_tensor;
 
 typedef struct kt__argset {

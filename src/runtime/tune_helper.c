@@ -162,6 +162,7 @@ static void tune_and_reply(kt_kernel *k, const kt__tune_request *r, int in, void
                                  .device = &r->device_info,
                                  .keep_worker = warm,
                                  .verify_only = r->verify_only,
+                                 .shared = r->shared,
                                  /* the application, which spawned this helper */
                                  .peer_pid = (int)getppid()};
   kt_tune_options o = tune_options(r);

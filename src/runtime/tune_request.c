@@ -13,7 +13,7 @@
 #include "../parallel.h"
 #include "online.h"
 
-static const uint64_t MAGIC = 0x33307165726b746bull; /* "ktkreq03" */
+static const uint64_t MAGIC = 0x34307165726b746bull; /* "ktkreq04" */
 
 /* To the system's page: the tensors' layout is mapped from its offset. */
 static uint64_t round_up(uint64_t v) {
@@ -151,6 +151,33 @@ static bool snapshot_tensors(const kt__backend *be, void *state, const kt__tune_
   return true;
 }
 
+/* A blocking miss's tensors shared with the helper (tune_request.h) into R,
+ * once the caller's work on STREAM is done: true when every one was, false
+ * (R unchanged) when this backend or one of the buffers cannot be, or the
+ * user said not to (KTUNE_SHARE_TENSORS=0). Only for a miss the caller
+ * waits for: a background tuning's application goes on writing them. */
+static bool share_tensors(const kt_kernel *k, const kt__backend *be, void *state, void *const *args, void *stream,
+                          kt__tune_request *r) {
+  const char *env = getenv("KTUNE_SHARE_TENSORS");
+  if (!be->share || kt__online_policy(k) != KT_MISS_TUNE || (env && strcmp(env, "0") == 0)) return false;
+  kt__shared_buffer shared[KT__RT_MAX_ARGS] = {0};
+  kt__errbuf eb;
+  for (int i = 0; i < r->nparams; i++)
+    if (r->tensor[i].len && kt__be_share(be, state, args[i], r->tensor[i].len, &shared[i], &eb) != KT_OK) {
+      kt__trace("miss: %s; copied through host memory", eb.msg);
+      return false;
+    }
+  /* Also for the default stream (NULL), which a download would have waited
+   * for by itself, and a copy in another process does not. */
+  if (be->wait && be->wait(state, stream, &eb) != KT_OK) {
+    kt__trace("miss: %s; copied through host memory", eb.msg);
+    return false;
+  }
+  memcpy(r->shared, shared, sizeof shared);
+  kt__trace("miss: the caller's tensors shared with the helper on the device");
+  return true;
+}
+
 /* The request's memfd of BYTES: REUSE sized to them when given, else a new
  * one; -1 with errno when none. Fresh pages of shared memory are allocated
  * and zeroed as they are first touched, and a miss's request holds the
@@ -229,10 +256,12 @@ int kt__tune_request_create(const kt_kernel *k, const kt__backend *be, void *sta
     rc = kt__err(eb, KT_IO, "kt_launch: cannot make the %.3g MB request of a tuning in memory: %s", (double)end / 1e6,
                  strerror(errno));
   } else {
+    bool shared = share_tensors(k, be, state, args, stream, &r);
     memcpy(base, &r, sizeof r);
     for (int i = 0; i < s.n; i++)
       if (s.text[i]) memcpy(base + s.span[i]->offset, s.text[i], s.span[i]->len + 1);
-    if (snapshot_tensors(be, state, &r, args, stream, base, end, pending, note)) base = MAP_FAILED; /* its now */
+    if (shared) (void)0; /* nothing to copy */
+    else if (snapshot_tensors(be, state, &r, args, stream, base, end, pending, note)) base = MAP_FAILED; /* its now */
     else rc = copy_tensors(be, state, a, args, stream, base, &r, eb);
   }
   if (base != MAP_FAILED) munmap(base, end);
@@ -283,7 +312,8 @@ static bool request_valid(const kt__tune_request *r) {
     if (!span_fits(r, *text[i], true)) return false;
   if (r->nsizes < 0 || r->nsizes > KT__RT_MAX_SIZES || r->nparams < 0 || r->nparams > KT__RT_MAX_ARGS) return false;
   for (int i = 0; i < r->nparams; i++)
-    if (!span_fits(r, r->tensor[i], false)) return false;
+    if (!span_fits(r, r->tensor[i], false) || (r->shared[i].set && r->shared[i].bytes != r->tensor[i].len))
+      return false;
   if (r->tensors_bytes && (r->tensors_at % (uint64_t)sysconf(_SC_PAGESIZE) || r->tensors_at < sizeof *r ||
                            r->tensors_at > r->total_bytes || r->tensors_bytes > r->total_bytes - r->tensors_at))
     return false;

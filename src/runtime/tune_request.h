@@ -46,6 +46,12 @@ typedef struct kt__tune_request {
   kt__tune_span path, source, kernel, db, strategy, pins, key;
   int32_t nparams;
   kt__tune_span tensor[KT__RT_MAX_ARGS]; /* the caller's in and inout tensors, inside the layout below */
+  /* A blocking miss on a backend that shares device memory between
+   * processes: the caller's in and inout tensors where they are on the
+   * device, which the helper's worker copies there (backend.h,
+   * copy_shared); their spans in the layout are then left unwritten. The
+   * application waits for the tuning, so its buffers stay as they are. */
+  kt__shared_buffer shared[KT__RT_MAX_ARGS];
   /* The tensors' layout (page-aligned; its length kt__argset's map_bytes);
    * 0 bytes: none (the bare request of kt_kernel_prepare). */
   uint64_t tensors_at, tensors_bytes;
@@ -66,7 +72,9 @@ typedef struct kt__tune_pending kt__tune_pending;
  * the tensors come later (*PENDING, for kt__tune_request_fill) and this
  * returns without waiting for the device; else (*PENDING NULL) they are
  * copied here after waiting for STREAM, and NOTE says why when a snapshot
- * was refused. DB is the database the helper stores into (NULL: none); KEY
+ * was refused. A blocking miss (KT_MISS_TUNE) shares them instead where the
+ * backend can (kt__tune_request.shared; KTUNE_SHARE_TENSORS=0: never),
+ * after waiting for STREAM, and copies nothing. DB is the database the helper stores into (NULL: none); KEY
  * names the tuning for the helper's lock. */
 int kt__tune_request_create(const kt_kernel *k, const kt__backend *be, void *state, const kt__device_info *dev,
                             const int64_t *sizes, void *const *args, void *stream, const char *db, const char *key,

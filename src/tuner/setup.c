@@ -69,6 +69,20 @@ static int map_tensors(kt__tuning *t) {
   return kt__argset_map(t->d, &t->size_env, max, &t->args, t->eb);
 }
 
+/* The caller's tensors that the application shared on the device (a
+ * blocking miss: runtime/tune_request.h): the workers copy them there, so
+ * this is known before the first worker starts (a forked one inherits it, a
+ * bound one is sent it). */
+static void mark_shared(kt__tuning *t) {
+  for (int k = 0; t->h.shared && k < t->args->ntensors; k++) {
+    kt__host_tensor *ht = &t->args->tensors[k];
+    const kt__shared_buffer *s = &t->h.shared[ht->param];
+    if (!s->set || ht->mode == KT__MODE_OUT || s->bytes != ht->bytes) continue;
+    ht->shared = *s;
+    kt__trace("setup: tensor %s comes from the application's device memory", t->d->params[ht->param].name);
+  }
+}
+
 /* Whether builds for A serve B: the same compiler input. */
 static bool same_build_target(const kt__device_info *a, const kt__device_info *b) {
   return strcmp(a->backend, b->backend) == 0 && strcmp(a->name, b->name) == 0 && strcmp(a->arch, b->arch) == 0 &&
@@ -159,6 +173,7 @@ int kt__setup_start(kt__tuning *t) {
   if (!(t->workdir = kt__workdir(t->eb))) return KT_INVALID;
   kt__trace("setup: names and sizes");
   int rc = map_tensors(t);
+  if (rc == KT_OK) mark_shared(t);
   if (rc == KT_OK) rc = kt__constants_create(d, t->k->file->src.path, kt__tuning_seed(t), &t->constants, t->eb);
   if (rc != KT_OK) return locate_error(t, rc);
   KT__FORWARD(kt__judging_check_files(t));

@@ -38,6 +38,10 @@ typedef struct kt__tune_helper_opts {
   bool verify_only;
   /* The application the tuning is for (kt__measure_opts.peer_pid); 0: none. */
   int peer_pid;
+  /* Per decl->params, the caller's tensors where the application holds them
+   * on the device (kt__host_tensor.shared; NULL: none), which the workers
+   * copy there: their contents in ARGS were then never written. */
+  const kt__shared_buffer *shared;
 } kt__tune_helper_opts;
 
 /* kt_tune (include/ktune.h) with HELPER's options (NULL: none, as kt_tune). */

@@ -164,6 +164,7 @@ static void bind_message(const kt__worker_setup *s, char **msg, size_t *len) {
                 .nextra = s->nextra,
                 .has_check = s->check != NULL,
                 .tensors_offset = a->fd_offset};
+  for (int k = 0; k < a->ntensors; k++) b.has_shared |= a->tensors[k].shared.set;
   for (int i = 0; i < s->nextra; i++) b.extra_len += strlen(s->extra_names[i]) + 1;
   if (s->check) {
     b.check_object_len = strlen(s->check->object);
@@ -178,6 +179,8 @@ static void bind_message(const kt__worker_setup *s, char **msg, size_t *len) {
   put(msg, len, s->sizes->values, (size_t)s->sizes->n * sizeof *s->sizes->values);
   for (int k = 0; k < a->ntensors; k++) put(msg, len, &a->tensors[k].compared, 1);
   for (int k = 0; k < a->ntensors; k++) put(msg, len, &a->tensors[k].reference_set, 1);
+  for (int k = 0; k < a->ntensors && b.has_shared; k++)
+    put(msg, len, &a->tensors[k].shared, sizeof a->tensors[k].shared);
   put_text(msg, len, s->file->src.path);
   put_text(msg, len, s->file->src.text);
   put_text(msg, len, s->decl->name);
