@@ -168,6 +168,11 @@ int kt__be_compare(const kt__backend *be, void *state, kt__dtype t, void *got, v
   return be->compare ? be->compare(state, t, got, want, count, atol, rtol, m, eb) : KT_NOTFOUND;
 }
 
+int kt__be_decoy(const kt__backend *be, void *state, kt__dtype t, void *buf, void *ref, uint64_t count,
+                 kt__errbuf *eb) {
+  return be->decoy ? be->decoy(state, t, buf, ref, count, eb) : KT_NOTFOUND;
+}
+
 int kt__be_slice(const kt__backend *be, void *state, void *buf, size_t offset, size_t bytes, void **out,
                  kt__errbuf *eb) {
   *out = NULL;

@@ -276,6 +276,11 @@ typedef struct kt__backend {
    * downloads the output and compares on the host. */
   int (*compare)(void *state, kt__dtype t, void *got, void *want, uint64_t count, double atol, double rtol,
                  kt__device_mismatch *m, kt__errbuf *eb);
+  /* WORKER, optional with compare: writes into device buffer BUF the
+   * decoys (verify.h, kt__decoy, bit for bit) of COUNT elements of type T
+   * of device buffer REF, with the kernel of compare_kernel.h. KT_NOTFOUND
+   * when this device cannot (as compare): the worker makes them on the host. */
+  int (*decoy)(void *state, kt__dtype t, void *buf, void *ref, uint64_t count, kt__errbuf *eb);
   /* WORKER (and kt_launch), optional: copies BYTES from HOST into the
    * symbol NAME of loaded configuration FN (a CUDA __constant__ array, a C
    * global): @constant data. OK; COMPILE when FN has no such symbol or its
@@ -405,6 +410,8 @@ kt__status kt__be_set_constant(const kt__backend *be, void *state, void *fn, con
 /* KT_NOTFOUND when the backend cannot compare on the device. */
 int kt__be_compare(const kt__backend *be, void *state, kt__dtype t, void *got, void *want, uint64_t count, double atol,
                    double rtol, kt__device_mismatch *m, kt__errbuf *eb);
+/* KT_NOTFOUND when the backend cannot make decoys on the device. */
+int kt__be_decoy(const kt__backend *be, void *state, kt__dtype t, void *buf, void *ref, uint64_t count, kt__errbuf *eb);
 /* KT_NOTFOUND when the backend cannot slice. */
 int kt__be_slice(const kt__backend *be, void *state, void *buf, size_t offset, size_t bytes, void **out,
                  kt__errbuf *eb);

@@ -28,8 +28,10 @@ static const char opencl_prelude[] =
     "#define KT_LSIZE get_local_size(0)\n"
     "#define KT_GSIZE get_global_size(0)\n"
     "#define KT_BARRIER barrier(CLK_LOCAL_MEM_FENCE)\n"
+    "#define KT_F32_BITS(d) as_uint((float)(d))\n"
     "#define KT_KERNEL_HEAD __kernel void kt_compare(KT_G const void *got, KT_G const void *want, kt_u64 count, "
-    "int dtype, double atol, double rtol, KT_G kt_u64 *out, __local kt_u64 *red)\n";
+    "int dtype, double atol, double rtol, KT_G kt_u64 *out, __local kt_u64 *red)\n"
+    "#define KT_DECOY_HEAD __kernel void kt_decoy(KT_G void *buf, KT_G const void *ref, kt_u64 count, int dtype)\n";
 
 static const char cuda_prelude[] =
     "typedef unsigned long long kt_u64;\n"
@@ -52,7 +54,10 @@ static const char cuda_prelude[] =
     "#define KT_BARRIER __syncthreads()\n"
     "#define KT_KERNEL_HEAD extern \"C\" __global__ void kt_compare(const void *got, const void *want, "
     "kt_u64 count, int dtype, double atol, double rtol, kt_u64 *out)\n"
-    "#define KT_SHARED_DECL extern __shared__ kt_u64 red[];\n";
+    "#define KT_SHARED_DECL extern __shared__ kt_u64 red[];\n"
+    "#define KT_F32_BITS(d) __float_as_uint((float)(d))\n"
+    "#define KT_DECOY_HEAD extern \"C\" __global__ void kt_decoy(void *buf, const void *ref, kt_u64 count, int "
+    "dtype)\n";
 
 /* The body, in both languages. */
 static const char body[] =
@@ -145,6 +150,52 @@ static const char body[] =
     "  if (KT_TID == 0) {\n"
     "    out[2 * KT_GROUP] = red[0];\n"
     "    out[2 * KT_GROUP + 1] = red[1];\n"
+    "  }\n"
+    "}\n"
+    /* The decoys: kt__decoy (verify.c) element by element, its conversions
+     * to f16 and bf16 from f32 rounded to nearest even as the host's. */
+    "KT_FN kt_u32 kt_round_shift(kt_u32 v, int shift) {\n"
+    "  kt_u32 r = v >> shift, rem = v & ((1u << shift) - 1u), mid = 1u << (shift - 1);\n"
+    "  return (rem > mid || (rem == mid && (r & 1u))) ? r + 1u : r;\n"
+    "}\n"
+    "KT_FN kt_u32 kt_f16_bits(kt_u32 x) {\n"
+    "  kt_u32 sign = (x >> 16) & 0x8000u, e8 = (x >> 23) & 0xffu, man = x & 0x7fffffu;\n"
+    "  if (e8 == 0xffu) return sign | 0x7c00u | (man ? 0x200u | (man >> 13) : 0u);\n"
+    "  int e = (int)e8 - 127 + 15;\n"
+    "  if (e >= 0x1f) return sign | 0x7c00u;\n"
+    "  if (e <= 0) return e < -10 ? sign : sign | kt_round_shift(man | 0x800000u, 14 - e);\n"
+    "  return sign | kt_round_shift(((kt_u32)e << 23) | man, 13);\n"
+    "}\n"
+    "KT_FN kt_u32 kt_bf16_bits(kt_u32 x) {\n"
+    "  if ((x & 0x7fffffffu) > 0x7f800000u) return (x >> 16) | 0x40u;\n"
+    "  return kt_round_shift(x, 16);\n"
+    "}\n"
+    "KT_FN double kt_decoy_of(double v) {\n"
+    "  return v == v && !kt_is_inf(v) ? KT_ADD(v, KT_MUL(4.0, KT_ADD(fabs(v), 1.0))) : 1.0;\n"
+    "}\n"
+    "KT_DECOY_HEAD {\n"
+    "  int size = dtype == KT_DT_I8 || dtype == KT_DT_U8 ? 1\n"
+    "             : dtype == KT_DT_F16 || dtype == KT_DT_BF16 ? 2\n"
+    "             : dtype == KT_DT_F32 || dtype == KT_DT_I32 || dtype == KT_DT_U32 ? 4 : 8;\n"
+    "  int is_float = dtype == KT_DT_F16 || dtype == KT_DT_BF16 || dtype == KT_DT_F32 || dtype == KT_DT_F64;\n"
+    "  kt_u64 step = KT_GSIZE;\n"
+    "  for (kt_u64 i = (kt_u64)KT_GROUP * KT_LSIZE + KT_TID; i < count; i += step) {\n"
+    "    if (is_float) {\n"
+    "      double d = kt_decoy_of(kt_float_at(dtype, ref, i));\n"
+    "      kt_u32 f = KT_F32_BITS(d);\n"
+    "      if (dtype == KT_DT_F64) ((KT_G double *)buf)[i] = d;\n"
+    "      else if (dtype == KT_DT_F32) ((KT_G kt_u32 *)buf)[i] = f;\n"
+    "      else if (dtype == KT_DT_F16) ((KT_G kt_u16 *)buf)[i] = (kt_u16)kt_f16_bits(f);\n"
+    "      else ((KT_G kt_u16 *)buf)[i] = (kt_u16)kt_bf16_bits(f);\n"
+    "      continue;\n"
+    "    }\n"
+    /* Integers: every byte flipped, unless that makes the poison (0xA5 bytes). */
+    "    KT_G kt_u8 *b = (KT_G kt_u8 *)buf + i * (kt_u64)size;\n"
+    "    KT_G const kt_u8 *r = (KT_G const kt_u8 *)ref + i * (kt_u64)size;\n"
+    "    int poison = 1;\n"
+    "    for (int j = 0; j < size; j++) poison &= (r[j] ^ 0x40u) == 0xa5u;\n"
+    "    kt_u8 flip = poison ? 0x41u : 0x40u;\n"
+    "    for (int j = 0; j < size; j++) b[j] = r[j] ^ flip;\n"
     "  }\n"
     "}\n";
 

@@ -22,6 +22,11 @@
  * 2 u64 per thread, on CUDA as many bytes of dynamic shared memory. The
  * group size must be a power of two. */
 #define KT__COMPARE_KERNEL "kt_compare"
+/* In the same source: the decoys of an output (verify.h, kt__decoy, bit for
+ * bit), so that a worker makes them on the device from its copy of the
+ * reference instead of on the host and uploading them. Parameters: buf,
+ * ref (buffers of the element type), count (u64), dtype (int). */
+#define KT__DECOY_KERNEL "kt_decoy"
 
 /* The source for LANG (KT__LANG_OPENCL or KT__LANG_CUDA), malloc'ed: the
  * dtype codes and the language's spellings, then the common body. */

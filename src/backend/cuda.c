@@ -321,6 +321,7 @@ typedef struct cuda_state {
   CUdeviceptr differs_flag;
   CUmodule compare_mod; /* the output comparison of cuda_compare, built on first use */
   CUfunction compare;
+  CUfunction decoy;        /* in the same module */
   CUdeviceptr compare_out; /* 2 words per block */
   bool compare_failed;     /* it did not build: the worker compares on the host */
   char compare_why[512];
@@ -992,6 +993,7 @@ static int build_compare(cuda_state *s, kt__errbuf *eb) {
   CUresult r = cu.ModuleLoadData(&s->compare_mod, image);
   free(image);
   if (r == CUDA_SUCCESS) r = cu.ModuleGetFunction(&s->compare, s->compare_mod, KT__COMPARE_KERNEL);
+  if (r == CUDA_SUCCESS) r = cu.ModuleGetFunction(&s->decoy, s->compare_mod, KT__DECOY_KERNEL);
   if (r == CUDA_SUCCESS) r = cu.MemAlloc(&s->compare_out, 2 * COMPARE_BLOCKS * sizeof(uint64_t));
   if (r != CUDA_SUCCESS) {
     s->compare = NULL;
@@ -1039,6 +1041,23 @@ static int cuda_copy_device(void *state, void *dst, void *src, size_t bytes, kt_
   if (poisoned(s, eb)) return KT_INTERNAL;
   CUresult r = cu.MemcpyDtoD((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src, bytes);
   return r == CUDA_SUCCESS ? KT_OK : cu_error(s, r, "cuMemcpyDtoD", eb);
+}
+
+static int cuda_decoy(void *state, kt__dtype t, void *buf, void *ref, uint64_t count, kt__errbuf *eb) {
+  cuda_state *s = state;
+  if (poisoned(s, eb)) return KT_INTERNAL;
+  KT__FORWARD(load_compare(s, eb));
+  CUdeviceptr pb = (CUdeviceptr)(uintptr_t)buf, pr = (CUdeviceptr)(uintptr_t)ref;
+  unsigned long long n = count;
+  int dtype = (int)t;
+  uint64_t want_blocks = (count + COMPARE_THREADS - 1) / COMPARE_THREADS;
+  unsigned blocks = (unsigned)(want_blocks < 1                    ? 1
+                               : want_blocks > 8 * COMPARE_BLOCKS ? 8 * COMPARE_BLOCKS
+                                                                  : want_blocks);
+  void *args[] = {&pb, &pr, &n, &dtype};
+  CUresult r = cu.LaunchKernel(s->decoy, blocks, 1, 1, COMPARE_THREADS, 1, 1, 0, NULL, args, NULL);
+  if (r == CUDA_SUCCESS) r = cu.CtxSynchronize(); /* a fault is this call's, not the next one's */
+  return r == CUDA_SUCCESS ? KT_OK : cu_error(s, r, "making an output's decoys on the device", eb);
 }
 
 /* Poisoning an output on the device: one memset instead of a transfer. */
@@ -1345,6 +1364,7 @@ const kt__backend kt__backend_cuda = {
     .slice = cuda_slice,
     .equal = cuda_equal,
     .compare = cuda_compare,
+    .decoy = cuda_decoy,
     .set_constant = cuda_set_constant,
     .copy = cuda_copy_device,
     .upload = cuda_upload,

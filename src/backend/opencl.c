@@ -66,6 +66,7 @@ typedef struct cl_state {
   /* The output comparison of cl_compare, built on first use. */
   cl_program compare_prog;
   cl_kernel compare;
+  cl_kernel decoy;    /* in the same program */
   cl_mem compare_out; /* 2 words per group */
   size_t compare_group;
   bool compare_failed; /* no fp64, or it did not build: the worker compares on the host */
@@ -388,6 +389,7 @@ static void cl_close(void *state) {
   if (s->flush_buf) (void)cl->clReleaseMemObject(s->flush_buf);
   if (s->compare_out) (void)cl->clReleaseMemObject(s->compare_out);
   if (s->compare) (void)cl->clReleaseKernel(s->compare);
+  if (s->decoy) (void)cl->clReleaseKernel(s->decoy);
   if (s->compare_prog) (void)cl->clReleaseProgram(s->compare_prog);
   /* Release errors at teardown have no one to report to: the worker is
    * leaving, and the driver reclaims everything with the process. */
@@ -1049,6 +1051,8 @@ static int build_compare(cl_state *s, kt__errbuf *eb) {
   }
   s->compare = cl->clCreateKernel(s->compare_prog, KT__COMPARE_KERNEL, &rc);
   CL_CHECK(rc, eb, "clCreateKernel (the comparison kernel)");
+  s->decoy = cl->clCreateKernel(s->compare_prog, KT__DECOY_KERNEL, &rc);
+  CL_CHECK(rc, eb, "clCreateKernel (the decoys' kernel)");
   size_t limit = 0;
   CL_CHECK(cl->clGetKernelWorkGroupInfo(s->compare, s->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof limit, &limit, NULL),
            eb, "clGetKernelWorkGroupInfo");
@@ -1109,6 +1113,27 @@ static int cl_compare(void *state, kt__dtype t, void *got, void *want, uint64_t 
   return KT_OK;
 }
 
+static int cl_decoy(void *state, kt__dtype t, void *buf, void *ref, uint64_t count, kt__errbuf *eb) {
+  cl_state *s = state;
+  if (is_lost(s, eb)) return KT_NOBACKEND;
+  KT__FORWARD(load_compare(s, eb));
+  const kt__cl_api *cl = s->cl;
+  cl_mem b = buf, r = ref;
+  cl_ulong n = count;
+  cl_int dtype = (cl_int)t;
+  CL_CHECK(cl->clSetKernelArg(s->decoy, 0, sizeof b, &b), eb, "clSetKernelArg");
+  CL_CHECK(cl->clSetKernelArg(s->decoy, 1, sizeof r, &r), eb, "clSetKernelArg");
+  CL_CHECK(cl->clSetKernelArg(s->decoy, 2, sizeof n, &n), eb, "clSetKernelArg");
+  CL_CHECK(cl->clSetKernelArg(s->decoy, 3, sizeof dtype, &dtype), eb, "clSetKernelArg");
+  uint64_t want_groups = (count + s->compare_group - 1) / s->compare_group;
+  size_t groups = (size_t)(want_groups < 1 ? 1 : want_groups > COMPARE_GROUPS ? COMPARE_GROUPS : want_groups);
+  size_t global = groups * s->compare_group, local = s->compare_group;
+  CL_CHECK(cl->clEnqueueNDRangeKernel(s->queue, s->decoy, 1, NULL, &global, &local, 0, NULL, NULL), eb,
+           "clEnqueueNDRangeKernel (the decoys' kernel)");
+  CL_CHECK(cl->clFinish(s->queue), eb, "clFinish (the decoys' kernel)");
+  return KT_OK;
+}
+
 /* Overwrites a buffer twice the device's global memory cache, so the next
  * timed launch starts cold. Gives up quietly (untimed, best effort) if the
  * device cannot spare the buffer. */
@@ -1163,6 +1188,7 @@ const kt__backend kt__backend_opencl = {
     .flush_cache = cl_flush_cache,
     .prebuild = cl_prebuild,
     .compare = cl_compare,
+    .decoy = cl_decoy,
 #else /* listed all the same, saying why it cannot work */
     .unavailable = "OpenCL: ktune was built without the OpenCL headers (CL/cl.h); "
                    "install opencl-headers and rebuild",

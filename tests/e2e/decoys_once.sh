@@ -5,6 +5,10 @@
 # 256 MB on the H200: docs/BENCHMARKS.md, "Tune on a miss at production
 # sizes"), made over the cores (1024 x 1040 elements: more than one part
 # of 2^20). The cheats they catch are still caught: e2e.timed_runs.
+# A backend with a decoy kernel (OpenCL, CUDA: compare_kernel.h) makes them
+# on the device from its copy of the reference instead, never on the host
+# (bit for bit the host's: opencl.device_decoys_are_the_hosts_on_every_type);
+# OpenCL, which has no device-to-device copy op, makes them for every run.
 . "$(dirname "$0")/common.bash"
 KTUNE_TRACE=1 run_status 0 "$KTUNE" tune kernels/c/transpose.c --dim R=1024 --dim C=1040 --autotune "TILE_R=16" --quiet --json --db "$TMP/d.db"
 cp "$TMP/err" "$TMP/trace"
@@ -15,4 +19,13 @@ expect_eq "$([ "$measured" -gt "$workers" ] && echo yes)" yes "more configuratio
 expect_eq "$([ "$made" -ge 1 ] && [ "$made" -le "$workers" ] && echo yes)" yes \
   "decoys made on the host $made times for $workers workers and $measured configurations measured"
 expect_eq "$(json "$TMP/out" "sum(c['status'] == 'ok' for c in d['configurations']) > 1")" True "configurations ok"
+
+KTUNE_TRACE=1 run_status 0 "$KTUNE" tune kernels/opencl/transpose.cl --backend opencl --dim M=500 --dim N=520 \
+  --budget 4 --quiet --json --db "$TMP/cl.db"
+cp "$TMP/err" "$TMP/trace_cl"
+on_device=$(grep -c 'worker: decoys of output dst made on the device' "$TMP/trace_cl")
+on_host=$(grep -c 'worker: decoys of output dst made on the host' "$TMP/trace_cl")
+expect_eq "$([ "$on_device" -ge 1 ] && echo yes)" yes "OpenCL: decoys made on the device ($on_device times)"
+expect_eq "$on_host" 0 "OpenCL: decoys made on the host"
+expect_eq "$(json "$TMP/out" "d['winner']['status']")" ok "OpenCL: winner verified"
 finish

@@ -501,6 +501,55 @@ TEST(device_compare_agrees_on_edges_and_sizes) {
   fx_close(&f);
 }
 
+/* The decoys made on the device are the host's, bit for bit, on every type:
+ * random references with NaN, infinities, huge values (an f16 decoy that
+ * overflows), values whose integer decoy would be the poison, and
+ * denormals; the output poisoned first, so an element left unwritten fails. */
+static void decoys_both(fixture *f, kt__dtype t, uint64_t n, uint64_t seed) {
+  size_t size = kt__dtype_size(t), bytes = (size_t)n * size;
+  void *ref = kt__xcalloc(bytes ? bytes : 1, 1), *host = kt__xcalloc(bytes ? bytes : 1, 1),
+       *dev = kt__xcalloc(bytes ? bytes : 1, 1), *scratch = kt__xcalloc(bytes ? bytes : 1, 1);
+  make_case(t, scratch, ref, n, 0, 0, seed);
+  for (uint64_t i = 0; i < n; i++) {
+    unsigned char *e = (unsigned char *)ref + i * size;
+    if (i % 7 == 1) memset(e, 0xe5, size); /* flipped by 0x40: the integer poison */
+    if (i % 11 == 2 && t == KT__DT_F32) ((float *)ref)[i] = (i % 3 ? 1 : -1) * 3e38f;
+    if (i % 11 == 3 && t == KT__DT_F16) ((uint16_t *)ref)[i] = 0x7bff; /* the largest f16: decoy overflows */
+    if (i % 13 == 4 && t == KT__DT_F32) ((float *)ref)[i] = 1e-41f;
+    if (i % 13 == 5 && t == KT__DT_F64) ((double *)ref)[i] = -INFINITY;
+  }
+  kt__decoy(t, host, ref, n);
+  void *dref = NULL, *dout = NULL;
+  ASSERT_EQ(kt__be_alloc(be, f->state, bytes, &dref, &f->eb), KT_OK);
+  ASSERT_EQ(kt__be_upload(be, f->state, dref, ref, bytes, &f->eb), KT_OK);
+  ASSERT_EQ(kt__be_alloc(be, f->state, bytes, &dout, &f->eb), KT_OK);
+  kt__poison(t, dev, n);
+  ASSERT_EQ(kt__be_upload(be, f->state, dout, dev, bytes, &f->eb), KT_OK);
+  int rc = kt__be_decoy(be, f->state, t, dout, dref, n, &f->eb);
+  if (rc != KT_OK) kt_test_fail(__FILE__, __LINE__, "decoys on the device: %s", f->eb.msg);
+  ASSERT_EQ(kt__be_download(be, f->state, dev, dout, bytes, &f->eb), KT_OK);
+  for (uint64_t i = 0; i < n; i++)
+    if (memcmp((char *)dev + i * size, (char *)host + i * size, size) != 0)
+      kt_test_fail(__FILE__, __LINE__,
+                   "%s element %" PRIu64 " of %" PRIu64 ": the device's decoy differs from the host's",
+                   kt__dtype_name(t), i, n);
+  kt__be_release(be, f->state, dref);
+  kt__be_release(be, f->state, dout);
+  free(ref);
+  free(host);
+  free(dev);
+  free(scratch);
+}
+
+TEST(device_decoys_are_the_hosts_on_every_type) {
+  fixture f;
+  fx_open(&f);
+  for (int t = 0; t < KT__DT_COUNT; t++) decoys_both(&f, (kt__dtype)t, 5003, 300 + (uint64_t)t);
+  decoys_both(&f, KT__DT_F32, 1, 400);
+  decoys_both(&f, KT__DT_F64, 300001, 401); /* more elements than threads: the grid-stride loop */
+  fx_close(&f);
+}
+
 TEST(device_compare_equal_buffers_find_nothing) {
   fixture f;
   fx_open(&f);
