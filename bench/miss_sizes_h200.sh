@@ -19,7 +19,7 @@
 #    once more after kt_kernel_prepare (mode prepared: both keys on a warm
 #    helper);
 # 1a. the blocking first call again with the caller's tensors copied
-#    through host memory (KTUNE_SHARE_TENSORS=0; by default a blocking
+#    through host memory (KTUNE_MISS_TENSORS=host; by default a blocking
 #    miss shares them with the helper's worker on the device): row
 #    run=host, traced (trace_host_R.txt, trace_summary_second_host_R.txt);
 # 1b. the blocking first call again with shorter timing samples, once per
@@ -115,8 +115,8 @@ for r in $SIZES; do
   awk -f bench/miss_trace_summary.awk "$OUT/trace_$r.txt" >"$OUT/trace_summary_$r.txt"
   awk -v nth=2 -f bench/miss_trace_summary.awk "$OUT/trace_$r.txt" >"$OUT/trace_summary_second_$r.txt"
   # The caller's tensors through host memory, as before they were shared
-  # with the helper on the device (KTUNE_SHARE_TENSORS=0): row run=host.
-  KTUNE_SHARE_TENSORS=0 run_app tune "$r" 0 host trace_host
+  # with the helper on the device (KTUNE_MISS_TENSORS=host): row run=host.
+  KTUNE_MISS_TENSORS=host run_app tune "$r" 0 host trace_host
   awk -v nth=2 -f bench/miss_trace_summary.awk "$OUT/trace_host_$r.txt" >"$OUT/trace_summary_second_host_$r.txt"
   for s in $SAMPLE_TRIES; do
     KTUNE_SAMPLE_S=$s run_app tune "$r" 0 "s$s" "trace_s$s"

@@ -27,6 +27,7 @@
   X(SAMPLE_S, "KTUNE_SAMPLE_S")                   \
   X(ZYGOTE, "KTUNE_ZYGOTE")                       \
   X(VERIFY_ON, "KTUNE_VERIFY_ON")                 \
+  X(MISS_TENSORS, "KTUNE_MISS_TENSORS")           \
   X(DB, "KTUNE_DB")                               \
   X(BINARY_CACHE, "KTUNE_BINARY_CACHE")           \
   X(HELPER, "KTUNE_HELPER")                       \
@@ -47,6 +48,7 @@
 /* The words of the ENUM rows, in their rows' order (the first the default). */
 enum { KT__ZYGOTE_AUTO, KT__ZYGOTE_SPAWN };
 enum { KT__VERIFY_ON_DEVICE, KT__VERIFY_ON_HOST };
+enum { KT__MISS_TENSORS_DEVICE, KT__MISS_TENSORS_HOST };
 
 typedef enum kt__envvar_id {
 #define KT__ENVVAR_ID(id, name) KT__ENV_##id,

@@ -73,7 +73,7 @@ typedef struct kt__tune_pending kt__tune_pending;
  * returns without waiting for the device; else (*PENDING NULL) they are
  * copied here after waiting for STREAM, and NOTE says why when a snapshot
  * was refused. A blocking miss (KT_MISS_TUNE) shares them instead where the
- * backend can (kt__tune_request.shared; KTUNE_SHARE_TENSORS=0: never),
+ * backend can (kt__tune_request.shared; KTUNE_MISS_TENSORS=host: never),
  * after waiting for STREAM, and copies nothing. DB is the database the helper stores into (NULL: none); KEY
  * names the tuning for the helper's lock. */
 int kt__tune_request_create(const kt_kernel *k, const kt__backend *be, void *state, const kt__device_info *dev,

@@ -80,13 +80,13 @@ grep -aq "worker: tensor .* copied from the application's device memory" /tmp/mi
   { echo "a blocking miss still downloaded the caller's tensors into the request"; fail=1; }
 grep -aq "decoys of output .* made on the device" /tmp/miss-trace.txt ||
   { echo "decoys were not made on the device"; fail=1; }
-echo "== the same through host memory (KTUNE_SHARE_TENSORS=0): right, and nothing shared"
+echo "== the same through host memory (KTUNE_MISS_TENSORS=host): right, and nothing shared"
 db=$(mktemp -u /tmp/miss-host-XXXXXX.db)
-KTUNE_SHARE_TENSORS=0 KTUNE_TRACE=1 /tmp/miss_cuda "$db" tune $((1 << 24)) $((1 << 22)) >/tmp/miss-host.txt \
+KTUNE_MISS_TENSORS=host KTUNE_TRACE=1 /tmp/miss_cuda "$db" tune $((1 << 24)) $((1 << 22)) >/tmp/miss-host.txt \
   2>/tmp/miss-host-trace.txt || { echo "miss_cuda through host memory failed"; cat /tmp/miss-host.txt; fail=1; }
 grep -h '^correct' /tmp/miss-host.txt
 ! grep -aq "shared with the helper on the device" /tmp/miss-host-trace.txt ||
-  { echo "KTUNE_SHARE_TENSORS=0 still shared the tensors"; fail=1; }
+  { echo "KTUNE_MISS_TENSORS=host still shared the tensors"; fail=1; }
 echo "== the second key on the warm helper"
 grep -a "handed to the warm helper\|kept worker bound\|worker: device open\|worker: kept" /tmp/miss-trace.txt
 [ "$(grep -ac 'worker: device open' /tmp/miss-trace.txt)" = 1 ] ||
