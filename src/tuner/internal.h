@@ -16,6 +16,8 @@
 #ifndef KT_TUNER_INTERNAL_H
 #define KT_TUNER_INTERNAL_H
 
+#include <pthread.h>
+
 #include "../check/check.h"
 #include "../handles/context.h"
 #include "../search/strategy.h"
@@ -57,6 +59,11 @@ typedef struct kt__tuning {
   kt__constants *constants; /* @constant data, or NULL */
   kt__worker *worker;
   kt__pool *pool;
+  /* The thread that fills the pages of a request's references while the
+   * worker starts (setup.c, start_reference_pages); joined before the
+   * reference runs. */
+  pthread_t reference_pages;
+  bool reference_pages_started;
   kt_result *r;
   /* The device builds are for: the worker's, or before the worker opened
    * it, the one the application saw (h.device), for the

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../parallel.h"
 #include "../workdir.h"
 #include "internal.h"
 
@@ -67,6 +68,32 @@ static int map_tensors(kt__tuning *t) {
     t->eb->msg[0] = 0;
   }
   return kt__argset_map(t->d, &t->size_env, max, &t->args, t->eb);
+}
+
+/* The pages of the references in a request's memfd (outputs' spans, which
+ * the worker fills with the reference run's results), allocated by this
+ * thread of the tuner while the worker starts. A first key's memfd is
+ * fresh, and its pages were allocated and zeroed on the reference's
+ * download (kt__run_reference's kt__populate), after the run; the worker's
+ * own populate then only maps them. */
+static void *populate_references(void *arg) {
+  const kt__argset *a = arg;
+  size_t bytes = 0;
+  for (int k = 0; k < a->ntensors; k++)
+    if (a->tensors[k].reference && kt__populate(a->tensors[k].reference, a->tensors[k].bytes))
+      bytes += a->tensors[k].bytes;
+  kt__trace("setup: the references' pages filled (%.0f MB)", (double)bytes / 1e6);
+  return NULL;
+}
+
+static void start_reference_pages(kt__tuning *t) {
+  if (!t->args->adopted) return;
+  t->reference_pages_started = pthread_create(&t->reference_pages, NULL, populate_references, t->args) == 0;
+}
+
+static void join_reference_pages(kt__tuning *t) {
+  if (t->reference_pages_started) pthread_join(t->reference_pages, NULL);
+  t->reference_pages_started = false;
 }
 
 /* The caller's tensors that the application shared on the device (a
@@ -174,6 +201,7 @@ int kt__setup_start(kt__tuning *t) {
   kt__trace("setup: names and sizes");
   int rc = map_tensors(t);
   if (rc == KT_OK) mark_shared(t);
+  if (rc == KT_OK) start_reference_pages(t);
   if (rc == KT_OK) rc = kt__constants_create(d, t->k->file->src.path, kt__tuning_seed(t), &t->constants, t->eb);
   if (rc != KT_OK) return locate_error(t, rc);
   KT__FORWARD(kt__judging_check_files(t));
@@ -213,10 +241,12 @@ int kt__setup_start(kt__tuning *t) {
     t->early_default = false;
   }
   t->build_device = t->r->device; /* no compile runs now unless for the same target */
+  join_reference_pages(t);        /* before the reference's download into them */
   return kt__records_open(t);
 }
 
 void kt__setup_finish(kt__tuning *t) {
+  join_reference_pages(t); /* a setup that failed before joining it */
   if (t->pool) {
     kt__pool_cancel_queued(t->pool);
     kt__compile_job *j;
