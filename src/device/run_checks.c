@@ -550,13 +550,26 @@ static void keep_decoys(kt__worker_state *c, int k) {
 
 /* Output K's decoys made on the device from its device reference (the
  * backend's decoy kernel): true when made, false when the host must make
- * them (no device reference, or the backend cannot). */
+ * them (no device reference, or the backend cannot). Made decoys are
+ * compared with the reference as an output is, and every element must
+ * fail: a decoy kernel that wrote nothing would leave the configuration's
+ * own results in place, which is no test. */
 static bool decoys_on_device(kt__worker_state *c, int k) {
   const kt__host_tensor *t = &c->s->args->tensors[k];
   kt__errbuf ignored;
   if (!c->refdev[k] || reference_on_device(c, k, &ignored) != KT_OK ||
       kt__be_decoy(c->s->backend, c->state, t->type, c->bufs[k], c->refdev[k], t->count, &ignored) != KT_OK)
     return false;
+  double atol, rtol;
+  tolerance(c, t->type, &atol, &rtol);
+  kt__device_mismatch m;
+  if (kt__be_compare(c->s->backend, c->state, t->type, c->bufs[k], c->refdev[k], t->count, atol, rtol, &m, &ignored) !=
+          KT_OK ||
+      m.count != t->count) {
+    kt__trace("worker: decoys of output %s made on the device do not all differ from the reference: made on the host",
+              c->s->decl->params[t->param].name);
+    return false;
+  }
   kt__trace("worker: decoys of output %s made on the device", c->s->decl->params[t->param].name);
   return true;
 }
