@@ -19,8 +19,9 @@
 #    once more after kt_kernel_prepare (mode prepared: both keys on a warm
 #    helper);
 # 1a. the blocking first call again with the caller's tensors copied
-#    through host memory (KTUNE_MISS_TENSORS=host; by default a blocking
-#    miss shares them with the helper's worker on the device): row
+#    through host memory (KTUNE_MISS_TENSORS=host, the library's default;
+#    every other run here sets KTUNE_MISS_TENSORS=device, the opt-in
+#    sharing with the helper's worker on the device): row
 #    run=host, traced (trace_host_R.txt, trace_summary_second_host_R.txt);
 # 1b. the blocking first call again with shorter timing samples, once per
 #    length in $SAMPLE_TRIES (KTUNE_SAMPLE_S, seconds; default 0.0005, ""
@@ -57,7 +58,7 @@ say "miss sizes bench, $(git describe --always --dirty 2>/dev/null)," \
 KTUNE=$(bash scripts/h200_build.sh /tmp/kb-miss 2>>"$LOG" | tail -1)
 [ -x "$KTUNE" ] || { say "build failed"; tail -30 /tmp/kb-miss/build.log | tee -a "$LOG"; exit 1; }
 DIR=$(dirname "$KTUNE")
-export KTUNE_HELPER="$DIR/ktune-tuner"
+export KTUNE_HELPER="$DIR/ktune-tuner" KTUNE_MISS_TENSORS=device # but the run=host row
 CUDA=${CUDA_HOME:-/usr/local/cuda}
 ONLINE=""
 grep -q 'KT_MISS_ONLINE' include/ktune.h && ONLINE="-DKT_HAVE_MISS_ONLINE"
@@ -116,6 +117,8 @@ for r in $SIZES; do
   awk -v nth=2 -f bench/miss_trace_summary.awk "$OUT/trace_$r.txt" >"$OUT/trace_summary_second_$r.txt"
   # The caller's tensors through host memory, as before they were shared
   # with the helper on the device (KTUNE_MISS_TENSORS=host): row run=host.
+  # (Only blocking misses share them: the background and online rows are
+  # the same either way.)
   KTUNE_MISS_TENSORS=host run_app tune "$r" 0 host trace_host
   awk -v nth=2 -f bench/miss_trace_summary.awk "$OUT/trace_host_$r.txt" >"$OUT/trace_summary_second_host_$r.txt"
   for s in $SAMPLE_TRIES; do

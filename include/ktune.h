@@ -90,9 +90,9 @@ const char *kt_backend_name(int kind);
 typedef enum kt_miss_policy {
   KT_MISS_TUNE = 0,   /* tune now, on a copy of the caller's buffers, in the helper
                         process (ktune-tuner); the call returns once the winner is
-                        launched. On CUDA the helper copies them on the device from
-                        the caller's allocations (CUDA IPC) where the memory allows,
-                        else (and with KTUNE_MISS_TENSORS=host) through host memory */
+                        launched. With KTUNE_MISS_TENSORS=device, on CUDA, the helper
+                        copies them on the device from the caller's allocations (CUDA
+                        IPC) where the memory allows, not through host memory */
   KT_MISS_NEAREST,    /* the stored winner of the nearest size, else default */
   KT_MISS_DEFAULT,    /* the default configuration (first choices) */
   KT_MISS_BACKGROUND, /* launch the nearest stored size's winner (else the default)

@@ -255,8 +255,8 @@ static int copy_shared_initial(kt__worker_state *c, int k, kt__errbuf *eb) {
     char why[512];
     snprintf(why, sizeof why, "%.500s", eb->msg);
     return kt__err(eb, KT_IO,
-                   "cannot copy tensor %s from the application's device memory: %s (KTUNE_MISS_TENSORS=host "
-                   "in the application copies it through host memory instead)",
+                   "cannot copy tensor %s from the application's device memory: %s (without "
+                   "KTUNE_MISS_TENSORS=device the application copies it through host memory)",
                    name, why);
   }
   kt__trace("worker: tensor %s copied from the application's device memory (%.0f MB in %.4f s)", name,

@@ -154,12 +154,13 @@ static bool snapshot_tensors(const kt__backend *be, void *state, const kt__tune_
 /* A blocking miss's tensors shared with the helper (tune_request.h) into R,
  * once the caller's work on STREAM is done: true when every one was, false
  * (R unchanged) when this backend or one of the buffers cannot be, or the
- * user said not to (KTUNE_MISS_TENSORS=host). Only for a miss the caller
+ * user did not ask for it (KTUNE_MISS_TENSORS=device: opt-in until it is
+ * measured on a GPU, docs/BENCHMARKS.md). Only for a miss the caller
  * waits for: a background tuning's application goes on writing them. */
 static bool share_tensors(const kt_kernel *k, const kt__backend *be, void *state, void *const *args, void *stream,
                           kt__tune_request *r) {
   if (!be->share || kt__online_policy(k) != KT_MISS_TUNE ||
-      k->ctx->env.v[KT__ENV_MISS_TENSORS].choice == KT__MISS_TENSORS_HOST)
+      k->ctx->env.v[KT__ENV_MISS_TENSORS].choice != KT__MISS_TENSORS_DEVICE)
     return false;
   kt__shared_buffer shared[KT__RT_MAX_ARGS] = {0};
   kt__errbuf eb;
