@@ -1012,6 +1012,13 @@ static int load_compare(cuda_state *s, kt__errbuf *eb) {
   return kt__err(eb, KT_NOTFOUND, "no comparison on the device: %s", s->compare_why);
 }
 
+/* Blocks of COMPARE_THREADS for a grid-stride loop over COUNT elements: one
+ * per COMPARE_THREADS elements, at least 1, at most MOST. */
+static unsigned grid_blocks(uint64_t count, unsigned most) {
+  uint64_t want = (count + COMPARE_THREADS - 1) / COMPARE_THREADS;
+  return (unsigned)(want < 1 ? 1 : want > most ? most : want);
+}
+
 static int cuda_compare(void *state, kt__dtype t, void *got, void *want, uint64_t count, double atol, double rtol,
                         kt__device_mismatch *m, kt__errbuf *eb) {
   cuda_state *s = state;
@@ -1020,8 +1027,7 @@ static int cuda_compare(void *state, kt__dtype t, void *got, void *want, uint64_
   CUdeviceptr pg = (CUdeviceptr)(uintptr_t)got, pw = (CUdeviceptr)(uintptr_t)want;
   unsigned long long n = count;
   int dtype = (int)t;
-  uint64_t want_blocks = (count + COMPARE_THREADS - 1) / COMPARE_THREADS;
-  unsigned blocks = (unsigned)(want_blocks < 1 ? 1 : want_blocks > COMPARE_BLOCKS ? COMPARE_BLOCKS : want_blocks);
+  unsigned blocks = grid_blocks(count, COMPARE_BLOCKS);
   void *args[] = {&pg, &pw, &n, &dtype, &atol, &rtol, &s->compare_out};
   uint64_t out[2 * COMPARE_BLOCKS];
   CUresult r = cu.LaunchKernel(s->compare, blocks, 1, 1, COMPARE_THREADS, 1, 1, 2 * COMPARE_THREADS * sizeof(uint64_t),
@@ -1050,10 +1056,7 @@ static int cuda_decoy(void *state, kt__dtype t, void *buf, void *ref, uint64_t c
   CUdeviceptr pb = (CUdeviceptr)(uintptr_t)buf, pr = (CUdeviceptr)(uintptr_t)ref;
   unsigned long long n = count;
   int dtype = (int)t;
-  uint64_t want_blocks = (count + COMPARE_THREADS - 1) / COMPARE_THREADS;
-  unsigned blocks = (unsigned)(want_blocks < 1                    ? 1
-                               : want_blocks > 8 * COMPARE_BLOCKS ? 8 * COMPARE_BLOCKS
-                                                                  : want_blocks);
+  unsigned blocks = grid_blocks(count, 8 * COMPARE_BLOCKS);
   void *args[] = {&pb, &pr, &n, &dtype};
   CUresult r = cu.LaunchKernel(s->decoy, blocks, 1, 1, COMPARE_THREADS, 1, 1, 0, NULL, args, NULL);
   if (r == CUDA_SUCCESS) r = cu.CtxSynchronize(); /* a fault is this call's, not the next one's */
