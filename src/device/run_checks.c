@@ -578,7 +578,7 @@ static bool decoys_on_device(kt__worker_state *c, int k) {
  * that a kernel that skips its work where its output already looks
  * computed leaves it wrong. Without a reference, the poison. Made once per
  * tuning: on the device where the backend can (at 256 MB the host's took
- * 0.03-0.05 s on the H100), and kept there. */
+ * 0.026-0.05 s on the H100: docs/BENCHMARKS.md's traces), and kept there. */
 static int decoy(kt__worker_state *c, int k, kt__errbuf *eb) {
   const kt__host_tensor *t = &c->s->args->tensors[k];
   if (!t->reference_set) return poison(c, k, false, eb);

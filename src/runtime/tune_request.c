@@ -262,9 +262,10 @@ int kt__tune_request_create(const kt_kernel *k, const kt__backend *be, void *sta
     memcpy(base, &r, sizeof r);
     for (int i = 0; i < s.n; i++)
       if (s.text[i]) memcpy(base + s.span[i]->offset, s.text[i], s.span[i]->len + 1);
-    if (shared) (void)0; /* nothing to copy */
-    else if (snapshot_tensors(be, state, &r, args, stream, base, end, pending, note)) base = MAP_FAILED; /* its now */
-    else rc = copy_tensors(be, state, a, args, stream, base, &r, eb);
+    if (!shared) { /* else nothing to copy */
+      if (snapshot_tensors(be, state, &r, args, stream, base, end, pending, note)) base = MAP_FAILED; /* its now */
+      else rc = copy_tensors(be, state, a, args, stream, base, &r, eb);
+    }
   }
   if (base != MAP_FAILED) munmap(base, end);
   if (rc != KT_OK && *fd >= 0) close(*fd), *fd = -1;
