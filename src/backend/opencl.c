@@ -956,6 +956,20 @@ static int cl_download(void *state, void *host, void *buf, size_t bytes, kt__err
   return KT_OK;
 }
 
+/* Device to device, finished before it returns: the worker keeps its
+ * reference and decoys on the device with it (backend.h, copy) instead of
+ * uploading them again for every configuration. */
+static int cl_copy(void *state, void *dst, void *src, size_t bytes, kt__errbuf *eb) {
+  cl_state *s = state;
+  if (is_lost(s, eb)) return KT_NOBACKEND;
+  if (bytes == 0) return KT_OK;
+  cl_int rc = s->cl->clEnqueueCopyBuffer(s->queue, (cl_mem)src, (cl_mem)dst, 0, 0, bytes, 0, NULL, NULL);
+  if (rc == CL_SUCCESS) rc = s->cl->clFinish(s->queue);
+  KT__RETURN_IF(rc != CL_SUCCESS, eb, KT_IO, "OpenCL: clEnqueueCopyBuffer(%zu bytes): %s", bytes,
+                kt__cl_error_name(rc));
+  return KT_OK;
+}
+
 /* ---- a miss's snapshot of the caller's buffers -------------------------- */
 
 /* Copies of the caller's buffers, enqueued on its queue, and the event of
@@ -1179,6 +1193,7 @@ const kt__backend kt__backend_opencl = {
     .unslice = cl_release,
     .upload = cl_upload,
     .download = cl_download,
+    .copy = cl_copy,
     .wait = cl_wait,
     .snapshot = cl_snapshot_take,
     .snapshot_read = cl_snapshot_read,

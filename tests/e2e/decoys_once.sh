@@ -7,8 +7,8 @@
 # of 2^20). The cheats they catch are still caught: e2e.timed_runs.
 # A backend with a decoy kernel (OpenCL, CUDA: compare_kernel.h) makes them
 # on the device from its copy of the reference instead, never on the host
-# (bit for bit the host's: opencl.device_decoys_are_the_hosts_on_every_type);
-# OpenCL, which has no device-to-device copy op, makes them for every run.
+# (bit for bit the host's: opencl.device_decoys_are_the_hosts_on_every_type),
+# also once per worker and tuning (the backend's copy op keeps them).
 . "$(dirname "$0")/common.bash"
 KTUNE_TRACE=1 run_status 0 "$KTUNE" tune kernels/c/transpose.c --dim R=1024 --dim C=1040 --autotune "TILE_R=16" --quiet --json --db "$TMP/d.db"
 cp "$TMP/err" "$TMP/trace"
@@ -25,7 +25,12 @@ KTUNE_TRACE=1 run_status 0 "$KTUNE" tune kernels/opencl/transpose.cl --backend o
 cp "$TMP/err" "$TMP/trace_cl"
 on_device=$(grep -c 'worker: decoys of output dst made on the device' "$TMP/trace_cl")
 on_host=$(grep -c 'worker: decoys of output dst made on the host' "$TMP/trace_cl")
-expect_eq "$([ "$on_device" -ge 1 ] && echo yes)" yes "OpenCL: decoys made on the device ($on_device times)"
+workers_cl=$(grep -c 'worker: device open' "$TMP/trace_cl")
+measured_cl=$(grep -c 'worker: measured' "$TMP/trace_cl")
+expect_eq "$([ "$measured_cl" -gt "$workers_cl" ] && echo yes)" yes \
+  "OpenCL: more configurations measured ($measured_cl) than workers ($workers_cl)"
+expect_eq "$([ "$on_device" -ge 1 ] && [ "$on_device" -le "$workers_cl" ] && echo yes)" yes \
+  "OpenCL: decoys made on the device $on_device times for $workers_cl workers and $measured_cl configurations"
 expect_eq "$on_host" 0 "OpenCL: decoys made on the host"
 expect_eq "$(json "$TMP/out" "d['winner']['status']")" ok "OpenCL: winner verified"
 finish
