@@ -75,9 +75,16 @@ const char *kt_test_tmp_path(const char *name) {
   return p;
 }
 
-void kt_test_private_store(const char *tag, char *dir, size_t len) {
-  snprintf(dir, len, "/tmp/ktune-%s-XXXXXX", tag);
+void kt_test_tmp_dir(const char *tag, char *dir, size_t len) {
+  char name[64];
+  snprintf(name, sizeof name, "%s-XXXXXX", tag);
+  if ((size_t)snprintf(dir, len, "%s", kt_test_tmp_path(name)) >= len)
+    kt_test_fail(__FILE__, __LINE__, "the folder %s does not fit in %zu bytes", kt_test_tmp_path(name), len);
   if (!mkdtemp(dir)) kt_test_fail(__FILE__, __LINE__, "mkdtemp %s failed", dir);
+}
+
+void kt_test_private_store(const char *tag, char *dir, size_t len) {
+  kt_test_tmp_dir(tag, dir, len);
   char path[4200];
   snprintf(path, sizeof path, "%s/results.db", dir);
   setenv("KTUNE_DB", path, 1);

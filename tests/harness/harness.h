@@ -13,9 +13,12 @@
 typedef void (*kt_test_fn)(void);
 void kt_test_register(const char *name, kt_test_fn fn);
 void kt_test_fail(const char *file, int line, const char *fmt, ...);
-/* A fresh folder /tmp/ktune-TAG-XXXXXX into DIR (LEN bytes) holding the
- * case's own results database and binary cache: KTUNE_DB and
- * KTUNE_BINARY_CACHE point there. The case fails when it cannot be made. */
+/* A fresh folder TAG-XXXXXX inside the case's own folder (kt_test_tmp_path:
+ * gone when the case ends) into DIR (LEN bytes). The case fails when it
+ * cannot be made. */
+void kt_test_tmp_dir(const char *tag, char *dir, size_t len);
+/* A kt_test_tmp_dir holding the case's own results database and binary
+ * cache: KTUNE_DB and KTUNE_BINARY_CACHE point there. */
 void kt_test_private_store(const char *tag, char *dir, size_t len);
 /* NAME inside the case's own folder (/tmp/kt-test-XXXXXX, made on first use
  * and removed, with what it holds, when the process that made it ends). The

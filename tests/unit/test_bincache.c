@@ -17,8 +17,8 @@
 #include "harness.h"
 
 static void temp_cache(kt__bincache *c, uint64_t max) {
-  char tmpl[] = "/tmp/ktune-bincache-XXXXXX";
-  ASSERT_TRUE(mkdtemp(tmpl) != NULL);
+  char tmpl[128];
+  kt_test_tmp_dir("bincache", tmpl, sizeof tmpl);
   memset(c, 0, sizeof *c);
   snprintf(c->dir, sizeof c->dir, "%s/bin", tmpl);
   c->max_bytes = max ? max : KT__BINCACHE_DEFAULT_MAX;
@@ -346,8 +346,8 @@ static bool source_key(const char *text, const char *path, unsigned char key[32]
 /* An included file's content is part of the key, down the include chain;
  * a system header is not looked for; a missing or computed include refuses. */
 TEST(key_follows_includes) {
-  char dir[] = "/tmp/ktune-binkey-XXXXXX";
-  ASSERT_TRUE(mkdtemp(dir) != NULL);
+  char dir[128];
+  kt_test_tmp_dir("binkey", dir, sizeof dir);
   char main_c[256], a_h[256], b_h[256], sub[256];
   snprintf(main_c, sizeof main_c, "%s/k.c", dir);
   snprintf(sub, sizeof sub, "%s/inc", dir);

@@ -163,8 +163,7 @@ static void setup_run(compile_run *r, const kt__file *f, const kt__kernel_decl *
   for (int i = 0; i < d->ntune; i++) r->names[r->nnames++] = d->tune[i].name;
   for (int i = 0; i < d->ncluster; i++) r->names[r->nnames++] = d->cluster[i].name;
   snprintf(r->device.arch, sizeof r->device.arch, "sm_90");
-  snprintf(r->workdir, sizeof r->workdir, "/tmp/ktune-test-cuda-XXXXXX");
-  ASSERT_TRUE(mkdtemp(r->workdir) != NULL);
+  kt_test_tmp_dir("cuda", r->workdir, sizeof r->workdir);
   pthread_mutex_init(&r->lock, NULL);
 }
 
@@ -268,8 +267,7 @@ static kt__file *parse_text(const char *text) {
 
 static kt__status build_text(const kt__file *f, const char *const *names, const int64_t *values, int n, kt__artifact *a,
                              kt__errbuf *eb, char workdir[64]) {
-  snprintf(workdir, 64, "/tmp/ktune-test-cuda-XXXXXX");
-  ASSERT_TRUE(mkdtemp(workdir) != NULL);
+  kt_test_tmp_dir("cuda", workdir, 64);
   static kt__device_info dev;
   snprintf(dev.arch, sizeof dev.arch, "sm_90");
   kt__build b = {.file = f,
@@ -317,8 +315,8 @@ TEST(compile_error_keeps_the_log) {
 static kt__status build_spoiled(void (*prepare)(const char *workdir), kt__artifact *a, kt__errbuf *eb) {
   kt__file *f = parse_text("// @kernel k(x: tensor<f32>[4])\n"
                            "extern \"C\" __global__ void k(float *x) { x[threadIdx.x] = 1; }\n");
-  char workdir[64] = "/tmp/ktune-test-cuda-XXXXXX";
-  ASSERT_TRUE(mkdtemp(workdir) != NULL);
+  char workdir[64];
+  kt_test_tmp_dir("cuda", workdir, sizeof workdir);
   prepare(workdir);
   static kt__device_info dev;
   snprintf(dev.arch, sizeof dev.arch, "sm_90");
