@@ -136,6 +136,10 @@ typedef struct kt__shared_buffer {
   uint64_t offset, bytes;
   int32_t set, pad_;
 } kt__shared_buffer;
+/* How a worker's failure to copy a shared buffer begins (worker.c): the
+ * application then tunes the miss again with its tensors copied through
+ * host memory (runtime.c), the handle's later misses too. */
+#define KT__SHARED_COPY_FAILED "cannot copy a tensor shared by the application"
 
 /* Set by kt_interrupt() (signal handlers); long loops poll it. */
 extern volatile int kt__interrupted;

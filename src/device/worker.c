@@ -254,13 +254,10 @@ static int copy_shared_initial(kt__worker_state *c, int k, kt__errbuf *eb) {
     c->initdev[k] = NULL;
     char why[512];
     snprintf(why, sizeof why, "%.500s", eb->msg);
-    return kt__err(eb, KT_IO,
-                   "cannot copy tensor %s from the application's device memory: %s (without "
-                   "KTUNE_MISS_TENSORS=device the application copies it through host memory)",
-                   name, why);
+    return kt__err(eb, KT_IO, KT__SHARED_COPY_FAILED " (%s): %s", name, why);
   }
-  kt__trace("worker: tensor %s copied from the application's device memory (%.0f MB in %.4f s)", name,
-            (double)t->bytes / 1e6, kt__now() - t0);
+  kt__trace("worker: tensor %s copied from the application's memory (%.0f MB in %.4f s)", name, (double)t->bytes / 1e6,
+            kt__now() - t0);
   return KT_OK;
 }
 

@@ -72,6 +72,10 @@ typedef struct kt__runtime_table {
   int njobs;
   void (*release_job)(void *job);
   void (*release_online)(void *online); /* frees an adopted entry's ONLINE */
+  /* A helper's worker could not copy tensors this process shared with it
+   * (KTUNE_MISS_TENSORS=device): this handle's misses copy them through
+   * host memory from then on (runtime.c). Under LOCK. */
+  bool tensors_through_host;
 } kt__runtime_table;
 
 static inline uint64_t kt__rt_hash_sizes(const int64_t *sizes, int n) {

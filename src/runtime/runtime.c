@@ -221,6 +221,17 @@ static int take_outcome(kt_kernel *k, kt__miss_job *j, bool created, kt__store *
   return KT_OK;
 }
 
+/* Whether blocking job J failed because the helper's worker could not copy
+ * the tensors this process shared with it (a system that forbids it): then
+ * K's misses copy them through host memory from now on, this one too. */
+static bool shared_copy_failed(kt_kernel *k, kt__miss_job *j) {
+  const char *config, *why;
+  if (kt__miss_job_outcome(j, &config, &why) != KT__MISS_FAILED || !strstr(why, KT__SHARED_COPY_FAILED)) return false;
+  kt__trace("miss: %s; tuned again with the tensors copied through host memory", why);
+  k->runtime->tensors_through_host = true;
+  return true;
+}
+
 /* Which configuration this shape gets: the stored winner, else per policy.
  * HOW says which, for the KTUNE_PRINT_AUTOTUNING line (empty after a
  * tuning, which prints its own). A background tuning's job goes to *BG. */
@@ -252,6 +263,11 @@ static int choose_config(kt_kernel *k, const int64_t *sizes, void *const *args, 
     if (policy == KT_MISS_TUNE || (kt__miss_job_done(j) && policy != KT_MISS_ONLINE)) {
       kt__miss_job_wait(j);
       kt__trace("miss: tuning ended");
+      if (created && shared_copy_failed(k, j)) {
+        kt__miss_job_release(j);
+        j = tuning_job(k, store, &key, sizes, args, stream, &created, &note);
+        kt__miss_job_wait(j);
+      }
       rc = take_outcome(k, j, created, store, &key, sizes, values, how);
       kt__miss_job_release(j);
     } else {

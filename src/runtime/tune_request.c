@@ -95,6 +95,7 @@ static int copy_tensors(const kt__backend *be, void *state, const kt__argset *a,
     const kt__tune_span *s = &r->tensor[t->param];
     if (s->len) KT__FORWARD(kt__be_download(be, state, base + s->offset, args[t->param], s->len, eb));
   }
+  kt__trace("miss: the caller's tensors copied into the request");
   return KT_OK;
 }
 
@@ -160,7 +161,7 @@ static bool snapshot_tensors(const kt__backend *be, void *state, const kt__tune_
 static bool share_tensors(const kt_kernel *k, const kt__backend *be, void *state, void *const *args, void *stream,
                           kt__tune_request *r) {
   if (!be->share || kt__online_policy(k) != KT_MISS_TUNE ||
-      k->ctx->env.v[KT__ENV_MISS_TENSORS].choice != KT__MISS_TENSORS_DEVICE)
+      k->ctx->env.v[KT__ENV_MISS_TENSORS].choice != KT__MISS_TENSORS_DEVICE || k->runtime->tensors_through_host)
     return false;
   kt__shared_buffer shared[KT__RT_MAX_ARGS] = {0};
   kt__errbuf eb;

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend/backend.h"
 #include "backend/opencl_api.h"
 #include "handles/context.h"
 #include "handles/runtime_table.h"
@@ -156,6 +157,105 @@ TEST(blocking_tunes_in_the_helper_on_the_callers_data) {
   ASSERT_CONTAINS(out, ": BAD=0\n");
   for (int i = 0; i < 64; i++) ASSERT_EQ(y[i], 3.0f * x[i]);
   ASSERT_EQ(x[0], 777.0f); /* inputs are only read */
+  kt_kernel_destroy(k);
+  kt_context_destroy(ctx);
+}
+
+/* The sentinel kernel above: BAD=1 is faster but wrong where x[0] is 777. */
+static const char *sentinel_src =
+    "// @autotune(BAD in [0, 1])\n"
+    "// @kernel scale(x: in tensor<f32>[N], y: out tensor<f32>[N], n: i32 = N)\n"
+    "// @dims(N = 64)\n"
+    "void scale(const float *x, float *y, int n) {\n"
+    "  if (!BAD) { volatile float s = 0; for (int r = 0; r < 200000; r++) s += (float)r; }\n"
+    "  for (int i = 0; i < n; i++) y[i] = 3.0f * x[i];\n"
+    "  if (BAD && x[0] == 777.0f) y[1] = 0;\n"
+    "}\n";
+
+/* A blocking miss of the sentinel kernel on K, traced: what was printed;
+ * the outputs are checked, and the tuning must have picked BAD=0, which
+ * only the caller's own data (x[0] = 777) tells apart. */
+static const char *sentinel_miss(kt_context *ctx, kt_kernel *k) {
+  float x[64], y[64];
+  for (int i = 0; i < 64; i++) x[i] = (float)i;
+  x[0] = 777.0f;
+  int n = 64;
+  void *args[] = {x, y, &n};
+  kt_test_capture_start();
+  int rc = kt_launch(k, (int64_t[]){64}, args, NULL);
+  const char *out = kt_test_captured();
+  kt_test_capture_end();
+  if (rc != KT_OK) kt_test_fail(__FILE__, __LINE__, "kt_launch: %s\n%s", kt_errmsg(ctx), out);
+  ASSERT_CONTAINS(out, "ktune: kernel scale, key [N=64]: tuned 2 configurations");
+  ASSERT_CONTAINS(out, ": BAD=0\n");
+  for (int i = 0; i < 64; i++) ASSERT_EQ(y[i], 3.0f * x[i]);
+  ASSERT_EQ(x[0], 777.0f);
+  return out;
+}
+
+/* KTUNE_MISS_TENSORS=device on the CPU backend: the helper's worker reads
+ * the caller's tensors straight from its memory (process_vm_readv), the
+ * request holds no copy of them, and the tuning is on the caller's data. */
+TEST(blocking_miss_shares_the_callers_tensors_with_the_worker) {
+  setenv("KTUNE_PRINT_AUTOTUNING", "1", 1);
+  setenv("KTUNE_TRACE", "1", 1);
+  setenv("KTUNE_MISS_TENSORS", "device", 1);
+  kt_context *ctx = context(KT_MISS_TUNE, NULL);
+  kt_kernel *k = load(ctx, "sentinel.c", sentinel_src, "c");
+  const char *out = sentinel_miss(ctx, k);
+  ASSERT_EQ(kt_test_count(out, "miss: the caller's tensors shared with the helper on the device"), 1);
+  ASSERT_EQ(kt_test_count(out, "worker: tensor x copied from the application's memory"), 1);
+  ASSERT_EQ(kt_test_count(out, "miss: the caller's tensors copied into the request"), 0);
+  kt_kernel_destroy(k);
+  kt_context_destroy(ctx);
+}
+
+/* Names a process that is gone instead of this one: the worker cannot read
+ * the tensor, as where the system forbids reading another process. */
+static int share_from_nowhere(void *state, void *buf, size_t bytes, kt__shared_buffer *out, kt__errbuf *eb) {
+  KT__FORWARD(kt__backend_cpu.share(state, buf, bytes, out, eb));
+  pid_t gone = fork();
+  if (gone == 0) _exit(0);
+  waitpid(gone, NULL, 0);
+  int64_t pid = gone;
+  memcpy(out->handle, &pid, sizeof pid);
+  return KT_OK;
+}
+
+/* A worker that cannot copy the shared tensors fails the tuning; the
+ * application tunes again with them copied through host memory, on the
+ * same data, and the handle's later misses do not share them any more. */
+TEST(blocking_miss_tunes_through_host_memory_when_the_worker_cannot_copy) {
+  setenv("KTUNE_PRINT_AUTOTUNING", "1", 1);
+  setenv("KTUNE_TRACE", "1", 1);
+  setenv("KTUNE_MISS_TENSORS", "device", 1);
+  kt_context *ctx = context(KT_MISS_TUNE, NULL);
+  kt_kernel *k = load(ctx, "sentinel.c", sentinel_src, "c");
+  static kt__backend unreadable;
+  unreadable = kt__backend_cpu;
+  unreadable.share = share_from_nowhere;
+  void *state;
+  ASSERT_EQ(kt__runtime_device(k, &state), KT_OK); /* the handle's table, whose backend kt_launch uses */
+  k->runtime->be = &unreadable;
+  const char *out = sentinel_miss(ctx, k);
+  ASSERT_EQ(kt_test_count(out, "miss: the caller's tensors shared with the helper on the device"), 1);
+  ASSERT_EQ(kt_test_count(out, KT__SHARED_COPY_FAILED " (x)"), 1);
+  ASSERT_EQ(kt_test_count(out, "tuned again with the tensors copied through host memory"), 1);
+  ASSERT_EQ(kt_test_count(out, "tuned 2 configurations"), 1);
+  ASSERT_EQ(kt_test_count(out, "miss: the caller's tensors copied into the request"), 1);
+  /* A second key: straight through host memory. */
+  float x[32], y[32];
+  for (int i = 0; i < 32; i++) x[i] = (float)i;
+  int n = 32;
+  void *args[] = {x, y, &n};
+  kt_test_capture_start();
+  ASSERT_EQ(kt_launch(k, (int64_t[]){32}, args, NULL), KT_OK);
+  out = kt_test_captured();
+  kt_test_capture_end();
+  ASSERT_EQ(kt_test_count(out, "shared with the helper"), 0);
+  ASSERT_EQ(kt_test_count(out, KT__SHARED_COPY_FAILED), 0);
+  ASSERT_EQ(kt_test_count(out, "miss: the caller's tensors copied into the request"), 1);
+  for (int i = 0; i < 32; i++) ASSERT_EQ(y[i], 3.0f * x[i]);
   kt_kernel_destroy(k);
   kt_context_destroy(ctx);
 }
