@@ -681,8 +681,20 @@ typedef struct cpu_shared_at {
   uint64_t address;
 } cpu_shared_at;
 
+/* Yama's ptrace_scope: from 1 on, a worker may not read its ancestor (the
+ * application) without the application's leave; 0 where there is no Yama. */
+static int ptrace_scope(void) {
+  FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
+  int scope = 0;
+  if (f && fscanf(f, "%d", &scope) != 1) scope = 0;
+  if (f) fclose(f);
+  return scope;
+}
+
 static int cpu_share(void *state, void *buf, size_t bytes, kt__shared_buffer *out, kt__errbuf *eb) {
-  (void)state, (void)eb;
+  (void)state;
+  int scope = ptrace_scope();
+  KT__RETURN_IF(scope > 0, eb, KT_NOTFOUND, "the helper may not read this process (Yama ptrace_scope %d)", scope);
   cpu_shared_at at = {getpid(), (uint64_t)(uintptr_t)buf};
   _Static_assert(sizeof at <= sizeof out->handle, "a process and an address fit in a handle");
   *out = (kt__shared_buffer){.bytes = bytes, .set = 1};
@@ -692,9 +704,9 @@ static int cpu_share(void *state, void *buf, size_t bytes, kt__shared_buffer *ou
 
 /* process_vm_readv, in parts (it may read less than asked): the worker is
  * a descendant of the application, which waits in kt_launch meanwhile. It
- * fails where the system forbids reading another process (Yama's
- * ptrace_scope 1 and above, a seccomp filter): the miss then falls back to
- * the copy through host memory (runtime.c). */
+ * fails where the system forbids reading another process all the same (a
+ * seccomp filter; Yama is asked in cpu_share): the miss then tunes again
+ * with the copy through host memory (runtime.c). */
 static int cpu_copy_shared(void *state, void *dst, const kt__shared_buffer *src, kt__errbuf *eb) {
   (void)state;
   cpu_shared_at at;
