@@ -75,7 +75,12 @@ static int map_tensors(kt__tuning *t) {
  * thread of the tuner while the worker starts. A first key's memfd is
  * fresh, and its pages were allocated and zeroed on the reference's
  * download (kt__run_reference's kt__populate), after the run; the worker's
- * own populate then only maps them. */
+ * own populate then only maps them. Nothing waits for it but the teardown
+ * (kt__setup_finish): populating writes no page's content, and a page the
+ * worker's download reaches first is simply there for it. Waiting for it
+ * before the reference ran cost the second key 0.045 s at 256 MB and
+ * 0.177 s at 1 GB on the H100, whose pages existed already (a reused
+ * memfd), and a first key 0.05-0.14 s (docs/BENCHMARKS.md). */
 static void *populate_references(void *arg) {
   const kt__argset *a = arg;
   size_t bytes = 0;
@@ -241,7 +246,6 @@ int kt__setup_start(kt__tuning *t) {
     t->early_default = false;
   }
   t->build_device = t->r->device; /* no compile runs now unless for the same target */
-  join_reference_pages(t);        /* before the reference's download into them */
   return kt__records_open(t);
 }
 
