@@ -19,9 +19,10 @@
 #    once more after kt_kernel_prepare (mode prepared: both keys on a warm
 #    helper);
 # 1a. the blocking first call again with the caller's tensors copied
-#    through host memory (KTUNE_MISS_TENSORS=host, the library's default;
-#    every other run here sets KTUNE_MISS_TENSORS=device, the opt-in
-#    sharing with the helper's worker on the device): row
+#    through host memory (KTUNE_MISS_TENSORS=host; every other run here
+#    sets KTUNE_MISS_TENSORS=device, the library's default since the
+#    nineteenth session: the sharing with the helper's worker on the
+#    device): row
 #    run=host, traced (trace_host_R.txt, trace_summary_second_host_R.txt);
 # 1b. the blocking first call again with shorter timing samples, once per
 #    length in $SAMPLE_TRIES (KTUNE_SAMPLE_S, seconds; default 0.0005, ""

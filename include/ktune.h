@@ -90,11 +90,10 @@ const char *kt_backend_name(int kind);
 typedef enum kt_miss_policy {
   KT_MISS_TUNE = 0,   /* tune now, on a copy of the caller's buffers, in the helper
                         process (ktune-tuner); the call returns once the winner is
-                        launched. With KTUNE_MISS_TENSORS=device the helper copies
-                        them from where they are (CUDA IPC where the memory allows, on
-                        the device; the CPU backend: from the caller's memory), not
-                        through host memory; where it cannot, the call tunes again
-                        through host memory */
+                        launched. The helper copies them from where they are (CUDA
+                        IPC where the memory allows, on the device; the CPU backend:
+                        from the caller's memory), not through host memory; where it
+                        cannot, or with KTUNE_MISS_TENSORS=host, through host memory */
   KT_MISS_NEAREST,    /* the stored winner of the nearest size, else default */
   KT_MISS_DEFAULT,    /* the default configuration (first choices) */
   KT_MISS_BACKGROUND, /* launch the nearest stored size's winner (else the default)

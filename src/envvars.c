@@ -35,10 +35,10 @@ static const row rows[KT__ENV_COUNT] = {
     [KT__ENV_VERIFY_ON] = {ENUM, .choices = {"device", "host"},
                            .expected = "expected host (outputs compared on the host) or device (on the device where "
                                        "the backend can; also when unset)"},
-    [KT__ENV_MISS_TENSORS] = {ENUM, .choices = {"host", "device"},
-                              .expected = "expected host (a blocking miss copies the caller's tensors to the tuning "
-                                          "helper through host memory; also when unset) or device (shares them on "
-                                          "the device where the backend can)"},
+    [KT__ENV_MISS_TENSORS] = {ENUM, .choices = {"device", "host"},
+                              .expected = "expected device (a blocking miss shares the caller's tensors with the "
+                                          "tuning helper where the backend can; also when unset) or host (copies "
+                                          "them through host memory)"},
     [KT__ENV_DB] = {PATH},
     [KT__ENV_BINARY_CACHE] = {PATH},
     [KT__ENV_HELPER] = {PATH},

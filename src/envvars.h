@@ -48,7 +48,7 @@
 /* The words of the ENUM rows, in their rows' order (the first the default). */
 enum { KT__ZYGOTE_AUTO, KT__ZYGOTE_SPAWN };
 enum { KT__VERIFY_ON_DEVICE, KT__VERIFY_ON_HOST };
-enum { KT__MISS_TENSORS_HOST, KT__MISS_TENSORS_DEVICE };
+enum { KT__MISS_TENSORS_DEVICE, KT__MISS_TENSORS_HOST };
 
 typedef enum kt__envvar_id {
 #define KT__ENVVAR_ID(id, name) KT__ENV_##id,

@@ -154,9 +154,9 @@ static bool snapshot_tensors(const kt__backend *be, void *state, const kt__tune_
 
 /* A blocking miss's tensors shared with the helper (tune_request.h) into R,
  * once the caller's work on STREAM is done: true when every one was, false
- * (R unchanged) when this backend or one of the buffers cannot be, or the
- * user did not ask for it (KTUNE_MISS_TENSORS=device: opt-in until it is
- * measured on a GPU, docs/BENCHMARKS.md). Only for a miss the caller
+ * (R unchanged) when this backend or one of the buffers cannot be, the
+ * user said KTUNE_MISS_TENSORS=host, or a worker of this handle's could not
+ * copy them before (tensors_through_host). Only for a miss the caller
  * waits for: a background tuning's application goes on writing them. */
 static bool share_tensors(const kt_kernel *k, const kt__backend *be, void *state, void *const *args, void *stream,
                           kt__tune_request *r) {

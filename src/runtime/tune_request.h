@@ -72,10 +72,11 @@ typedef struct kt__tune_pending kt__tune_pending;
  * the tensors come later (*PENDING, for kt__tune_request_fill) and this
  * returns without waiting for the device; else (*PENDING NULL) they are
  * copied here after waiting for STREAM, and NOTE says why when a snapshot
- * was refused. With KTUNE_MISS_TENSORS=device a blocking miss (KT_MISS_TUNE)
- * shares them instead where the backend can (kt__tune_request.shared),
- * after waiting for STREAM, and copies nothing. DB is the database the helper stores into (NULL: none); KEY
- * names the tuning for the helper's lock. */
+ * was refused. A blocking miss (KT_MISS_TUNE) shares them instead where
+ * the backend can (kt__tune_request.shared; not with
+ * KTUNE_MISS_TENSORS=host), after waiting for STREAM, and copies nothing.
+ * DB is the database the helper stores into (NULL: none); KEY names the
+ * tuning for the helper's lock. */
 int kt__tune_request_create(const kt_kernel *k, const kt__backend *be, void *state, const kt__device_info *dev,
                             const int64_t *sizes, void *const *args, void *stream, const char *db, const char *key,
                             int reuse, int *fd, kt__tune_pending **pending, kt__sbuf *note, kt__errbuf *eb);

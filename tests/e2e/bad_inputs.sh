@@ -220,7 +220,7 @@ bad B136 'KTUNE_ZYGOTE=sometimes: expected spawn' env KTUNE_ZYGOTE=sometimes "$K
 bad B137 'KTUNE_SAMPLE_S=2ms: expected the seconds a timing sample lasts' env KTUNE_SAMPLE_S=2ms "$KTUNE" tune $BAD/ok.c
 bad B137 'KTUNE_SAMPLE_S=5: expected the seconds a timing sample lasts' env KTUNE_SAMPLE_S=5 "$KTUNE" tune $BAD/ok.c
 bad B138 'KTUNE_VERIFY_ON=gpu: expected host' env KTUNE_VERIFY_ON=gpu "$KTUNE" tune $BAD/ok.c
-bad B192 'KTUNE_MISS_TENSORS=ipc: expected host' env KTUNE_MISS_TENSORS=ipc "$KTUNE" tune $BAD/ok.c
+bad B192 'KTUNE_MISS_TENSORS=ipc: expected device' env KTUNE_MISS_TENSORS=ipc "$KTUNE" tune $BAD/ok.c
 bad B139 '--timing fast: expected auto .chosen per configuration., graph' tune $BAD/ok.c --timing fast
 bad B148 'timing by graph: the cpu backend has no graphs .it times by clock.; use auto or events' tune $BAD/ok.c --timing graph
 bad B160 '--objective joules: expected time .seconds per launch., energy .joules per launch. or edp' tune $BAD/ok.c --objective joules

@@ -35,8 +35,8 @@ BUILD=${BUILD:-/tmp/kb-miss}
 KTUNE=$(bash scripts/h200_build.sh "$BUILD" 2>/dev/null | tail -1)
 [ -x "$KTUNE" ] || { echo "build failed"; tail -30 "$BUILD/build.log"; exit 1; }
 DIR=$(dirname "$KTUNE")
-# The caller's tensors shared with the helper on the device (opt-in until
-# this script has shown it working), but where a run says host.
+# The caller's tensors shared with the helper on the device (the default;
+# said all the same), but where a run says host.
 export KTUNE_HELPER="$DIR/ktune-tuner" KTUNE_PRINT_AUTOTUNING=1 KTUNE_MISS_TENSORS=device
 CUDA=${CUDA_HOME:-/usr/local/cuda}
 # shellcheck disable=SC2046

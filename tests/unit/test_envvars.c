@@ -63,7 +63,7 @@ TEST(bad_values_are_refused_naming_the_variable_and_the_fix) {
   ASSERT_CONTAINS(resolve_with("KTUNE_HELPER_IDLE_S", "soon", &e), "KTUNE_HELPER_IDLE_S=soon: expected seconds");
   ASSERT_CONTAINS(resolve_with("KTUNE_ZYGOTE", "sometimes", &e), "KTUNE_ZYGOTE=sometimes: expected spawn");
   ASSERT_CONTAINS(resolve_with("KTUNE_VERIFY_ON", "gpu", &e), "KTUNE_VERIFY_ON=gpu: expected host");
-  ASSERT_CONTAINS(resolve_with("KTUNE_MISS_TENSORS", "ipc", &e), "KTUNE_MISS_TENSORS=ipc: expected host");
+  ASSERT_CONTAINS(resolve_with("KTUNE_MISS_TENSORS", "ipc", &e), "KTUNE_MISS_TENSORS=ipc: expected device");
 }
 
 /* What no context reaches reads the same rows: a refused value reads as unset. */
