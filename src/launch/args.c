@@ -313,8 +313,10 @@ int kt__argset_fill(const kt__kernel_decl *decl, uint64_t seed, const kt__data_s
     if (t->reference && expects && expects[t->param].path)
       KT__FORWARD(read_whole(&expects[t->param], t->reference, t->bytes, eb));
     /* Mapped now, while the worker opens its device, rather than page by
-     * page when the worker copies the reference in. */
-    else if (t->reference) kt__prefault(t->reference, t->bytes);
+     * page when the worker copies the reference in; an adopted request's
+     * are allocated by a thread of the tuner instead (setup.c,
+     * populate_references), which this thread would wait behind. */
+    else if (t->reference && !a->adopted) kt__prefault(t->reference, t->bytes);
   }
   return KT_OK;
 }

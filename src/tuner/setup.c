@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "../parallel.h"
 #include "../workdir.h"
@@ -70,6 +72,18 @@ static int map_tensors(kt__tuning *t) {
   return kt__argset_map(t->d, &t->size_env, max, &t->args, t->eb);
 }
 
+/* Whether every page of the LEN bytes at P is in memory already (a reused
+ * request's memfd: the last miss's pages), so that populating them would
+ * allocate nothing. */
+static bool pages_resident(void *p, size_t len) {
+  size_t page = (size_t)sysconf(_SC_PAGESIZE), n = (len + page - 1) / page;
+  unsigned char *vec = kt__xmalloc(n ? n : 1);
+  bool all = mincore(p, len, vec) == 0;
+  for (size_t i = 0; all && i < n; i++) all = vec[i] & 1;
+  free(vec);
+  return all;
+}
+
 /* The pages of the references in a request's memfd (outputs' spans, which
  * the worker fills with the reference run's results), allocated by this
  * thread of the tuner while the worker starts. A first key's memfd is
@@ -77,17 +91,25 @@ static int map_tensors(kt__tuning *t) {
  * download (kt__run_reference's kt__populate), after the run; the worker's
  * own populate then only maps them. Nothing waits for it but the teardown
  * (kt__setup_finish): populating writes no page's content, and a page the
- * worker's download reaches first is simply there for it. Waiting for it
- * before the reference ran cost the second key 0.045 s at 256 MB and
- * 0.177 s at 1 GB on the H100, whose pages existed already (a reused
- * memfd), and a first key 0.05-0.14 s (docs/BENCHMARKS.md). */
+ * worker's download reaches first is simply there for it. In parts of
+ * REFERENCE_PART bytes, each only where a page is missing: a populate call
+ * holds this process's mmap lock throughout, and the H100 traces (2026-12-06
+ * 04:29 UTC, docs/BENCHMARKS.md) showed the tuner's own setup blocked behind
+ * one call over the whole span for 0.05-0.09 s, whose pages existed already
+ * on a warm helper's second key. */
+enum { REFERENCE_PART = 16 << 20 };
+
 static void *populate_references(void *arg) {
   const kt__argset *a = arg;
   size_t bytes = 0;
-  for (int k = 0; k < a->ntensors; k++)
-    if (a->tensors[k].reference && kt__populate(a->tensors[k].reference, a->tensors[k].bytes))
-      bytes += a->tensors[k].bytes;
-  kt__trace("setup: the references' pages filled (%.0f MB)", (double)bytes / 1e6);
+  for (int k = 0; k < a->ntensors; k++) {
+    char *ref = a->tensors[k].reference;
+    for (size_t at = 0; ref && at < a->tensors[k].bytes; at += REFERENCE_PART) {
+      size_t len = a->tensors[k].bytes - at < REFERENCE_PART ? a->tensors[k].bytes - at : REFERENCE_PART;
+      if (!pages_resident(ref + at, len) && kt__populate(ref + at, len)) bytes += len;
+    }
+  }
+  kt__trace("setup: the references' pages filled (%zu bytes were missing)", bytes);
   return NULL;
 }
 

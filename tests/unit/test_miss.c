@@ -738,6 +738,9 @@ TEST(warm_worker_keeps_its_scratch_and_device_buffers_between_keys) {
   ASSERT_EQ(kt_test_count(out, "miss: the memory of the last request reused"), 3);
   ASSERT_EQ(kt_test_count(out, "miss: the memory of the last request reused (grown from"), 1);
   ASSERT_EQ(kt_test_count(out, "miss: the request's pages for the caller's tensors mapped at once"), 4);
+  /* The references' pages of the reused memfd exist: the tuner's thread
+   * populates nothing there (setup.c, populate_references). */
+  ASSERT_EQ(kt_test_count(out, "setup: the references' pages filled (0 bytes were missing)"), 2);
 }
 
 /* The time of the first trace line holding WHAT, or -1. */
