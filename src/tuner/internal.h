@@ -59,9 +59,8 @@ typedef struct kt__tuning {
   kt__constants *constants; /* @constant data, or NULL */
   kt__worker *worker;
   kt__pool *pool;
-  /* The thread that fills the pages of a request's references while the
-   * worker starts (setup.c, start_reference_pages); joined before the
-   * reference runs. */
+  /* The thread that fills the pages of the references while the worker
+   * starts (setup.c, start_reference_pages); joined at teardown. */
   pthread_t reference_pages;
   bool reference_pages_started;
   kt_result *r;
