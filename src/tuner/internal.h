@@ -59,8 +59,9 @@ typedef struct kt__tuning {
   kt__constants *constants; /* @constant data, or NULL */
   kt__worker *worker;
   kt__pool *pool;
-  /* The thread that fills the pages of the references while the worker
-   * starts (setup.c, start_reference_pages); joined at teardown. */
+  /* The thread that fills the pages of a request's references while the
+   * worker starts (setup.c, start_reference_pages); joined before the
+   * reference runs. */
   pthread_t reference_pages;
   bool reference_pages_started;
   kt_result *r;

@@ -84,12 +84,12 @@ static bool pages_resident(void *p, size_t len) {
   return all;
 }
 
-/* The pages of the references (outputs' spans of the tensors' memfd, which
+/* The pages of the references in a request's memfd (outputs' spans, which
  * the worker fills with the reference run's results), allocated by this
- * thread of the tuner while the worker starts and the tensors are written,
- * rather than zeroed one fault at a time during the reference's download;
- * the worker's own populate (kt__run_reference) then only maps them.
- * Nothing waits for it but the teardown
+ * thread of the tuner while the worker starts. A first key's memfd is
+ * fresh, and its pages were allocated and zeroed on the reference's
+ * download (kt__run_reference's kt__populate), after the run; the worker's
+ * own populate then only maps them. Nothing waits for it but the teardown
  * (kt__setup_finish): populating writes no page's content, and a page the
  * worker's download reaches first is simply there for it. In parts of
  * REFERENCE_PART bytes, each only where a page is missing: a populate call
@@ -114,6 +114,7 @@ static void *populate_references(void *arg) {
 }
 
 static void start_reference_pages(kt__tuning *t) {
+  if (!t->args->adopted) return;
   t->reference_pages_started = pthread_create(&t->reference_pages, NULL, populate_references, t->args) == 0;
 }
 

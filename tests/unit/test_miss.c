@@ -127,19 +127,6 @@ static void check_affine(const float *x, const float *y, int n) {
 
 /* ---- blocking --------------------------------------------------------- */
 
-/* kt_launch of K on X (filled with 0, 1, 2, ...) into Y, N elements, with
- * stderr captured: its code, and what it printed (the
- * KTUNE_PRINT_AUTOTUNING lines) in *OUT. */
-static int launch_affine_captured(kt_kernel *k, float *x, float *y, int n, const char **out) {
-  for (int i = 0; i < n; i++) x[i] = (float)i;
-  void *args[] = {x, y, &n};
-  kt_test_capture_start();
-  int rc = kt_launch(k, (int64_t[]){n}, args, NULL);
-  *out = kt_test_captured();
-  kt_test_capture_end();
-  return rc;
-}
-
 /* BAD=1 is faster but wrong only where x[0] is 777 (a sentinel). */
 static const char *sentinel_src =
     "// @autotune(BAD in [0, 1])\n"
@@ -236,13 +223,32 @@ TEST(blocking_miss_tunes_through_host_memory_when_the_worker_cannot_copy) {
   ASSERT_EQ(kt_test_count(out, "miss: the caller's tensors copied into the request"), 1);
   /* A second key: straight through host memory. */
   float x[32], y[32];
-  ASSERT_EQ(launch_affine_captured(k, x, y, 32, &out), KT_OK);
+  for (int i = 0; i < 32; i++) x[i] = (float)i;
+  int n = 32;
+  void *args[] = {x, y, &n};
+  kt_test_capture_start();
+  ASSERT_EQ(kt_launch(k, (int64_t[]){32}, args, NULL), KT_OK);
+  out = kt_test_captured();
+  kt_test_capture_end();
   ASSERT_EQ(kt_test_count(out, "shared with the helper"), 0);
   ASSERT_EQ(kt_test_count(out, KT__SHARED_COPY_FAILED), 0);
   ASSERT_EQ(kt_test_count(out, "miss: the caller's tensors copied into the request"), 1);
   for (int i = 0; i < 32; i++) ASSERT_EQ(y[i], 3.0f * x[i]);
   kt_kernel_destroy(k);
   kt_context_destroy(ctx);
+}
+
+/* kt_launch of K on X (filled with 0, 1, 2, ...) into Y, N elements, with
+ * stderr captured: its code, and what it printed (the
+ * KTUNE_PRINT_AUTOTUNING lines) in *OUT. */
+static int launch_affine_captured(kt_kernel *k, float *x, float *y, int n, const char **out) {
+  for (int i = 0; i < n; i++) x[i] = (float)i;
+  void *args[] = {x, y, &n};
+  kt_test_capture_start();
+  int rc = kt_launch(k, (int64_t[]){n}, args, NULL);
+  *out = kt_test_captured();
+  kt_test_capture_end();
+  return rc;
 }
 
 /* A helper that cannot start: the fallback, and the line says why. */
