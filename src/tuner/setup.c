@@ -76,11 +76,14 @@ static int map_tensors(kt__tuning *t) {
  * request's memfd: the last miss's pages), so that populating them would
  * allocate nothing. */
 static bool pages_resident(void *p, size_t len) {
+  /* No malloc here: this thread runs while the worker is forked, and a
+   * child that inherits a held allocator lock hangs (under ASAN a worker
+   * never opened its device). One part of REFERENCE_PART bytes at most. */
+  unsigned char vec[4096];
   size_t page = (size_t)sysconf(_SC_PAGESIZE), n = (len + page - 1) / page;
-  unsigned char *vec = kt__xmalloc(n ? n : 1);
+  if (n > sizeof vec) return false;
   bool all = mincore(p, len, vec) == 0;
   for (size_t i = 0; all && i < n; i++) all = vec[i] & 1;
-  free(vec);
   return all;
 }
 
