@@ -171,9 +171,12 @@ static kt__status evaluate(kt__worker_state *c, const kt__request *rq, timing *t
   kt__trace("worker: verified (%.4f s)", rp->verify_s);
   t0 = kt__now();
   if (st == KT__ST_OK && rq->kind == KT__REQ_EVAL) st = kt__measure(&mo, timed_sample, tm, &rp->stats, eb);
+  double sampled = kt__now();
   if (st == KT__ST_OK && rq->kind == KT__REQ_EVAL) st = kt__run_after_timed(c, tm->fn, tm->l, rq->values, eb);
   rp->measure_s = kt__now() - t0;
-  if (rq->kind == KT__REQ_EVAL) kt__trace("worker: measured (%.4f s)", rp->measure_s);
+  if (rq->kind == KT__REQ_EVAL)
+    kt__trace("worker: measured (%.4f s: %d samples of %d launches %.4f s, the run after them and its checks %.4f s)",
+              rp->measure_s, rp->stats.nsamples, rp->stats.reps, sampled - t0, rp->measure_s - (sampled - t0));
   return st;
 }
 
@@ -182,9 +185,14 @@ static kt__status evaluate(kt__worker_state *c, const kt__request *rq, timing *t
 static kt__status sample(timing *tm, const kt__request *rq, kt__reply *rp, kt__errbuf *eb) {
   int reps = rq->reps > 0 ? rq->reps : 1;
   double s = 0;
+  double t0 = kt__now();
   kt__status st = timed_sample(tm, kt__be_timing(tm->c->s->backend, rq->measure.timing), reps, false, &s, NULL, eb);
   rp->sample_s = s / reps;
-  return st == KT__ST_OK ? kt__run_after_timed(tm->c, tm->fn, tm->l, rq->values, eb) : st;
+  double t1 = kt__now();
+  if (st == KT__ST_OK) st = kt__run_after_timed(tm->c, tm->fn, tm->l, rq->values, eb);
+  kt__trace("worker: sampled (%d launches %.4f s, the run after them and its checks %.4f s)", reps, t1 - t0,
+            kt__now() - t1);
+  return st;
 }
 
 /* A request that runs the configuration it names: loaded (or found loaded),
