@@ -89,10 +89,15 @@ static void prefault_body(void *arg, int index, uint64_t begin, uint64_t len) {
   for (uint64_t k = begin; k < begin + len; k++) j->buf[k * j->page < j->bytes ? k * j->page : j->bytes - 1] = 0;
 }
 
-void kt__prefault(void *buf, size_t bytes) {
-  if (bytes == 0 || kt__populate(buf, bytes)) return;
+void kt__touch_pages(void *buf, size_t bytes) {
+  if (bytes == 0) return;
   prefault_job j = {buf, bytes, (uint64_t)sysconf(_SC_PAGESIZE)};
   kt__split_run(bytes / j.page + 2, 4096, kt__ncores(), prefault_body, &j);
+}
+
+void kt__prefault(void *buf, size_t bytes) {
+  if (bytes == 0 || kt__populate(buf, bytes)) return;
+  kt__touch_pages(buf, bytes);
 }
 
 bool kt__populate(void *buf, size_t bytes) {

@@ -27,6 +27,11 @@ bool kt__equal_parallel(const void *a, const void *b, size_t bytes, int threads)
  * the caller to write. */
 void kt__prefault(void *buf, size_t bytes);
 
+/* Writes a zero byte into each page of BUF on every core, allocating the
+ * pages of private memory in parallel (a populate call allocates them on
+ * one core). What BUF holds afterwards is for the caller to write. */
+void kt__touch_pages(void *buf, size_t bytes);
+
 /* Fills the page tables of BUF (page-aligned) at once, allocating the
  * pages of shared memory that do not exist yet and keeping the contents of
  * those that do (MADV_POPULATE_WRITE, or _READ on a read-only mapping;

@@ -17,6 +17,7 @@
 #define KT_TUNER_INTERNAL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "../check/check.h"
 #include "../handles/context.h"
@@ -46,6 +47,22 @@ typedef struct kt__stored_entry {
   kt__record rec;
 } kt__stored_entry;
 
+/* The threads that allocate the pages of a request's references (setup.c):
+ * each takes every KT__REFERENCE_THREADS-th part of them. */
+enum { KT__REFERENCE_THREADS = 8 };
+typedef struct kt__reference_share {
+  struct kt__reference_pages *all;
+  int index;
+} kt__reference_share;
+typedef struct kt__reference_pages {
+  const kt__argset *args;
+  pthread_t threads[KT__REFERENCE_THREADS];
+  kt__reference_share shares[KT__REFERENCE_THREADS]; /* the threads' arguments */
+  int nthreads, started;
+  atomic_size_t missing; /* bytes that had no page */
+  atomic_int running;    /* threads not done yet: the last one to finish says how many */
+} kt__reference_pages;
+
 typedef struct kt__tuning {
   kt_kernel *k;
   const kt__kernel_decl *d;
@@ -59,11 +76,10 @@ typedef struct kt__tuning {
   kt__constants *constants; /* @constant data, or NULL */
   kt__worker *worker;
   kt__pool *pool;
-  /* The thread that fills the pages of a request's references while the
-   * worker starts (setup.c, start_reference_pages); joined before the
-   * reference runs. */
-  pthread_t reference_pages;
-  bool reference_pages_started;
+  /* The threads that allocate the pages of a request's references while
+   * the worker starts (setup.c, start_reference_pages); joined at the
+   * teardown. */
+  kt__reference_pages reference_pages;
   kt_result *r;
   /* The device builds are for: the worker's, or before the worker opened
    * it, the one the application saw (h.device), for the

@@ -72,13 +72,32 @@ static int map_tensors(kt__tuning *t) {
   return kt__argset_map(t->d, &t->size_env, max, &t->args, t->eb);
 }
 
+/* The pages of the references in a request's memfd (outputs' spans, which
+ * the worker fills with the reference run's results), allocated by threads
+ * of the tuner while the worker starts. A first key's memfd is fresh, and
+ * its pages were allocated and zeroed on the reference's download
+ * (kt__run_reference's kt__populate), after the run; the worker's own
+ * populate then only maps them. Nothing waits for them but the teardown
+ * (kt__setup_finish): populating writes no page's content, and a page the
+ * worker's download reaches first is simply there for it. In parts of
+ * REFERENCE_PART bytes, each only where a page is missing: a populate call
+ * holds this process's mmap lock throughout, and the H100 traces (2026-12-06
+ * 04:29 UTC, docs/BENCHMARKS.md) showed the tuner's own setup blocked behind
+ * one call over the whole span for 0.05-0.09 s, whose pages existed already
+ * on a warm helper's second key. On up to KT__REFERENCE_THREADS threads:
+ * one thread took 0.15 s for a fresh 256 MB reference on the H100, and once
+ * the worker's scratch was locked in 0.02 s its download waited for them
+ * (docs/BENCHMARKS.md, "The scratch's pages"). The threads are started by
+ * the tuner's main thread and create none: they run while the worker is
+ * forked, where a child that inherits a lock held by another thread (an
+ * allocator's, under ASAN) hangs. */
+enum { REFERENCE_PART = 16 << 20 };
+
 /* Whether every page of the LEN bytes at P is in memory already (a reused
  * request's memfd: the last miss's pages), so that populating them would
  * allocate nothing. */
 static bool pages_resident(void *p, size_t len) {
-  /* No malloc here: this thread runs while the worker is forked, and a
-   * child that inherits a held allocator lock hangs (under ASAN a worker
-   * never opened its device). One part of REFERENCE_PART bytes at most. */
+  /* No malloc here (above). One part of REFERENCE_PART bytes at most. */
   unsigned char vec[4096];
   size_t page = (size_t)sysconf(_SC_PAGESIZE), n = (len + page - 1) / page;
   if (n > sizeof vec) return false;
@@ -87,43 +106,63 @@ static bool pages_resident(void *p, size_t len) {
   return all;
 }
 
-/* The pages of the references in a request's memfd (outputs' spans, which
- * the worker fills with the reference run's results), allocated by this
- * thread of the tuner while the worker starts. A first key's memfd is
- * fresh, and its pages were allocated and zeroed on the reference's
- * download (kt__run_reference's kt__populate), after the run; the worker's
- * own populate then only maps them. Nothing waits for it but the teardown
- * (kt__setup_finish): populating writes no page's content, and a page the
- * worker's download reaches first is simply there for it. In parts of
- * REFERENCE_PART bytes, each only where a page is missing: a populate call
- * holds this process's mmap lock throughout, and the H100 traces (2026-12-06
- * 04:29 UTC, docs/BENCHMARKS.md) showed the tuner's own setup blocked behind
- * one call over the whole span for 0.05-0.09 s, whose pages existed already
- * on a warm helper's second key. */
-enum { REFERENCE_PART = 16 << 20 };
-
+/* One thread's share: every nthreads-th part of the references, counted
+ * over all of them. */
 static void *populate_references(void *arg) {
-  const kt__argset *a = arg;
-  size_t bytes = 0;
+  const kt__reference_share *share = arg;
+  kt__reference_pages *rp = share->all;
+  const kt__argset *a = rp->args;
+  size_t bytes = 0, part = 0;
   for (int k = 0; k < a->ntensors; k++) {
     char *ref = a->tensors[k].reference;
-    for (size_t at = 0; ref && at < a->tensors[k].bytes; at += REFERENCE_PART) {
+    for (size_t at = 0; ref && at < a->tensors[k].bytes; at += REFERENCE_PART, part++) {
+      if ((int)(part % (size_t)rp->nthreads) != share->index) continue;
       size_t len = a->tensors[k].bytes - at < REFERENCE_PART ? a->tensors[k].bytes - at : REFERENCE_PART;
       if (!pages_resident(ref + at, len) && kt__populate(ref + at, len)) bytes += len;
     }
   }
-  kt__trace("setup: the references' pages filled (%zu bytes were missing)", bytes);
+  atomic_fetch_add(&rp->missing, bytes);
+  if (atomic_fetch_sub(&rp->running, 1) == 1)
+    kt__trace("setup: the references' pages filled (%zu bytes were missing, threads: %d)", atomic_load(&rp->missing),
+              rp->nthreads);
   return NULL;
+}
+
+/* One for every two cores, two at least, no more than there are parts. */
+static int reference_threads(const kt__argset *a) {
+  size_t parts = 0;
+  for (int k = 0; k < a->ntensors; k++)
+    if (a->tensors[k].reference) parts += (a->tensors[k].bytes + REFERENCE_PART - 1) / REFERENCE_PART;
+  int n = kt__ncores() / 2;
+  if (n < 2) n = 2;
+  if (n > KT__REFERENCE_THREADS) n = KT__REFERENCE_THREADS;
+  if ((size_t)n > parts) n = (int)parts;
+  return n < 1 ? 1 : n;
 }
 
 static void start_reference_pages(kt__tuning *t) {
   if (!t->args->adopted) return;
-  t->reference_pages_started = pthread_create(&t->reference_pages, NULL, populate_references, t->args) == 0;
+  kt__reference_pages *rp = &t->reference_pages;
+  rp->args = t->args;
+  rp->nthreads = reference_threads(t->args);
+  atomic_init(&rp->missing, 0);
+  atomic_init(&rp->running, rp->nthreads);
+  for (int i = 0; i < rp->nthreads; i++) {
+    rp->shares[i] = (kt__reference_share){rp, i};
+    if (pthread_create(&rp->threads[i], NULL, populate_references, &rp->shares[i]) != 0) {
+      populate_references(&rp->shares[i]); /* this share on this thread, then */
+      continue;
+    }
+    rp->started |= 1 << i;
+  }
 }
 
 static void join_reference_pages(kt__tuning *t) {
-  if (t->reference_pages_started) pthread_join(t->reference_pages, NULL);
-  t->reference_pages_started = false;
+  kt__reference_pages *rp = &t->reference_pages;
+  for (int i = 0; i < rp->nthreads; i++)
+    if (rp->started & (1 << i)) pthread_join(rp->threads[i], NULL);
+  rp->started = 0;
+  rp->nthreads = 0;
 }
 
 /* The caller's tensors that the application shared on the device (a

@@ -740,7 +740,34 @@ TEST(warm_worker_keeps_its_scratch_and_device_buffers_between_keys) {
   ASSERT_EQ(kt_test_count(out, "miss: the request's pages for the caller's tensors mapped at once"), 4);
   /* The references' pages of the reused memfd exist: the tuner's thread
    * populates nothing there (setup.c, populate_references). */
-  ASSERT_EQ(kt_test_count(out, "setup: the references' pages filled (0 bytes were missing)"), 2);
+  ASSERT_EQ(kt_test_count(out, "setup: the references' pages filled (0 bytes were missing, threads: 1)"), 2);
+}
+
+/* A reference of two parts (setup.c, REFERENCE_PART: 16 MiB): the
+ * tuner's threads allocate the pages of a fresh request's reference, each
+ * its share, and say once how many bytes had none. */
+enum { TWO_PARTS = (16 << 20) / 4 + 1 };
+
+static void tunes_a_reference_of_two_parts(const char *mark) {
+  (void)mark;
+  kt_context *ctx = context(KT_MISS_TUNE, NULL);
+  kt_kernel *k = load(ctx, "affine.c", slow_source(0), "c");
+  static float x[TWO_PARTS], y[TWO_PARTS];
+  int n = TWO_PARTS;
+  for (int j = 0; j < n; j++) x[j] = (float)(j % 4096);
+  void *args[] = {x, y, &n};
+  if (kt_launch(k, (int64_t[]){n}, args, NULL) != KT_OK) _exit(1);
+  check_affine(x, y, n);
+  fflush(NULL);
+  _exit(0);
+}
+
+TEST(reference_pages_of_a_fresh_request_are_allocated_by_threads) {
+  setenv("KTUNE_TRACE", "1", 1);
+  setenv("KTUNE_MISS_TENSORS", "host", 1);
+  const char *out = run_application(tunes_a_reference_of_two_parts, mark_processes());
+  ASSERT_EQ(kt_test_count(out, "setup: the references' pages filled ("), 1);
+  ASSERT_EQ(kt_test_count(out, "setup: the references' pages filled (16777220 bytes were missing, threads: 2)"), 1);
 }
 
 /* The time of the first trace line holding WHAT, or -1. */

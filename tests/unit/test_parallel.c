@@ -63,6 +63,23 @@ TEST(prefault_maps_every_page) {
   munmap(m, len);
 }
 
+/* The worker's scratch is touched on every core before the driver
+ * page-locks it (worker.c, pin_scratch): every page it spans is then
+ * allocated, none of the next. */
+TEST(touch_pages_allocates_every_page_and_no_more) {
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  size_t len = ((size_t)24 << 20) + 5;
+  unsigned char *m = mmap(NULL, len + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_TRUE(m != MAP_FAILED);
+  kt__touch_pages(m, 0);
+  ASSERT_EQ(resident_pages(m, len + page), 0);
+  kt__touch_pages(m, len);
+  size_t spanned = (len + page - 1) / page;
+  ASSERT_EQ(resident_pages(m, len + page), spanned);
+  ASSERT_EQ(m[0] | m[len - 1], 0);
+  munmap(m, len + page);
+}
+
 /* Shared memory written by another mapping keeps its contents when a new
  * mapping of it is populated, read-only ones included (the worker's
  * inputs); the pages of a fresh memfd exist once populated. */
