@@ -267,6 +267,10 @@ void kt__be_pin_host(const kt__backend *be, void *state, void *host, size_t byte
   if (be->pin_host && host && bytes) be->pin_host(state, host, bytes);
 }
 
+void kt__be_prepare_checks(const kt__backend *be, void *state) {
+  if (be->prepare_checks) be->prepare_checks(state);
+}
+
 void kt__be_unpin_host(const kt__backend *be, void *state, void *host) {
   if (be->unpin_host && host) be->unpin_host(state, host);
 }

@@ -295,6 +295,12 @@ typedef struct kt__backend {
   /* WORKER, optional with pin_host: undoes it before HOST is freed (a worker
    * kept between tunings frees its scratch). */
   void (*unpin_host)(void *state, void *host);
+  /* WORKER, optional: builds now what the checks on the device will need
+   * (CUDA: the comparison kernel, an NVRTC build of about 0.02 s), called
+   * after the worker's hello, while the tuner prepares its first request
+   * or a spawned worker waits to be bound. A hint: what fails here fails
+   * again, and is said, at its first use. */
+  void (*prepare_checks)(void *state);
   /* kt_launch, optional: waits until the work enqueued on STREAM (the
    * caller's CUstream / cl_command_queue, not NULL) is done, so that a copy
    * of the caller's buffers sees what its earlier kernels wrote. NULL: the
@@ -392,6 +398,7 @@ int kt__be_fill(const kt__backend *be, void *state, void *buf, size_t bytes, con
                 kt__errbuf *eb);
 void kt__be_pin_host(const kt__backend *be, void *state, void *host, size_t bytes);
 void kt__be_unpin_host(const kt__backend *be, void *state, void *host);
+void kt__be_prepare_checks(const kt__backend *be, void *state);
 /* KT_OK at once for a NULL stream or a backend without wait. */
 int kt__be_wait(const kt__backend *be, void *state, void *stream, kt__errbuf *eb);
 /* KT_NOTFOUND when the backend takes no snapshots (backend.h). */

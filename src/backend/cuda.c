@@ -1019,6 +1019,14 @@ static unsigned grid_blocks(uint64_t count, unsigned most) {
   return (unsigned)(want < 1 ? 1 : want > most ? most : want);
 }
 
+/* The comparison kernel built before the first comparison needs it (the
+ * backend's prepare_checks). */
+static void cuda_prepare_checks(void *state) {
+  cuda_state *s = state;
+  kt__errbuf ignored = {{0}};
+  if (!s->poisoned) load_compare(s, &ignored);
+}
+
 static int cuda_compare(void *state, kt__dtype t, void *got, void *want, uint64_t count, double atol, double rtol,
                         kt__device_mismatch *m, kt__errbuf *eb) {
   cuda_state *s = state;
@@ -1361,6 +1369,7 @@ const kt__backend kt__backend_cuda = {
     .fill = cuda_fill,
     .pin_host = cuda_pin_host,
     .unpin_host = cuda_unpin_host,
+    .prepare_checks = cuda_prepare_checks,
     .check = cuda_check,
     .alloc = cuda_alloc,
     .release = cuda_release,

@@ -457,9 +457,15 @@ static bool worker_open(kt__worker_state *c, int fd, pid_t parent) {
   kt__copy_msg(h.msg, sizeof h.msg, eb.msg);
   h.info = c->info;
   if (!kt__send_all(fd, &h, sizeof h) || h.rc != KT_OK) return false;
-  /* Page-locking takes a while (0.08 s for 256 MB on the H200): done after
-   * the hello, while the tuner compiles the reference configuration. */
+  /* Page-locking takes a while (0.08 s for 256 MB on the H200), and so
+   * does building the comparison kernel (0.02 s, on a warm helper's first
+   * key before): done after the hello, while the tuner compiles the
+   * reference configuration, or before a spawned worker is bound. */
   pin_scratch(c);
+  if (c->s->backend->prepare_checks) {
+    kt__be_prepare_checks(c->s->backend, c->state);
+    kt__trace("worker: checks prepared");
+  }
   return true;
 }
 
