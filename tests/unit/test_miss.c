@@ -188,6 +188,19 @@ TEST(blocking_miss_shares_the_callers_tensors_with_the_worker) {
   kt_context_destroy(ctx);
 }
 
+/* kt_launch of K on X (filled with 0, 1, 2, ...) into Y, N elements, with
+ * stderr captured: its code, and what it printed (the
+ * KTUNE_PRINT_AUTOTUNING lines) in *OUT. */
+static int launch_affine_captured(kt_kernel *k, float *x, float *y, int n, const char **out) {
+  for (int i = 0; i < n; i++) x[i] = (float)i;
+  void *args[] = {x, y, &n};
+  kt_test_capture_start();
+  int rc = kt_launch(k, (int64_t[]){n}, args, NULL);
+  *out = kt_test_captured();
+  kt_test_capture_end();
+  return rc;
+}
+
 /* Names a process that is gone instead of this one: the worker cannot read
  * the tensor, as where the system forbids reading another process. */
 static int share_from_nowhere(void *state, void *buf, size_t bytes, kt__shared_buffer *out, kt__errbuf *eb) {
@@ -223,32 +236,13 @@ TEST(blocking_miss_tunes_through_host_memory_when_the_worker_cannot_copy) {
   ASSERT_EQ(kt_test_count(out, "miss: the caller's tensors copied into the request"), 1);
   /* A second key: straight through host memory. */
   float x[32], y[32];
-  for (int i = 0; i < 32; i++) x[i] = (float)i;
-  int n = 32;
-  void *args[] = {x, y, &n};
-  kt_test_capture_start();
-  ASSERT_EQ(kt_launch(k, (int64_t[]){32}, args, NULL), KT_OK);
-  out = kt_test_captured();
-  kt_test_capture_end();
+  ASSERT_EQ(launch_affine_captured(k, x, y, 32, &out), KT_OK);
   ASSERT_EQ(kt_test_count(out, "shared with the helper"), 0);
   ASSERT_EQ(kt_test_count(out, KT__SHARED_COPY_FAILED), 0);
   ASSERT_EQ(kt_test_count(out, "miss: the caller's tensors copied into the request"), 1);
   for (int i = 0; i < 32; i++) ASSERT_EQ(y[i], 3.0f * x[i]);
   kt_kernel_destroy(k);
   kt_context_destroy(ctx);
-}
-
-/* kt_launch of K on X (filled with 0, 1, 2, ...) into Y, N elements, with
- * stderr captured: its code, and what it printed (the
- * KTUNE_PRINT_AUTOTUNING lines) in *OUT. */
-static int launch_affine_captured(kt_kernel *k, float *x, float *y, int n, const char **out) {
-  for (int i = 0; i < n; i++) x[i] = (float)i;
-  void *args[] = {x, y, &n};
-  kt_test_capture_start();
-  int rc = kt_launch(k, (int64_t[]){n}, args, NULL);
-  *out = kt_test_captured();
-  kt_test_capture_end();
-  return rc;
 }
 
 /* A helper that cannot start: the fallback, and the line says why. */
