@@ -63,6 +63,10 @@ typedef struct cl_state {
    * with this reason instead of reporting the driver's follow-on errors
    * against innocent configurations. */
   char lost[160];
+  /* cl_equal's kernel, built on first use, and its flag. */
+  cl_program differs_prog;
+  cl_kernel differs;
+  cl_mem differs_flag;
   /* The output comparison of cl_compare, built on first use. */
   cl_program compare_prog;
   cl_kernel compare;
@@ -387,6 +391,9 @@ static void cl_close(void *state) {
   const kt__cl_api *cl = s->cl;
   for (int i = 0; i < CACHE_SLOTS; i++) entry_clear(cl, &s->cache[i]);
   if (s->flush_buf) (void)cl->clReleaseMemObject(s->flush_buf);
+  if (s->differs_flag) (void)cl->clReleaseMemObject(s->differs_flag);
+  if (s->differs) (void)cl->clReleaseKernel(s->differs);
+  if (s->differs_prog) (void)cl->clReleaseProgram(s->differs_prog);
   if (s->compare_out) (void)cl->clReleaseMemObject(s->compare_out);
   if (s->compare) (void)cl->clReleaseKernel(s->compare);
   if (s->decoy) (void)cl->clReleaseKernel(s->decoy);
@@ -970,6 +977,82 @@ static int cl_copy(void *state, void *dst, void *src, size_t bytes, kt__errbuf *
   return KT_OK;
 }
 
+/* Whether two buffers differ, on the device: the worker checks each input
+ * against a pristine copy, and each guard zone against its armed copy,
+ * with it (backend.h, equal) instead of downloading them after every run.
+ * Sub-buffers start on the device's base address alignment (at least 128
+ * bytes), so whole 64-bit words are read; the bytes past the last whole
+ * word are read back and compared here. No doubles, unlike the output
+ * comparison: any device builds it. */
+static const char differs_source[] =
+    "__kernel void kt_differs(__global const ulong *a, __global const ulong *b, ulong n, __global uint *flag) {\n"
+    "  uint d = 0;\n"
+    "  for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) d |= a[i] != b[i];\n"
+    "  if (d) *flag = 1u;\n"
+    "}\n";
+
+enum { DIFFERS_ITEMS = 1 << 16 };
+
+static int load_differs(cl_state *s, kt__errbuf *eb) {
+  if (s->differs_flag) return KT_OK;
+  const kt__cl_api *cl = s->cl;
+  const char *text = differs_source;
+  cl_int rc = CL_SUCCESS;
+  if (!s->differs_prog) {
+    s->differs_prog = cl->clCreateProgramWithSource(s->context, 1, &text, NULL, &rc);
+    CL_CHECK(rc, eb, "clCreateProgramWithSource (the buffers' comparison)");
+    rc = cl->clBuildProgram(s->differs_prog, 1, &s->device, "", NULL, NULL);
+    if (rc != CL_SUCCESS) {
+      char *log = build_log(cl, s->differs_prog, s->device);
+      kt__err(eb, KT_NOTFOUND, "the buffers' comparison does not build: %s\n%.2000s", kt__cl_error_name(rc),
+              log ? log : "");
+      free(log);
+      (void)cl->clReleaseProgram(s->differs_prog);
+      s->differs_prog = NULL;
+      return KT_NOTFOUND;
+    }
+  }
+  if (!s->differs) {
+    s->differs = cl->clCreateKernel(s->differs_prog, "kt_differs", &rc);
+    CL_CHECK(rc, eb, "clCreateKernel (the buffers' comparison)");
+  }
+  s->differs_flag = cl->clCreateBuffer(s->context, CL_MEM_READ_WRITE, sizeof(cl_uint), NULL, &rc);
+  CL_CHECK(rc, eb, "clCreateBuffer (the buffers' comparison flag)");
+  return KT_OK;
+}
+
+static int cl_equal(void *state, void *a, void *b, size_t bytes, bool *same, kt__errbuf *eb) {
+  cl_state *s = state;
+  if (is_lost(s, eb)) return KT_NOBACKEND;
+  KT__FORWARD(load_differs(s, eb));
+  const kt__cl_api *cl = s->cl;
+  cl_mem ma = a, mb = b;
+  cl_ulong words = bytes / 8;
+  cl_uint flag = 0;
+  size_t global = words < 1 ? 1 : words > DIFFERS_ITEMS ? DIFFERS_ITEMS : (size_t)words;
+  CL_CHECK(cl->clEnqueueWriteBuffer(s->queue, s->differs_flag, CL_FALSE, 0, sizeof flag, &flag, 0, NULL, NULL), eb,
+           "clEnqueueWriteBuffer (the buffers' comparison flag)");
+  CL_CHECK(cl->clSetKernelArg(s->differs, 0, sizeof ma, &ma), eb, "clSetKernelArg");
+  CL_CHECK(cl->clSetKernelArg(s->differs, 1, sizeof mb, &mb), eb, "clSetKernelArg");
+  CL_CHECK(cl->clSetKernelArg(s->differs, 2, sizeof words, &words), eb, "clSetKernelArg");
+  CL_CHECK(cl->clSetKernelArg(s->differs, 3, sizeof s->differs_flag, &s->differs_flag), eb, "clSetKernelArg");
+  CL_CHECK(cl->clEnqueueNDRangeKernel(s->queue, s->differs, 1, NULL, &global, NULL, 0, NULL, NULL), eb,
+           "clEnqueueNDRangeKernel (the buffers' comparison)");
+  CL_CHECK(cl->clEnqueueReadBuffer(s->queue, s->differs_flag, CL_TRUE, 0, sizeof flag, &flag, 0, NULL, NULL), eb,
+           "clEnqueueReadBuffer (the buffers' comparison flag)");
+  size_t tail = bytes % 8;
+  if (!flag && tail) {
+    unsigned char ta[8], tb[8];
+    CL_CHECK(cl->clEnqueueReadBuffer(s->queue, ma, CL_TRUE, bytes - tail, tail, ta, 0, NULL, NULL), eb,
+             "clEnqueueReadBuffer (the buffers' last bytes)");
+    CL_CHECK(cl->clEnqueueReadBuffer(s->queue, mb, CL_TRUE, bytes - tail, tail, tb, 0, NULL, NULL), eb,
+             "clEnqueueReadBuffer (the buffers' last bytes)");
+    flag = memcmp(ta, tb, tail) != 0;
+  }
+  *same = !flag;
+  return KT_OK;
+}
+
 /* ---- a miss's snapshot of the caller's buffers -------------------------- */
 
 /* Copies of the caller's buffers, enqueued on its queue, and the event of
@@ -1193,6 +1276,7 @@ const kt__backend kt__backend_opencl = {
     .unslice = cl_release,
     .upload = cl_upload,
     .download = cl_download,
+    .equal = cl_equal,
     .copy = cl_copy,
     .wait = cl_wait,
     .snapshot = cl_snapshot_take,

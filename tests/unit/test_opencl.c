@@ -574,3 +574,52 @@ TEST(device_compare_equal_buffers_find_nothing) {
   free(x);
   fx_close(&f);
 }
+
+/* equal on the device (the inputs' pristine copies, the guard zones):
+ * equal buffers, a difference in the whole words and one in the last bytes
+ * past them, and sub-buffers as the guard zones' slices are. */
+TEST(device_equal_finds_a_difference_anywhere) {
+  fixture f;
+  fx_open(&f);
+  enum { BYTES = (1 << 20) + 5 };
+  unsigned char *h = kt__xcalloc(BYTES, 1);
+  for (size_t i = 0; i < BYTES; i++) h[i] = (unsigned char)(i * 131u >> 3);
+  void *a = NULL, *b = NULL;
+  ASSERT_EQ(kt__be_alloc(be, f.state, BYTES, &a, &f.eb), KT_OK);
+  ASSERT_EQ(kt__be_alloc(be, f.state, BYTES, &b, &f.eb), KT_OK);
+  ASSERT_EQ(kt__be_upload(be, f.state, a, h, BYTES, &f.eb), KT_OK);
+  ASSERT_EQ(kt__be_upload(be, f.state, b, h, BYTES, &f.eb), KT_OK);
+  bool same = false;
+  ASSERT_EQ(kt__be_equal(be, f.state, a, b, BYTES, &same, &f.eb), KT_OK);
+  ASSERT_TRUE(same);
+  size_t changed[] = {0, 777777, BYTES - 6, BYTES - 5, BYTES - 1}; /* words, then the tail */
+  for (size_t i = 0; i < sizeof changed / sizeof changed[0]; i++) {
+    h[changed[i]] ^= 1;
+    ASSERT_EQ(kt__be_upload(be, f.state, b, h, BYTES, &f.eb), KT_OK);
+    ASSERT_EQ(kt__be_equal(be, f.state, a, b, BYTES, &same, &f.eb), KT_OK);
+    ASSERT_FALSE(same);
+    h[changed[i]] ^= 1;
+  }
+  ASSERT_EQ(kt__be_upload(be, f.state, b, h, BYTES, &f.eb), KT_OK);
+  /* Slices from an offset of the slice alignment: the same bytes compared. */
+  void *sa = NULL, *sb = NULL;
+  ASSERT_EQ(kt__be_slice(be, f.state, a, KT__SLICE_ALIGN, 4096 + 3, &sa, &f.eb), KT_OK);
+  ASSERT_EQ(kt__be_slice(be, f.state, b, KT__SLICE_ALIGN, 4096 + 3, &sb, &f.eb), KT_OK);
+  ASSERT_EQ(kt__be_equal(be, f.state, sa, sb, 4096 + 3, &same, &f.eb), KT_OK);
+  ASSERT_TRUE(same);
+  h[KT__SLICE_ALIGN + 4096 + 2] ^= 1; /* the slice's last byte */
+  ASSERT_EQ(kt__be_upload(be, f.state, b, h, BYTES, &f.eb), KT_OK);
+  ASSERT_EQ(kt__be_equal(be, f.state, sa, sb, 4096 + 3, &same, &f.eb), KT_OK);
+  ASSERT_FALSE(same);
+  h[KT__SLICE_ALIGN + 4096 + 3] ^= 1; /* past the slice: not compared */
+  h[KT__SLICE_ALIGN + 4096 + 2] ^= 1;
+  ASSERT_EQ(kt__be_upload(be, f.state, b, h, BYTES, &f.eb), KT_OK);
+  ASSERT_EQ(kt__be_equal(be, f.state, sa, sb, 4096 + 3, &same, &f.eb), KT_OK);
+  ASSERT_TRUE(same);
+  kt__be_unslice(be, f.state, sa);
+  kt__be_unslice(be, f.state, sb);
+  kt__be_release(be, f.state, a);
+  kt__be_release(be, f.state, b);
+  free(h);
+  fx_close(&f);
+}
