@@ -977,6 +977,25 @@ static int cl_copy(void *state, void *dst, void *src, size_t bytes, kt__errbuf *
   return KT_OK;
 }
 
+/* One of the backend's own programs (not a kernel file's) built from TEXT
+ * for this device into *PROG: WHAT, with the build log, when it does not
+ * build (KT_NOTFOUND: the worker then checks on the host). */
+static int build_own_program(cl_state *s, const char *text, const char *what, cl_program *prog, kt__errbuf *eb) {
+  const kt__cl_api *cl = s->cl;
+  cl_int rc = CL_SUCCESS;
+  *prog = cl->clCreateProgramWithSource(s->context, 1, &text, NULL, &rc);
+  KT__RETURN_IF(rc != CL_SUCCESS, eb, KT_NOTFOUND, "OpenCL: clCreateProgramWithSource (%s): %s", what,
+                kt__cl_error_name(rc));
+  rc = cl->clBuildProgram(*prog, 1, &s->device, "", NULL, NULL);
+  if (rc == CL_SUCCESS) return KT_OK;
+  char *log = build_log(cl, *prog, s->device);
+  kt__err(eb, KT_NOTFOUND, "%s does not build: %s\n%.2000s", what, kt__cl_error_name(rc), log ? log : "");
+  free(log);
+  (void)cl->clReleaseProgram(*prog);
+  *prog = NULL;
+  return KT_NOTFOUND;
+}
+
 /* Whether two buffers differ, on the device: the worker checks each input
  * against a pristine copy, and each guard zone against its armed copy,
  * with it (backend.h, equal) instead of downloading them after every run.
@@ -996,22 +1015,9 @@ enum { DIFFERS_ITEMS = 1 << 16 };
 static int load_differs(cl_state *s, kt__errbuf *eb) {
   if (s->differs_flag) return KT_OK;
   const kt__cl_api *cl = s->cl;
-  const char *text = differs_source;
   cl_int rc = CL_SUCCESS;
-  if (!s->differs_prog) {
-    s->differs_prog = cl->clCreateProgramWithSource(s->context, 1, &text, NULL, &rc);
-    CL_CHECK(rc, eb, "clCreateProgramWithSource (the buffers' comparison)");
-    rc = cl->clBuildProgram(s->differs_prog, 1, &s->device, "", NULL, NULL);
-    if (rc != CL_SUCCESS) {
-      char *log = build_log(cl, s->differs_prog, s->device);
-      kt__err(eb, KT_NOTFOUND, "the buffers' comparison does not build: %s\n%.2000s", kt__cl_error_name(rc),
-              log ? log : "");
-      free(log);
-      (void)cl->clReleaseProgram(s->differs_prog);
-      s->differs_prog = NULL;
-      return KT_NOTFOUND;
-    }
-  }
+  if (!s->differs_prog)
+    KT__FORWARD(build_own_program(s, differs_source, "the buffers' comparison", &s->differs_prog, eb));
   if (!s->differs) {
     s->differs = cl->clCreateKernel(s->differs_prog, "kt_differs", &rc);
     CL_CHECK(rc, eb, "clCreateKernel (the buffers' comparison)");
@@ -1133,19 +1139,10 @@ static int build_compare(cl_state *s, kt__errbuf *eb) {
   if (cl->clGetDeviceInfo(s->device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, NULL) != CL_SUCCESS || !fp64)
     return kt__err(eb, KT_NOTFOUND, "the device has no double precision (cl_khr_fp64)");
   char *source = kt__compare_kernel_source(KT__LANG_OPENCL);
-  const char *text = source;
-  cl_int rc = CL_SUCCESS;
-  s->compare_prog = cl->clCreateProgramWithSource(s->context, 1, &text, NULL, &rc);
+  int built = build_own_program(s, source, "the comparison kernel", &s->compare_prog, eb);
   free(source);
-  CL_CHECK(rc, eb, "clCreateProgramWithSource (the comparison kernel)");
-  rc = cl->clBuildProgram(s->compare_prog, 1, &s->device, "", NULL, NULL);
-  if (rc != CL_SUCCESS) {
-    char *log = build_log(cl, s->compare_prog, s->device);
-    kt__err(eb, KT_NOTFOUND, "the comparison kernel does not build: %s\n%.2000s", kt__cl_error_name(rc),
-            log ? log : "");
-    free(log);
-    return KT_NOTFOUND;
-  }
+  KT__FORWARD(built);
+  cl_int rc = CL_SUCCESS;
   s->compare = cl->clCreateKernel(s->compare_prog, KT__COMPARE_KERNEL, &rc);
   CL_CHECK(rc, eb, "clCreateKernel (the comparison kernel)");
   s->decoy = cl->clCreateKernel(s->compare_prog, KT__DECOY_KERNEL, &rc);
