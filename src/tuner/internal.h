@@ -48,7 +48,7 @@ typedef struct kt__stored_entry {
 } kt__stored_entry;
 
 /* The threads that allocate the pages of a request's references (setup.c):
- * each takes every KT__REFERENCE_THREADS-th part of them. */
+ * thread i of n takes parts i, i + n, i + 2n... of them. */
 enum { KT__REFERENCE_THREADS = 8 };
 typedef struct kt__reference_share {
   struct kt__reference_pages *all;
