@@ -1036,8 +1036,9 @@ static int cl_equal(void *state, void *a, void *b, size_t bytes, bool *same, kt_
   cl_ulong words = bytes / 8;
   cl_uint flag = 0;
   size_t global = words < 1 ? 1 : words > DIFFERS_ITEMS ? DIFFERS_ITEMS : (size_t)words;
-  CL_CHECK(cl->clEnqueueWriteBuffer(s->queue, s->differs_flag, CL_FALSE, 0, sizeof flag, &flag, 0, NULL, NULL), eb,
-           "clEnqueueWriteBuffer (the buffers' comparison flag)");
+  /* A fill: its pattern is copied when it is enqueued (a non-blocking write would read FLAG later). */
+  CL_CHECK(cl->clEnqueueFillBuffer(s->queue, s->differs_flag, &flag, sizeof flag, 0, sizeof flag, 0, NULL, NULL), eb,
+           "clEnqueueFillBuffer (the buffers' comparison flag)");
   CL_CHECK(cl->clSetKernelArg(s->differs, 0, sizeof ma, &ma), eb, "clSetKernelArg");
   CL_CHECK(cl->clSetKernelArg(s->differs, 1, sizeof mb, &mb), eb, "clSetKernelArg");
   CL_CHECK(cl->clSetKernelArg(s->differs, 2, sizeof words, &words), eb, "clSetKernelArg");

@@ -85,9 +85,10 @@ static int map_tensors(kt__tuning *t) {
  * 04:29 UTC, docs/BENCHMARKS.md) showed the tuner's own setup blocked behind
  * one call over the whole span for 0.05-0.09 s, whose pages existed already
  * on a warm helper's second key. On up to KT__REFERENCE_THREADS threads:
- * one thread took 0.15 s for a fresh 256 MB reference on the H100, and once
- * the worker's scratch was locked in 0.02 s its download waited for them
- * (docs/BENCHMARKS.md, "The scratch's pages"). The threads are started by
+ * once the worker's scratch was locked in 0.02 s, its download of a fresh
+ * 256 MB reference on the H100 waited for one thread until 0.185 s into
+ * the miss, for eight until 0.083 s (docs/BENCHMARKS.md, "The scratch's
+ * pages"). The threads are started by
  * the tuner's main thread and create none: they run while the worker is
  * forked, where a child that inherits a lock held by another thread (an
  * allocator's, under ASAN) hangs. */
@@ -314,7 +315,7 @@ int kt__setup_start(kt__tuning *t) {
 }
 
 void kt__setup_finish(kt__tuning *t) {
-  join_reference_pages(t); /* a setup that failed before joining it */
+  join_reference_pages(t); /* the references' threads (start_reference_pages) */
   if (t->pool) {
     kt__pool_cancel_queued(t->pool);
     kt__compile_job *j;
