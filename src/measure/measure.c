@@ -335,7 +335,8 @@ static kt__status scale_reps(run *r, int reps, double s_of_reps, int *reps_out, 
  * taken again from a graph; with the graph chosen, its sample replaces the
  * first, or starts the scaling again when it is too short. */
 static kt__status choose_timing(run *r, int *reps, double *first_s) {
-  if (*reps <= 1 || out_of_time(r)) return KT__ST_OK; /* nothing to amortise */
+  if (*reps <= 1 || out_of_time(r)) return KT__ST_OK;    /* nothing to amortise */
+  if (*first_s >= KT__GRAPH_USELESS_S) return KT__ST_OK; /* the host keeps ahead: no gap to close */
   double s;
   r->how = KT_TIMING_GRAPH;
   kt__status st = time_reps(r, *reps, &s);

@@ -142,6 +142,17 @@ typedef kt__status (*kt__timer_fn)(void *ud, kt_timing how, int reps, bool energ
  * what an application's own launches see. A sample of one launch has no
  * gaps to close: EVENTS. */
 #define KT__GRAPH_GAIN_MIN 0.03
+
+/* A launch at least this long by events is timed by events with no graph
+ * sample: while a kernel outlasts the host's cost of a launch (microseconds)
+ * the stream holds the next launch before this one ends, and what a graph
+ * closes between them is the device's own gap, 1.8 us on the H200
+ * (elementwise at N = 2^22, 12-21 us kernels: events against graph in
+ * docs/BENCHMARKS.md, "Timing small kernels"), under KT__GRAPH_GAIN_MIN of
+ * this. The graph sample and its capture cost about 1.5 ms a configuration
+ * of a 256 MB transpose on the H100, whose winners all ended on events
+ * (docs/BENCHMARKS.md, twentieth session). */
+#define KT__GRAPH_USELESS_S 100e-6
 kt_timing kt__timing_choose(int reps, double events_s, double graph_s);
 
 /* "graph", "events" or "auto"; and back (AUTO for anything else). */

@@ -270,13 +270,30 @@ TEST(auto_times_a_launch_bound_kernel_from_a_graph) {
 }
 
 TEST(auto_keeps_events_for_a_kernel_longer_than_its_launch) {
-  fake f = {.per_launch = 1e-4, .graph_per_launch = 1e-4};
+  fake f = {.per_launch = 5e-5, .graph_per_launch = 5e-5};
   kt__measure_opts o = {.max_total_s = 100};
   kt__stats s;
   ASSERT_EQ(kt__measure(&o, fake_timer, &f, &s, NULL), KT__ST_OK);
   ASSERT_EQ(s.timing, KT_TIMING_EVENTS);
   ASSERT_EQ(f.graph_calls, 1); /* the one comparison sample */
-  ASSERT_NEAR(s.median, 1e-4, 1e-12);
+  ASSERT_NEAR(s.median, 5e-5, 1e-12);
+}
+
+/* From KT__GRAPH_USELESS_S a launch on, no graph sample at all, even where
+ * a (fake) graph would be faster: no real gap between launches that long
+ * is. */
+TEST(auto_takes_no_graph_sample_for_launches_of_a_tenth_of_a_millisecond) {
+  fake f = {.per_launch = KT__GRAPH_USELESS_S, .graph_per_launch = KT__GRAPH_USELESS_S / 2};
+  kt__measure_opts o = {.max_total_s = 100};
+  kt__stats s;
+  ASSERT_EQ(kt__measure(&o, fake_timer, &f, &s, NULL), KT__ST_OK);
+  ASSERT_EQ(s.timing, KT_TIMING_EVENTS);
+  ASSERT_EQ(f.graph_calls, 0);
+  ASSERT_TRUE(s.reps > 1);
+  fake g = {.per_launch = KT__GRAPH_USELESS_S * 0.9, .graph_per_launch = KT__GRAPH_USELESS_S / 2};
+  ASSERT_EQ(kt__measure(&o, fake_timer, &g, &s, NULL), KT__ST_OK);
+  ASSERT_EQ(s.timing, KT_TIMING_GRAPH); /* just under it: compared, and the graph kept */
+  ASSERT_TRUE(g.graph_calls >= 1);
 }
 
 TEST(auto_takes_no_graph_sample_when_one_launch_fills_a_sample) {
