@@ -149,9 +149,10 @@ typedef kt__status (*kt__timer_fn)(void *ud, kt_timing how, int reps, bool energ
  * closes between them is the device's own gap, 1.8 us on the H200
  * (elementwise at N = 2^22, 12-21 us kernels: events against graph in
  * docs/BENCHMARKS.md, "Timing small kernels"), under KT__GRAPH_GAIN_MIN of
- * this. The graph sample and its capture cost about 1.5 ms a configuration
- * of a 256 MB transpose on the H100, whose winners all ended on events
- * (docs/BENCHMARKS.md, twentieth session). */
+ * this. In the H100 traces of a 256 MB transpose, whose winners all ended
+ * on events, the graph sample and its capture took about 1.5 ms of each
+ * configuration (docs/BENCHMARKS.md, twentieth session; the saving is not
+ * measured yet). */
 #define KT__GRAPH_USELESS_S 100e-6
 kt_timing kt__timing_choose(int reps, double events_s, double graph_s);
 
