@@ -310,13 +310,10 @@ int kt__argset_fill(const kt__kernel_decl *decl, uint64_t seed, const kt__data_s
       kt__prefault(t->initial, t->bytes); /* at once, rather than a fault per page */
       KT__FORWARD(write_initial(t, &decl->params[t->param], in, seed, k, eb));
     }
+    /* The others' pages are allocated by threads of the tuner while this
+     * runs (setup.c, start_reference_pages). */
     if (t->reference && expects && expects[t->param].path)
       KT__FORWARD(read_whole(&expects[t->param], t->reference, t->bytes, eb));
-    /* Mapped now, while the worker opens its device, rather than page by
-     * page when the worker copies the reference in; an adopted request's
-     * are allocated by a thread of the tuner instead (setup.c,
-     * populate_references), which this thread would wait behind. */
-    else if (t->reference && !a->adopted) kt__prefault(t->reference, t->bytes);
   }
   return KT_OK;
 }

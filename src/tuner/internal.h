@@ -76,7 +76,7 @@ typedef struct kt__tuning {
   kt__constants *constants; /* @constant data, or NULL */
   kt__worker *worker;
   kt__pool *pool;
-  /* The threads that allocate the pages of a request's references while
+  /* The threads that allocate the pages of the references while
    * the worker starts (setup.c, start_reference_pages); joined at the
    * teardown. */
   kt__reference_pages reference_pages;

@@ -72,12 +72,13 @@ static int map_tensors(kt__tuning *t) {
   return kt__argset_map(t->d, &t->size_env, max, &t->args, t->eb);
 }
 
-/* The pages of the references in a request's memfd (outputs' spans, which
+/* The pages of the references in the tensors' memfd (outputs' spans, which
  * the worker fills with the reference run's results), allocated by threads
- * of the tuner while the worker starts. A first key's memfd is fresh, and
- * its pages were allocated and zeroed on the reference's download
- * (kt__run_reference's kt__populate), after the run; the worker's own
- * populate then only maps them. Nothing waits for them but the teardown
+ * of the tuner while the worker starts and the tensors are written, for
+ * every tuning (kt__argset_fill leaves them alone): rather than allocated
+ * and zeroed on the reference's download (kt__run_reference's
+ * kt__populate), after the run; the worker's own populate then only maps
+ * them. Nothing waits for them but the teardown
  * (kt__setup_finish): populating writes no page's content, and a page the
  * worker's download reaches first is simply there for it. In parts of
  * REFERENCE_PART bytes, each only where a page is missing: a populate call
@@ -89,9 +90,12 @@ static int map_tensors(kt__tuning *t) {
  * 256 MB reference on the H100 waited for one thread until 0.185 s into
  * the miss, for eight until 0.083 s (docs/BENCHMARKS.md, "The scratch's
  * pages"). The threads are started by
- * the tuner's main thread and create none: they run while the worker is
- * forked, where a child that inherits a lock held by another thread (an
- * allocator's, under ASAN) hangs. */
+ * the tuner's main thread once the launch has forked the worker's zygote,
+ * call no malloc and create no threads: a child forked while another
+ * thread allocates, starts or ends inherits the locks that thread held
+ * (ASAN's allocator and thread registry), and an OpenCL worker forked so
+ * never opened its device (e2e.verify_device and e2e.decoys_once under
+ * ASAN, with a thread started before the fork). */
 enum { REFERENCE_PART = 16 << 20 };
 
 /* Whether every page of the LEN bytes at P is in memory already (a reused
@@ -142,7 +146,6 @@ static int reference_threads(const kt__argset *a) {
 }
 
 static void start_reference_pages(kt__tuning *t) {
-  if (!t->args->adopted) return;
   kt__reference_pages *rp = &t->reference_pages;
   rp->args = t->args;
   rp->nthreads = reference_threads(t->args);
@@ -271,7 +274,6 @@ int kt__setup_start(kt__tuning *t) {
   kt__trace("setup: names and sizes");
   int rc = map_tensors(t);
   if (rc == KT_OK) mark_shared(t);
-  if (rc == KT_OK) start_reference_pages(t);
   if (rc == KT_OK) rc = kt__constants_create(d, t->k->file->src.path, kt__tuning_seed(t), &t->constants, t->eb);
   if (rc != KT_OK) return locate_error(t, rc);
   KT__FORWARD(kt__judging_check_files(t));
@@ -295,6 +297,7 @@ int kt__setup_start(kt__tuning *t) {
    * the tuner writes the tensors it will upload; a kept one has it open. */
   if (!t->h.keep_worker || kt__worker_rebind(&ws, &t->worker, t->eb) != KT_OK)
     KT__FORWARD(kt__worker_launch(&ws, &t->worker, t->eb));
+  start_reference_pages(t); /* after the launch's fork: see populate_references */
   rc = kt__argset_fill(d, kt__tuning_seed(t), t->k->inputs, t->k->expects, t->h.args, t->args, t->eb);
   if (rc != KT_OK) return locate_error(t, rc);
   if (t->h.args) KT__FORWARD(use_caller_data(t));
