@@ -498,7 +498,7 @@ TEST(replay_shipped_dataset_is_deterministic) {
   ASSERT_EQ(kt__replay_run(r, &kt__strategy_random, 50, 20, 7, NULL, 0, &b, &eb), KT_OK);
   ASSERT_EQ(a.below_080, b.below_080);
   ASSERT_EQ(kt__replay_run(r, &kt__strategy_forest_align, 50, 5, 7, NULL, 0, &a, &eb), KT_OK);
-  ASSERT_NEAR(a.mean, 0.928307, 1e-6); /* printed with 6 digits by ktune replay --json */
+  ASSERT_NEAR(a.mean, 0.947339, 1e-6); /* printed with 6 digits by ktune replay --json */
   kt__recorded_free(r);
 }
 
