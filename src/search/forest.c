@@ -62,6 +62,8 @@ typedef struct variant {
   double subspace; /* under a count budget, the chance that a tree of the time forest keeps a name (1: all) */
 } variant;
 
+_Static_assert((int)FA_JOINT_MAX <= (int)KT__RF_LEVELS, "a joint feature's choices are its levels");
+
 static const variant plain = {24, false, 1}, aligned = {48, true, 0.6};
 
 /* Observations as a forest sees them. */
@@ -174,7 +176,7 @@ static void build_features(model *f, const variant *var) {
   for (int a = 0; a < nf; a++)
     for (int b = a + 1; b < nf; b++) {
       int n = nch(f, a), m = nch(f, b);
-      if (n * m > FA_JOINT_MAX || n * m > KT__RF_LEVELS) continue;
+      if ((int64_t)n * m > FA_JOINT_MAX) continue;
       for (int c = 0; c < n * m; c++) raw[c] = c;
       add_feature(f, a, b, raw, n * m);
     }
