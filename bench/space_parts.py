@@ -5,7 +5,9 @@ MAX_CHOICES values each, default 4) into parts, and prints the parts by median
 fraction of the optimum (t_opt / t) with how many of their configurations run
 and reach GOAL (default 0.80); then the chance that R random points (default 10)
 miss the part that holds most of those, and how many random points inside it
-give a 90% and a 98% chance of one at GOAL.
+give a 90% and a 98% chance of one at GOAL. With --names, for each short
+name and value: the median and best fraction over the space, and the best with
+the other short names at that part's values (what one wrong value costs there).
 
 With --trace TRACE (written by `bench/strategies -t TRACE ... FILE`), it then
 tells, for each strategy and budget traced on FILE, how the repeats that ended
@@ -13,7 +15,7 @@ under GOAL and those that did not reached that part: how many of their
 evaluations fell in it, and when the first did; and the configuration most of
 the repeats under GOAL ended on.
 
-    python3 bench/space_parts.py FILE.json.gz [--max-choices 4] [--goal 0.80] [--random 10] [--top 10] [--trace TRACE]
+    python3 bench/space_parts.py FILE.json.gz [--max-choices 4] [--goal 0.80] [--random 10] [--top 10] [--names] [--trace TRACE]
 """
 import argparse
 import collections
@@ -83,6 +85,20 @@ def traced(runs, part_names, part, goal):
                   % (strat, budget, n, len(rows[False]), goal, " ".join("%s=%s" % kv for kv in cfg), frac))
 
 
+def by_name(names, short, runs, best, part):
+    """Prints, per short name and value, the median and best fraction over the
+    space, and the best with the other short names at PART's values."""
+    print("| name | value | median | best | best with the part's other names |")
+    print("|---|---|---:|---:|---:|")
+    for j, i in enumerate(short):
+        for v in sorted({c[i] for _, c in runs}):
+            fs = [best / t for t, c in runs if c[i] == v]
+            near = [best / t for t, c in runs if c[i] == v and
+                    all(c[o] == part[m] for m, o in enumerate(short) if m != j)]
+            print("| %s | %s | %.3f | %.3f | %s |" % (names[i], v, statistics.median(fs), max(fs),
+                                                      "%.3f" % max(near) if near else "-"))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("file")
@@ -90,6 +106,7 @@ def main():
     ap.add_argument("--goal", type=float, default=0.80)
     ap.add_argument("--random", type=int, default=10)
     ap.add_argument("--top", type=int, default=10)
+    ap.add_argument("--names", action="store_true")
     ap.add_argument("--trace")
     a = ap.parse_args()
     names, runs, recorded = load(a.file)
@@ -117,6 +134,8 @@ def main():
     print("part %s holds %d of the %d: %d random points miss it with probability %.2f; inside it, %d random "
           "points find one with probability 0.90, %d with 0.98"
           % (",".join(map(str, key)), good, at_goal, a.random, miss, inside[0.90], inside[0.98]))
+    if a.names:
+        by_name(names, short, runs, best, key)
     if a.trace:
         traced(read_trace(a.trace, os.path.basename(a.file)), [names[i] for i in short], key, a.goal)
 

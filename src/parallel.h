@@ -42,7 +42,12 @@ void kt__touch_pages(void *buf, size_t bytes);
  * populating 802 MB of existing pages took 0.044 s in one call against
  * 0.104 s split over the cores (docs/BENCHMARKS.md, fifteenth session).
  * Alone, on a 2-core machine, splitting is faster (bench/shm_pages.c): the
- * choice is the GPU machine's, under contention. */
+ * choice is the GPU machine's, under contention. Pages that exist already
+ * are mapped faster by the faults of a copy on every core (0.013-0.019 s
+ * against 0.035-0.073 s for one populate call and then the copy, 256 MB on
+ * the GPU machine's 16 cores, bench/shm_pages.c):
+ * the worker's copy of the reference, whose pages the tuner allocated,
+ * takes no populate call (kt__run_reference). */
 bool kt__populate(void *buf, size_t bytes);
 
 #endif

@@ -311,8 +311,9 @@ kt__status kt__run_reference(kt__worker_state *c, void *fn, const kt__launch *l,
     double t1 = kt__now();
     /* The pages are faulted in by the copy's threads: the tuner allocated
      * them (start_reference_pages), so this process only maps them, and on
-     * the GPU machine's 16 cores that took 0.012 s against 0.028 s for one
-     * populate call before the copy (bench/shm_pages.c, existing pages). */
+     * the GPU machine's 16 cores that took 0.013-0.019 s against 0.035-0.073 s
+     * for one populate call and then the copy (bench/shm_pages.c, existing
+     * pages, 256 MB). */
     kt__copy_parallel(t->reference, c->scratch, t->bytes, c->cores);
     kt__trace("worker: reference downloaded (%zu bytes: the DMA %.4f s, the copy and its pages %.4f s)",
               (size_t)t->bytes, t1 - t0, kt__now() - t1);

@@ -75,10 +75,10 @@ static int map_tensors(kt__tuning *t) {
 /* The pages of the references in the tensors' memfd (outputs' spans, which
  * the worker fills with the reference run's results), allocated by threads
  * of the tuner while the worker starts and the tensors are written, for
- * every tuning (kt__argset_fill leaves them alone): rather than allocated
- * and zeroed on the reference's download (kt__run_reference's
- * kt__populate), after the run; the worker's own populate then only maps
- * them. Nothing waits for them but the teardown
+ * every tuning (kt__argset_fill leaves them alone), rather than allocated
+ * and zeroed during the reference's download, after the run; the worker's
+ * copy (kt__run_reference) then only maps them, on every core. Nothing
+ * waits for them but the teardown
  * (kt__setup_finish): populating writes no page's content, and a page the
  * worker's download reaches first is simply there for it. In parts of
  * REFERENCE_PART bytes, each only where a page is missing: a populate call
@@ -297,7 +297,7 @@ int kt__setup_start(kt__tuning *t) {
    * the tuner writes the tensors it will upload; a kept one has it open. */
   if (!t->h.keep_worker || kt__worker_rebind(&ws, &t->worker, t->eb) != KT_OK)
     KT__FORWARD(kt__worker_launch(&ws, &t->worker, t->eb));
-  start_reference_pages(t); /* after the launch's fork: see populate_references */
+  start_reference_pages(t); /* after the launch's fork: see REFERENCE_PART */
   rc = kt__argset_fill(d, kt__tuning_seed(t), t->k->inputs, t->k->expects, t->h.args, t->args, t->eb);
   if (rc != KT_OK) return locate_error(t, rc);
   if (t->h.args) KT__FORWARD(use_caller_data(t));

@@ -1,6 +1,6 @@
 # What docs/SEARCH.md's figures of search trials and of a space's parts are
 # reproduced with stays runnable: every patch of bench/search_trials/ still
-# applies to the tree, two of them build and, without their variables, replay
+# applies to the tree, three of them build and, without their variables, replay
 # exactly as the default does; bench/space_parts.py counts a shipped space;
 # bench/strategies -t traces every evaluation without changing the replay, and
 # space_parts.py --trace accounts for every traced repeat and names where the
@@ -26,6 +26,9 @@ cmp -s "$TMP/default.md" "$TMP/trial.md" || fail "random_start.patch without KT_
 # shellcheck disable=SC2086
 bench/search_trials/run.sh escapes.patch $args >"$TMP/escapes.md" 2>/dev/null || fail "search_trials/run.sh escapes.patch failed"
 cmp -s "$TMP/default.md" "$TMP/escapes.md" || fail "escapes.patch without its variables replays differently from the default"
+# shellcheck disable=SC2086
+bench/search_trials/run.sh joint_limit.patch $args >"$TMP/joint.md" 2>/dev/null || fail "search_trials/run.sh joint_limit.patch failed"
+cmp -s "$TMP/default.md" "$TMP/joint.md" || fail "joint_limit.patch without KT_JOINT replays differently from the default"
 # misses.sh sums the per-seed lines: seed 1 alone is the -v line of the same replay.
 bench/search_trials/misses.sh - forest_align 1 tests/data/t4/convolution_A4000.json.gz >"$TMP/misses" ||
   fail "search_trials/misses.sh failed"
@@ -35,6 +38,17 @@ expect_eq "$(cat "$TMP/misses")" "$(awk '{printf "%s: mean %.4f, %d repeats unde
 python3 bench/space_parts.py tests/data/t4/convolution_A4000.json.gz >"$TMP/parts" || fail "space_parts.py failed"
 expect_contains "$TMP/parts" "4362 recorded, 4201 run, 28 at or above 0.80" "the space's counts"
 expect_contains "$TMP/parts" "part 1,4,0,0,0 holds 8 of the 28" "the part that holds the most"
+# --names: a row per short name and value (4 + 4 + 2 + 2 + 2), and at the part's own values
+# the best with the part's other names is the part's best.
+python3 bench/space_parts.py tests/data/t4/convolution_A4000.json.gz --names --top 1000 >"$TMP/names" || fail "space_parts.py --names failed"
+part_best=$(sed -n 's/^| 1,4,0,0,0 | [0-9]* | [0-9.]* | \([0-9.]*\) | .*/\1/p' "$TMP/names")
+[ "$(grep -c '^| \(tile_size_[xy]\|read_only\|use_padding\|use_shmem\) |' "$TMP/names")" = 14 ] ||
+  fail "space_parts.py --names should print 14 rows of values"
+for row in "tile_size_x | 1 " "tile_size_y | 4 " "read_only | 0 " "use_padding | 0 " "use_shmem | 0 "; do
+  grep -q "^| $row| [0-9.]* | [0-9.]* | ${part_best:-none} |\$" "$TMP/names" ||
+    fail "space_parts.py --names: $row at the part's value should reach the part's best (${part_best:-none})"
+done
+expect_contains "$TMP/names" "| use_padding | 1 | 0.400 | 0.797 | - |" "a value the part never takes beside its other names"
 # shellcheck disable=SC2086
 "$TMP/strategies" $args -t "$TMP/trace" >"$TMP/traced.md" 2>"$TMP/traced.err" || fail "strategies -t failed"
 cmp -s "$TMP/default.md" "$TMP/traced.md" || fail "a traced replay differs from the untraced one"
