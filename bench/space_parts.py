@@ -8,6 +8,8 @@ miss the part that holds most of those, and how many random points inside it
 give a 90% and a 98% chance of one at GOAL. With --names, for each short
 name and value: the median and best fraction over the space, and the best with
 the other short names at that part's values (what one wrong value costs there).
+With --climb, where greedy ascent over the parts (one short name changed a
+step, to the neighbour with the highest median, or best) ends, from every part.
 
 With --trace TRACE (written by `bench/strategies -t TRACE ... FILE`), it then
 tells, for each strategy and budget traced on FILE, how the repeats that ended
@@ -15,7 +17,7 @@ under GOAL and those that did not reached that part: how many of their
 evaluations fell in it, and when the first did; and the configuration most of
 the repeats under GOAL ended on.
 
-    python3 bench/space_parts.py FILE.json.gz [--max-choices 4] [--goal 0.80] [--random 10] [--top 10] [--names] [--trace TRACE]
+    python3 bench/space_parts.py FILE.json.gz [--max-choices 4] [--goal 0.80] [--random 10] [--top 10] [--names] [--climb] [--trace TRACE]
 """
 import argparse
 import collections
@@ -99,6 +101,32 @@ def by_name(names, short, runs, best, part):
                                                       "%.3f" % max(near) if near else "-"))
 
 
+def climbs(parts, values):
+    """Prints where greedy ascent over the parts ends, from every part: a step
+    changes one short name's value, to the neighbouring part with the highest
+    median (then: the highest best) while that is higher than the current
+    part's; the ends with how many starts reach each."""
+    def neighbours(p):
+        for i, vs in enumerate(values):
+            for v in vs:
+                q = p[:i] + (v,) + p[i + 1:]
+                if v != p[i] and q in parts:
+                    yield q
+    for label, stat in (("median", statistics.median), ("best", max)):
+        key = {p: stat(fs) for p, fs in parts.items()}
+        ends = collections.Counter()
+        for p in parts:
+            while True:
+                q = max(neighbours(p), key=key.get, default=p)
+                if key[q] <= key[p]:
+                    break
+                p = q
+            ends[p] += 1
+        print("climbing by %s, from the %d parts: %s" % (label, len(parts), "; ".join(
+            "%s (median %.3f, best %.3f) from %d" % (",".join(map(str, p)), statistics.median(parts[p]),
+                                                    max(parts[p]), n) for p, n in ends.most_common())))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("file")
@@ -107,6 +135,7 @@ def main():
     ap.add_argument("--random", type=int, default=10)
     ap.add_argument("--top", type=int, default=10)
     ap.add_argument("--names", action="store_true")
+    ap.add_argument("--climb", action="store_true")
     ap.add_argument("--trace")
     a = ap.parse_args()
     names, runs, recorded = load(a.file)
@@ -136,6 +165,8 @@ def main():
           % (",".join(map(str, key)), good, at_goal, a.random, miss, inside[0.90], inside[0.98]))
     if a.names:
         by_name(names, short, runs, best, key)
+    if a.climb:
+        climbs(parts, [values[i] for i in short])
     if a.trace:
         traced(read_trace(a.trace, os.path.basename(a.file)), [names[i] for i in short], key, a.goal)
 

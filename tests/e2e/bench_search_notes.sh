@@ -29,12 +29,22 @@ cmp -s "$TMP/default.md" "$TMP/escapes.md" || fail "escapes.patch without its va
 # shellcheck disable=SC2086
 bench/search_trials/run.sh joint_limit.patch $args >"$TMP/joint.md" 2>/dev/null || fail "search_trials/run.sh joint_limit.patch failed"
 cmp -s "$TMP/default.md" "$TMP/joint.md" || fail "joint_limit.patch without KT_JOINT replays differently from the default"
+# shellcheck disable=SC2086
+bench/search_trials/run.sh coverage.patch $args >"$TMP/coverage.md" 2>/dev/null || fail "search_trials/run.sh coverage.patch failed"
+cmp -s "$TMP/default.md" "$TMP/coverage.md" || fail "coverage.patch without its variables replays differently from the default"
 # misses.sh sums the per-seed lines: seed 1 alone is the -v line of the same replay.
 bench/search_trials/misses.sh - forest_align 1 tests/data/t4/convolution_A4000.json.gz >"$TMP/misses" ||
   fail "search_trials/misses.sh failed"
 "$TMP/strategies" -r 50 -s 1 -b 100 -S forest_align -v tests/data/t4/convolution_A4000.json.gz 2>"$TMP/seed1" >/dev/null
 expect_eq "$(cat "$TMP/misses")" "$(awk '{printf "%s: mean %.4f, %d repeats under 0.80\n", $1, $5, $11}' "$TMP/seed1")" \
   "misses.sh's sum over one seed"
+# grid.sh counts as misses.sh does, for each variant (a setting nothing reads replays as the default).
+printf 'default\nunread KT_NOTHING=1\n' >"$TMP/variants"
+bench/search_trials/grid.sh "$TMP/strategies" "$TMP/variants" 1 "$TMP/grid" tests/data/t4/convolution_A4000.json.gz >/dev/null ||
+  fail "search_trials/grid.sh failed"
+for v in default unread; do
+  expect_eq "$(sed -n "s/^$v //p" "$TMP/grid/summary.txt")" "$(sed 's/$/ (1 seeds)/' "$TMP/misses")" "grid.sh's $v line"
+done
 python3 bench/space_parts.py tests/data/t4/convolution_A4000.json.gz >"$TMP/parts" || fail "space_parts.py failed"
 expect_contains "$TMP/parts" "4362 recorded, 4201 run, 28 at or above 0.80" "the space's counts"
 expect_contains "$TMP/parts" "part 1,4,0,0,0 holds 8 of the 28" "the part that holds the most"
@@ -49,6 +59,10 @@ for row in "tile_size_x | 1 " "tile_size_y | 4 " "read_only | 0 " "use_padding |
     fail "space_parts.py --names: $row at the part's value should reach the part's best (${part_best:-none})"
 done
 expect_contains "$TMP/names" "| use_padding | 1 | 0.400 | 0.797 | - |" "a value the part never takes beside its other names"
+# --climb: by median every part climbs to one; by best two ends share the 96 starts.
+python3 bench/space_parts.py tests/data/t4/convolution_A4000.json.gz --climb >"$TMP/climb" || fail "space_parts.py --climb failed"
+expect_contains "$TMP/climb" "climbing by median, from the 96 parts: 1,4,0,0,1 (median 0.660, best 0.809) from 96" "the climb by median"
+expect_contains "$TMP/climb" "climbing by best, from the 96 parts: 2,4,0,0,0 (median 0.311, best 1.000) from 65; 4,4,1,0,1 (median 0.496, best 0.806) from 31" "the climb by best"
 # shellcheck disable=SC2086
 "$TMP/strategies" $args -t "$TMP/trace" >"$TMP/traced.md" 2>"$TMP/traced.err" || fail "strategies -t failed"
 cmp -s "$TMP/default.md" "$TMP/traced.md" || fail "a traced replay differs from the untraced one"
