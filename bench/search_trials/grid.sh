@@ -8,7 +8,8 @@
 # build_replay_tool.sh with CC="cc -static" to carry it to another machine);
 # VARIANTS a file of lines "LABEL [VAR=VALUE ...]", the settings of one
 # variant each ("default" with none; GRID_BIN=PATH runs another build for
-# it, so that variants of several patches share a grid). Every (variant, seed) pair is one job of
+# it, so that variants of several patches share a grid: a relative PATH is
+# beside BINARY, as build_all.sh leaves them). Every (variant, seed) pair is one job of
 # 50 repeats at 100 evaluations of forest_align on FILES; OUTDIR gets each
 # job's -v lines and summary.txt: per variant and file, the repeats under
 # 0.80 of the optimum summed over SEEDS and the mean fraction (with how many
@@ -40,7 +41,7 @@ xargs -P "$(nproc)" -L 1 sh -c '
   left=$((deadline - $(date +%s)))
   [ "$left" -gt 1 ] || exit 0
   run=$bin
-  for a; do case $a in GRID_BIN=*) run=${a#GRID_BIN=} ;; esac; done
+  for a; do case $a in GRID_BIN=/*) run=${a#GRID_BIN=} ;; GRID_BIN=*) run=$(dirname "$bin")/${a#GRID_BIN=} ;; esac; done
   timeout "$left" env "$@" "$run" -r 50 -s "$seed" -b 100 -S forest_align -v $files 2>"$out/$label.$seed" >/dev/null ||
     rm -f "$out/$label.$seed"' job <"$jobs"
 # Lines "FILE STRATEGY 100: mean M std S min W below0.80 N failed F".
