@@ -7,16 +7,10 @@
 # machine's cores) without its libraries.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
 [ $# -eq 1 ] || { echo "usage: bench/search_trials/build_all.sh DIR" >&2; exit 2; }
 mkdir -p "$1"
 dir=$(cd "$1" && pwd)
-"$root/bench/build_replay_tool.sh" strategies "$dir/strategies"
-tree=$(mktemp -d)
-trap 'rm -rf "$tree"' EXIT
+"$here/build.sh" - "$dir/strategies"
 for p in "$here"/*.patch; do
-  rm -rf "${tree:?}"/*
-  cp -r "$root/include" "$root/src" "$root/bench" "$tree/"
-  (cd "$tree" && patch -s -p1 <"$p")
-  "$tree/bench/build_replay_tool.sh" strategies "$dir/$(basename "$p" .patch)"
+  "$here/build.sh" "$p" "$dir/$(basename "$p" .patch)"
 done

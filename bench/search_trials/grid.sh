@@ -10,7 +10,7 @@
 # variant each ("default" with none; GRID_BIN=PATH runs another build for
 # it, so that variants of several patches share a grid: a relative PATH is
 # beside BINARY, as build_all.sh leaves them). Every (variant, seed) pair is one job of
-# 50 repeats at 100 evaluations of forest_align on FILES; OUTDIR gets each
+# 50 repeats at 100 evaluations of forest_align (or GRID_STRATEGY) on FILES; OUTDIR gets each
 # job's -v lines and summary.txt: per variant and file, the repeats under
 # 0.80 of the optimum summed over SEEDS and the mean fraction (with how many
 # seeds' jobs finished).
@@ -42,7 +42,7 @@ xargs -P "$(nproc)" -L 1 sh -c '
   [ "$left" -gt 1 ] || exit 0
   run=$bin
   for a; do case $a in GRID_BIN=/*) run=${a#GRID_BIN=} ;; GRID_BIN=*) run=$(dirname "$bin")/${a#GRID_BIN=} ;; esac; done
-  timeout "$left" env "$@" "$run" -r 50 -s "$seed" -b 100 -S forest_align -v $files 2>"$out/$label.$seed" >/dev/null ||
+  timeout "$left" env "$@" "$run" -r 50 -s "$seed" -b 100 -S "${GRID_STRATEGY:-forest_align}" -v $files 2>"$out/$label.$seed" >/dev/null ||
     rm -f "$out/$label.$seed"' job <"$jobs"
 # Lines "FILE STRATEGY 100: mean M std S min W below0.80 N failed F".
 grep -v '^[[:space:]]*\(#\|$\)' "$variants" | cut -d' ' -f1 | while read -r label; do

@@ -3,8 +3,9 @@
 # file, the repeats that ended under 0.80 of the optimum at 100 evaluations
 # summed over SEEDS (50 repeats each), and the mean fraction over them:
 #   [VAR=VALUE] bench/search_trials/misses.sh PATCH|- STRATEGY "SEEDS" FILES...
-# PATCH is one of the patches beside this script (run through run.sh, its
-# variable from the environment), or - for the tree as it is.
+# PATCH is one of the patches beside this script (built by build.sh, its
+# variable from the environment), or - for the tree as it is. The count is
+# grid.sh's for a grid of one variant.
 # e.g. KT_DIV=2 bench/search_trials/misses.sh escapes.patch forest_align "1 2 3 4 5 6" DIR/*.json.gz
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -13,14 +14,13 @@ patch=$1 strategy=$2 seeds=$3
 shift 3
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-for s in $seeds; do
-  if [ "$patch" = - ]; then
-    [ -x "$out/strategies" ] || "$here/../build_replay_tool.sh" strategies "$out/strategies"
-    "$out/strategies" -r 50 -s "$s" -b 100 -S "$strategy" -v "$@" 2>>"$out/lines" >/dev/null
-  else
-    "$here/run.sh" "$patch" -r 50 -s "$s" -b 100 -S "$strategy" -v "$@" 2>>"$out/lines" >/dev/null
-  fi
-done
-# Lines "FILE STRATEGY 100: mean M std S min W below0.80 N failed F".
-awk '/ below0\.80 / {f = $1; m[f] += $5; b[f] += $11; n[f]++}
-  END {for (f in m) printf "%s: mean %.4f, %d repeats under 0.80\n", f, m[f] / n[f], b[f]}' "$out/lines" | sort
+"$here/build.sh" "$patch" "$out/strategies"
+echo misses >"$out/variants"
+GRID_STRATEGY=$strategy "$here/grid.sh" "$out/strategies" "$out/variants" "$seeds" "$out/grid" "$@" >/dev/null
+n=$(echo "$seeds" | wc -w)
+# Every seed's job must have finished: grid.sh drops the lines of one that failed.
+if grep -qv " ($n seeds)\$" "$out/grid/summary.txt" || [ ! -s "$out/grid/summary.txt" ]; then
+  echo "misses.sh: a replay failed (grid.sh's summary: $(cat "$out/grid/summary.txt"))" >&2
+  exit 1
+fi
+sed 's/^misses //; s/ ([0-9]* seeds)$//' "$out/grid/summary.txt"

@@ -1,6 +1,6 @@
 # What docs/SEARCH.md's figures of search trials and of a space's parts are
 # reproduced with stays runnable: every patch of bench/search_trials/ still
-# applies to the tree, three of them build and, without their variables, replay
+# applies to the tree, five of them build and, without their variables, replay
 # exactly as the default does; bench/space_parts.py counts a shipped space;
 # bench/strategies -t traces every evaluation without changing the replay, and
 # space_parts.py --trace accounts for every traced repeat and names where the
@@ -32,6 +32,9 @@ cmp -s "$TMP/default.md" "$TMP/joint.md" || fail "joint_limit.patch without KT_J
 # shellcheck disable=SC2086
 bench/search_trials/run.sh coverage.patch $args >"$TMP/coverage.md" 2>/dev/null || fail "search_trials/run.sh coverage.patch failed"
 cmp -s "$TMP/default.md" "$TMP/coverage.md" || fail "coverage.patch without its variables replays differently from the default"
+# shellcheck disable=SC2086
+bench/search_trials/run.sh unseen_parts.patch $args >"$TMP/unseen.md" 2>/dev/null || fail "search_trials/run.sh unseen_parts.patch failed"
+cmp -s "$TMP/default.md" "$TMP/unseen.md" || fail "unseen_parts.patch without KT_UP replays differently from the default"
 # misses.sh sums the per-seed lines: seed 1 alone is the -v line of the same replay.
 bench/search_trials/misses.sh - forest_align 1 tests/data/t4/convolution_A4000.json.gz >"$TMP/misses" ||
   fail "search_trials/misses.sh failed"
