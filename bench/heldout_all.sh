@@ -18,18 +18,22 @@ for b in "$strategies" "$methodology"; do [ -x "$b" ] || { echo "heldout_all.sh:
 set -- "$dir"/*.json.gz
 [ -e "$1" ] || { echo "heldout_all.sh: no T4 results files (*.json.gz) in $dir" >&2; exit 2; }
 mkdir -p "$out"
+# Every strategy the bench program replays, in its order (as bench/strategies.sh finds them).
+names=$("$strategies" -r 1 -b 1 "$1" | sed -n 's/^| \([a-z_]*\) | 1 |.*/\1/p')
+[ -n "$names" ] || { echo "heldout_all.sh: $strategies replayed no strategy on $1" >&2; exit 2; }
 export strategies methodology repeats out
 # shellcheck disable=SC2016 # expanded by the job's shell
-for s in random annealing genetic ils forest forest_align; do
+for s in $names; do
   for f; do echo "$s $f"; done
 done |
   xargs -P "$(nproc)" -L 1 sh -c '
     name=$(basename "$2" .json.gz)
     "$strategies" -r "$repeats" -s 1 -b 25,50,100,200,400 -S "$1" -v "$2" >"$out/strategies.$1.$name" 2>&1
     "$methodology" -r "$repeats" -s 1 -S "$1" "$2" >"$out/methodology.$1.$name" 2>&1' job
-python3 - "$out" <<'PY' >"$out/tables.md"
+# shellcheck disable=SC2086 # one argument per strategy name
+python3 - "$out" $names <<'PY' >"$out/tables.md"
 import glob, os, re, sys
-out = sys.argv[1]
+out, strats = sys.argv[1], sys.argv[2:]
 rows, scores, worst, files = {}, {}, {}, []
 for p in sorted(glob.glob(os.path.join(out, "strategies.*"))):
     _, strat, name = os.path.basename(p).split(".", 2)
@@ -44,7 +48,6 @@ for p in sorted(glob.glob(os.path.join(out, "methodology.*"))):
     for line in open(p):  # "| strategy | score | ... |": the score row of bench/methodology.c
         m = re.match(r"\| %s \| (-?[0-9.]+) \|" % strat, line)
         if m: scores[(strat, name)] = float(m.group(1))
-strats = ["random", "annealing", "genetic", "ils", "forest", "forest_align"]
 print("| strategy | budget | " + " | ".join(files) + " | mean |")
 print("|---|---:|" + "---:|" * (len(files) + 1))
 for s in strats:

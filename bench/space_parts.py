@@ -14,8 +14,8 @@ step, to the neighbour with the highest median, or best) ends, from every part.
 With --trace TRACE (written by `bench/strategies -t TRACE ... FILE`), it then
 tells, for each strategy and budget traced on FILE, how the repeats that ended
 under GOAL and those that did not reached that part: how many of their
-evaluations fell in it, and when the first did; and the configuration most of
-the repeats under GOAL ended on.
+evaluations fell in it, and when the first did; how many parts a repeat
+sampled; and the configuration most of the repeats under GOAL ended on.
 
     python3 bench/space_parts.py FILE.json.gz [--max-choices 4] [--goal 0.80] [--random 10] [--top 10] [--names] [--climb] [--trace TRACE]
 """
@@ -65,7 +65,9 @@ def traced(runs, part_names, part, goal):
     for (strat, budget), repeats in sorted(runs.items()):
         rows = {True: [], False: []}
         ends = collections.Counter()  # where the repeats under GOAL ended
+        parts_seen = []  # how many parts each repeat sampled
         for evals in repeats.values():
+            parts_seen.append(len({tuple(cfg[n] for n in part_names) for _, cfg in evals}))
             hits = [i for i, (_, cfg) in enumerate(evals, 1) if tuple(cfg[n] for n in part_names) == part]
             best, cfg = max(evals, key=lambda e: e[0])
             rows[best >= goal].append(hits)
@@ -81,6 +83,8 @@ def traced(runs, part_names, part, goal):
                   "first sampled at evaluation %s (median)"
                   % (strat, budget, len(hs), "at or above" if reached else "under", goal, counts[0], counts[1],
                      counts[2], statistics.median(firsts) if firsts else "-"))
+        print("%s, %d evaluations: %.1f parts sampled per repeat (mean)"
+              % (strat, budget, statistics.mean(parts_seen)))
         if ends:
             (frac, cfg), n = ends.most_common(1)[0]
             print("%s, %d evaluations: %d of the %d repeats under %.2f ended on %s (%.4f)"

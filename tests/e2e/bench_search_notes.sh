@@ -80,6 +80,13 @@ python3 bench/space_parts.py tests/data/t4/convolution_A4000.json.gz --trace "$T
   fail "space_parts.py --trace failed"
 counted=$(sed -n 's/^forest_align, 40 evaluations: \([0-9]*\) repeats.*/\1/p' "$TMP/parts_traced" | awk '{s += $1} END {print s}')
 [ "$counted" = 3 ] || fail "space_parts.py --trace accounted for ${counted:-no} repeats, not 3"
+# Parts sampled per repeat: at least one, at most the 40 evaluations, and the trace's own count.
+parts=$(sed -n 's/^forest_align, 40 evaluations: \([0-9.]*\) parts sampled per repeat (mean)$/\1/p' "$TMP/parts_traced")
+names=$(sed -n 's/^# convolution_A4000.json.gz names //p' "$TMP/trace")
+want=$(awk -v names="$names" 'BEGIN {n = split(names, nm); for (i = 1; i <= n; i++) if (nm[i] ~ /^(tile_size_[xy]|read_only|use_padding|use_shmem)$/) keep[i] = 1}
+  !/^#/ {k = $4; for (i = 1; i <= n; i++) if (keep[i]) k = k "," $(6 + i); if (!(k in seen)) {seen[k] = 1; c++}}
+  END {printf "%.1f", c / 3}' "$TMP/trace")
+expect_eq "${parts:-none}" "$want" "space_parts.py --trace's parts sampled per repeat"
 # With a goal none reaches, every repeat misses, and the end it names is one repeat's best.
 python3 bench/space_parts.py tests/data/t4/convolution_A4000.json.gz --goal 0.999 --trace "$TMP/trace" >"$TMP/ends" ||
   fail "space_parts.py --trace --goal 0.999 failed"
