@@ -97,6 +97,11 @@ def test_prepare_starts_the_helper_before_the_first_miss(db):
     before = _helpers_of_this_process()
     assert before == []
     k.prepare()
+    # The helper is forked at once; its command line names ktune-tuner only once
+    # it has exec'd, so give it a moment to show.
+    deadline = time.monotonic() + 5
+    while not _helpers_of_this_process() and time.monotonic() < deadline:
+        time.sleep(0.01)
     started = _helpers_of_this_process()
     assert len(started) == 1  # waiting for the first miss
     a = np.random.default_rng(2).random((40, 24), dtype=np.float32)
